@@ -1,0 +1,248 @@
+/**
+ * How a command is declared: its flags (one {@linkcode FlagSpecs}, which also
+ * renders `--help`), and a handler that returns an exit code. Groups
+ * (`service webhooks <verb>`) dispatch to verbs. Flag parsing, `--help`,
+ * `--format`, `--verbose` and the platform connection flags are handled here
+ * once for every command.
+ *
+ * @module
+ */
+
+import {
+  type FlagSpecs,
+  type ParsedFlags,
+  parseFlags,
+  type ParseResult,
+  renderFlags,
+} from "./flags.ts";
+import { type Format, FORMATS, type Io, Output } from "./output.ts";
+import { UsageError } from "./errors.ts";
+import { type ClientOptions, loadCredentials, PlatformClient } from "../platform/mod.ts";
+
+/** What every command receives besides its arguments. */
+export interface CommandContext {
+  io: Io;
+  /** fetch for platform clients; injectable in tests. */
+  fetch?: typeof fetch;
+  /** Clock; default `Date.now`. */
+  now?: () => number;
+  /** Aborted when the process is asked to stop. */
+  signal?: AbortSignal;
+}
+
+/** A runnable command or group. */
+export interface Command {
+  /** One line for the parent's help. */
+  summary: string;
+  /** Runs with the arguments after the command's name; returns the exit code. */
+  run(args: string[], ctx: CommandContext, path: string): Promise<number>;
+}
+
+/** Flags every command has. */
+export const commonFlags = {
+  help: { type: "boolean", short: "h", description: "Show this help." },
+  verbose: {
+    type: "boolean",
+    short: "v",
+    description: "Log more: cause chains, request ids, HTTP status.",
+  },
+} as const satisfies FlagSpecs;
+
+/** `--format` for commands that print records. */
+export const formatFlag = {
+  format: {
+    type: "string",
+    choices: FORMATS,
+    placeholder: "table|json|ndjson",
+    description: "Output format (default: table on a terminal, ndjson otherwise).",
+  },
+} as const satisfies FlagSpecs;
+
+/** The platform connection flags of cli.md. */
+export const connectionFlags = {
+  apiKey: {
+    type: "string",
+    env: "SERVICE_API_KEY",
+    secret: true,
+    placeholder: "KEY",
+    description: "Platform API key.",
+  },
+  privateKey: {
+    type: "string",
+    env: "SERVICE_API_PRIVATE_KEY_PATH",
+    secret: true,
+    placeholder: "PATH|PEM",
+    description: "The API key's RSA private key: a file path or the PEM text.",
+  },
+  apiBaseUrl: {
+    type: "string",
+    env: "SERVICE_API_BASE_URL",
+    placeholder: "URL",
+    description: "API base URL, with or without /v1 (default: production).",
+  },
+  timeout: {
+    type: "duration",
+    default: 30_000,
+    placeholder: "DURATION",
+    description: "Timeout of one platform request, e.g. 30s.",
+  },
+  retries: {
+    type: "integer",
+    default: 4,
+    min: 0,
+    max: 20,
+    description: "Retries of a failed platform request (network, 5xx, 408, 429).",
+  },
+} as const satisfies FlagSpecs;
+
+/** A leaf command's declaration. */
+export interface LeafSpec<S extends FlagSpecs> {
+  summary: string;
+  /** Usage line after the command path, e.g. `--webhookId W [flags]`. */
+  usage: string;
+  /** Paragraphs shown under the usage line. */
+  description?: string;
+  flags: S;
+  examples?: string[];
+  /** Maximum positionals; default 0. */
+  maxPositionals?: number;
+  /** Accepts `-- <command...>`. */
+  acceptsRest?: boolean;
+  run(
+    parsed: ParseResult<S & typeof commonFlags> & { flags: ParsedFlags<S & typeof commonFlags> },
+    ctx: CommandContext & { out: Output; path: string },
+  ): Promise<number>;
+}
+
+/**
+ * Declares a leaf command.
+ *
+ * @example
+ * ```ts
+ * const hello = leaf({ summary: "Say hello.", usage: "", flags: {}, run: async (_p, c) => { await c.out.write("hi\n"); return 0; } });
+ * ```
+ */
+export function leaf<S extends FlagSpecs>(
+  spec: LeafSpec<S>,
+): Command & { help(path: string): string } {
+  const flags = { ...spec.flags, ...commonFlags } as S & typeof commonFlags;
+  const help = (path: string) =>
+    [
+      `${spec.summary}`,
+      "",
+      `Usage: ${path} ${spec.usage}`.trimEnd(),
+      ...(spec.description ? ["", spec.description] : []),
+      "",
+      "Flags:",
+      renderFlags(flags),
+      ...(spec.examples?.length ? ["", "Examples:", ...spec.examples.map((e) => `  ${e}`)] : []),
+      "",
+    ].join("\n");
+  return {
+    summary: spec.summary,
+    help,
+    async run(args, ctx, path) {
+      if (args.includes("--help") || args.includes("-h")) {
+        const dd = args.indexOf("--");
+        const hi = Math.max(args.indexOf("--help"), args.indexOf("-h"));
+        if (dd === -1 || hi < dd) {
+          const out = new Output(ctx.io);
+          await out.write(help(path));
+          return 0;
+        }
+      }
+      const parsed = parseFlags(flags, args, {
+        command: path,
+        env: ctx.io.env,
+        now: ctx.now,
+        maxPositionals: spec.maxPositionals ?? 0,
+      });
+      if (parsed.rest !== undefined && !spec.acceptsRest) {
+        throw new UsageError(`"${path}" takes no command after "--". Run "${path} --help".`);
+      }
+      const f = parsed.flags as Record<string, unknown>;
+      const out = new Output(ctx.io, {
+        format: f.format as Format | undefined,
+        verbose: f.verbose === true,
+      });
+      return await spec.run(parsed as never, { ...ctx, out, path });
+    },
+  };
+}
+
+/**
+ * Declares a group of verbs, e.g. `service webhooks <verb>`. Verbs are
+ * loaded lazily so that help stays instant.
+ */
+export function group(
+  summary: string,
+  verbs: Record<string, { summary: string; load: () => Promise<Command> }>,
+  description?: string,
+): Command {
+  const help = (path: string) =>
+    [
+      summary,
+      "",
+      `Usage: ${path} <verb> [flags]`,
+      ...(description ? ["", description] : []),
+      "",
+      "Verbs:",
+      ...Object.entries(verbs).map(([n, v]) => `  ${n.padEnd(20)}${v.summary}`),
+      "",
+      `Run "${path} <verb> --help" for a verb's flags.`,
+      "",
+    ].join("\n");
+  return {
+    summary,
+    async run(args, ctx, path) {
+      const [verb, ...rest] = args;
+      if (verb === undefined || verb === "--help" || verb === "-h" || verb === "help") {
+        await new Output(ctx.io).write(help(path));
+        return verb === undefined ? 2 : 0;
+      }
+      const entry = Object.hasOwn(verbs, verb) ? verbs[verb] : undefined;
+      if (!entry) {
+        throw new UsageError(
+          `Unknown verb "${verb}" for "${path}": expected one of ${
+            Object.keys(verbs).join(", ")
+          }. Run "${path} --help".`,
+        );
+      }
+      return (await entry.load()).run(rest, ctx, `${path} ${verb}`);
+    },
+  };
+}
+
+/**
+ * Builds the platform client from the connection flags (or their variables).
+ * Missing or malformed credentials throw a usage-class error (exit 2).
+ */
+export async function platformClient(
+  flags: {
+    apiKey?: string;
+    privateKey?: string;
+    apiBaseUrl?: string;
+    timeout?: number;
+    retries?: number;
+  },
+  ctx: CommandContext & { out: Output },
+  extra: ClientOptions = {},
+): Promise<PlatformClient> {
+  const creds = await loadCredentials({
+    apiKey: flags.apiKey,
+    privateKey: flags.privateKey,
+    apiBaseUrl: flags.apiBaseUrl,
+  });
+  return new PlatformClient(creds, {
+    fetch: ctx.fetch,
+    now: ctx.now,
+    timeoutMs: flags.timeout,
+    retries: flags.retries,
+    onRetry: (i) => {
+      void ctx.out.debug(
+        `retrying ${i.operation} (attempt ${i.attempt + 1}) in ${i.waitMs} ms after ${i.reason}`,
+      );
+    },
+    ...extra,
+  });
+}

@@ -1,0 +1,121 @@
+/**
+ * The CLI's error base and the one mapping from errors to exit codes
+ * (`../shared/spec/cli.md`, "Exit codes"). Nothing else decides an exit code.
+ *
+ * @module
+ */
+
+import {
+  CredentialsError,
+  PlatformApiError,
+  PlatformTimeoutError,
+  PlatformUnreachableError,
+} from "../platform/mod.ts";
+
+/** Exit codes of `service`, exactly as cli.md defines them. */
+export const ExitCode = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  auth: 3,
+  notFound: 4,
+  rateLimited: 5,
+  platform: 6,
+  timeout: 7,
+  suspension: 8,
+} as const;
+
+/** One of the values of {@linkcode ExitCode}. */
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/**
+ * An error whose message is meant for the user as it is: one line that says
+ * what failed and what to do. `exitCode` defaults to 1.
+ *
+ * @example
+ * ```ts
+ * throw new CliError('Cannot read "log.ndjson": no such file. Check the path.', 1);
+ * ```
+ */
+export class CliError extends Error {
+  /** The process exit code this error maps to. */
+  readonly exitCode: number;
+  constructor(message: string, exitCode: number = ExitCode.failed, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "CliError";
+    this.exitCode = exitCode;
+  }
+}
+
+/**
+ * Bad command-line usage: unknown flag, missing or malformed value, missing
+ * credentials. Always exit code 2.
+ *
+ * @example
+ * ```ts
+ * throw new UsageError('Unknown flag "--fo". Run `service webhooks list --help`.');
+ * ```
+ */
+export class UsageError extends CliError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, ExitCode.usage, options);
+    this.name = "UsageError";
+  }
+}
+
+/**
+ * Maps any thrown value to the exit code of cli.md. This is the only place
+ * that does so.
+ *
+ * @example
+ * ```ts
+ * exitCodeFor(new UsageError("x")); // 2
+ * ```
+ */
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof CliError) return error.exitCode;
+  if (error instanceof CredentialsError) return ExitCode.usage;
+  if (error instanceof PlatformApiError) {
+    const s = error.status;
+    if (s === 401 || s === 403) return ExitCode.auth;
+    if (s === 404) return ExitCode.notFound;
+    if (s === 429) return ExitCode.rateLimited;
+    if (s === 408) return ExitCode.timeout;
+    if (s >= 500) return ExitCode.platform;
+    return ExitCode.failed;
+  }
+  if (error instanceof PlatformTimeoutError) return ExitCode.timeout;
+  if (error instanceof PlatformUnreachableError) return ExitCode.platform;
+  return ExitCode.failed;
+}
+
+/**
+ * The one-line message for an error, and with `verbose` its cause chain,
+ * request id and status. Never a stack trace.
+ *
+ * @example
+ * ```ts
+ * describeError(new CliError("Cannot do it."), false); // "Cannot do it."
+ * ```
+ */
+export function describeError(error: unknown, verbose: boolean): string {
+  const lines: string[] = [];
+  const first = error instanceof Error ? error.message : String(error);
+  lines.push(first.split("\n")[0]);
+  if (verbose) {
+    if (error instanceof PlatformApiError) {
+      lines.push(
+        `  status: ${error.status}` +
+          (error.code !== undefined ? `, platform code: ${error.code}` : "") +
+          (error.requestId ? `, request id: ${error.requestId}` : ""),
+      );
+    }
+    let cause = error instanceof Error ? error.cause : undefined;
+    let depth = 0;
+    while (cause !== undefined && depth++ < 8) {
+      lines.push(`  caused by: ${cause instanceof Error ? cause.message : String(cause)}`);
+      cause = cause instanceof Error ? cause.cause : undefined;
+    }
+  }
+  return lines.join("\n");
+}

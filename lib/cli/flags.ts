@@ -1,0 +1,386 @@
+/**
+ * The flag rules of `../shared/spec/cli.md`: camelCase names with kebab-case
+ * aliases, `--flag value` and `--flag=value`, booleans that really parse
+ * `false`, environment-variable fallbacks (the flag wins), repeatable flags,
+ * and one-line usage errors that name the flag and the accepted form.
+ *
+ * Each command declares its flags once as a {@linkcode FlagSpecs} object; the
+ * same object renders its `--help`.
+ *
+ * @module
+ */
+
+import { UsageError } from "./errors.ts";
+
+/** The kinds of value a flag takes. */
+export type FlagType =
+  | "string"
+  | "boolean"
+  | "integer"
+  | "number"
+  | "list"
+  | "duration"
+  | "time";
+
+/** One flag of a command. */
+export interface FlagSpec {
+  /** What the value is. `list` is comma-separated; `duration` is `500ms|30s|60m|4h|1d` or ms; `time` is epoch ms, ISO 8601 or a duration back from now. */
+  readonly type: FlagType;
+  /** One line for `--help`. */
+  readonly description: string;
+  /** Environment variable read when the flag is absent. */
+  readonly env?: string;
+  /** The value when neither flag nor variable is given. */
+  readonly default?: string | number | boolean | readonly string[];
+  /** The flag may be given several times; the value is an array. */
+  readonly multiple?: boolean;
+  /** The accepted values (compared case-sensitively unless `upper`). */
+  readonly choices?: readonly string[];
+  /** Upper-case the value before checking `choices`. */
+  readonly upper?: boolean;
+  /** Inclusive bounds for `integer`/`number`. */
+  readonly min?: number;
+  readonly max?: number;
+  /** A one-letter alias, e.g. `v` for `-v`. */
+  readonly short?: string;
+  /** Placeholder shown in help, e.g. `ID`. */
+  readonly placeholder?: string;
+  /** A secret: its value is never repeated in any message. */
+  readonly secret?: boolean;
+  /** Hidden from `--help` (kept for compatibility). */
+  readonly hidden?: boolean;
+}
+
+/** A command's flags, by camelCase name. */
+export type FlagSpecs = Readonly<Record<string, FlagSpec>>;
+
+type ValueOf<F extends FlagSpec> = F["type"] extends "boolean" ? boolean
+  : F["type"] extends "integer" | "number" | "duration" | "time" ? number
+  : F["type"] extends "list" ? string[]
+  : string;
+
+/** The parsed values of a {@linkcode FlagSpecs}: arrays for `multiple`, else a value or `undefined`. */
+export type ParsedFlags<S extends FlagSpecs> = {
+  -readonly [K in keyof S]: S[K] extends { multiple: true } ? ValueOf<S[K]>[]
+    : S[K] extends { default: unknown } ? ValueOf<S[K]>
+    : ValueOf<S[K]> | undefined;
+};
+
+/** What {@linkcode parseFlags} returns. */
+export interface ParseResult<S extends FlagSpecs> {
+  /** The flag values. */
+  flags: ParsedFlags<S>;
+  /** Arguments that are not flags, before any `--`. */
+  positionals: string[];
+  /** Everything after `--`, or `undefined` when there was no `--`. */
+  rest: string[] | undefined;
+  /** Names of the flags that were given on the command line (not from env or default). */
+  given: Set<string>;
+}
+
+/** Options of {@linkcode parseFlags}. */
+export interface ParseOptions {
+  /** The command as the user typed it, for messages, e.g. `service webhooks list`. */
+  command: string;
+  /** Environment lookup; default: none. */
+  env?: (name: string) => string | undefined;
+  /** Clock for `time` flags given as a duration back from now; default `Date.now`. */
+  now?: () => number;
+  /** Maximum number of positionals; default: unlimited. */
+  maxPositionals?: number;
+}
+
+/** `apiKey` → `api-key`. */
+export function kebab(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
+}
+
+const DURATION_UNITS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/**
+ * Parses a duration: `500ms`, `30s`, `60m`, `4h`, `1d`, combinations such as
+ * `1h30m`, or a plain number of milliseconds. Returns `undefined` when the
+ * text is not a duration.
+ *
+ * @example
+ * ```ts
+ * parseDuration("4h"); // 14400000
+ * ```
+ */
+export function parseDuration(text: string): number | undefined {
+  const t = text.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
+  let total = 0;
+  let matched = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(t)) !== null) {
+    total += Number(m[1]) * DURATION_UNITS[m[2]];
+    matched = re.lastIndex;
+  }
+  if (matched === 0 || matched !== t.length) return undefined;
+  return total;
+}
+
+/**
+ * Parses a point in time: epoch milliseconds, ISO 8601, or a duration back
+ * from `now` (`24h`, `30d`). Returns `undefined` when it is none of these.
+ *
+ * @example
+ * ```ts
+ * parseTime("2026-01-01T00:00:00Z"); // 1767225600000
+ * ```
+ */
+export function parseTime(text: string, now: () => number = Date.now): number | undefined {
+  const t = text.trim();
+  if (/^\d{10,}$/.test(t)) return Number(t);
+  if (/^\d{4}-\d{2}-\d{2}/.test(t)) {
+    const ms = Date.parse(t);
+    return Number.isNaN(ms) ? undefined : ms;
+  }
+  if (/[a-z]$/.test(t)) {
+    const d = parseDuration(t);
+    if (d !== undefined) return now() - d;
+  }
+  return undefined;
+}
+
+const ACCEPTED: Record<FlagType, string> = {
+  string: "a text value",
+  boolean: "true or false",
+  integer: "a whole number",
+  number: "a number",
+  list: "a comma-separated list",
+  duration: "a duration such as 500ms, 30s, 60m, 4h, 1d (or milliseconds)",
+  time: "epoch milliseconds, an ISO 8601 time, or a duration back from now such as 24h",
+};
+
+function convert(
+  name: string,
+  spec: FlagSpec,
+  raw: string,
+  where: string,
+  now: () => number,
+): string | number | boolean | string[] {
+  const bad = (what: string): never => {
+    const shown = spec.secret ? "" : ` ${JSON.stringify(raw)}`;
+    throw new UsageError(`Invalid value${shown} for ${where}: ${what}.`);
+  };
+  switch (spec.type) {
+    case "boolean": {
+      const v = raw.toLowerCase();
+      if (["true", "1", "yes", "on", ""].includes(v)) return true;
+      if (["false", "0", "no", "off"].includes(v)) return false;
+      return bad("expected true or false");
+    }
+    case "integer":
+    case "number": {
+      const n = raw.trim() === "" ? NaN : Number(raw);
+      if (!Number.isFinite(n) || (spec.type === "integer" && !Number.isInteger(n))) {
+        return bad(`expected ${ACCEPTED[spec.type]}`);
+      }
+      if (spec.min !== undefined && n < spec.min) {
+        return bad(
+          `expected ${
+            spec.max !== undefined ? `${spec.min} to ${spec.max}` : `at least ${spec.min}`
+          }`,
+        );
+      }
+      if (spec.max !== undefined && n > spec.max) {
+        return bad(
+          `expected ${
+            spec.min !== undefined ? `${spec.min} to ${spec.max}` : `at most ${spec.max}`
+          }`,
+        );
+      }
+      return n;
+    }
+    case "duration": {
+      const d = parseDuration(raw);
+      if (d === undefined) return bad(`expected ${ACCEPTED.duration}`);
+      return d;
+    }
+    case "time": {
+      const t = parseTime(raw, now);
+      if (t === undefined) return bad(`expected ${ACCEPTED.time}`);
+      return t;
+    }
+    case "list": {
+      const items = raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
+      if (spec.choices) {
+        return items.map((i) => checkChoice(spec, spec.upper ? i.toUpperCase() : i, where, raw));
+      }
+      return items;
+    }
+    default: {
+      if (spec.choices) return checkChoice(spec, spec.upper ? raw.toUpperCase() : raw, where, raw);
+      return raw;
+    }
+  }
+  void name;
+}
+
+function checkChoice(spec: FlagSpec, value: string, where: string, raw: string): string {
+  if (!spec.choices!.includes(value)) {
+    throw new UsageError(
+      `Invalid value ${JSON.stringify(raw)} for ${where}: expected one of ${
+        spec.choices!.join(", ")
+      }.`,
+    );
+  }
+  return value;
+}
+
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i][j] = Math.min(
+        d[i - 1][j] + 1,
+        d[i][j - 1] + 1,
+        d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+  }
+  return d[a.length][b.length];
+}
+
+/**
+ * Parses `args` against `specs`. Throws {@linkcode UsageError} (exit 2) for an
+ * unknown flag, a missing or malformed value, or too many positionals.
+ *
+ * @example
+ * ```ts
+ * const { flags } = parseFlags({ pageSize: { type: "integer", description: "", default: 100 } },
+ *   ["--page-size=5"], { command: "service notifications list" });
+ * flags.pageSize; // 5
+ * ```
+ */
+export function parseFlags<S extends FlagSpecs>(
+  specs: S,
+  args: readonly string[],
+  options: ParseOptions,
+): ParseResult<S> {
+  const now = options.now ?? Date.now;
+  const byName = new Map<string, string>();
+  for (const name of Object.keys(specs)) {
+    byName.set(name, name);
+    byName.set(kebab(name), name);
+    byName.set(name.toLowerCase(), name);
+    const short = specs[name].short;
+    if (short) byName.set(short, name);
+  }
+  const values: Record<string, unknown> = {};
+  const given = new Set<string>();
+  const positionals: string[] = [];
+  let rest: string[] | undefined;
+  const help = `Run "${options.command} --help" for the accepted flags.`;
+
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--") {
+      rest = args.slice(i + 1);
+      break;
+    }
+    if (!arg.startsWith("-") || arg === "-" || /^-\d/.test(arg)) {
+      positionals.push(arg);
+      continue;
+    }
+    const body = arg.replace(/^--?/, "");
+    const eq = body.indexOf("=");
+    const key = eq === -1 ? body : body.slice(0, eq);
+    const name = byName.get(key);
+    if (name === undefined) {
+      const all = Object.keys(specs).filter((n) => !specs[n].hidden);
+      const guess = all.map((n) =>
+        [n, Math.min(distance(key, n), distance(key, kebab(n)))] as const
+      )
+        .sort((a, b) => a[1] - b[1])[0];
+      const hint = guess && guess[1] <= 2 ? ` Did you mean --${guess[0]}?` : "";
+      throw new UsageError(
+        `Unknown flag "${arg.split("=")[0]}" for "${options.command}".${hint} ${help}`,
+      );
+    }
+    const spec = specs[name];
+    const where = `--${name}`;
+    let raw: string;
+    if (eq !== -1) raw = body.slice(eq + 1);
+    else if (spec.type === "boolean") raw = "true";
+    else {
+      const next = args[i + 1];
+      if (next === undefined || (next.startsWith("--") && next.length > 2)) {
+        throw new UsageError(
+          `Missing value for --${name}: expected ${
+            spec.placeholder ?? ACCEPTED[spec.type]
+          }. ${help}`,
+        );
+      }
+      raw = next;
+      i++;
+    }
+    const value = convert(name, spec, raw, where, now);
+    if (spec.multiple) {
+      const list = (values[name] as unknown[] | undefined) ?? [];
+      if (Array.isArray(value)) list.push(...value);
+      else list.push(value);
+      values[name] = list;
+    } else {
+      values[name] = value;
+    }
+    given.add(name);
+  }
+
+  for (const [name, spec] of Object.entries(specs)) {
+    if (values[name] !== undefined) continue;
+    const fromEnv = spec.env ? options.env?.(spec.env) : undefined;
+    if (fromEnv !== undefined && fromEnv !== "") {
+      const v = convert(name, spec, fromEnv, `${spec.env} (environment)`, now);
+      values[name] = spec.multiple && !Array.isArray(v) ? [v] : v;
+    } else if (spec.default !== undefined) {
+      values[name] = Array.isArray(spec.default) ? [...spec.default] : spec.default;
+    } else if (spec.multiple) {
+      values[name] = [];
+    }
+  }
+  if (options.maxPositionals !== undefined && positionals.length > options.maxPositionals) {
+    throw new UsageError(
+      `Unexpected argument "${
+        positionals[options.maxPositionals]
+      }" for "${options.command}". ${help}`,
+    );
+  }
+  return { flags: values as ParsedFlags<S>, positionals, rest, given };
+}
+
+/**
+ * Renders the flags section of a `--help` text.
+ *
+ * @example
+ * ```ts
+ * renderFlags({ verbose: { type: "boolean", description: "More detail." } });
+ * ```
+ */
+export function renderFlags(specs: FlagSpecs): string {
+  const rows = Object.entries(specs).filter(([, s]) => !s.hidden).map(([name, s]) => {
+    const ph = s.type === "boolean" ? "" : ` <${s.placeholder ?? s.type}>`;
+    const left = `  ${s.short ? `-${s.short}, ` : ""}--${name}${ph}`;
+    const extra: string[] = [];
+    if (s.choices) extra.push(`one of ${s.choices.join("|")}`);
+    if (s.default !== undefined && s.default !== false) extra.push(`default ${String(s.default)}`);
+    if (s.env) extra.push(`env ${s.env}`);
+    if (s.multiple) extra.push("repeatable");
+    return [left, s.description + (extra.length ? ` (${extra.join("; ")})` : "")] as const;
+  });
+  const width = Math.min(40, Math.max(0, ...rows.map((r) => r[0].length)) + 2);
+  return rows.map(([l, r]) =>
+    l.length >= width ? `${l}\n${" ".repeat(width)}${r}` : l.padEnd(width) + r
+  )
+    .join("\n");
+}

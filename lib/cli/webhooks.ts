@@ -1,0 +1,148 @@
+/**
+ * `service webhooks list|get|enable|disable|metrics`: webhook endpoints.
+ * `enable` is Update Webhook with `enabled: true`, which reactivates a
+ * suspended endpoint at once (there is no cooldown).
+ *
+ * @module
+ */
+
+import { type Column } from "./output.ts";
+import {
+  type Command,
+  connectionFlags,
+  formatFlag,
+  group,
+  leaf,
+  platformClient,
+} from "./command.ts";
+import { getErrorRate, getWebhook, listWebhooks, updateWebhook } from "../platform/mod.ts";
+import { UsageError } from "./errors.ts";
+
+const webhookIdFlag = {
+  webhookId: {
+    type: "string",
+    env: "SERVICE_WEBHOOK_ID",
+    placeholder: "ID",
+    description: "The webhook endpoint's id.",
+  },
+} as const;
+
+const COLUMNS: Column[] = [
+  { header: "id", value: "id", width: 36 },
+  { header: "status", value: "status", width: 9 },
+  {
+    header: "events",
+    value: (r) => (r.events as string[] | undefined)?.join(",") ?? "",
+    width: 30,
+  },
+  { header: "url", value: "url" },
+];
+
+function requireWebhookId(id: string | undefined, path: string): string {
+  if (!id) {
+    throw new UsageError(
+      `Missing --webhookId for "${path}": give the endpoint's id (or SERVICE_WEBHOOK_ID).`,
+    );
+  }
+  return id;
+}
+
+const list = leaf({
+  summary: "List the webhook endpoints.",
+  usage: "[--order ASC|DESC] [--pageSize N]",
+  flags: {
+    ...connectionFlags,
+    ...formatFlag,
+    order: { type: "string", choices: ["ASC", "DESC"], upper: true, description: "Sort order." },
+    pageSize: {
+      type: "integer",
+      min: 1,
+      max: 100,
+      description: "Items per request (the platform's default is 10).",
+    },
+  },
+  examples: ["service webhooks list --format json"],
+  async run({ flags }, ctx) {
+    const client = await platformClient(flags, ctx);
+    await ctx.out.records(
+      listWebhooks(client, { order: flags.order, pageSize: flags.pageSize }),
+      COLUMNS,
+    );
+    return 0;
+  },
+});
+
+const get = leaf({
+  summary: "Show one webhook endpoint.",
+  usage: "--webhookId ID",
+  flags: { ...connectionFlags, ...formatFlag, ...webhookIdFlag },
+  examples: ["service webhooks get --webhookId 3fa85f64-5717-4562-b3fc-2c963f66afa6"],
+  async run({ flags }, ctx) {
+    const id = requireWebhookId(flags.webhookId, ctx.path);
+    const client = await platformClient(flags, ctx);
+    await ctx.out.object(await getWebhook(client, id));
+    return 0;
+  },
+});
+
+function setEnabled(enabled: boolean) {
+  return leaf({
+    summary: enabled
+      ? "Reactivate a suspended (or disabled) endpoint: Update Webhook with enabled=true. No cooldown."
+      : "Disable an endpoint: Update Webhook with enabled=false.",
+    usage: "--webhookId ID",
+    flags: { ...connectionFlags, ...formatFlag, ...webhookIdFlag },
+    examples: [`service webhooks ${enabled ? "enable" : "disable"} --webhookId $WEBHOOK`],
+    async run({ flags }, ctx) {
+      const id = requireWebhookId(flags.webhookId, ctx.path);
+      const client = await platformClient(flags, ctx);
+      const before = enabled ? await getWebhook(client, id).catch(() => undefined) : undefined;
+      const after = await updateWebhook(client, id, { enabled });
+      if (ctx.out.format === "table") {
+        await ctx.out.write(
+          `${id}: ${
+            before && before.status !== after.status ? `${before.status} -> ` : ""
+          }${after.status}\n`,
+        );
+      } else {
+        await ctx.out.object(after);
+      }
+      return 0;
+    },
+  });
+}
+
+const metrics = leaf({
+  summary: "Show the last active hour's error rate of an endpoint (percent).",
+  usage: "--webhookId ID",
+  flags: { ...connectionFlags, ...formatFlag, ...webhookIdFlag },
+  examples: ["service webhooks metrics --webhookId $WEBHOOK --format json"],
+  async run({ flags }, ctx) {
+    const id = requireWebhookId(flags.webhookId, ctx.path);
+    const client = await platformClient(flags, ctx);
+    const value = await getErrorRate(client, id);
+    const obj = { webhookId: id, metric: "LAST_ACTIVE_HOUR_ERROR_RATE", value: Number(value) };
+    if (ctx.out.format === "table") {
+      await ctx.out.write(`${id}: last active hour error rate ${value}%\n`);
+    } else await ctx.out.object(obj);
+    return 0;
+  },
+});
+
+/** `service webhooks`. */
+export const webhooksCommand: Command = group(
+  "Webhook endpoints (Webhooks V2): list, inspect, reactivate, error rate.",
+  {
+    list: { summary: list.summary, load: () => Promise.resolve(list) },
+    get: { summary: get.summary, load: () => Promise.resolve(get) },
+    enable: {
+      summary: "Reactivate a suspended endpoint (enabled=true).",
+      load: () => Promise.resolve(setEnabled(true)),
+    },
+    disable: {
+      summary: "Disable an endpoint (enabled=false).",
+      load: () => Promise.resolve(setEnabled(false)),
+    },
+    metrics: { summary: metrics.summary, load: () => Promise.resolve(metrics) },
+  },
+);

@@ -1,0 +1,390 @@
+/**
+ * The one platform client every command uses. All requests go through one
+ * private path that signs them, applies the timeout, retries what is safe to
+ * retry (network errors, timeouts, 5xx, 408, 429 honouring `Retry-After` with
+ * a cap) with exponential backoff and full jitter, reuses one
+ * `Idempotency-Key` for every retry of one logical POST, validates the answer
+ * and turns failures into the typed errors of `errors.ts`.
+ *
+ * @module
+ */
+
+import type { z } from "zod";
+import type { Credentials } from "./credentials.ts";
+import { signRequestToken } from "./jwt.ts";
+import {
+  PlatformApiError,
+  PlatformResponseError,
+  PlatformTimeoutError,
+  PlatformUnreachableError,
+} from "./errors.ts";
+
+/** A query value; arrays become repeated keys (`statuses=A&statuses=B`). */
+export type QueryValue =
+  | string
+  | number
+  | boolean
+  | undefined
+  | null
+  | readonly (string | number)[];
+
+/** Options of one request. */
+export interface RequestOptions<T> {
+  /** What the request does, for messages: "list notifications of webhook \"w1\"". */
+  operation: string;
+  query?: Record<string, QueryValue>;
+  /** A JSON body, serialised once; its exact bytes are hashed into the token. */
+  body?: unknown;
+  /** Validates a 2xx JSON answer. Without it the parsed JSON (or `undefined` for an empty body) is returned. */
+  schema?: z.ZodType<T>;
+  /** For POST: the key to send; default a fresh UUID per call, reused on every retry of it. */
+  idempotencyKey?: string;
+  /** Send no `Idempotency-Key` even on POST. */
+  noIdempotencyKey?: boolean;
+  /** Aborts the request and any wait between retries. */
+  signal?: AbortSignal;
+  /** Overrides the client's retry count for this call (0 = no retry). */
+  retries?: number;
+}
+
+/** A successful answer. */
+export interface ApiResponse<T> {
+  status: number;
+  data: T;
+  headers: Headers;
+  requestId: string | undefined;
+  /** The `Idempotency-Key` that was sent, if any. */
+  idempotencyKey: string | undefined;
+}
+
+/** Options of {@linkcode PlatformClient}; every default is stated. */
+export interface ClientOptions {
+  /** Injected fetch; default the global `fetch`. */
+  fetch?: typeof fetch;
+  /** Clock in ms; default `Date.now`. */
+  now?: () => number;
+  /** UUID source for nonces and idempotency keys; default `crypto.randomUUID`. */
+  uuid?: () => string;
+  /** Sleeps ms, rejecting when the signal aborts; default a timer. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Uniform [0,1) source for jitter; default `Math.random`. */
+  random?: () => number;
+  /** Retries after the first attempt; default 4. */
+  retries?: number;
+  /** First backoff in ms; default 250 (then 500, 1000, ... with full jitter). */
+  backoffMs?: number;
+  /** Longest backoff in ms; default 8000. */
+  maxBackoffMs?: number;
+  /** Longest `Retry-After` honoured in ms; a longer one ends retrying at once. Default 60000. */
+  maxRetryAfterMs?: number;
+  /** Per-attempt timeout in ms; default 30000. */
+  timeoutMs?: number;
+  /** Called for each retry, e.g. to log it with `--verbose`. */
+  onRetry?: (info: { operation: string; attempt: number; waitMs: number; reason: string }) => void;
+  /** Extra headers on every request (e.g. User-Agent). */
+  headers?: Record<string, string>;
+}
+
+const encoder = new TextEncoder();
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Parses `Retry-After` (seconds or an HTTP date) to milliseconds.
+ *
+ * @example
+ * ```ts
+ * parseRetryAfter("2", Date.now()); // 2000
+ * ```
+ */
+export function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
+  if (value === null || value.trim() === "") return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.round(Number(value) * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}
+
+/**
+ * Serialises a query as the platform's SDK does: keys in the given order,
+ * arrays as repeated keys, `undefined`/`null` left out. Returns `""` or `?a=b`.
+ *
+ * @example
+ * ```ts
+ * queryString({ statuses: ["FAILED", "ON_HOLD"], pageSize: 10 }); // "?statuses=FAILED&statuses=ON_HOLD&pageSize=10"
+ * ```
+ */
+export function queryString(query: Record<string, QueryValue> | undefined): string {
+  if (!query) return "";
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined || v === null) continue;
+    if (Array.isArray(v)) { for (const item of v) p.append(k, String(item)); }
+    else p.append(k, String(v));
+  }
+  const s = p.toString();
+  return s ? `?${s}` : "";
+}
+
+type Outcome =
+  | { kind: "response"; response: Response; text: string }
+  | { kind: "network"; error: unknown }
+  | { kind: "timeout"; error: unknown };
+
+/**
+ * The platform API client.
+ *
+ * @example
+ * ```ts
+ * const client = new PlatformClient(await loadCredentials({ apiKey, privateKey: "api.pem" }));
+ * const { data } = await client.request("GET", "/v1/webhooks", { operation: "list webhooks" });
+ * ```
+ */
+export class PlatformClient {
+  readonly baseUrl: string;
+  readonly #creds: Credentials;
+  readonly #o:
+    & Required<Omit<ClientOptions, "onRetry" | "headers">>
+    & Pick<ClientOptions, "onRetry" | "headers">;
+
+  constructor(credentials: Credentials, options: ClientOptions = {}) {
+    this.#creds = credentials;
+    this.baseUrl = credentials.baseUrl;
+    this.#o = {
+      fetch: options.fetch ?? ((...a) => fetch(...a)),
+      now: options.now ?? Date.now,
+      uuid: options.uuid ?? (() => crypto.randomUUID()),
+      sleep: options.sleep ?? defaultSleep,
+      random: options.random ?? Math.random,
+      retries: options.retries ?? 4,
+      backoffMs: options.backoffMs ?? 250,
+      maxBackoffMs: options.maxBackoffMs ?? 8000,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      onRetry: options.onRetry,
+      headers: options.headers,
+    };
+  }
+
+  /** A fresh idempotency key from the injected UUID source. */
+  newIdempotencyKey(): string {
+    return this.#o.uuid();
+  }
+
+  /**
+   * Sends one logical request (with its retries) and returns the validated
+   * answer, or throws a typed platform error.
+   */
+  async request<T = unknown>(
+    method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE",
+    path: string,
+    options: RequestOptions<T>,
+  ): Promise<ApiResponse<T>> {
+    const o = this.#o;
+    const uri = new URL(this.baseUrl).pathname.replace(/\/+$/, "") + path +
+      queryString(options.query);
+    const url = new URL(this.baseUrl).origin + uri;
+    const bodyText = options.body === undefined ? "" : JSON.stringify(options.body);
+    const bodyBytes = encoder.encode(bodyText);
+    const idempotencyKey = method === "POST" && !options.noIdempotencyKey
+      ? options.idempotencyKey ?? o.uuid()
+      : undefined;
+    const maxRetries = options.retries ?? o.retries;
+
+    for (let attempt = 0;; attempt++) {
+      options.signal?.throwIfAborted();
+      const outcome = await this.#send(
+        method,
+        url,
+        uri,
+        bodyBytes,
+        options.body !== undefined,
+        idempotencyKey,
+        options.signal,
+      );
+      let retryable = false;
+      let waitMs: number | undefined;
+      let reason = "";
+      if (outcome.kind === "response") {
+        const { response, text } = outcome;
+        if (response.ok) return this.#success(response, text, options, idempotencyKey);
+        const s = response.status;
+        retryable = s >= 500 || s === 429 || s === 408;
+        reason = `status ${s}`;
+        const retryAfter = parseRetryAfter(response.headers.get("retry-after"), o.now());
+        if (retryAfter !== undefined) {
+          if (retryAfter > o.maxRetryAfterMs) retryable = false;
+          else waitMs = retryAfter;
+        }
+        if (!retryable || attempt >= maxRetries) {
+          throw this.#apiError(options.operation, response, text, retryAfter);
+        }
+      } else {
+        retryable = true;
+        reason = outcome.kind === "timeout" ? "timeout" : "network error";
+        if (attempt >= maxRetries) {
+          if (outcome.kind === "timeout") {
+            throw new PlatformTimeoutError(options.operation, o.timeoutMs, {
+              cause: outcome.error,
+            });
+          }
+          throw new PlatformUnreachableError(options.operation, this.baseUrl, {
+            cause: outcome.error,
+          });
+        }
+      }
+      const backoff = Math.min(o.maxBackoffMs, o.backoffMs * 2 ** attempt);
+      const wait = waitMs ?? Math.round(o.random() * backoff);
+      o.onRetry?.({ operation: options.operation, attempt: attempt + 1, waitMs: wait, reason });
+      await o.sleep(wait, options.signal);
+    }
+  }
+
+  async #send(
+    method: string,
+    url: string,
+    uri: string,
+    body: Uint8Array,
+    hasBody: boolean,
+    idempotencyKey: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Outcome> {
+    const o = this.#o;
+    const token = await signRequestToken(this.#creds.privateKey, {
+      apiKey: this.#creds.apiKey,
+      uri,
+      body,
+      nonce: o.uuid(),
+      nowMs: o.now(),
+    });
+    const headers: Record<string, string> = {
+      ...o.headers,
+      "X-API-Key": this.#creds.apiKey,
+      "Authorization": `Bearer ${token}`,
+      "Accept": "application/json",
+    };
+    if (hasBody) headers["Content-Type"] = "application/json";
+    if (idempotencyKey) headers["Idempotency-Key"] = idempotencyKey;
+    const timeout = AbortSignal.timeout(o.timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    try {
+      const response = await o.fetch(url, {
+        method,
+        headers,
+        body: hasBody ? body as BodyInit : undefined,
+        signal: combined,
+        redirect: "manual",
+      });
+      const text = await response.text();
+      return { kind: "response", response, text };
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (timeout.aborted) return { kind: "timeout", error };
+      return { kind: "network", error };
+    }
+  }
+
+  #success<T>(
+    response: Response,
+    text: string,
+    options: RequestOptions<T>,
+    key: string | undefined,
+  ): ApiResponse<T> {
+    let json: unknown = undefined;
+    if (text.trim() !== "") {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        throw new PlatformResponseError(options.operation, "the body is not JSON");
+      }
+    }
+    let data = json as T;
+    if (options.schema) {
+      const r = options.schema.safeParse(json);
+      if (!r.success) {
+        const issue = r.error.issues[0];
+        throw new PlatformResponseError(
+          options.operation,
+          `${issue.path.join(".") || "body"}: ${issue.message}`,
+        );
+      }
+      data = r.data;
+    }
+    return {
+      status: response.status,
+      data,
+      headers: response.headers,
+      requestId: response.headers.get("x-request-id") ?? undefined,
+      idempotencyKey: key,
+    };
+  }
+
+  #apiError(
+    operation: string,
+    response: Response,
+    text: string,
+    retryAfterMs: number | undefined,
+  ): PlatformApiError {
+    let body: unknown = text;
+    let code: number | undefined;
+    let message: string | undefined;
+    try {
+      body = JSON.parse(text);
+      if (body && typeof body === "object") {
+        const b = body as Record<string, unknown>;
+        if (typeof b.code === "number") code = b.code;
+        if (typeof b.message === "string") message = b.message.slice(0, 300);
+      }
+    } catch {
+      // not JSON: keep the text
+    }
+    return new PlatformApiError({
+      operation,
+      status: response.status,
+      statusText: response.statusText,
+      code,
+      platformMessage: message,
+      requestId: response.headers.get("x-request-id") ?? undefined,
+      retryAfterMs,
+      body,
+    });
+  }
+
+  /**
+   * Follows `next` cursors of a `{data, next}` list, yielding each item as it
+   * arrives; stops when `next` is null, absent or empty. Only one page is held
+   * at a time. `onPage` sees each page (e.g. for `total` and progress).
+   */
+  async *paginate<Item>(
+    path: string,
+    options:
+      & Omit<RequestOptions<{ data: Item[]; next?: string | null; total?: number }>, "body">
+      & {
+        onPage?: (page: { data: Item[]; next?: string | null; total?: number }) => void;
+      },
+  ): AsyncGenerator<Item> {
+    let cursor: string | undefined = options.query?.pageCursor as string | undefined;
+    for (;;) {
+      const { data } = await this.request("GET", path, {
+        ...options,
+        query: { ...options.query, pageCursor: cursor },
+      });
+      options.onPage?.(data);
+      for (const item of data.data) yield item;
+      if (!data.next) return;
+      cursor = data.next;
+    }
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * Credentials of the platform API: the API key, the RSA private key (a path or
+ * the PEM text, PKCS#8 or PKCS#1) and the base URL (with or without `/v1`).
+ * No message here ever contains the key material or the API key.
+ *
+ * @module
+ */
+
+import { CredentialsError } from "./errors.ts";
+
+/** The production API (vendor host written neutrally, see README "Names"). */
+export const PRODUCTION_BASE_URL = "https://api.service.io";
+
+/** Ready-to-use credentials. */
+export interface Credentials {
+  apiKey: string;
+  privateKey: CryptoKey;
+  /** Origin plus any path prefix, without the trailing `/v1`. */
+  baseUrl: string;
+}
+
+/**
+ * Normalises a base URL: drops trailing slashes and a trailing `/v1`.
+ *
+ * @example
+ * ```ts
+ * normalizeBaseUrl("https://sandbox-api.example.io/v1/"); // "https://sandbox-api.example.io"
+ * ```
+ */
+export function normalizeBaseUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new CredentialsError(
+      `Invalid --apiBaseUrl ${
+        JSON.stringify(url)
+      }: expected an http(s) URL such as https://sandbox-api.example.io.`,
+    );
+  }
+  if (u.protocol !== "https:" && u.protocol !== "http:") {
+    throw new CredentialsError(
+      `Invalid --apiBaseUrl ${JSON.stringify(url)}: expected an http or https URL.`,
+    );
+  }
+  if (u.username || u.password) {
+    throw new CredentialsError("Invalid --apiBaseUrl: credentials in the URL are not accepted.");
+  }
+  const path = u.pathname.replace(/\/+$/, "").replace(/\/v1$/, "");
+  return `${u.origin}${path}`;
+}
+
+function derLength(n: number): Uint8Array {
+  if (n < 0x80) return Uint8Array.of(n);
+  const bytes: number[] = [];
+  while (n > 0) {
+    bytes.unshift(n & 0xff);
+    n >>= 8;
+  }
+  return Uint8Array.of(0x80 | bytes.length, ...bytes);
+}
+
+function der(tag: number, ...parts: Uint8Array[]): Uint8Array {
+  const len = parts.reduce((a, p) => a + p.length, 0);
+  const head = Uint8Array.of(tag, ...derLength(len));
+  const out = new Uint8Array(head.length + len);
+  out.set(head);
+  let o = head.length;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/** Wraps a PKCS#1 RSAPrivateKey in a PKCS#8 PrivateKeyInfo. */
+function pkcs1ToPkcs8(pkcs1: Uint8Array): Uint8Array {
+  const version = Uint8Array.of(0x02, 0x01, 0x00);
+  const rsaOid = Uint8Array.of(0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01);
+  const algo = der(0x30, rsaOid, Uint8Array.of(0x05, 0x00));
+  return der(0x30, version, algo, der(0x04, pkcs1));
+}
+
+function pemBody(pem: string, label: string): Uint8Array | undefined {
+  const re = new RegExp(`-----BEGIN ${label}-----([\\s\\S]*?)-----END ${label}-----`);
+  const m = pem.match(re);
+  if (!m) return undefined;
+  try {
+    const bin = atob(m[1].replace(/\s+/g, ""));
+    return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Imports an RSA private key from PEM text (PKCS#8 `PRIVATE KEY` or PKCS#1
+ * `RSA PRIVATE KEY`) for RS256 signing. `source` names where it came from, for
+ * messages; the key text is never part of a message.
+ *
+ * @example
+ * ```ts
+ * const key = await importPrivateKeyPem(pemText, "--privateKey");
+ * ```
+ */
+export async function importPrivateKeyPem(pem: string, source: string): Promise<CryptoKey> {
+  if (pem.includes("ENCRYPTED PRIVATE KEY")) {
+    throw new CredentialsError(
+      `The private key from ${source} is encrypted; give an unencrypted PEM (e.g. openssl pkcs8 -topk8 -nocrypt).`,
+    );
+  }
+  let pkcs8 = pemBody(pem, "PRIVATE KEY");
+  if (!pkcs8) {
+    const pkcs1 = pemBody(pem, "RSA PRIVATE KEY");
+    if (pkcs1) pkcs8 = pkcs1ToPkcs8(pkcs1);
+  }
+  if (!pkcs8) {
+    throw new CredentialsError(
+      `The private key from ${source} is not a PEM RSA private key: expected "-----BEGIN PRIVATE KEY-----" (PKCS#8) or "-----BEGIN RSA PRIVATE KEY-----" (PKCS#1).`,
+    );
+  }
+  try {
+    return await crypto.subtle.importKey(
+      "pkcs8",
+      pkcs8 as BufferSource,
+      { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
+  } catch {
+    throw new CredentialsError(
+      `The private key from ${source} could not be read as an RSA key (malformed or not RSA). Export it again as PEM.`,
+    );
+  }
+}
+
+/** Where the pieces of {@linkcode loadCredentials} come from. */
+export interface CredentialInput {
+  apiKey?: string;
+  /** A file path, or the PEM text itself. */
+  privateKey?: string;
+  apiBaseUrl?: string;
+  /** Reads a file as text; default `Deno.readTextFile`. */
+  readTextFile?: (path: string) => Promise<string>;
+}
+
+/**
+ * Checks and loads the credentials. Missing pieces and unreadable or
+ * malformed keys throw {@linkcode CredentialsError} naming the flag and its
+ * environment variable, never the secret.
+ *
+ * @example
+ * ```ts
+ * const creds = await loadCredentials({ apiKey, privateKey: "./api.pem" });
+ * ```
+ */
+export async function loadCredentials(input: CredentialInput): Promise<Credentials> {
+  const missing: string[] = [];
+  if (!input.apiKey) missing.push("--apiKey (or SERVICE_API_KEY)");
+  if (!input.privateKey) missing.push("--privateKey (or SERVICE_API_PRIVATE_KEY_PATH)");
+  if (missing.length) {
+    throw new CredentialsError(
+      `Missing credentials: ${
+        missing.join(" and ")
+      }. Give the API key and the path of its RSA private key.`,
+    );
+  }
+  const baseUrl = normalizeBaseUrl(input.apiBaseUrl || PRODUCTION_BASE_URL);
+  const value = input.privateKey!;
+  let pem: string;
+  let source: string;
+  if (value.includes("-----BEGIN")) {
+    pem = value;
+    source = "--privateKey (PEM text)";
+  } else {
+    source = `the file ${JSON.stringify(value)}`;
+    try {
+      pem = await (input.readTextFile ?? Deno.readTextFile)(value);
+    } catch (e) {
+      const why = e instanceof Deno.errors.NotFound
+        ? "no such file"
+        : e instanceof Deno.errors.PermissionDenied
+        ? "permission denied"
+        : e instanceof Deno.errors.IsADirectory
+        ? "it is a directory"
+        : "it cannot be read";
+      throw new CredentialsError(
+        `Cannot read the private key file ${
+          JSON.stringify(value)
+        }: ${why}. Give --privateKey a PEM file path or the PEM text.`,
+      );
+    }
+  }
+  const privateKey = await importPrivateKeyPem(pem, source);
+  return { apiKey: input.apiKey!, privateKey, baseUrl };
+}

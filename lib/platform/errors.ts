@@ -1,0 +1,102 @@
+/**
+ * Errors of the platform client. The CLI maps them to exit codes in one place
+ * (`lib/cli/errors.ts`); the bridge maps them to JSON-RPC errors in one place.
+ *
+ * @module
+ */
+
+function hintFor(status: number, retryAfterMs?: number): string {
+  if (status === 401 || status === 403) {
+    return "Check the API key and private key (--apiKey, --privateKey) and --apiBaseUrl.";
+  }
+  if (status === 404) return "Check the id and --apiBaseUrl.";
+  if (status === 429) {
+    return retryAfterMs !== undefined
+      ? `Rate limited: wait ${Math.ceil(retryAfterMs / 1000)} s and try again.`
+      : "Rate limited: wait and try again.";
+  }
+  if (status >= 500) return "The platform failed; try again later.";
+  return "Check the values given.";
+}
+
+/** The platform answered with an HTTP error status (after any retries). */
+export class PlatformApiError extends Error {
+  /** HTTP status. */
+  readonly status: number;
+  /** The platform's numeric error `code`, when its body had one. */
+  readonly code: number | undefined;
+  /** The platform's own `message`, when its body had one. */
+  readonly platformMessage: string | undefined;
+  /** `X-Request-ID` of the response. */
+  readonly requestId: string | undefined;
+  /** `Retry-After` in milliseconds, when the platform sent one. */
+  readonly retryAfterMs: number | undefined;
+  /** The response body as received (JSON or text). */
+  readonly body: unknown;
+
+  constructor(init: {
+    operation: string;
+    status: number;
+    statusText?: string;
+    code?: number;
+    platformMessage?: string;
+    requestId?: string;
+    retryAfterMs?: number;
+    body?: unknown;
+  }) {
+    const said = init.platformMessage ? ` (${JSON.stringify(init.platformMessage)})` : "";
+    super(
+      `Cannot ${init.operation}: the platform answered ${init.status}${
+        init.statusText ? " " + init.statusText : ""
+      }${said}. ${hintFor(init.status, init.retryAfterMs)}`,
+    );
+    this.name = "PlatformApiError";
+    this.status = init.status;
+    this.code = init.code;
+    this.platformMessage = init.platformMessage;
+    this.requestId = init.requestId;
+    this.retryAfterMs = init.retryAfterMs;
+    this.body = init.body;
+  }
+}
+
+/** The platform could not be reached (connection refused, DNS, TLS), after retries. */
+export class PlatformUnreachableError extends Error {
+  constructor(operation: string, baseUrl: string, options?: ErrorOptions) {
+    super(
+      `Cannot ${operation}: the platform at ${baseUrl} could not be reached. Check --apiBaseUrl and the network.`,
+      options,
+    );
+    this.name = "PlatformUnreachableError";
+  }
+}
+
+/** No answer within the request timeout, after retries. */
+export class PlatformTimeoutError extends Error {
+  constructor(operation: string, timeoutMs: number, options?: ErrorOptions) {
+    super(
+      `Cannot ${operation}: the platform did not answer within ${timeoutMs} ms. Try again, or raise --timeout.`,
+      options,
+    );
+    this.name = "PlatformTimeoutError";
+  }
+}
+
+/** The platform answered 2xx with a body that does not have the documented shape. */
+export class PlatformResponseError extends Error {
+  constructor(operation: string, detail: string, options?: ErrorOptions) {
+    super(
+      `Cannot ${operation}: the platform's answer has an unexpected shape (${detail}).`,
+      options,
+    );
+    this.name = "PlatformResponseError";
+  }
+}
+
+/** The credentials are missing, unreadable or malformed. Never carries a secret. */
+export class CredentialsError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "CredentialsError";
+  }
+}

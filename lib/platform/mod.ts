@@ -1,0 +1,50 @@
+/**
+ * The platform API client: credentials, request signing, the one request
+ * path, and typed operations.
+ *
+ * @module
+ */
+
+export { parseRetryAfter, PlatformClient, queryString } from "./client.ts";
+export type { ApiResponse, ClientOptions, QueryValue, RequestOptions } from "./client.ts";
+export {
+  importPrivateKeyPem,
+  loadCredentials,
+  normalizeBaseUrl,
+  PRODUCTION_BASE_URL,
+} from "./credentials.ts";
+export type { CredentialInput, Credentials } from "./credentials.ts";
+export {
+  CredentialsError,
+  PlatformApiError,
+  PlatformResponseError,
+  PlatformTimeoutError,
+  PlatformUnreachableError,
+} from "./errors.ts";
+export { base64url, sha256Hex, signRequestToken, TOKEN_LIFETIME_SECONDS } from "./jwt.ts";
+export type { RequestClaims } from "./jwt.ts";
+export {
+  Notification,
+  NOTIFICATION_SORT_FIELDS,
+  NOTIFICATION_STATUSES,
+  NotificationAttempt,
+  Page,
+  ResendJob,
+  Webhook,
+  WEBHOOK_STATUSES,
+} from "./schemas.ts";
+export {
+  getErrorRate,
+  getNotification,
+  getResendJob,
+  getWebhook,
+  listAttempts,
+  listNotifications,
+  listNotificationsPage,
+  listWebhooks,
+  resendByResource,
+  resendFailed,
+  resendNotification,
+  updateWebhook,
+} from "./webhooks.ts";
+export type { NotificationQuery } from "./webhooks.ts";

@@ -1,0 +1,223 @@
+/**
+ * Webhooks V2 operations on the {@linkcode PlatformClient}: endpoints,
+ * notifications, attempts, resends and the error-rate metric.
+ *
+ * @module
+ */
+
+import type { PlatformClient, QueryValue } from "./client.ts";
+import {
+  MetricValue,
+  Notification,
+  NotificationAttempt,
+  Page,
+  ResendFailedResponse,
+  ResendJob,
+  Webhook,
+} from "./schemas.ts";
+
+const seg = encodeURIComponent;
+
+/** Lists webhook endpoints, following pages. */
+export function listWebhooks(
+  client: PlatformClient,
+  query: { order?: string; pageSize?: number } = {},
+) {
+  return client.paginate("/v1/webhooks", {
+    operation: "list webhooks",
+    query: { order: query.order, pageSize: query.pageSize },
+    schema: Page(Webhook),
+  });
+}
+
+/** Gets one webhook endpoint. */
+export async function getWebhook(client: PlatformClient, webhookId: string): Promise<Webhook> {
+  const r = await client.request("GET", `/v1/webhooks/${seg(webhookId)}`, {
+    operation: `get webhook ${JSON.stringify(webhookId)}`,
+    schema: Webhook,
+  });
+  return r.data;
+}
+
+/** Update Webhook (PATCH): `enabled: true` reactivates a suspended endpoint. */
+export async function updateWebhook(
+  client: PlatformClient,
+  webhookId: string,
+  patch: { enabled?: boolean; url?: string; description?: string; events?: string[] },
+): Promise<Webhook> {
+  const r = await client.request("PATCH", `/v1/webhooks/${seg(webhookId)}`, {
+    operation: `update webhook ${JSON.stringify(webhookId)}`,
+    body: patch,
+    schema: Webhook,
+  });
+  return r.data;
+}
+
+/** The last active hour's error rate, as the platform reports it (percent). */
+export async function getErrorRate(client: PlatformClient, webhookId: string): Promise<string> {
+  const r = await client.request(
+    "GET",
+    `/v1/webhooks/${seg(webhookId)}/metrics/LAST_ACTIVE_HOUR_ERROR_RATE`,
+    {
+      operation: `get the error rate of webhook ${JSON.stringify(webhookId)}`,
+      schema: MetricValue,
+    },
+  );
+  return String(r.data.value);
+}
+
+/** Query of the notification list. */
+export interface NotificationQuery {
+  order?: string;
+  sortBy?: string;
+  pageSize?: number;
+  pageCursor?: string;
+  startTime?: number;
+  endTime?: number;
+  statuses?: string[];
+  events?: string[];
+  resourceId?: string;
+}
+
+function notificationQuery(q: NotificationQuery): Record<string, QueryValue> {
+  return {
+    order: q.order,
+    sortBy: q.sortBy,
+    pageCursor: q.pageCursor,
+    pageSize: q.pageSize,
+    startTime: q.startTime,
+    endTime: q.endTime,
+    statuses: q.statuses?.length ? q.statuses : undefined,
+    events: q.events?.length ? q.events : undefined,
+    resourceId: q.resourceId,
+  };
+}
+
+/** One page of notifications, as the platform returns it. */
+export async function listNotificationsPage(
+  client: PlatformClient,
+  webhookId: string,
+  q: NotificationQuery,
+) {
+  const r = await client.request("GET", `/v1/webhooks/${seg(webhookId)}/notifications`, {
+    operation: `list notifications of webhook ${JSON.stringify(webhookId)}`,
+    query: notificationQuery(q),
+    schema: Page(Notification),
+  });
+  return r.data;
+}
+
+/** Every notification matching the query, following `next` to the end. */
+export function listNotifications(
+  client: PlatformClient,
+  webhookId: string,
+  q: NotificationQuery,
+  onPage?: (page: { data: unknown[]; next?: string | null; total?: number }) => void,
+) {
+  return client.paginate(`/v1/webhooks/${seg(webhookId)}/notifications`, {
+    operation: `list notifications of webhook ${JSON.stringify(webhookId)}`,
+    query: notificationQuery(q),
+    schema: Page(Notification),
+    onPage,
+  });
+}
+
+/** One notification, optionally with its payload. */
+export async function getNotification(
+  client: PlatformClient,
+  webhookId: string,
+  notificationId: string,
+  includeData = false,
+) {
+  const r = await client.request(
+    "GET",
+    `/v1/webhooks/${seg(webhookId)}/notifications/${seg(notificationId)}`,
+    {
+      operation: `get notification ${JSON.stringify(notificationId)}`,
+      query: { includeData: includeData ? true : undefined },
+      schema: Notification,
+    },
+  );
+  return r.data;
+}
+
+/** The delivery attempts of a notification, following pages. */
+export function listAttempts(
+  client: PlatformClient,
+  webhookId: string,
+  notificationId: string,
+  pageSize?: number,
+) {
+  return client.paginate(
+    `/v1/webhooks/${seg(webhookId)}/notifications/${seg(notificationId)}/attempts`,
+    {
+      operation: `list the attempts of notification ${JSON.stringify(notificationId)}`,
+      query: { pageSize },
+      schema: Page(NotificationAttempt),
+    },
+  );
+}
+
+/** Resends one notification (202, no body). */
+export async function resendNotification(
+  client: PlatformClient,
+  webhookId: string,
+  notificationId: string,
+  idempotencyKey?: string,
+) {
+  return await client.request(
+    "POST",
+    `/v1/webhooks/${seg(webhookId)}/notifications/${seg(notificationId)}/resend`,
+    { operation: `resend notification ${JSON.stringify(notificationId)}`, idempotencyKey },
+  );
+}
+
+/** Resends the notifications of one resource from the last 30 days. */
+export async function resendByResource(
+  client: PlatformClient,
+  webhookId: string,
+  body: { resourceId: string; excludeStatuses?: string[] },
+  idempotencyKey?: string,
+) {
+  return await client.request(
+    "POST",
+    `/v1/webhooks/${seg(webhookId)}/notifications/resend_by_resource`,
+    {
+      operation: `resend the notifications of resource ${JSON.stringify(body.resourceId)}`,
+      body,
+      idempotencyKey,
+    },
+  );
+}
+
+/** Resends the failed notifications of the last 24 hours; 202 carries a job `Location`. */
+export async function resendFailed(
+  client: PlatformClient,
+  webhookId: string,
+  body: { startTime?: number; events?: string[] },
+  idempotencyKey?: string,
+) {
+  const r = await client.request(
+    "POST",
+    `/v1/webhooks/${seg(webhookId)}/notifications/resend_failed`,
+    {
+      operation: `resend the failed notifications of webhook ${JSON.stringify(webhookId)}`,
+      body,
+      idempotencyKey,
+      schema: ResendFailedResponse,
+    },
+  );
+  const location = r.headers.get("location") ?? undefined;
+  const jobId = location?.split("/").filter(Boolean).pop();
+  return { ...r, location, jobId };
+}
+
+/** Status of a resend-failed job. */
+export async function getResendJob(client: PlatformClient, webhookId: string, jobId: string) {
+  const r = await client.request(
+    "GET",
+    `/v1/webhooks/${seg(webhookId)}/notifications/resend_failed/jobs/${seg(jobId)}`,
+    { operation: `get resend job ${JSON.stringify(jobId)}`, schema: ResendJob },
+  );
+  return r.data;
+}

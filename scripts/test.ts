@@ -62,6 +62,7 @@ if (import.meta.main) {
   }
   const { code } = await child.status;
   // deno test ends with e.g. "ok | 12 passed (3 steps) | 0 failed (3s)" or "FAILED | 11 passed | 1 failed".
+  // deno-lint-ignore no-control-regex
   const plain = tail.replace(/\x1b\[[0-9;]*m/g, "");
   const m = [
     ...plain.matchAll(/^(ok|FAILED) \| (\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed/gm),

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { type Column } from "./output.ts";
+import type { Column } from "./output.ts";
 import {
   type Command,
   connectionFlags,

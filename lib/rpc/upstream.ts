@@ -162,7 +162,9 @@ class Connection {
       else if (name === "connection") keepAlive = value !== "close";
     }
     let body: Uint8Array;
-    if (chunked) body = await this.#readChunked();
+    if (status === 204 || status === 304 || (status >= 100 && status < 200)) {
+      body = new Uint8Array(); // no body by definition (anvil answers notifications with 204)
+    } else if (chunked) body = await this.#readChunked();
     else if (length >= 0) {
       while (this.#len < length) {
         if (!(await this.#fill())) throw new Error("the node closed the connection mid-answer");
@@ -176,7 +178,7 @@ class Connection {
       keepAlive = false;
     }
     const text = decoder.decode(body);
-    if (status < 200 || status >= 300) {
+    if (status !== 204 && (status < 200 || status >= 300)) {
       // Nodes answer JSON-RPC errors with 4xx/5xx bodies too: keep a JSON body.
       const t = text.trimStart();
       if (!(t.startsWith("{") || t.startsWith("["))) {

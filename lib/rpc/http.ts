@@ -81,13 +81,17 @@ export function createHttpHandler(
     return rpcErrorResponse(status, code, message);
   };
 
+  const okHosts = new Set<string>(); // Host header values already accepted (hot path)
   return async (request) => {
     const host = request.headers.get("host");
     if (host === null) {
       return refuse(403, RpcErrorCode.invalidRequest, "Refused: the request has no Host header.");
     }
     const hostname = hostnameOf(host);
-    if (!isLoopbackHost(hostname) && !hosts.has(hostname.toLowerCase())) {
+    if (okHosts.has(host)) { /* seen */ }
+    else if (isLoopbackHost(hostname) || hosts.has(hostname.toLowerCase())) {
+      if (okHosts.size < 64) okHosts.add(host);
+    } else {
       return refuse(
         403,
         RpcErrorCode.invalidRequest,
@@ -115,7 +119,7 @@ export function createHttpHandler(
         "vary": "Origin",
       };
     }
-    const path = new URL(request.url).pathname;
+    const path = pathOf(request.url);
     let pathOk = false;
     for (const p of paths) if (sameText(p, path)) pathOk = true;
     if (!pathOk) {
@@ -179,6 +183,18 @@ export function createHttpHandler(
     if (answer === undefined) return new Response(null, { status: 204, headers: cors });
     return new Response(answer, { status: invalid ? 400 : 200, headers });
   };
+}
+
+/** The path of an absolute URL without building a URL object (hot path). */
+function pathOf(url: string): string {
+  const slash = url.indexOf("/", url.indexOf("//") + 2);
+  if (slash === -1) return "/";
+  let end = url.length;
+  const q = url.indexOf("?", slash);
+  if (q !== -1) end = q;
+  const h = url.indexOf("#", slash);
+  if (h !== -1 && h < end) end = h;
+  return url.slice(slash, end);
 }
 
 function withCors(r: Response, cors: Record<string, string> | undefined): Response {

@@ -46,7 +46,8 @@ const t0 = performance.now();
 await Promise.all(Array.from({ length: connections }, worker));
 const elapsed = (performance.now() - t0) / 1000;
 latencies.sort((a, b) => a - b);
-const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
+const q = (p: number) =>
+  latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
 console.log(JSON.stringify({
   rps: Math.round(latencies.length / elapsed),
   p50_ms: Number(q(0.5).toFixed(3)),

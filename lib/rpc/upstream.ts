@@ -64,8 +64,17 @@ class Connection {
     this.#readLoop();
   }
 
+  /** When the request in flight was sent (ms, monotonic); 0 when idle. */
+  busySince = 0;
+
+  /** Fails the request in flight (e.g. on timeout) and closes the connection. */
+  expire(error: unknown): void {
+    this.#fail(error);
+  }
+
   send(head: Uint8Array, body: Uint8Array): Promise<string> {
     this.uses++;
+    this.busySince = performance.now();
     return new Promise<string>((resolve, reject) => {
       this.#waiter = { resolve, reject };
       this.#write(head, body).catch((e) => this.#fail(e));
@@ -73,7 +82,7 @@ class Connection {
   }
 
   async #write(head: Uint8Array, body: Uint8Array): Promise<void> {
-    if (body.length < 16 * 1024) {
+    if (body.length < 256 * 1024) {
       const all = new Uint8Array(head.length + body.length);
       all.set(head);
       all.set(body, head.length);
@@ -107,6 +116,7 @@ class Connection {
         if (res === undefined) break;
         const w = this.#waiter;
         this.#waiter = undefined;
+        this.busySince = 0;
         if (!w) throw new Error("unexpected data from the node");
         if (!res.keepAlive) {
           this.close();
@@ -266,6 +276,7 @@ export class UpstreamClient {
   #opening = 0;
   readonly #queue: { resolve: (c: Connection) => void; reject: (e: unknown) => void }[] = [];
   #closed = false;
+  #sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(url: string, options: UpstreamOptions = {}) {
     const u = new URL(url);
@@ -300,17 +311,8 @@ export class UpstreamClient {
     // One retry on a reused connection that the node closed while idle.
     for (let attempt = 0;; attempt++) {
       const conn = await this.#acquire();
-      let timer: ReturnType<typeof setTimeout> | undefined;
       try {
-        const text = await Promise.race([
-          conn.send(head, bytes),
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(() => {
-              conn.close();
-              reject(new UpstreamError(`no answer from the node within ${this.#timeoutMs} ms`));
-            }, this.#timeoutMs);
-          }),
-        ]);
+        const text = await conn.send(head, bytes);
         this.#release(conn);
         return text;
       } catch (e) {
@@ -321,10 +323,23 @@ export class UpstreamClient {
           `the node at ${this.shownUrl} failed: ${e instanceof Error ? e.message : String(e)}`,
           { cause: e },
         );
-      } finally {
-        clearTimeout(timer);
       }
     }
+  }
+
+  /** One timer for all requests (a timer per request costs more than the request). */
+  #sweep(): void {
+    if (this.#sweeper !== undefined) return;
+    const sweeper = setInterval(() => {
+      const now = performance.now();
+      for (const c of this.#all) {
+        if (c.busySince && now - c.busySince > this.#timeoutMs) {
+          c.expire(new UpstreamError(`no answer from the node within ${this.#timeoutMs} ms`));
+        }
+      }
+    }, Math.min(1000, this.#timeoutMs));
+    Deno.unrefTimer(sweeper);
+    this.#sweeper = sweeper;
   }
 
   /** Sends a JSON value and parses the answer. */
@@ -354,6 +369,7 @@ export class UpstreamClient {
   /** Closes every connection; later sends fail. */
   close(): void {
     this.#closed = true;
+    if (this.#sweeper !== undefined) clearInterval(this.#sweeper);
     for (const c of [...this.#all]) c.close();
     for (const q of this.#queue.splice(0)) q.reject(new UpstreamError("the bridge is stopping"));
   }
@@ -371,6 +387,7 @@ export class UpstreamClient {
         if (!this.#tls) (conn as Deno.TcpConn).setNoDelay(true);
         const c = new Connection(conn, (x) => this.#forget(x));
         this.#all.add(c);
+        this.#sweep();
         return c;
       } catch (e) {
         throw new UpstreamError(

@@ -31,7 +31,8 @@ import {
 } from "../platform/mod.ts";
 import type { Signer } from "./methods.ts";
 import { RpcError, RpcErrorCode } from "./protocol.ts";
-import { formatUnits, parseQuantity } from "./units.ts";
+import { parseQuantity } from "./units.ts";
+import { toTransactionRequest } from "./transaction_request.ts";
 
 /** Options of {@linkcode CustodySigner}; defaults stated per field. */
 export interface CustodyOptions {
@@ -203,7 +204,11 @@ export class CustodySigner implements Signer {
           'eth_sendTransaction: "from" must be the address of an exposed vault account.',
         );
       }
-      const body = this.#transactionBody(tx);
+      const body = toTransactionRequest(tx, {
+        assetId: this.#o.assetId,
+        chainId: this.#o.chainId,
+        note: this.#o.note,
+      });
       const vaultId = await this.#vaultOf(from, signal);
       body.source = { type: "VAULT_ACCOUNT", id: vaultId };
       return await this.#serialized(vaultId, async () => {
@@ -223,70 +228,6 @@ export class CustodySigner implements Signer {
     } catch (e) {
       throw toRpcError(e);
     }
-  }
-
-  #transactionBody(tx: Record<string, unknown>): TransactionRequest {
-    const bad = (m: string): never => {
-      throw new RpcError(RpcErrorCode.invalidParams, `eth_sendTransaction: ${m}`);
-    };
-    const q = (name: string): bigint | undefined => {
-      const v = tx[name];
-      if (v === undefined || v === null) return undefined;
-      try {
-        return parseQuantity(v, name);
-      } catch (e) {
-        return bad((e as Error).message);
-      }
-    };
-    const chainId = q("chainId");
-    if (chainId !== undefined && chainId !== this.#o.chainId) {
-      bad(`chainId ${chainId} is not this bridge's chain ${this.#o.chainId}.`);
-    }
-    if (tx.nonce !== undefined && tx.nonce !== null) q("nonce");
-    const to = tx.to;
-    if (to !== undefined && to !== null && (typeof to !== "string" || !ADDRESS.test(to))) {
-      bad('"to" must be an address, or absent/null to create a contract.');
-    }
-    const dataRaw = tx.data ?? tx.input;
-    if (
-      tx.data !== undefined && tx.input !== undefined && tx.data !== null && tx.input !== null &&
-      tx.data !== tx.input
-    ) {
-      bad('"data" and "input" differ; send one of them.');
-    }
-    let data = "0x";
-    if (dataRaw !== undefined && dataRaw !== null) {
-      if (typeof dataRaw !== "string" || !/^0x([0-9a-fA-F]{2})*$/.test(dataRaw)) {
-        bad('"data"/"input" must be 0x-prefixed hex bytes.');
-      }
-      data = dataRaw as string;
-    }
-    const value = q("value") ?? 0n;
-    const gas = q("gas") ?? q("gasLimit");
-    const maxFee = q("maxFeePerGas");
-    const priority = q("maxPriorityFeePerGas");
-    const gasPrice = q("gasPrice");
-    const creation = to === undefined || to === null;
-    if (creation && data === "0x") bad('a contract creation (no "to") needs init code in data.');
-    const body: TransactionRequest = {
-      operation: !creation && data === "0x" ? "TRANSFER" : "CONTRACT_CALL",
-      assetId: this.#o.assetId,
-      source: { type: "VAULT_ACCOUNT", id: "" },
-      destination: {
-        type: "ONE_TIME_ADDRESS",
-        oneTimeAddress: { address: creation ? "0x0" : to as string },
-      },
-      amount: formatUnits(value, 18),
-    };
-    if (data !== "0x") body.extraParameters = { contractCallData: data };
-    if (gas !== undefined) body.gasLimit = gas.toString();
-    if (maxFee !== undefined || priority !== undefined) {
-      if (maxFee !== undefined) body.maxFee = formatUnits(maxFee, 9);
-      if (priority !== undefined) body.priorityFee = formatUnits(priority, 9);
-    } else if (gasPrice !== undefined) body.fee = formatUnits(gasPrice, 9);
-    else body.feeLevel = "MEDIUM";
-    if (this.#o.note) body.note = this.#o.note;
-    return body;
   }
 
   /** EIP-191 (`personal_sign`, `eth_sign`): the 65-byte signature as hex. */

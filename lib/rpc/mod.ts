@@ -51,3 +51,4 @@ export type { KnownChain } from "./chains.ts";
 export { formatUnits, parseQuantity } from "./units.ts";
 export { nodeChainId, randomToken, startBridge } from "./bridge.ts";
 export type { Bridge, BridgeOptions } from "./bridge.ts";
+export { toTransactionRequest } from "./transaction_request.ts";

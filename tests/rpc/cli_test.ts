@@ -49,6 +49,12 @@ Deno.test("an unknown chain without --rpcUrl, a chain id mismatch, missing crede
   });
   assert.equal(badFlag.code, 2);
   assert.match(badFlag.stderr, /--port needs --http/);
+  const remote = await runCli(
+    ["rpc", "--rpcUrl", anvil.url, "--http", "--host", "0.0.0.0", "--", "true"],
+    { env: creds() },
+  );
+  assert.equal(remote.code, 2);
+  assert.match(remote.stderr, /--allowRemote/);
 });
 
 Deno.test("the exit code is the child's", async () => {

@@ -263,3 +263,43 @@ Deno.test("a stale socket file is replaced; a live one is never taken over", asy
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("--allowOrigin lets exactly that page in (CORS echo + preflight); others stay refused", async () => {
+  const b = await startBridgeProcess([
+    ...common(anvil.url),
+    "--http",
+    "--allowOrigin",
+    "http://localhost:3000",
+  ]);
+  try {
+    const pre = await fetch(b.address, {
+      method: "OPTIONS",
+      headers: { origin: "http://localhost:3000", "access-control-request-method": "POST" },
+    });
+    await pre.body?.cancel();
+    assert.equal(pre.status, 204);
+    assert.equal(pre.headers.get("access-control-allow-origin"), "http://localhost:3000");
+    const ok = await httpRpc(b.address, req("eth_chainId"), { origin: "http://localhost:3000" });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers.get("access-control-allow-origin"), "http://localhost:3000");
+    const other = await httpRpc(b.address, req("eth_chainId"), { origin: "http://localhost:3001" });
+    assert.equal(other.status, 403);
+  } finally {
+    await b.stop();
+  }
+});
+
+Deno.test("the Brownie form /<API_KEY> is accepted only with --apiKeyPath, and never printed", async () => {
+  const plain = new URL(http.address);
+  const refused = await httpRpc(`${plain.origin}/test-key`, req("eth_chainId"));
+  assert.equal(refused.status, 404);
+  const b = await startBridgeProcess([...common(anvil.url), "--http", "--apiKeyPath"]);
+  try {
+    assert.ok(!b.address.includes("test-key"));
+    const u = new URL(b.address);
+    const ok = await httpRpc(`${u.origin}/test-key`, req("eth_chainId"));
+    assert.equal((ok.json() as { result: string }).result, "0x7a69");
+  } finally {
+    await b.stop();
+  }
+});

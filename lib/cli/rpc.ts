@@ -260,9 +260,11 @@ export const rpcCommand = leaf({
     };
     try {
       let client;
+      let emulatorAssetId: string | undefined;
       if (f.emulator) {
         const emu = await startEmulatorFor(rpcUrl, wantedChain, out);
         stopEmulator = emu.stop;
+        emulatorAssetId = emu.assetId;
         cleanups.push(() => stopEmulator?.());
         client = await platformClient({
           ...f,
@@ -293,7 +295,7 @@ export const rpcCommand = leaf({
           `--chainId ${wantedChain} does not match the node at ${upstream.shownUrl}, which serves chain ${chainId}. Fix --chainId or --rpcUrl.`,
         );
       }
-      let assetId = f.assetId ?? rpc.knownChain(chainId)?.assetId;
+      let assetId = f.assetId ?? emulatorAssetId ?? rpc.knownChain(chainId)?.assetId;
       if (!assetId) {
         const { findNativeAssetId } = await import("../platform/mod.ts");
         assetId = await findNativeAssetId(client, chainId, ctx.signal);
@@ -395,23 +397,34 @@ export const rpcCommand = leaf({
   },
 });
 
-/** Starts the in-process emulator for `--emulator`. */
+/** Starts the in-process emulator for `--emulator` (loaded only then). */
 async function startEmulatorFor(
   rpcUrl: string,
   chainId: bigint | undefined,
   out: Output,
-): Promise<{ apiBaseUrl: string; apiKey: string; privateKeyPem: string; stop(): Promise<void> }> {
-  const spec = "../emulator/mod.ts";
-  // deno-lint-ignore no-explicit-any
-  const emulator: any = await import(spec).catch(() => {
-    throw new CliError("--emulator is not available in this build.", 1);
-  });
-  const emu = await emulator.startEmulator({
-    rpcUrl,
-    chainId: chainId === undefined ? undefined : Number(chainId),
-    port: 0,
-    host: "127.0.0.1",
-    log: (line: string) => void out.debug(`emulator: ${line}`),
-  });
-  return emu;
+): Promise<
+  {
+    apiBaseUrl: string;
+    apiKey: string;
+    privateKeyPem: string;
+    assetId: string;
+    stop(): Promise<void>;
+  }
+> {
+  const { startEmulator, EmulatorConfigError } = await import("../emulator/mod.ts");
+  try {
+    return await startEmulator({
+      rpcUrl,
+      chainId: chainId === undefined ? undefined : Number(chainId),
+      port: 0,
+      host: "127.0.0.1",
+      log: (line: string) => void out.debug(`emulator: ${line}`),
+    });
+  } catch (e) {
+    if (e instanceof EmulatorConfigError) throw new UsageError(e.message);
+    throw new CliError(
+      `Cannot start the in-process emulator: ${e instanceof Error ? e.message : String(e)}`,
+      1,
+    );
+  }
 }

@@ -266,14 +266,18 @@ export const rpcCommand = leaf({
         stopEmulator = emu.stop;
         emulatorAssetId = emu.assetId;
         cleanups.push(() => stopEmulator?.());
-        client = await platformClient({
-          ...f,
-          apiKey: emu.apiKey,
-          privateKey: emu.privateKeyPem,
-          apiBaseUrl: emu.apiBaseUrl,
-        }, ctx);
+        client = await platformClient(
+          {
+            ...f,
+            apiKey: emu.apiKey,
+            privateKey: emu.privateKeyPem,
+            apiBaseUrl: emu.apiBaseUrl,
+          },
+          ctx,
+          { fetch: rpc.noReplayFetch(ctx.fetch) },
+        );
       } else {
-        client = await platformClient(f, ctx);
+        client = await platformClient(f, ctx, { fetch: rpc.noReplayFetch(ctx.fetch) });
       }
 
       let chainId: bigint;

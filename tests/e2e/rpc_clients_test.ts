@@ -218,6 +218,26 @@ Deno.test("eth_sign takes [address, data]; personal_sign takes [data, address]; 
     (await viem.recoverMessageAddress({ message: { raw: data }, signature: sb })).toLowerCase(),
     VAULT0.toLowerCase(),
   );
+  // eth_signTypedData_v3 with a JSON string and eth_signTypedData with an object
+  for (
+    const [method, typed] of [["eth_signTypedData_v3", JSON.stringify(TYPED)], [
+      "eth_signTypedData",
+      TYPED,
+    ]] as const
+  ) {
+    const t = await httpRpc(http.address, {
+      jsonrpc: "2.0",
+      id: 4,
+      method,
+      params: [VAULT0, typed],
+    });
+    const sig = (t.json() as { result: `0x${string}` }).result;
+    assert.equal(
+      (await viem.recoverTypedDataAddress({ ...TYPED, signature: sig })).toLowerCase(),
+      VAULT0.toLowerCase(),
+      method,
+    );
+  }
   // personal_sign's order given to eth_sign is refused, not silently signed
   const wrong = await httpRpc(http.address, {
     jsonrpc: "2.0",
@@ -267,7 +287,7 @@ Deno.test("a caller's chainId for another chain is refused; a stale nonce is ref
   assert.match((stale.json() as { error: { message: string } }).error.message, /nonce too low/);
 });
 
-Deno.test("forge script --broadcast --unlocked --slow deploys and calls a contract through the bridge", async () => {
+async function forgeThroughBridge(transport: "http" | "ipc"): Promise<void> {
   const fixture = new URL("../fixtures/forge/", import.meta.url).pathname;
   const work = await Deno.makeTempDir({ prefix: "forge-" });
   try {
@@ -276,13 +296,7 @@ Deno.test("forge script --broadcast --unlocked --slow deploys and calls a contra
       await Deno.copyFile(`${fixture}${p}`, `${work}/${p}`);
     }
     const solc = new URL("../../scripts/solc/solc", import.meta.url).pathname;
-    const r = await runCli([
-      "rpc",
-      ...stack.flags,
-      "--http",
-      "--vaultAccountIds",
-      "0",
-      "--",
+    const forge = [
       foundryBin("forge"),
       "script",
       "script/Deploy.s.sol",
@@ -295,26 +309,86 @@ Deno.test("forge script --broadcast --unlocked --slow deploys and calls a contra
       "--sender",
       VAULT0,
       "--rpc-url",
-      "{}",
+    ];
+    // HTTP: {} becomes the address; IPC: the child reads SERVICE_JSON_RPC_ADDRESS.
+    const child = transport === "http"
+      ? [...forge, "{}"]
+      : ["sh", "-c", `exec "$@" "$SERVICE_JSON_RPC_ADDRESS"`, "sh", ...forge];
+    const r = await runCli([
+      "rpc",
+      ...stack.flags,
+      ...(transport === "http" ? ["--http"] : []),
+      "--vaultAccountIds",
+      "0",
+      "--",
+      ...child,
     ], { timeoutMs: 120_000, cwd: work });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /ONCHAIN EXECUTION COMPLETE & SUCCESSFUL/);
     const run = JSON.parse(
       await Deno.readTextFile(`${work}/broadcast/Deploy.s.sol/31337/run-latest.json`),
     );
+    assert.equal(run.receipts.length, 3);
+    for (const receipt of run.receipts) {
+      assert.equal(receipt.status, "0x1");
+      assert.equal(receipt.from.toLowerCase(), VAULT0.toLowerCase());
+    }
     const address = run.transactions[0].contractAddress;
     const number = await anvilCall(stack.anvil.url, "eth_call", [
       { to: address, data: "0x8381f58a" }, // number()
       "latest",
     ]);
     assert.equal(BigInt(number), 42n);
-    for (const receipt of run.receipts) assert.equal(receipt.status, "0x1");
   } finally {
     await Deno.remove(work, { recursive: true }).catch(() => {});
   }
+}
+
+Deno.test("forge script --broadcast --unlocked --slow --rpc-url {} deploys and calls a contract (HTTP)", async () => {
+  await forgeThroughBridge("http");
+});
+
+Deno.test("forge script --broadcast --unlocked --slow deploys and calls a contract over IPC", async () => {
+  await forgeThroughBridge("ipc");
+});
+
+Deno.test("--emulator: zero-setup rehearsal with fresh credentials around cast", async () => {
+  const r = await runCli([
+    "rpc",
+    "--emulator",
+    "--rpcUrl",
+    stack.anvil.url,
+    "--http",
+    "--",
+    foundryBin("cast"),
+    "rpc",
+    "eth_accounts",
+    "--rpc-url",
+    "{}",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const accounts = JSON.parse(r.stdout) as string[];
+  assert.equal(accounts.length, 10);
+  assert.equal(accounts[0].toLowerCase(), VAULT0.toLowerCase());
+  const missing = await runCli(["rpc", "--emulator", "--", "true"]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /--emulator needs --rpcUrl/);
 });
 
 Deno.test("concurrent sends from one account reach the chain in the caller's order", async () => {
+  // The first create is slowed down: without serialization the second would overtake it.
+  const f = await fetch(`${stack.emulator.adminUrl}/faults`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": stack.emulator.apiKey },
+    body: JSON.stringify({
+      kind: "latency",
+      ms: 500,
+      count: 1,
+      path: "/v1/transactions",
+      method: "POST",
+    }),
+  });
+  assert.equal(f.status, 201, await f.text());
   const c = await IpcClient.connect(ipc.address);
   try {
     const values = [101, 102, 103, 104, 105];

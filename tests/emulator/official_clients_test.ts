@@ -120,8 +120,9 @@ Deno.test("official clients drive the emulator unchanged", opts, async (t) => {
       enhancedErrorHandling: false,
     });
     // deno-lint-ignore no-explicit-any
+    type Any = any;
     const rpc = (method: string, params: unknown[] = []) =>
-      provider.request({ method, params }) as Promise<any>;
+      provider.request({ method, params }) as Promise<Any>;
 
     await t.step("web3 provider answers eth_accounts with vault account 0's address", async () => {
       assert.deepEqual(await rpc("eth_accounts"), [ACCOUNT0]);

@@ -40,6 +40,7 @@ export interface Fixture {
     done?: (t: Record<string, unknown>) => boolean,
   ): Promise<Record<string, unknown>>;
   /** An admin request (X-API-Key only). */
+  // deno-lint-ignore no-explicit-any
   admin(method: string, path: string, body?: unknown): Promise<{ status: number; data: any }>;
   stop(): Promise<void>;
 }

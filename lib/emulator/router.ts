@@ -36,7 +36,12 @@ export interface RouteRequest {
   idempotencyKey?: string;
 }
 
-/** One route. `pattern` uses `:name` for a path segment, e.g. `/v1/vault/accounts/:id`. */
+/**
+ * One route. `pattern` uses `:name` for a path segment, e.g.
+ * `/v1/vault/accounts/:id`, and may end with `*` to match the rest of the
+ * path (zero or more segments, given as `params["*"]`), e.g. `/v1/webhooks/*`
+ * for an area that dispatches its own paths.
+ */
 export interface Route {
   method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
   pattern: string;
@@ -85,8 +90,9 @@ export class Router {
     this.#routes = modules.flatMap((m) =>
       m.routes.map((route) => ({ route, segments: route.pattern.split("/").filter(Boolean) }))
     );
-    // more literal segments first
-    const literals = (c: Compiled) => c.segments.filter((s) => !s.startsWith(":")).length;
+    // more literal segments first; rest-of-path routes last
+    const literals = (c: Compiled) =>
+      c.segments.at(-1) === "*" ? -1 : c.segments.filter((s) => !s.startsWith(":")).length;
     this.#routes.sort((a, b) => literals(b) - literals(a));
   }
 
@@ -100,10 +106,13 @@ export class Router {
     }
     const allowed: string[] = [];
     for (const c of this.#routes) {
-      if (c.segments.length !== parts.length) continue;
+      const rest = c.segments.at(-1) === "*";
+      const fixed = rest ? c.segments.length - 1 : c.segments.length;
+      if (rest ? parts.length < fixed : parts.length !== fixed) continue;
       const params: Record<string, string> = {};
+      if (rest) params["*"] = parts.slice(fixed).join("/");
       let ok = true;
-      for (let i = 0; i < parts.length; i++) {
+      for (let i = 0; i < fixed; i++) {
         const s = c.segments[i];
         if (s.startsWith(":")) params[s.slice(1)] = parts[i];
         else if (s !== parts[i]) {

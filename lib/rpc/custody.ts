@@ -36,6 +36,7 @@ import { toTransactionRequest } from "./transaction_request.ts";
 
 /** Options of {@linkcode CustodySigner}; defaults stated per field. */
 export interface CustodyOptions {
+  /** The platform client (one for the whole bridge). */
   client: PlatformClient;
   /** The chain's native asset id (e.g. `ETH_TEST5`). */
   assetId: string;
@@ -128,6 +129,7 @@ export class CustodySigner implements Signer {
   #loadedAt = 0;
   readonly #queues = new Map<string, Promise<unknown>>();
 
+  /** Builds a signer; nothing is fetched until the first call. */
   constructor(options: CustodyOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;

@@ -16,6 +16,7 @@ export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /** Options of {@linkcode createHttpHandler}. */
 export interface HttpHandlerOptions {
+  /** Answers the requests that pass the checks. */
   dispatcher: Dispatcher;
   /** Accepted request paths, e.g. `["/3f2a..."]` (the per-run token). */
   paths: readonly string[];
@@ -228,8 +229,9 @@ async function readLimited(request: Request, max: number): Promise<string> {
 
 /** A running HTTP transport. */
 export interface HttpServer {
-  /** Bound host and port. */
+  /** The bound host. */
   hostname: string;
+  /** The bound port. */
   port: number;
   /** Stops accepting and closes connections. */
   close(): Promise<void>;

@@ -16,6 +16,7 @@ import { RpcErrorCode } from "./protocol.ts";
 
 /** Options of {@linkcode serveIpc}. */
 export interface IpcOptions {
+  /** Answers each decoded message. */
   dispatcher: Dispatcher;
   /** The socket path; default `<fresh private dir>/rpc.ipc`. */
   path?: string;
@@ -35,6 +36,7 @@ export interface IpcServer {
 
 /** The path is in use by a live server. */
 export class SocketInUseError extends Error {
+  /** Creates the error for `path`. */
   constructor(path: string) {
     super(
       `Cannot listen on ${path}: another server is answering on it. Stop it or choose another --ipcPath.`,

@@ -10,6 +10,7 @@
 
 /** The framer found bytes that cannot start a JSON object or array, or a value over the limit. */
 export class FramingError extends Error {
+  /** Creates the error with its reason. */
   constructor(message: string) {
     super(message);
     this.name = "FramingError";
@@ -44,6 +45,7 @@ export class JsonStreamDecoder {
   #inString = false;
   #escape = false;
 
+  /** Creates a decoder; `maxFrameBytes` defaults to 64 MiB. */
   constructor(options: { maxFrameBytes?: number } = {}) {
     this.#max = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
   }

@@ -49,7 +49,9 @@ export interface DispatcherOptions {
   signal?: AbortSignal;
 }
 
-type Local = (params: unknown[], d: Dispatcher) => Promise<unknown> | unknown;
+/** A method answered by the bridge itself: gets the params array and the dispatcher. */
+export type LocalMethod = (params: unknown[], d: Dispatcher) => Promise<unknown> | unknown;
+type Local = LocalMethod;
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const HEX = /^0x([0-9a-fA-F]{2})*$/;
@@ -124,7 +126,7 @@ function signTypedData(method: string): Local {
 }
 
 /** The methods answered by the bridge itself. */
-export const LOCAL_METHODS: Readonly<Record<string, Local>> = {
+export const LOCAL_METHODS: Readonly<Record<string, LocalMethod>> = {
   eth_chainId: (_p, d) => "0x" + d.chainId.toString(16),
   net_version: (_p, d) => d.chainId.toString(10),
   web3_clientVersion: (_p, d) => d.clientVersion,
@@ -186,12 +188,18 @@ function errorText(id: RpcId, error: RpcError): string {
 
 /** Answers messages: local methods here, the rest from the upstream node. */
 export class Dispatcher {
+  /** The node reads go to. */
   readonly upstream: UpstreamClient;
+  /** The served chain id. */
   readonly chainId: bigint;
+  /** Answer of `web3_clientVersion`. */
   readonly clientVersion: string;
+  /** The custody signer, if any. */
   readonly signer: Signer | undefined;
+  /** Aborted when the bridge stops. */
   readonly signal: AbortSignal | undefined;
 
+  /** Builds a dispatcher from its options. */
   constructor(options: DispatcherOptions) {
     this.upstream = options.upstream;
     this.chainId = options.chainId;

@@ -22,6 +22,7 @@ export { DEFAULT_MAX_FRAME_BYTES, FramingError, JsonStreamDecoder } from "./json
 export { redactUrl, UpstreamClient, UpstreamError } from "./upstream.ts";
 export type { UpstreamOptions } from "./upstream.ts";
 export { Dispatcher, LOCAL_METHODS } from "./methods.ts";
+export type { LocalMethod } from "./methods.ts";
 export type { DispatcherOptions, Signer } from "./methods.ts";
 export { createHttpHandler, DEFAULT_MAX_BODY_BYTES, isLoopbackHost, serveHttp } from "./http.ts";
 export type { HttpHandlerOptions, HttpServer } from "./http.ts";

@@ -12,16 +12,23 @@ export type RpcId = string | number | null;
 
 /** A validated request. `id` is `undefined` for a notification. */
 export interface RpcRequest {
+  /** Always `"2.0"`. */
   jsonrpc: "2.0";
+  /** The method name. */
   method: string;
+  /** Positional or named parameters. */
   params?: unknown[] | Record<string, unknown>;
+  /** The id; absent for a notification. */
   id?: RpcId;
 }
 
 /** A JSON-RPC error object. */
 export interface RpcErrorObject {
+  /** The numeric error code. */
   code: number;
+  /** A one-line message for the caller. */
   message: string;
+  /** Extra data (e.g. the platform transaction id). */
   data?: unknown;
 }
 
@@ -62,6 +69,7 @@ export class RpcError extends Error {
   readonly code: number;
   /** Extra data for the caller (e.g. the platform transaction id and status). */
   readonly data: unknown;
+  /** Creates an error with its code, message and optional data. */
   constructor(code: number, message: string, data?: unknown, options?: ErrorOptions) {
     super(message, options);
     this.name = "RpcError";

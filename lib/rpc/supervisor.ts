@@ -37,6 +37,7 @@ const SIGNAL_NUMBERS: Record<string, number> = {
 
 /** The child program could not be found (exit 127). */
 export class ChildNotFoundError extends Error {
+  /** Creates the error for `command`. */
   constructor(command: string, options?: ErrorOptions) {
     super(
       `Cannot run ${
@@ -50,6 +51,7 @@ export class ChildNotFoundError extends Error {
 
 /** The child program exists but could not be started (exit 126). */
 export class ChildStartError extends Error {
+  /** Creates the error for `command` and the reason. */
   constructor(command: string, why: string, options?: ErrorOptions) {
     super(`Cannot run ${JSON.stringify(command)}: ${why}.`, options);
     this.name = "ChildStartError";

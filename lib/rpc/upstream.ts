@@ -11,6 +11,7 @@
 
 /** The node could not be reached or answered with something that is not JSON-RPC. */
 export class UpstreamError extends Error {
+  /** Creates the error with its reason. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "UpstreamError";
@@ -278,6 +279,7 @@ export class UpstreamClient {
   #closed = false;
   #sweeper: ReturnType<typeof setInterval> | undefined;
 
+  /** Creates a client for `url` (http or https); no connection is opened yet. */
   constructor(url: string, options: UpstreamOptions = {}) {
     const u = new URL(url);
     if (u.protocol !== "http:" && u.protocol !== "https:") {

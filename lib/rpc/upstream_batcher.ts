@@ -22,7 +22,7 @@ interface Waiting {
 
 /** Options of {@linkcode UpstreamBatcher}. */
 export interface BatcherOptions {
-  /** Requests sent alone before others wait to be batched; default 8. */
+  /** Requests sent alone before others wait to be batched; default 1. */
   maxInFlight?: number;
   /** Largest batch; default 200. */
   maxBatch?: number;
@@ -48,7 +48,7 @@ export class UpstreamBatcher {
   /** Creates a batcher in front of `upstream`. */
   constructor(upstream: UpstreamClient, options: BatcherOptions = {}) {
     this.#upstream = upstream;
-    this.#max = options.maxInFlight ?? 2;
+    this.#max = options.maxInFlight ?? 1;
     this.#maxWaitMs = options.maxWaitMs ?? 20;
     this.#maxBatch = options.maxBatch ?? 200;
   }

@@ -118,11 +118,23 @@ function signTypedData(method: string): Local {
     if (typeof t === "string" && ADDRESS.test(t) && !(typeof a === "string" && ADDRESS.test(a))) {
       [a, t] = [t, a];
     }
-    return needSigner(d).signTypedData(
-      address(a, method, "first"),
-      typedDataOf(t, method),
-      d.signal,
-    );
+    const typed = typedDataOf(t, method) as { domain?: { chainId?: unknown } };
+    const domainChain = typed.domain?.chainId;
+    if (domainChain !== undefined && domainChain !== null) {
+      let id: bigint | undefined;
+      try {
+        id = BigInt(domainChain as string | number);
+      } catch { /* reported below */ }
+      if (id !== d.chainId) {
+        throw new RpcError(
+          RpcErrorCode.invalidParams,
+          `${method}: the typed data's domain.chainId ${
+            JSON.stringify(domainChain)
+          } is not this bridge's chain ${d.chainId}; refusing to sign for another chain.`,
+        );
+      }
+    }
+    return needSigner(d).signTypedData(address(a, method, "first"), typed, d.signal);
   };
 }
 

@@ -238,6 +238,14 @@ Deno.test("eth_sign takes [address, data]; personal_sign takes [data, address]; 
       method,
     );
   }
+  // typed data for another chain is refused before anything is signed
+  const otherChain = await httpRpc(http.address, {
+    jsonrpc: "2.0",
+    id: 5,
+    method: "eth_signTypedData_v4",
+    params: [VAULT0, JSON.stringify({ ...TYPED, domain: { ...TYPED.domain, chainId: 1 } })],
+  });
+  assert.equal((otherChain.json() as { error: { code: number } }).error.code, -32602);
   // personal_sign's order given to eth_sign is refused, not silently signed
   const wrong = await httpRpc(http.address, {
     jsonrpc: "2.0",

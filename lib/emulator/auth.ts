@@ -51,13 +51,19 @@ export class NonceCache {
 
 /** What {@linkcode verifyRequest} needs. */
 export interface AuthInput {
+  /** The key requests must carry. */
   apiKey: string;
+  /** Verifies the token signature. */
   publicKey: CryptoKey;
+  /** The request headers. */
   headers: Headers;
   /** Path plus query string as received (`/v1/x?a=b`). */
   uri: string;
+  /** The exact body bytes received. */
   body: Uint8Array;
+  /** Now, ms. */
   nowMs: number;
+  /** Nonces already seen. */
   nonces: NonceCache;
 }
 

@@ -59,15 +59,19 @@ export interface EmulatorOptions {
 export interface RunningEmulator {
   /** `http://host:port` (clients add `/v1`). */
   apiBaseUrl: string;
+  /** The API key (also in the ready line; never logged). */
   apiKey: string;
   /** The API user's private key file (0600). */
   privateKeyPath: string;
   /** The same key as PEM text. */
   privateKeyPem: string;
+  /** The console page. */
   consoleUrl: string;
+  /** The JWKS of webhook signatures. */
   jwksUrl: string;
   /** Base of the admin endpoint (`X-API-Key` required). */
   adminUrl: string;
+  /** The node's chain id. */
   chainId: number;
   /** The chain's base asset id. */
   assetId: string;
@@ -81,6 +85,7 @@ export interface RunningEmulator {
 
 /** A start-up problem caused by the options (maps to exit code 2 in the CLI). */
 export class EmulatorConfigError extends Error {
+  /** A start-up problem described in one line. */
   constructor(message: string) {
     super(message);
     this.name = "EmulatorConfigError";

@@ -80,6 +80,7 @@ function tooLarge(max: number): never {
 
 /** The handler and what it needs to be stopped. */
 export interface EmulatorHandler {
+  /** Handles one request; never throws. */
   handle: (request: Request) => Promise<Response>;
 }
 

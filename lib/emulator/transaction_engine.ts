@@ -226,6 +226,7 @@ export class TransactionEngine {
 
   readonly #stmts;
 
+  /** `pollMs`: how often CONFIRMING transactions are checked (default 50). */
   constructor(ctx: EmulatorContext, options: { pollMs?: number } = {}) {
     this.#ctx = ctx;
     this.pollMs = options.pollMs ?? 50;

@@ -21,10 +21,12 @@ export const ANVIL_MNEMONIC = "test test test test test test test test test test
  * ```
  */
 export class VaultKeys {
+  /** Number of vault accounts. */
   readonly count: number;
   readonly #mnemonic: string;
   readonly #cache = new Map<number, HDAccount>();
 
+  /** Keys of `count` accounts from `mnemonic` (throws if it is not BIP-39). */
   constructor(mnemonic: string, count: number) {
     this.#mnemonic = mnemonic;
     this.count = count;
@@ -37,7 +39,11 @@ export class VaultKeys {
     return /^(0|[1-9]\d*)$/.test(id) && Number(id) < this.count;
   }
 
-  /** The signing account of vault account `index`. */
+  /**
+   * The signing account (viem) of vault account `index`.
+   *
+   * @ignore
+   */
   account(index: number): HDAccount {
     let a = this.#cache.get(index);
     if (!a) {

@@ -101,6 +101,7 @@ export const emulatorCommand = leaf({
         vaultAccounts: f.vaultAccounts,
         mnemonic: f.mnemonic,
         faults: f.fault,
+        logRequests: f.verbose === true,
         log: (line) => void out.log(line),
       });
     } catch (e) {

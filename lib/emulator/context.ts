@@ -25,6 +25,8 @@ export interface EmulatorConfig {
   vaultAccounts: number;
   /** Largest request body accepted, bytes. */
   maxBodyBytes: number;
+  /** Log one line per request (method, path, status, time, request id). */
+  logRequests?: boolean;
 }
 
 /** The shared state of one running emulator. */

@@ -47,6 +47,8 @@ export interface EmulatorOptions {
    * `state`, else a fresh private temporary directory removed on stop.
    */
   stateDir?: string;
+  /** Log one line per request (method, path, status, duration); default false. */
+  logRequests?: boolean;
   /** Largest request body, bytes; default 1 MiB. */
   maxBodyBytes?: number;
   /** A listener of every event (`transaction.created`, ...); default none. */
@@ -194,6 +196,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
         timeScale,
         vaultAccounts,
         maxBodyBytes: o.maxBodyBytes ?? 1024 * 1024,
+        logRequests: o.logRequests ?? false,
       },
       store,
       apiUser,
@@ -224,7 +227,13 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
         `Cannot listen on ${o.host ?? "127.0.0.1"}:${o.port ?? 0}: ${(e as Error).message}.`,
       );
     }
-    const host = server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname;
+    // a wildcard address is not one a client can connect to: name loopback instead
+    const shown = server.hostname === "0.0.0.0"
+      ? "127.0.0.1"
+      : server.hostname === "::"
+      ? "::1"
+      : server.hostname;
+    const host = shown.includes(":") ? `[${shown}]` : shown;
     const base = `http://${host}:${server.port}`;
     log(
       `emulator ready on ${base}: chain ${chainId} (${info.assetId}), ${vaultAccounts} vault accounts, node ${chain.url}, state ${

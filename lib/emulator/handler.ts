@@ -272,16 +272,30 @@ export function createHandler(
   return {
     async handle(request: Request): Promise<Response> {
       const requestId = ctx.uuid();
+      const started = ctx.config.logRequests ? performance.now() : 0;
+      let response: Response;
       try {
-        return await inner(request, requestId);
+        response = await inner(request, requestId);
       } catch (e) {
-        if (e instanceof ApiError) return toResponse(errorReply(e), requestId);
-        ctx.log(`internal error: ${(e as Error)?.stack ?? e}`);
-        return toResponse(
-          errorReply(new ApiError(500, "Internal error of the emulator.", ErrorCode.internal)),
-          requestId,
+        if (e instanceof ApiError) response = toResponse(errorReply(e), requestId);
+        else {
+          ctx.log(`internal error: ${(e as Error)?.stack ?? e}`);
+          response = toResponse(
+            errorReply(new ApiError(500, "Internal error of the emulator.", ErrorCode.internal)),
+            requestId,
+          );
+        }
+      }
+      if (ctx.config.logRequests) {
+        // the path only: no header, query or body (nothing secret) is logged
+        const path = new URL(request.url).pathname;
+        ctx.log(
+          `${request.method} ${path} -> ${
+            response.headers.get(DROP_HEADER) ? "dropped" : response.status
+          } (${(performance.now() - started).toFixed(1)} ms, ${requestId})`,
         );
       }
+      return response;
     },
   };
 }

@@ -523,6 +523,10 @@ export class TransactionEngine {
     const row = this.#row(id);
     if (!row) throw new Error(`transaction ${id} vanished`);
     const before = JSON.parse(String(row.record)) as TransactionRecord;
+    if (FINAL_STATUSES.has(before.status)) {
+      // ended (e.g. forced through admin while the walk was busy): never changes again
+      return before;
+    }
     const now = this.#ctx.now();
     const record = { ...before, ...patch, lastUpdated: now } as TransactionRecord;
     this.#stmts.update.run(
@@ -699,6 +703,8 @@ export class TransactionEngine {
     await this.#withLock(req.accountId, async () => {
       for (let attempt = 0; attempt < 2; attempt++) {
         if (this.#stopped) return;
+        // forced to a final status (admin) while waiting for the lock: nothing to send
+        if (this.get(id)?.status !== "PENDING_SIGNATURE") return;
         let nonce = this.#nonces.get(req.accountId);
         if (nonce === undefined) {
           try {

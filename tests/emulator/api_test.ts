@@ -274,6 +274,17 @@ Deno.test("emulator API", opts, async (t) => {
       assert.equal(await chain.getTransactionCount({ address }), start + 25);
     });
 
+    await t.step("the handler answers in-process, without the network", async () => {
+      const res = await fx.emu.handler(new Request("http://in-process/console"));
+      assert.equal(res.status, 200);
+      const html = await res.text();
+      assert.match(html, /Latest transactions/);
+      assert.match(html, /COMPLETED/);
+      const denied = await fx.emu.handler(new Request("http://in-process/v1/transactions"));
+      assert.equal(denied.status, 401);
+      assert.ok(denied.headers.get("x-request-id"));
+    });
+
     await t.step("vault listing pages both ways with cursors", async () => {
       const first = await fx.api("GET", "/v1/vault/accounts_paged", {
         query: { limit: 4, orderBy: "DESC" },

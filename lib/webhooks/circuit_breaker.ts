@@ -256,13 +256,20 @@ export function validateBreakerConfig(cfg: BreakerConfig): void {
   if (cfg.bandResetsAfterIdleMs !== null) pos("bandResetsAfterIdleMs", cfg.bandResetsAfterIdleMs);
 }
 
+let lastCfg: BreakerConfig | null = null;
+let lastCompiled: Compiled | null = null;
+
 function compile(cfg: BreakerConfig): Compiled {
+  // the same config object comes back millions of times: skip the WeakMap then
+  if (cfg === lastCfg) return lastCompiled!;
   let c = compiled.get(cfg);
   if (c === undefined) {
     validateBreakerConfig(cfg);
     c = { immediate: fraction(cfg.immediateAbove), floor: fraction(cfg.sustainedFrom) };
     compiled.set(cfg, c);
   }
+  lastCfg = cfg;
+  lastCompiled = c;
   return c;
 }
 

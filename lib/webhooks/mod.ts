@@ -61,3 +61,39 @@ export type {
   BreakerState,
   BreakerStatus,
 } from "./circuit_breaker.ts";
+export {
+  copyRecord,
+  decompressIfGzip,
+  emptyRecord,
+  fieldsToRecord,
+  InvalidLineError,
+  parseJsonLine,
+  parseNdjsonLine,
+  readDeliveryLog,
+  readFileChunks,
+  splitCsvLine,
+} from "./delivery_log.ts";
+export type { LogRecord, ReadOptions, ReadStats } from "./delivery_log.ts";
+export { iso, simulate, Simulation } from "./simulate.ts";
+export type {
+  EnabledEvent,
+  EndpointReport,
+  NotificationReport,
+  PolicyTotals,
+  PolicyTrack,
+  SimulationEvent,
+  SimulationOptions,
+  SimulationResult,
+  SuspendedEvent,
+} from "./simulate.ts";
+export { HAS_RATE, IN_BAND, RateSeries, SUSPENDED } from "./rate_series.ts";
+export {
+  compareEndpoints,
+  comparisonRecord,
+  eventRecord,
+  notificationRecords,
+  summaryRecord,
+} from "./report.ts";
+export type { EndpointComparison } from "./report.ts";
+export { humanDuration, renderPlot } from "./plot.ts";
+export type { PlotOptions } from "./plot.ts";

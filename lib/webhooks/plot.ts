@@ -56,6 +56,15 @@ export function humanDuration(ms: number): string {
   return `${ms}ms`;
 }
 
+/** A rounded span for people: `3h10m`, `45m`, `12s`. */
+function humanSpan(ms: number): string {
+  if (ms < 60_000) return `${Math.round(ms / 1000)}s`;
+  const m = Math.round(ms / 60_000);
+  if (m < 60) return `${m}m`;
+  const h = Math.floor(m / 60);
+  return m % 60 ? `${h}h${m % 60}m` : `${h}h`;
+}
+
 const TICK_STEPS = [
   1000,
   5000,
@@ -217,9 +226,11 @@ export function renderPlot(
     const peak = track.peakRate >= 0 ? `peak ${pct(track.peakRate)}` : "no evaluation";
     o.push(
       `<text x="${LEFT}" y="${top - 8}"><tspan font-weight="bold">${esc(ep.webhookId)}</tspan>` +
-        `<tspan fill="#444"> — ${track.suspensions} suspension${
+        `<tspan fill="#444" dx="6">— ${track.suspensions} suspension${
           track.suspensions === 1 ? "" : "s"
-        }, ${peak}, ${ep.attempts} attempt${ep.attempts === 1 ? "" : "s"}${
+        }, ${peak}${
+          track.longestBandMs > 0 ? `, longest in band ${humanSpan(track.longestBandMs)}` : ""
+        }, ${ep.attempts} attempt${ep.attempts === 1 ? "" : "s"}${
           track.suppressed ? `, ${track.suppressed} suppressed` : ""
         }</tspan></text>`,
     );

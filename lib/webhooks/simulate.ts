@@ -86,6 +86,8 @@ export interface PolicyTrack {
   peakErrors: number;
   /** Window attempts at the peak. */
   peakAttempts: number;
+  /** The longest time the error rate stayed in the band (t - bandSince at an evaluation), in ms. */
+  longestBandMs: number;
   /** Suspension times in order (for comparing policies). */
   suspensionTimes: number[];
   /** Time of each suspension and of its re-enable (null while still suspended). */
@@ -220,6 +222,7 @@ export class Simulation {
           peakAt: null,
           peakErrors: 0,
           peakAttempts: 0,
+          longestBandMs: 0,
           suspensionTimes: [],
           suspendedPeriods: [],
         })),
@@ -281,6 +284,9 @@ export class Simulation {
       let rate = -1;
       if (effect !== null && effect.type === "suspended") {
         rate = effect.errorRate;
+        if (effect.bandSince !== undefined && r.time - effect.bandSince > track.longestBandMs) {
+          track.longestBandMs = r.time - effect.bandSince;
+        }
         this.#peak(track, rate, effect.errors, effect.attempts, r.time);
         track.suspensions++;
         track.suspensionTimes.push(r.time);
@@ -302,6 +308,10 @@ export class Simulation {
         }
       } else if (state.attempts >= cfg.minAttempts) {
         rate = state.errors / state.attempts;
+        const band = state.bandSince;
+        if (band !== null && r.time - band > track.longestBandMs) {
+          track.longestBandMs = r.time - band;
+        }
         this.#peak(track, rate, state.errors, state.attempts, r.time);
         if (i === 0 && ep.series !== null) {
           ep.series.add(r.time, rate, state.bandSince !== null, false);

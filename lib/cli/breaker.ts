@@ -31,8 +31,8 @@ import {
   iso,
   type LogRecord,
   notificationRecords,
+  openLogFile,
   readDeliveryLog,
-  readFileChunks,
   renderPlot,
   Simulation,
   type SimulationResult,
@@ -223,7 +223,7 @@ async function openInput(
     }
     throw new CliError(`Cannot read "${file}": ${(e as Error).message}.`);
   }
-  return decompressIfGzip(readFileChunks(file));
+  return openLogFile(file);
 }
 
 async function writePlot(path: string, text: string): Promise<void> {

@@ -43,9 +43,8 @@ import {
 const POLICY_FLAGS = {
   window: {
     type: "duration",
-    default: DEFAULT_BREAKER_CONFIG.windowMs,
     placeholder: "DURATION",
-    description: "Window W of the error rate, e.g. 60m (default 60m).",
+    description: "Window W of the error rate, e.g. 30m (default 60m).",
   },
   immediateAbove: {
     type: "number",
@@ -65,9 +64,8 @@ const POLICY_FLAGS = {
   },
   sustainedFor: {
     type: "duration",
-    default: DEFAULT_BREAKER_CONFIG.sustainedForMs,
     placeholder: "DURATION",
-    description: "...held this long suspends, e.g. 4h (default 4h).",
+    description: "...held this long suspends, e.g. 2h (default 4h).",
   },
   minAttempts: {
     type: "integer",
@@ -135,16 +133,19 @@ function splitArgs(text: string): string[] {
 }
 
 type PolicyValues = {
-  window: number;
+  window?: number;
   immediateAbove: number;
   sustainedFrom: number;
-  sustainedFor: number;
+  sustainedFor?: number;
   minAttempts: number;
   bandResetsAfterIdle?: number;
 };
 
 function toConfig(v: PolicyValues, where: string): BreakerConfig {
-  if (v.window <= 0) {
+  // durations have no `default` in the flag specs so that --help shows "60m", not ms
+  const windowMs = v.window ?? DEFAULT_BREAKER_CONFIG.windowMs;
+  const sustainedForMs = v.sustainedFor ?? DEFAULT_BREAKER_CONFIG.sustainedForMs;
+  if (windowMs <= 0) {
     throw new UsageError(
       `Invalid value for --window${where}: expected a duration above zero such as 60m.`,
     );
@@ -160,10 +161,10 @@ function toConfig(v: PolicyValues, where: string): BreakerConfig {
     );
   }
   return {
-    windowMs: v.window,
+    windowMs,
     immediateAbove: v.immediateAbove,
     sustainedFrom: v.sustainedFrom,
-    sustainedForMs: v.sustainedFor,
+    sustainedForMs,
     minAttempts: v.minAttempts,
     bandResetsAfterIdleMs: v.bandResetsAfterIdle ?? null,
   };
@@ -320,12 +321,10 @@ async function printTable(out: Output, result: SimulationResult, invalidLines: n
   );
 }
 
-function notificationTableRows(result: SimulationResult) {
-  return notificationRecords(result).map((n) => ({
-    ...n,
-    lastSentTime: n.lastSentTime ?? "-",
-    nextAttemptAt: n.nextAttemptAt ?? "-",
-  }));
+function* notificationTableRows(result: SimulationResult) {
+  for (const n of notificationRecords(result)) {
+    yield { ...n, lastSentTime: n.lastSentTime ?? "-", nextAttemptAt: n.nextAttemptAt ?? "-" };
+  }
 }
 
 const NOTIFICATION_COLUMNS: Column[] = [
@@ -347,9 +346,11 @@ const simulate = leaf({
     'duration. A line {"webhookId":..,"sentTime":..,"action":"enable"} re-enables an endpoint.',
     "Each webhook's lines must be in time order (or pass --sort).",
     "",
-    "The rules are those of breaker.md: suspend at once above --immediate-above in the --window,",
-    "or after --sustained-for at or above --sustained-from. Exit 0 whether or not anything was",
-    "suspended (8 with --fail-on-suspension), 1 for an invalid line, 2 for bad flags.",
+    "The platform's rules, replayed with the log's own times: an endpoint is suspended at once",
+    "when more than --immediate-above of the attempts in the last --window failed, or when at",
+    "least --sustained-from failed for --sustained-for; attempts while suspended are counted as",
+    "suppressed. Exit 0 whether or not anything was suspended (8 with --fail-on-suspension),",
+    "1 for an invalid line or unreadable input, 2 for bad flags.",
   ].join("\n"),
   flags: SIMULATE_FLAGS,
   maxPositionals: 1,
@@ -430,6 +431,9 @@ const simulate = leaf({
       throw e;
     }
     await out.clearProgress();
+    await out.debug(
+      `read ${stats.lines} line(s) as ${stats.format}: ${stats.records} record(s), ${stats.scanned} by the byte scanner, ${stats.invalidLines} invalid`,
+    );
     if (warnedInvalid > 3) void out.warn(`skipped ${warnedInvalid} invalid lines in all.`);
     const result = sim.finish();
     const invalidLines = stats.invalidLines;
@@ -457,7 +461,7 @@ const simulate = leaf({
         JSON.stringify(
           {
             events: result.policies[0].events.map(eventRecord),
-            ...(flags.notifications ? { notifications: notificationRecords(result) } : {}),
+            ...(flags.notifications ? { notifications: [...notificationRecords(result)] } : {}),
             summary: summaryRecord(result, invalidLines),
           },
           null,

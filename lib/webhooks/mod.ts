@@ -90,10 +90,11 @@ export {
 } from "./delivery_log.ts";
 export type { LogRecord, ReadOptions, ReadStats } from "./delivery_log.ts";
 export { iso, simulate, Simulation } from "./simulate.ts";
+export { NotificationTable } from "./notification_table.ts";
+export type { NotificationReport } from "./notification_table.ts";
 export type {
   EnabledEvent,
   EndpointReport,
-  NotificationReport,
   PolicyTotals,
   PolicyTrack,
   SimulationEvent,

@@ -35,26 +35,31 @@ export function eventRecord(e: SimulationEvent): Record<string, unknown> {
 }
 
 /**
- * The §5 `notification` lines, in first-seen order (empty unless the
- * simulation kept notifications).
+ * The §5 `notification` lines, in first-seen order (none unless the
+ * simulation kept notifications), made one at a time.
  *
  * @example
  * ```ts
  * for (const n of notificationRecords(result)) console.log(JSON.stringify(n));
  * ```
  */
-export function notificationRecords(result: SimulationResult): Record<string, unknown>[] {
-  return (result.notifications ?? []).map((n) => ({
-    type: "notification",
-    notificationId: n.notificationId,
-    webhookId: n.webhookId,
-    status: n.progress.status,
-    attempts: n.progress.attempts,
-    lastSentTime: n.progress.lastSentTime === null ? null : iso(n.progress.lastSentTime),
-    nextAttemptAt: n.progress.status === "IN_PROGRESS" && n.progress.nextAttemptAt !== null
-      ? iso(n.progress.nextAttemptAt)
-      : null,
-  }));
+export function* notificationRecords(
+  result: SimulationResult,
+): Generator<Record<string, unknown>> {
+  if (result.notifications === null) return;
+  for (const n of result.notifications.entries()) {
+    yield {
+      type: "notification",
+      notificationId: n.notificationId,
+      webhookId: n.webhookId,
+      status: n.progress.status,
+      attempts: n.progress.attempts,
+      lastSentTime: n.progress.lastSentTime === null ? null : iso(n.progress.lastSentTime),
+      nextAttemptAt: n.progress.status === "IN_PROGRESS" && n.progress.nextAttemptAt !== null
+        ? iso(n.progress.nextAttemptAt)
+        : null,
+    };
+  }
 }
 
 /**

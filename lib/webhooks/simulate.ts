@@ -2,7 +2,8 @@
  * The replay behind `service breaker simulate` (`../shared/spec/breaker.md`
  * §3–§5): drives each endpoint's circuit breaker ({@linkcode step}, the
  * wrapper-free form of `transition`)
- * and each notification's retry schedule ({@linkcode afterAttempt}) with
+ * and each notification's retry schedule (`afterAttempt`, through
+ * {@linkcode NotificationTable}) with
  * the times of a delivery log — a virtual clock, no timers — under one
  * policy, or two at once for `--compare`.
  *
@@ -23,16 +24,14 @@ import {
   validateBreakerConfig,
 } from "./circuit_breaker.ts";
 import {
-  afterAttempt,
   type AttemptOutcome,
   classifyOutcome,
   DEFAULT_RETRY_CONFIG,
-  initialProgress,
-  type NotificationProgress,
   type RetryConfig,
 } from "./retry_schedule.ts";
 import { InvalidLineError, type LogRecord } from "./delivery_log.ts";
 import { RateSeries } from "./rate_series.ts";
+import { NotificationTable } from "./notification_table.ts";
 
 /** A suspension found by the replay. */
 export interface SuspendedEvent {
@@ -113,16 +112,6 @@ export interface EndpointReport {
   series: RateSeries | null;
 }
 
-/** Where one notification stands after the replay (first policy). */
-export interface NotificationReport {
-  /** The notification. */
-  notificationId: string;
-  /** Its endpoint. */
-  webhookId: string;
-  /** Its status after the replay. */
-  progress: NotificationProgress;
-}
-
 /** Options of {@linkcode Simulation}. */
 export interface SimulationOptions {
   /** One policy, or two to compare (the first is the reference). */
@@ -162,7 +151,7 @@ export interface SimulationResult {
   /** In first-seen order. */
   endpoints: EndpointReport[];
   /** In first-seen order; null unless asked for. */
-  notifications: NotificationReport[] | null;
+  notifications: NotificationTable | null;
 }
 
 /**
@@ -181,7 +170,7 @@ export class Simulation {
   readonly #policies: BreakerConfig[];
   readonly #retry: RetryConfig;
   readonly #endpoints = new Map<string, EndpointReport>();
-  readonly #notifications: Map<string, NotificationReport> | null;
+  readonly #notifications: NotificationTable | null;
   readonly #events: SimulationEvent[][];
   readonly #plot: boolean;
   #attempts = 0;
@@ -197,7 +186,7 @@ export class Simulation {
     for (const p of options.policies) validateBreakerConfig(p);
     this.#policies = options.policies;
     this.#retry = options.retry ?? DEFAULT_RETRY_CONFIG;
-    this.#notifications = options.notifications ? new Map() : null;
+    this.#notifications = options.notifications ? new NotificationTable(this.#retry) : null;
     this.#events = options.policies.map(() => []);
     this.#plot = options.plot ?? false;
   }
@@ -319,17 +308,7 @@ export class Simulation {
         }
       }
       if (i === 0 && this.#notifications !== null && r.notificationId !== undefined) {
-        const key = ep.webhookId + "\n" + r.notificationId;
-        let n = this.#notifications.get(key);
-        if (n === undefined) {
-          n = {
-            notificationId: r.notificationId,
-            webhookId: ep.webhookId,
-            progress: initialProgress(),
-          };
-          this.#notifications.set(key, n);
-        }
-        n.progress = afterAttempt(n.progress, outcome, r.time, this.#retry);
+        this.#notifications.attempt(ep.webhookId, r.notificationId, outcome, r.time);
       }
     }
   }
@@ -363,7 +342,7 @@ export class Simulation {
         return { config, suspensions, suppressed, events };
       }),
       endpoints,
-      notifications: this.#notifications ? [...this.#notifications.values()] : null,
+      notifications: this.#notifications,
     };
   }
 }

@@ -48,6 +48,7 @@ export class NotificationTable {
   #last = new Float64Array(1024);
   #next = new Float64Array(1024);
 
+  /** An empty table using the given retry schedule. */
   constructor(retry: RetryConfig) {
     this.#retry = retry;
   }

@@ -15,7 +15,11 @@
  * versus all 5,000,000 (target <= 150 MB and flat). Peak memory is the
  * child's VmHWM from /proc (Linux), polled until it exits.
  *
- * Usage: deno run -A scripts/bench/breaker_simulate.ts [--lines N] [--keep]
+ * Each measurement runs `--runs` times (default 3), interleaved, and the
+ * best and median wall times are reported (the machine is shared).
+ * A last run adds `--plot` to show the picture stays small.
+ *
+ * Usage: deno run -A scripts/bench/breaker_simulate.ts [--lines N] [--small N] [--runs N] [--keep]
  *
  * @module
  */
@@ -30,11 +34,13 @@ const { values } = parseArgs({
     small: { type: "string", default: "1000000" },
     endpoints: { type: "string", default: "1000" },
     keep: { type: "boolean", default: false },
+    runs: { type: "string", default: "3" },
   },
 });
 const LINES = Number(values.lines);
 const SMALL = Math.min(Number(values.small), LINES);
 const ENDPOINTS = Number(values.endpoints);
+const RUNS = Math.max(1, Number(values.runs));
 
 /** Deterministic pseudo-random numbers (no Math.random: the same log each run). */
 function rng(seed: number) {
@@ -160,43 +166,78 @@ if (import.meta.main) {
     const size = (await Deno.stat(big)).size;
     console.error(`log: ${(size / 1e6).toFixed(0)} MB`);
     const baselineScript = `${root}scripts/bench/json_parse_baseline.ts`;
-    const sim = (
-      file: string,
-    ) => ["run", "-A", `${root}main.ts`, "breaker", "simulate", file, "--format", "ndjson"];
+    const baseline = (file: string) => ["run", "-A", baselineScript, file];
+    const sim = (file: string, ...extra: string[]) => [
+      "run",
+      "-A",
+      `${root}main.ts`,
+      "breaker",
+      "simulate",
+      file,
+      "--format",
+      "ndjson",
+      ...extra,
+    ];
     // warm the page cache and Deno's module cache once
-    await measure(["run", "-A", baselineScript, small]);
+    await measure(baseline(small));
     await measure(sim(small));
-    const a = await measure(["run", "-A", baselineScript, big]);
-    const b = await measure(sim(big));
-    const bSmall = await measure(sim(small));
-    if (a.code !== 0 || b.code !== 0 || bSmall.code !== 0) {
-      throw new Error(
-        `a child failed: baseline ${a.code}, simulate ${b.code}, simulate 1M ${bSmall.code}`,
-      );
+    // this machine is shared and noisy: interleave the runs, keep the best and the median
+    const as: Measured[] = [];
+    const bs: Measured[] = [];
+    const smalls: Measured[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      as.push(await measure(baseline(big)));
+      bs.push(await measure(sim(big)));
+      smalls.push(await measure(sim(small)));
     }
-    const summary = JSON.parse(b.stdout.trim().split("\n").pop()!);
+    for (const m of [...as, ...bs, ...smalls]) {
+      if (m.code !== 0) throw new Error(`a child failed with exit code ${m.code}`);
+    }
+    const summary = JSON.parse(bs[0].stdout.trim().split("\n").pop()!);
     if (summary.attempts !== LINES) throw new Error(`simulate saw ${summary.attempts} attempts`);
+    const plotFile = `${dir}/plot.svg`;
+    const plotted = await measure(sim(big, "--plot", plotFile));
+    const plotSize = (await Deno.stat(plotFile)).size;
+    const best = (ms: Measured[]) => Math.min(...ms.map((m) => m.seconds));
+    const median = (ms: Measured[]) =>
+      ms.map((m) => m.seconds).sort((x, y) => x - y)[ms.length >> 1];
+    const peak = (ms: Measured[]) => Math.max(...ms.map((m) => m.peakRssMb));
+    const a = best(as);
+    const b = best(bs);
     const rate = (s: number) => Math.round(LINES / s).toLocaleString("en-US");
+    const fmt = (s: number) => s.toFixed(2);
     console.log(
       `log: ${LINES.toLocaleString("en-US")} attempts, ${ENDPOINTS} endpoints, ${
         (size / 1e6).toFixed(0)
       } MB; simulate found ${summary.suspensions} suspensions, ${summary.suppressed} suppressed`,
     );
+    console.log(`runs: ${RUNS} of each, interleaved; best (median) wall time`);
     console.log(
-      `(a) read + JSON.parse every line: ${a.seconds.toFixed(2)} s = ${
-        rate(a.seconds)
-      } lines/s (peak RSS ${a.peakRssMb.toFixed(0)} MB)`,
+      `(a) read + JSON.parse every line: ${fmt(a)} s (${fmt(median(as))} s) = ${
+        rate(a)
+      } lines/s, peak RSS ${peak(as).toFixed(0)} MB`,
     );
     console.log(
-      `(b) breaker simulate:             ${b.seconds.toFixed(2)} s = ${rate(b.seconds)} attempts/s`,
+      `(b) breaker simulate:             ${fmt(b)} s (${fmt(median(bs))} s) = ${
+        rate(b)
+      } attempts/s`,
     );
-    console.log(`ratio (b)/(a): ${(b.seconds / a.seconds).toFixed(2)} (target <= 1.5, goal < 1.0)`);
     console.log(
-      `peak RSS of simulate: ${bSmall.peakRssMb.toFixed(0)} MB for ${
+      `ratio (b)/(a): ${(b / a).toFixed(2)} best, ${
+        (median(bs) / median(as)).toFixed(2)
+      } median (target <= 1.5, goal < 1.0)`,
+    );
+    console.log(
+      `peak RSS of simulate: ${peak(smalls).toFixed(0)} MB for ${
         SMALL.toLocaleString("en-US")
-      } lines, ${b.peakRssMb.toFixed(0)} MB for ${
+      } lines, ${peak(bs).toFixed(0)} MB for ${
         LINES.toLocaleString("en-US")
       } lines (target <= 150 MB, flat)`,
+    );
+    console.log(
+      `with --plot: ${fmt(plotted.seconds)} s, peak RSS ${plotted.peakRssMb.toFixed(0)} MB, SVG ${
+        (plotSize / 1024).toFixed(0)
+      } KB`,
     );
   } finally {
     if (!values.keep) await Deno.remove(dir, { recursive: true });

@@ -289,7 +289,7 @@ export function parseFlags<S extends FlagSpecs>(
       rest = args.slice(i + 1);
       break;
     }
-    if (!arg.startsWith("-") || arg === "-" || /^-\d/.test(arg)) {
+    if (!/^--?[A-Za-z]/.test(arg)) {
       positionals.push(arg);
       continue;
     }
@@ -315,7 +315,7 @@ export function parseFlags<S extends FlagSpecs>(
     else if (spec.type === "boolean") raw = "true";
     else {
       const next = args[i + 1];
-      if (next === undefined || (next.startsWith("--") && next.length > 2)) {
+      if (next === undefined || /^--[A-Za-z]/.test(next)) {
         throw new UsageError(
           `Missing value for --${name}: expected ${
             spec.placeholder ?? ACCEPTED[spec.type]

@@ -21,6 +21,7 @@ import type { ClientOptions, PlatformClient } from "../platform/mod.ts";
 
 /** What every command receives besides its arguments. */
 export interface CommandContext {
+  /** The process edge: streams and environment. */
   io: Io;
   /** fetch for platform clients; injectable in tests. */
   fetch?: typeof fetch;

@@ -29,7 +29,8 @@ const PERMISSIONS = [
   "--no-prompt",
 ];
 
-const output = values.output ?? `${root}dist/service${values.target?.includes("windows") ? ".exe" : ""}`;
+const output = values.output ??
+  `${root}dist/service${values.target?.includes("windows") ? ".exe" : ""}`;
 const args = [
   "compile",
   ...PERMISSIONS,
@@ -40,7 +41,12 @@ const args = [
   ...(values.target ? ["--target", values.target] : []),
   `${root}main.ts`,
 ];
-const child = new Deno.Command(Deno.execPath(), { args, cwd: root, stdout: "inherit", stderr: "piped" }).spawn();
+const child = new Deno.Command(Deno.execPath(), {
+  args,
+  cwd: root,
+  stdout: "inherit",
+  stderr: "piped",
+}).spawn();
 const { code, stderr } = await child.output();
 const text = new TextDecoder().decode(stderr);
 if (code !== 0) {

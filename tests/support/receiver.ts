@@ -120,13 +120,8 @@ export function startReceiver(opts: ReceiverOptions = {}): Receiver {
       answered: answer,
     });
     if (answer === "hang") {
-      return new Promise((resolve) => {
-        hangers.add(resolve);
-        req.signal.addEventListener("abort", () => {
-          hangers.delete(resolve);
-          resolve(new Response(null, { status: 499 }));
-        });
-      });
+      // answered (503) only when the receiver closes or stops listening
+      return new Promise((resolve) => hangers.add(resolve));
     }
     return new Response(answer >= 200 && answer !== 204 && answer !== 304 ? "ok" : null, {
       status: answer,

@@ -64,7 +64,9 @@ export const emulatorTriggerCommand = leaf({
         );
       }
       if (typeof data !== "object" || data === null || Array.isArray(data)) {
-        throw new UsageError(`Invalid value for --data: give a JSON object, e.g. --data '{"a":1}'.`);
+        throw new UsageError(
+          `Invalid value for --data: give a JSON object, e.g. --data '{"a":1}'.`,
+        );
       }
     }
     const client = await platformClient(flags, ctx);
@@ -83,7 +85,9 @@ export const emulatorTriggerCommand = leaf({
     );
     const rows = r.data?.data ?? [];
     if (rows.length === 0) {
-      await ctx.out.warn(`No webhook endpoint is subscribed to "${flags.eventType}": nothing was created.`);
+      await ctx.out.warn(
+        `No webhook endpoint is subscribed to "${flags.eventType}": nothing was created.`,
+      );
     }
     await ctx.out.records(rows, COLUMNS);
     return 0;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { SNAPSHOT_TTL_MS, SnapshotPager } from "../../lib/emulator/notification_paging.ts";
 
 Deno.test("pages walk the snapshot taken at the first page, whatever happens later", () => {
-  let now = 1_000;
+  const now = 1_000;
   const pager = new SnapshotPager(() => now);
   const seqs = Array.from({ length: 25 }, (_, i) => 100 - i);
   const first = pager.first("w1", seqs, 10);

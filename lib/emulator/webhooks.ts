@@ -36,6 +36,8 @@ export interface WebhooksOptions {
   log?: (line: string) => void;
   /** Clock. */
   now?: () => number;
+  /** Worker threads that make the RS512 signatures. Default 2; 0 signs on the main thread. */
+  signWorkers?: number;
 }
 
 /** The running webhook side; see {@linkcode startWebhooks}. */
@@ -78,6 +80,7 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     signer = await WebhookSigner.generate();
     store.setMeta(KEY_META, JSON.stringify(signer.toPrivateJwk()));
   }
+  await signer.useWorkers(opts.signWorkers ?? 2);
   const now = opts.now ?? Date.now;
   const engine = new WebhookEngine({
     store,
@@ -112,7 +115,10 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
       engine.publish(event);
     },
     consoleHtml: () => renderConsole(engine),
-    stop: () => engine.stop(),
+    async stop() {
+      await engine.stop();
+      signer.close();
+    },
   };
 }
 

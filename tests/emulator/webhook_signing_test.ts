@@ -52,3 +52,16 @@ Deno.test("a signer restored from its stored private JWK keeps its kid and signs
   assert.equal(await restored.sign("x"), await signer.sign("x"));
   await assert.rejects(() => WebhookSigner.fromPrivateJwk({ kty: "EC", kid: "k" }), TypeError);
 });
+
+Deno.test("signatures made on worker threads are the same as on the calling thread", async () => {
+  const signer = await WebhookSigner.generate();
+  const direct = await Promise.all(["a", "b", '{"id":"n"}'].map((b) => signer.sign(b)));
+  await signer.useWorkers(2);
+  try {
+    const pooled = await Promise.all(["a", "b", '{"id":"n"}'].map((b) => signer.sign(b)));
+    assert.deepEqual(pooled, direct);
+    assert.equal((await verifyWebhookSignature(pooled[2], '{"id":"n"}', signer.jwks())).ok, true);
+  } finally {
+    signer.close();
+  }
+});

@@ -1,6 +1,6 @@
 /**
  * `service emulator trigger`: creates notifications in a running emulator
- * (its admin endpoint `POST /v1/emulator/notifications`), one per endpoint
+ * (its admin endpoint `POST /admin/notifications`), one per endpoint
  * subscribed to the event type, and prints their ids. It reaches the
  * emulator with the ordinary connection flags (`--apiBaseUrl`, `--apiKey`,
  * `--privateKey`), so the emulator's `ready` line is all it needs.
@@ -72,7 +72,7 @@ export const emulatorTriggerCommand = leaf({
     const client = await platformClient(flags, ctx);
     const r = await client.request<{ data: { id: string; webhookId: string }[] }>(
       "POST",
-      "/v1/emulator/notifications",
+      "/admin/notifications",
       {
         operation: `trigger ${flags.count} "${flags.eventType}" event(s) in the emulator`,
         body: {

@@ -83,7 +83,7 @@ export class WebhookApiError extends Error {
   /** Numeric error code in the body. */
   readonly code: number;
   /** Creates an error answered as `{message, code}` with `status`. */
-  constructor(status: number, message: string, code = status * 10) {
+  constructor(status: number, message: string, code = status === 404 ? 1003 : 1000) {
     super(message);
     this.status = status;
     this.code = code;
@@ -231,7 +231,7 @@ export class WebhookEngine {
   /** An endpoint or a 404. */
   webhook(id: string): WebhookRow {
     const ep = this.#endpoints.get(id);
-    if (!ep) throw new WebhookApiError(404, `Webhook ${JSON.stringify(id)} not found.`, 1404);
+    if (!ep) throw new WebhookApiError(404, `Webhook ${JSON.stringify(id)} not found.`, 1003);
     return ep.row;
   }
 
@@ -250,7 +250,7 @@ export class WebhookEngine {
     patch: { url?: string; description?: string; events?: string[]; enabled?: boolean },
   ): WebhookRow {
     const ep = this.#endpoints.get(id);
-    if (!ep) throw new WebhookApiError(404, `Webhook ${JSON.stringify(id)} not found.`, 1404);
+    if (!ep) throw new WebhookApiError(404, `Webhook ${JSON.stringify(id)} not found.`, 1003);
     const now = this.#now();
     const row = { ...ep.row };
     if (patch.url !== undefined) row.url = patch.url;
@@ -386,7 +386,7 @@ export class WebhookEngine {
     this.webhook(webhookId);
     const n = this.store.getNotification(webhookId, id);
     if (!n) {
-      throw new WebhookApiError(404, `Notification ${JSON.stringify(id)} not found.`, 1405);
+      throw new WebhookApiError(404, `Notification ${JSON.stringify(id)} not found.`, 1003);
     }
     return n;
   }
@@ -416,7 +416,7 @@ export class WebhookEngine {
       throw new WebhookApiError(
         400,
         `Notification ${id} is older than 30 days and cannot be resent.`,
-        1400,
+        1000,
       );
     }
     const next = this.store.tx(() => this.#resendRow(n, now));
@@ -482,7 +482,7 @@ export class WebhookEngine {
   job(webhookId: string, jobId: string): JobRow {
     this.webhook(webhookId);
     const j = this.store.getJob(webhookId, jobId);
-    if (!j) throw new WebhookApiError(404, `Job ${JSON.stringify(jobId)} not found.`, 1406);
+    if (!j) throw new WebhookApiError(404, `Job ${JSON.stringify(jobId)} not found.`, 1003);
     return j;
   }
 

@@ -4,14 +4,13 @@
  * result. The emulator's router does authentication, `Idempotency-Key`,
  * `X-Request-ID` and JSON encoding; this file only knows the shapes.
  *
- * Admin endpoints (authenticated like the rest, for tests and `service
- * emulator trigger`):
+ * Admin endpoints (paths without `/v1`; see `webhooks_routes.ts`):
  *
- * - `POST /v1/emulator/notifications` `{eventType, resourceId?, data?, count?}`
+ * - `POST /admin/notifications` `{eventType, resourceId?, data?, count?}`
  *   → 201 `{data: [{id, webhookId}]}`: creates `count` (default 1, at most
  *   10 000) events; each makes one notification per ENABLED or SUSPENDED
  *   endpoint subscribed to `eventType`.
- * - `GET /v1/emulator/outbox` → 200 `{data: [{to, subject, body, webhookId, createdAt}]}`:
+ * - `GET /admin/outbox` → 200 `{data: [{to, subject, body, webhookId, createdAt}]}`:
  *   the e-mails the emulator "sent" (suspensions).
  *
  * @module
@@ -51,7 +50,7 @@ const SORT_COLUMNS: Record<string, string> = {
 const DAY = 86_400_000;
 
 function bad(message: string): never {
-  throw new WebhookApiError(400, message, 1400);
+  throw new WebhookApiError(400, message, 1000);
 }
 
 /** The API's view of an endpoint. */
@@ -172,7 +171,7 @@ export function handleWebhooksApi(
   const m = req.method;
   const q = req.query;
 
-  if (seg[0] === "emulator") {
+  if (seg[0] === "admin") {
     if (seg[1] === "notifications" && seg.length === 2 && m === "POST") {
       const b = obj(req.body, "create notifications");
       if (typeof b.eventType !== "string" || !b.eventType) {
@@ -289,7 +288,7 @@ export function handleWebhooksApi(
       throw new WebhookApiError(
         404,
         `Unknown metric ${JSON.stringify(seg[3])}: the one metric is LAST_ACTIVE_HOUR_ERROR_RATE.`,
-        1404,
+        1003,
       );
     }
     return { status: 200, body: { value: engine.errorRatePercent(webhookId) } };

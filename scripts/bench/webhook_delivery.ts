@@ -121,7 +121,7 @@ async function emulatorRun(m: "ok" | "30pct"): Promise<Record<string, number>> {
     let createdAt = 0;
     const creating = (async () => {
       for (let made = 0; made < events; made += BATCH) {
-        const r = await emu.api("POST", "/v1/emulator/notifications", {
+        const r = await emu.api("POST", "/admin/notifications", {
           body: { eventType: event, count: Math.min(BATCH, events - made), data: { n: made } },
         });
         if (r.status !== 201) throw new Error(`trigger: ${r.status}`);

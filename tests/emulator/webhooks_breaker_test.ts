@@ -28,7 +28,7 @@ async function createHook(emu: EmulatorProcess, url: string, event: string): Pro
 async function trigger(emu: EmulatorProcess, eventType: string, count = 1) {
   const r = await emu.api<{ data: { id: string; webhookId: string }[] }>(
     "POST",
-    "/v1/emulator/notifications",
+    "/admin/notifications",
     { body: { eventType, count } },
   );
   assert.equal(r.status, 201);
@@ -141,7 +141,7 @@ Deno.test("the breaker suspends above 80% at once and after the scaled 4 h in th
       { data: { to: string; subject: string; body: string; webhookId: string }[] }
     >(
       "GET",
-      "/v1/emulator/outbox",
+      "/admin/outbox",
     );
     assert.equal(box.status, 200);
     const forImm = box.data.data.filter((m) => m.webhookId === imm);

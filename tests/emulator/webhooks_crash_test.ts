@@ -33,7 +33,7 @@ Deno.test("after SIGKILL with deliveries in flight and a restart, every notifica
       body: { url: `${rc.url}/bad`, events: ["transaction.status.updated"] },
     });
     // the bad endpoint fails once and is suspended at once (100% > 80%)
-    await emu.api("POST", "/v1/emulator/notifications", {
+    await emu.api("POST", "/admin/notifications", {
       body: { eventType: "transaction.status.updated", resourceId: "b" },
     });
     await waitFor(
@@ -42,13 +42,13 @@ Deno.test("after SIGKILL with deliveries in flight and a restart, every notifica
         (await emu.api<{ status: string }>("GET", `/v1/webhooks/${bad.data.id}`)).data.status ===
           "SUSPENDED",
     );
-    await emu.api("POST", "/v1/emulator/notifications", {
+    await emu.api("POST", "/admin/notifications", {
       body: { eventType: "transaction.status.updated", resourceId: "b", count: 2 },
     });
 
     const acked: string[] = [];
     for (let i = 0; i < 4; i++) {
-      const r = await emu.api<{ data: { id: string }[] }>("POST", "/v1/emulator/notifications", {
+      const r = await emu.api<{ data: { id: string }[] }>("POST", "/admin/notifications", {
         body: { eventType: "transaction.created", resourceId: `r${i}`, count: 50 },
       });
       assert.equal(r.status, 201);
@@ -129,7 +129,7 @@ Deno.test("after SIGKILL with deliveries in flight and a restart, every notifica
       },
     );
     assert.equal(held.data.total, 3);
-    const box = await emu.api<{ data: { webhookId: string }[] }>("GET", "/v1/emulator/outbox");
+    const box = await emu.api<{ data: { webhookId: string }[] }>("GET", "/admin/outbox");
     assert.ok(box.data.data.some((m) => m.webhookId === bad.data.id));
     badAnswer = 200;
     await emu.api("PATCH", `/v1/webhooks/${bad.data.id}`, { body: { enabled: true } });

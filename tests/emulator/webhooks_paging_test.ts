@@ -25,7 +25,7 @@ Deno.test("paging returns each notification exactly once while new ones arrive a
     const w = await emu.api<{ id: string }>("POST", "/v1/webhooks", {
       body: { url: `${rc.url}/page`, events: ["transaction.created"] },
     });
-    const t = await emu.api<{ data: { id: string }[] }>("POST", "/v1/emulator/notifications", {
+    const t = await emu.api<{ data: { id: string }[] }>("POST", "/admin/notifications", {
       body: { eventType: "transaction.created", count: 250 },
     });
     assert.equal(t.data.data.length, 250);
@@ -33,7 +33,7 @@ Deno.test("paging returns each notification exactly once while new ones arrive a
     let producing = true;
     const producer = (async () => {
       while (producing) {
-        await emu.api("POST", "/v1/emulator/notifications", {
+        await emu.api("POST", "/admin/notifications", {
           body: { eventType: "transaction.created", count: 7 },
         });
         await new Promise((r) => setTimeout(r, 5));
@@ -82,7 +82,7 @@ Deno.test("the same Idempotency-Key resends once and answers the first answer ag
     const w = await emu.api<{ id: string }>("POST", "/v1/webhooks", {
       body: { url: `${rc.url}/idem`, events: ["transaction.created"] },
     });
-    await emu.api("POST", "/v1/emulator/notifications", {
+    await emu.api("POST", "/admin/notifications", {
       body: { eventType: "transaction.created", count: 2 },
     });
     await waitFor("2 attempts", () => rc.received.length === 2);

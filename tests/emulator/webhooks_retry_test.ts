@@ -88,7 +88,7 @@ Deno.test("each kind of answer is retried or not exactly as breaker.md says, on 
     }
     const t = await emu.api<{ data: { id: string; webhookId: string }[] }>(
       "POST",
-      "/v1/emulator/notifications",
+      "/admin/notifications",
       { body: { eventType: "transaction.created", resourceId: "tx-retry", data: { x: 1 } } },
     );
     assert.equal(t.status, 201);

@@ -59,7 +59,7 @@ Deno.test("the official SDK's webhooksV2 methods work unchanged against the emul
         ["transaction.status.updated", "r-fail", 3],
       ] as const
     ) {
-      const t = await emu.api("POST", "/v1/emulator/notifications", {
+      const t = await emu.api("POST", "/admin/notifications", {
         body: { eventType, resourceId, count, data: { resourceId } },
       });
       assert.equal(t.status, 201);

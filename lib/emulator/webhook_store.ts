@@ -257,9 +257,13 @@ export class WebhookStore {
     return s;
   }
 
-  /** Runs `fn` in one transaction (nested calls join the outer one). */
+  /**
+   * Runs `fn` in one transaction. Nested calls, and calls made while the
+   * connection's owner (the emulator's store) has a transaction open, join
+   * the outer one.
+   */
   tx<T>(fn: () => T): T {
-    if (this.#depth > 0) return fn();
+    if (this.#depth > 0 || (this.db as { isTransaction?: boolean }).isTransaction) return fn();
     this.db.exec("BEGIN IMMEDIATE");
     this.#depth++;
     try {

@@ -132,6 +132,8 @@ export class WebhookEngine {
   #abort = new AbortController();
   #inflight = new Set<Promise<void>>();
   #bodies = new Map<number, { series: number; body: string; sig: string }>();
+  /** Notifications with an attempt on the wire: never two at once for one notification. */
+  #onWire = new Set<number>();
   #stopped = false;
   #jobsRunning = new Set<string>();
   /** Called after each recorded attempt (tests, console). */
@@ -560,10 +562,14 @@ export class WebhookEngine {
       const gen = this.#scheduled.get(seq);
       if (gen === undefined) continue; // cancelled while queued
       this.#scheduled.delete(seq);
+      // already on the wire (re-enabled or resent meanwhile): its completion schedules what follows
+      if (this.#onWire.has(seq)) continue;
+      this.#onWire.add(seq);
       ep.inFlight++;
       const p = this.#attempt(ep, seq).catch((e) => {
         if (!this.#stopped) this.#log(`webhook delivery error: ${e?.message ?? e}`);
       }).finally(() => {
+        this.#onWire.delete(seq);
         ep.inFlight--;
         this.#inflight.delete(p);
         this.#pump(ep);
@@ -617,6 +623,7 @@ export class WebhookEngine {
     const now = this.#now();
     let suspended: ReturnType<typeof transition>["effect"] = null;
     let updated: NotificationRow | undefined;
+    let resent: NotificationRow | undefined;
     const live = this.#endpoints.get(started.webhookId) === ep;
     this.store.tx(() => {
       const evaluate = live && ep.breaker.status === "ENABLED";
@@ -661,7 +668,12 @@ export class WebhookEngine {
         }
       }
       const cur = this.store.notificationBySeq(started.seq);
-      if (!cur || cur.series !== started.series) return; // resent meanwhile: the new series moves on its own
+      if (!cur) return;
+      if (cur.series !== started.series) {
+        // resent meanwhile: this attempt counted for the breaker; the new series goes on
+        resent = cur;
+        return;
+      }
       const p = afterAttempt(
         {
           status: "IN_PROGRESS",
@@ -691,6 +703,9 @@ export class WebhookEngine {
       this.#log(
         `webhook ${ep.row.id} SUSPENDED (${s.reason}): ${s.errors} errors in ${s.attempts} attempts of the window; e-mailed ${this.#admins().length} admin(s)`,
       );
+    }
+    if (resent?.status === "IN_PROGRESS") {
+      this.#schedule(resent.seq, resent.webhookId, resent.nextAttemptAt ?? now);
     }
     if (updated) {
       if (updated.status === "IN_PROGRESS") {

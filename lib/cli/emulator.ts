@@ -1,18 +1,141 @@
 /**
- * `service emulator`: placeholder until issue 3 lands (see the issue tracker).
+ * `service emulator`: runs the local stand-in for the platform
+ * (`lib/emulator/`) until SIGINT or SIGTERM. Prints exactly one JSON `ready`
+ * line on standard output, then logs on standard error.
  *
  * @module
  */
 
-import type { Command } from "./command.ts";
-import { CliError } from "./errors.ts";
+import { leaf } from "./command.ts";
+import { CliError, UsageError } from "./errors.ts";
+import { writeAll } from "./output.ts";
 
-/** `service emulator` (not built yet: issue 3). */
-export const emulatorCommand: Command = {
-  summary: "not built yet",
-  run() {
-    return Promise.reject(
-      new CliError("`service emulator` is not built yet in this version (issue 3).", 1),
-    );
+const flags = {
+  host: {
+    type: "string",
+    default: "127.0.0.1",
+    placeholder: "HOST",
+    description: "Interface to listen on.",
   },
-};
+  port: { type: "integer", default: 0, min: 0, max: 65535, description: "Port (0 = a free port)." },
+  rpcUrl: {
+    type: "string",
+    env: "SERVICE_EMULATOR_RPC_URL",
+    placeholder: "URL",
+    description:
+      "The node transactions are sent to, e.g. anvil's http://127.0.0.1:8545 (required).",
+  },
+  chainId: {
+    type: "integer",
+    min: 1,
+    description: "Expected chain id; refuse to start if the node's differs.",
+  },
+  state: {
+    type: "string",
+    placeholder: "FILE",
+    description: "SQLite file that keeps the state across restarts (default: in memory).",
+  },
+  timeScale: {
+    type: "number",
+    default: 1,
+    min: 0.000001,
+    description: "Divides every retry delay and the breaker's durations (webhook delivery).",
+  },
+  vaultAccounts: {
+    type: "integer",
+    default: 10,
+    min: 1,
+    max: 10000,
+    description: "Number of vault accounts; account i signs with m/44'/60'/0'/0/i of --mnemonic.",
+  },
+  mnemonic: {
+    type: "string",
+    env: "SERVICE_EMULATOR_MNEMONIC",
+    secret: true,
+    placeholder: "WORDS",
+    description:
+      "BIP-39 mnemonic of the vault keys (default: anvil's, whose accounts anvil funds).",
+  },
+  fault: {
+    type: "string",
+    multiple: true,
+    placeholder: "SPEC",
+    description:
+      'A fault from the start, e.g. "kind=status,status=503,count=2,path=/v1/transactions" (repeatable; see the admin endpoint).',
+  },
+} as const;
+
+/** `service emulator`. */
+export const emulatorCommand = leaf({
+  summary:
+    "Run a local stand-in for the platform (API, signing on a real chain, webhook delivery).",
+  usage: "--rpcUrl URL [flags]",
+  description: [
+    "Serves the platform API on http://HOST:PORT/v1 with one API user made at start. When ready it",
+    'prints one JSON line on standard output: {"event":"ready","apiBaseUrl",...,"apiKey","privateKeyPath",',
+    '"consoleUrl","jwksUrl","adminUrl"}, then logs on standard error. Runs until SIGINT or SIGTERM.',
+    "Faults can be added at run time: POST {adminUrl}/faults with X-API-Key.",
+  ].join("\n"),
+  flags,
+  examples: [
+    "anvil & service emulator --rpcUrl http://127.0.0.1:8545",
+    "service emulator --rpcUrl http://127.0.0.1:8545 --state emu.sqlite --port 8080",
+  ],
+  async run({ flags: f }, ctx) {
+    if (!f.rpcUrl) {
+      throw new UsageError(
+        "Missing --rpcUrl: the node the emulator sends transactions to (e.g. start anvil and give --rpcUrl http://127.0.0.1:8545).",
+      );
+    }
+    const { startEmulator, EmulatorConfigError } = await import("../emulator/mod.ts");
+    const out = ctx.out;
+    let emu;
+    try {
+      emu = await startEmulator({
+        host: f.host,
+        port: f.port,
+        rpcUrl: f.rpcUrl,
+        chainId: f.chainId,
+        state: f.state,
+        timeScale: f.timeScale,
+        vaultAccounts: f.vaultAccounts,
+        mnemonic: f.mnemonic,
+        faults: f.fault,
+        log: (line) => void out.log(line),
+      });
+    } catch (e) {
+      if (e instanceof EmulatorConfigError) throw new UsageError(e.message);
+      throw new CliError(`The emulator could not start: ${(e as Error)?.message ?? e}`, 1);
+    }
+    let stopCleanup = () => {};
+    const stop = new Promise<string>((resolve) => {
+      const on = (sig: Deno.Signal) => () => resolve(sig);
+      const handlers: [Deno.Signal, () => void][] = [["SIGINT", on("SIGINT")], [
+        "SIGTERM",
+        on("SIGTERM"),
+      ]];
+      for (const [s, h] of handlers) Deno.addSignalListener(s, h);
+      ctx.signal?.addEventListener("abort", () => resolve("abort"), { once: true });
+      stopCleanup = () => {
+        for (const [s, h] of handlers) Deno.removeSignalListener(s, h);
+      };
+    });
+    await writeAll(
+      ctx.io.stdout,
+      JSON.stringify({
+        event: "ready",
+        apiBaseUrl: emu.apiBaseUrl,
+        apiKey: emu.apiKey,
+        privateKeyPath: emu.privateKeyPath,
+        consoleUrl: emu.consoleUrl,
+        jwksUrl: emu.jwksUrl,
+        adminUrl: emu.adminUrl,
+      }) + "\n",
+    );
+    const why = await stop;
+    stopCleanup();
+    await out.log(`stopping (${why})`);
+    await emu.stop();
+    return 0;
+  },
+});

@@ -1,0 +1,95 @@
+/**
+ * The emulator's API user: an API key (UUID) and an RSA 2048 key pair made
+ * with WebCrypto. The private key is written as PKCS#8 PEM to `api.pem`
+ * (mode 0600) in a private directory (mode 0700); the public key verifies
+ * request tokens. With a state file the same user is loaded again on restart,
+ * so clients keep working.
+ *
+ * @module
+ */
+
+import type { Store } from "./store.ts";
+
+/** The API user the emulator accepts. */
+export interface ApiUser {
+  apiKey: string;
+  /** Verifies RS256 request tokens. */
+  publicKey: CryptoKey;
+  /** The private key, PKCS#8 PEM (never logged). */
+  privateKeyPem: string;
+  /** Where the PEM was written. */
+  privateKeyPath: string;
+}
+
+interface Stored {
+  apiKey: string;
+  privateKeyPem: string;
+  publicKeySpki: string;
+}
+
+function b64(bytes: ArrayBuffer): string {
+  const u = new Uint8Array(bytes);
+  let s = "";
+  for (let i = 0; i < u.length; i += 0x8000) s += String.fromCharCode(...u.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
+function unb64(text: string): Uint8Array {
+  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+}
+
+const ALGO = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } as const;
+
+async function generate(uuid: () => string): Promise<Stored> {
+  const pair = await crypto.subtle.generateKey(
+    { ...ALGO, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) },
+    true,
+    ["sign", "verify"],
+  ) as CryptoKeyPair;
+  const pkcs8 = b64(await crypto.subtle.exportKey("pkcs8", pair.privateKey));
+  const spki = b64(await crypto.subtle.exportKey("spki", pair.publicKey));
+  const lines = pkcs8.match(/.{1,64}/g) ?? [];
+  const pem = `-----BEGIN PRIVATE KEY-----\n${lines.join("\n")}\n-----END PRIVATE KEY-----\n`;
+  return { apiKey: uuid(), privateKeyPem: pem, publicKeySpki: spki };
+}
+
+/**
+ * Loads the API user from the store, or creates and stores a new one, and
+ * writes its private key to `<dir>/api.pem` (0600; `dir` is created 0700).
+ *
+ * @example
+ * ```ts
+ * const user = await ensureApiUser(store, await Deno.makeTempDir());
+ * ```
+ */
+export async function ensureApiUser(
+  store: Store,
+  dir: string,
+  uuid: () => string = () => crypto.randomUUID(),
+): Promise<ApiUser> {
+  const existing = store.getMeta("api_user");
+  let stored: Stored;
+  if (existing) stored = JSON.parse(existing) as Stored;
+  else {
+    stored = await generate(uuid);
+    store.setMeta("api_user", JSON.stringify(stored));
+  }
+  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  await Deno.chmod(dir, 0o700);
+  const path = `${dir.replace(/\/+$/, "")}/api.pem`;
+  await Deno.writeTextFile(path, stored.privateKeyPem, { mode: 0o600 });
+  await Deno.chmod(path, 0o600);
+  const publicKey = await crypto.subtle.importKey(
+    "spki",
+    unb64(stored.publicKeySpki) as BufferSource,
+    ALGO,
+    false,
+    ["verify"],
+  );
+  return {
+    apiKey: stored.apiKey,
+    publicKey,
+    privateKeyPem: stored.privateKeyPem,
+    privateKeyPath: path,
+  };
+}

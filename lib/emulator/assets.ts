@@ -1,0 +1,167 @@
+/**
+ * Chains and assets: the base asset id of the node's chain, and the
+ * platform's own lookup endpoints `GET /v1/blockchains` (find the entry whose
+ * `onchain.chainId` is the chain id) and `GET /v1/assets/{id}` (its
+ * `legacyId` is the asset id vault and transaction calls use).
+ *
+ * Built-in table: 1 → ETH, 11155111 → ETH_TEST5, 17000 → ETH_TEST6,
+ * 560048 → ETH_TEST_HOODI (the ids the platform uses). Any other chain,
+ * anvil's 31337 included, gets `ETH_TEST_<chainId>`.
+ *
+ * @module
+ */
+
+import { ApiError, ErrorCode, json } from "./http.ts";
+import type { RouteModule } from "./router.ts";
+import type { EmulatorContext } from "./context.ts";
+
+/** One EVM chain the emulator knows. */
+export interface ChainInfo {
+  chainId: number;
+  /** The asset id of its base asset (e.g. `ETH_TEST5`). */
+  assetId: string;
+  displayName: string;
+  test: boolean;
+}
+
+/** The built-in chains. */
+export const KNOWN_CHAINS: readonly ChainInfo[] = [
+  { chainId: 1, assetId: "ETH", displayName: "Ethereum", test: false },
+  { chainId: 11155111, assetId: "ETH_TEST5", displayName: "Ethereum Sepolia", test: true },
+  { chainId: 17000, assetId: "ETH_TEST6", displayName: "Ethereum Holesky", test: true },
+  { chainId: 560048, assetId: "ETH_TEST_HOODI", displayName: "Ethereum Hoodi", test: true },
+];
+
+/**
+ * The chain info of `chainId`: from the table, else `ETH_TEST_<chainId>`.
+ *
+ * @example
+ * ```ts
+ * chainInfo(31337).assetId; // "ETH_TEST_31337"
+ * ```
+ */
+export function chainInfo(chainId: number): ChainInfo {
+  return KNOWN_CHAINS.find((c) => c.chainId === chainId) ?? {
+    chainId,
+    assetId: `ETH_TEST_${chainId}`,
+    displayName: `EVM chain ${chainId} (emulated)`,
+    test: true,
+  };
+}
+
+/** Stable UUID-shaped id derived from a chain id and a kind digit. */
+function uuidFor(kind: number, chainId: number): string {
+  const hex = chainId.toString(16).padStart(12, "0").slice(-12);
+  return `00000000-0000-4000-800${kind}-${hex}`;
+}
+
+/** The chains served: the table plus the node's chain. */
+function chains(ctx: EmulatorContext): ChainInfo[] {
+  const list = [...KNOWN_CHAINS];
+  if (!list.some((c) => c.chainId === ctx.config.chainId)) list.push(chainInfo(ctx.config.chainId));
+  return list;
+}
+
+function blockchain(c: ChainInfo) {
+  return {
+    id: uuidFor(1, c.chainId),
+    legacyId: c.assetId,
+    displayName: c.displayName,
+    nativeAssetId: uuidFor(2, c.chainId),
+    onchain: {
+      protocol: "ETH",
+      chainId: String(c.chainId),
+      test: c.test,
+      signingAlgo: "ECDSA_SECP256K1",
+    },
+    metadata: { scope: "Global", deprecated: false },
+  };
+}
+
+function asset(c: ChainInfo) {
+  return {
+    id: uuidFor(2, c.chainId),
+    legacyId: c.assetId,
+    blockchainId: uuidFor(1, c.chainId),
+    displayName: c.displayName,
+    displaySymbol: "ETH",
+    assetClass: "NATIVE",
+    onchain: { symbol: "ETH", name: "Ether", decimals: 18 },
+    metadata: { scope: "Global", deprecated: false },
+  };
+}
+
+function pageArgs(q: URLSearchParams, max: number, dflt: number): { start: number; size: number } {
+  const sizeText = q.get("pageSize");
+  const size = sizeText === null ? dflt : Number(sizeText);
+  if (!Number.isInteger(size) || size < 1 || size > max) {
+    throw new ApiError(400, `pageSize must be an integer from 1 to ${max}.`, ErrorCode.badRequest);
+  }
+  const cursor = q.get("pageCursor");
+  let start = 0;
+  if (cursor) {
+    try {
+      start = Number(atob(cursor));
+    } catch {
+      start = NaN;
+    }
+    if (!Number.isInteger(start) || start < 0) {
+      throw new ApiError(400, "pageCursor is not a cursor this server gave.", ErrorCode.badRequest);
+    }
+  }
+  return { start, size };
+}
+
+/** The routes of chains and assets. */
+export const assetRoutes: RouteModule = {
+  name: "assets",
+  routes: [
+    {
+      method: "GET",
+      pattern: "/v1/blockchains",
+      auth: "api",
+      handle(req, ctx) {
+        const q = req.query;
+        let list = chains(ctx);
+        const protocol = q.get("protocol");
+        if (protocol && protocol.toUpperCase() !== "ETH") list = [];
+        const test = q.get("test");
+        if (test === "true" || test === "false") list = list.filter((c) => String(c.test) === test);
+        const ids = q.getAll("ids");
+        if (ids.length) {
+          list = list.filter((c) => ids.includes(uuidFor(1, c.chainId)) || ids.includes(c.assetId));
+        }
+        const { start, size } = pageArgs(q, 1000, 500);
+        const page = list.slice(start, start + size);
+        const next = start + size < list.length ? btoa(String(start + size)) : null;
+        return json(200, { data: page.map(blockchain), next });
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v1/blockchains/:id",
+      auth: "api",
+      handle(req, ctx) {
+        const c = chains(ctx).find((c) =>
+          uuidFor(1, c.chainId) === req.params.id || c.assetId === req.params.id
+        );
+        if (!c) {
+          throw new ApiError(404, `Blockchain "${req.params.id}" not found.`, ErrorCode.notFound);
+        }
+        return json(200, blockchain(c));
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v1/assets/:id",
+      auth: "api",
+      handle(req, ctx) {
+        const c = chains(ctx).find((c) =>
+          uuidFor(2, c.chainId) === req.params.id || c.assetId === req.params.id
+        );
+        if (!c) throw new ApiError(404, `Asset "${req.params.id}" not found.`, ErrorCode.notFound);
+        return json(200, asset(c));
+      },
+    },
+  ],
+};

@@ -1,0 +1,129 @@
+/**
+ * Verifies the platform's request authentication for real
+ * (`platform-api.md`): `X-API-Key` must be the API user's key; the bearer
+ * JWT must be RS256 over the registered public key, with `sub` = the key,
+ * `uri` = the request path + query exactly, `bodyHash` = SHA-256 of the
+ * received bytes (for an empty body both the empty string and the two
+ * characters `""` are accepted), `exp` not passed and at most 60 s after
+ * `iat`, and a `nonce` never seen before.
+ *
+ * @module
+ */
+
+import { ApiError, ErrorCode } from "./http.ts";
+
+const dec = new TextDecoder();
+const enc = new TextEncoder();
+
+/** Longest token lifetime accepted (exp − iat), seconds. */
+export const MAX_TOKEN_LIFETIME_SECONDS = 60;
+/** Clock skew tolerated for `iat` in the future, seconds. */
+export const CLOCK_SKEW_SECONDS = 60;
+
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
+  return Array.from(d, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function fromBase64url(s: string): Uint8Array {
+  if (!/^[A-Za-z0-9_-]*$/.test(s)) throw new Error("not base64url");
+  const b = s.replace(/-/g, "+").replace(/_/g, "/");
+  const pad = b.length % 4 === 0 ? "" : "=".repeat(4 - (b.length % 4));
+  return Uint8Array.from(atob(b + pad), (c) => c.charCodeAt(0));
+}
+
+/** Nonces seen, kept until their token expires (memory; see README). */
+export class NonceCache {
+  readonly #seen = new Map<string, number>();
+  #sweepAt = 0;
+
+  /** Records `nonce` valid until `expSeconds`; false when it was already seen. */
+  add(nonce: string, expSeconds: number, nowSeconds: number): boolean {
+    if (nowSeconds >= this.#sweepAt) {
+      for (const [n, exp] of this.#seen) if (exp < nowSeconds) this.#seen.delete(n);
+      this.#sweepAt = nowSeconds + 30;
+    }
+    if (this.#seen.has(nonce)) return false;
+    this.#seen.set(nonce, expSeconds);
+    return true;
+  }
+}
+
+/** What {@linkcode verifyRequest} needs. */
+export interface AuthInput {
+  apiKey: string;
+  publicKey: CryptoKey;
+  headers: Headers;
+  /** Path plus query string as received (`/v1/x?a=b`). */
+  uri: string;
+  body: Uint8Array;
+  nowMs: number;
+  nonces: NonceCache;
+}
+
+function refuse(message: string): never {
+  throw new ApiError(401, message, ErrorCode.unauthorized);
+}
+
+/**
+ * Checks one request; throws a 401 {@linkcode ApiError} naming what was
+ * wrong (never echoing the key).
+ *
+ * @example
+ * ```ts
+ * await verifyRequest({ apiKey, publicKey, headers: req.headers, uri: "/v1/vault/accounts_paged", body, nowMs: Date.now(), nonces });
+ * ```
+ */
+export async function verifyRequest(input: AuthInput): Promise<void> {
+  const key = input.headers.get("x-api-key");
+  if (!key) refuse("Missing X-API-Key header.");
+  if (key !== input.apiKey) refuse("Unknown API key.");
+  const auth = input.headers.get("authorization") ?? "";
+  const m = auth.match(/^Bearer\s+([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]*)$/);
+  if (!m) refuse("Missing or malformed Authorization bearer token.");
+  const [, h, p, s] = m;
+  let header: Record<string, unknown>;
+  let claims: Record<string, unknown>;
+  let signature: Uint8Array;
+  try {
+    header = JSON.parse(dec.decode(fromBase64url(h)));
+    claims = JSON.parse(dec.decode(fromBase64url(p)));
+    signature = fromBase64url(s);
+  } catch {
+    refuse("The bearer token is not a valid JWT.");
+  }
+  if (!header || typeof header !== "object" || header.alg !== "RS256") {
+    refuse("The bearer token must be signed with RS256.");
+  }
+  if (!claims || typeof claims !== "object") refuse("The bearer token has no claims.");
+  const ok = await crypto.subtle.verify(
+    { name: "RSASSA-PKCS1-v1_5" },
+    input.publicKey,
+    signature as BufferSource,
+    enc.encode(`${h}.${p}`) as BufferSource,
+  );
+  if (!ok) refuse("The bearer token's signature does not verify against the API user's key.");
+  if (claims.sub !== input.apiKey) refuse("The token's sub claim is not the API key.");
+  if (claims.uri !== input.uri) {
+    refuse(`The token's uri claim does not match the request path and query (${input.uri}).`);
+  }
+  const iat = claims.iat, exp = claims.exp;
+  if (typeof iat !== "number" || typeof exp !== "number") {
+    refuse("The token needs numeric iat and exp claims.");
+  }
+  const now = Math.floor(input.nowMs / 1000);
+  if (exp < now) refuse("The token has expired.");
+  if (exp > iat + MAX_TOKEN_LIFETIME_SECONDS) {
+    refuse(`The token lives too long: exp must be at most iat + ${MAX_TOKEN_LIFETIME_SECONDS}.`);
+  }
+  if (iat > now + CLOCK_SKEW_SECONDS) refuse("The token's iat is in the future.");
+  if (typeof claims.bodyHash !== "string") refuse("The token has no bodyHash claim.");
+  const hash = await sha256Hex(input.body);
+  let bodyOk = claims.bodyHash === hash;
+  if (!bodyOk && input.body.length === 0) {
+    bodyOk = claims.bodyHash === await sha256Hex(enc.encode('""'));
+  }
+  if (!bodyOk) refuse("The token's bodyHash does not match the SHA-256 of the request body.");
+  if (typeof claims.nonce !== "string" || claims.nonce === "") refuse("The token has no nonce.");
+  if (!input.nonces.add(claims.nonce, exp, now)) refuse("The token's nonce was already used.");
+}

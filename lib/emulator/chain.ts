@@ -1,0 +1,73 @@
+/**
+ * The node the emulator broadcasts to (`--rpcUrl`): a viem public client
+ * with JSON-RPC batching, plus the fee data cache used for `feeLevel`.
+ *
+ * @module
+ */
+
+import { createPublicClient, http, type PublicClient } from "viem";
+
+/** Fees for one fee level, wei. */
+export type Fees =
+  | { type: "eip1559"; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
+  | { type: "legacy"; gasPrice: bigint };
+
+/** The fee levels of the platform. */
+export type FeeLevel = "LOW" | "MEDIUM" | "HIGH";
+
+/**
+ * The node.
+ *
+ * @example
+ * ```ts
+ * const chain = new Chain("http://127.0.0.1:8545");
+ * await chain.client.getChainId();
+ * ```
+ */
+export class Chain {
+  /** viem public client (batched). */
+  readonly client: PublicClient;
+  readonly url: string;
+  #fees?: { at: number; base: bigint | undefined; tip: bigint; gasPrice: bigint };
+  readonly #now: () => number;
+
+  constructor(url: string, now: () => number = Date.now) {
+    this.url = url;
+    this.#now = now;
+    this.client = createPublicClient({
+      transport: http(url, { batch: { batchSize: 200, wait: 0 }, retryCount: 1, timeout: 30_000 }),
+    }) as PublicClient;
+  }
+
+  /**
+   * Fees for `level` from the node's latest block and its suggested tip
+   * (cached for one second): LOW = base + tip, MEDIUM = 2·base + tip,
+   * HIGH = 3·base + 2·tip; without a base fee, the gas price × 1, 1.1, 1.25.
+   */
+  async fees(level: FeeLevel): Promise<Fees> {
+    const now = this.#now();
+    if (!this.#fees || now - this.#fees.at > 1000) {
+      const [block, gasPrice] = await Promise.all([
+        this.client.getBlock({ blockTag: "latest" }),
+        this.client.getGasPrice(),
+      ]);
+      let tip = 0n;
+      if (block.baseFeePerGas != null) {
+        try {
+          tip = await this.client.estimateMaxPriorityFeePerGas();
+        } catch {
+          tip = 1_000_000_000n;
+        }
+      }
+      this.#fees = { at: now, base: block.baseFeePerGas ?? undefined, tip, gasPrice };
+    }
+    const f = this.#fees;
+    if (f.base === undefined) {
+      const mul = level === "LOW" ? 100n : level === "MEDIUM" ? 110n : 125n;
+      return { type: "legacy", gasPrice: (f.gasPrice * mul) / 100n };
+    }
+    const [bm, tm] = level === "LOW" ? [1n, 1n] : level === "MEDIUM" ? [2n, 1n] : [3n, 2n];
+    const tip = f.tip * tm;
+    return { type: "eip1559", maxFeePerGas: f.base * bm + tip, maxPriorityFeePerGas: tip };
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Public pages: `/console` (a minimal HTML page listing the vault accounts
+ * and the latest transactions; other areas add sections through
+ * `consoleSections`) and `/.well-known/jwks.json` (the webhook signing keys;
+ * empty until the webhook side provides them through `jwksProvider`).
+ *
+ * @module
+ */
+
+import type { RouteModule } from "./router.ts";
+import type { EmulatorContext } from "./context.ts";
+import type { Row } from "./store.ts";
+
+/** Extension key: `() => string` HTML sections appended to the console. */
+export const CONSOLE_SECTIONS = "console.sections";
+/** Extension key: `() => {keys: unknown[]}` served as the JWKS. */
+export const JWKS_PROVIDER = "jwks.provider";
+
+function esc(s: unknown): string {
+  return String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function render(ctx: EmulatorContext): string {
+  const accounts = Array.from(
+    { length: ctx.keys.count },
+    (_, i) => `<tr><td>${i}</td><td><code>${esc(ctx.keys.address(i))}</code></td></tr>`,
+  ).join("");
+  let txRows = "";
+  try {
+    const rows = ctx.store.db.prepare(
+      "SELECT id, status, sub_status, operation, tx_hash, created_at FROM transactions ORDER BY seq DESC LIMIT 50",
+    ).all() as Row[];
+    txRows = rows.map((r) =>
+      `<tr><td><code>${esc(r.id)}</code></td><td>${esc(r.operation)}</td><td>${esc(r.status)}${
+        r.sub_status ? ` (${esc(r.sub_status)})` : ""
+      }</td><td><code>${esc(r.tx_hash)}</code></td><td>${
+        esc(new Date(Number(r.created_at)).toISOString())
+      }</td></tr>`
+    ).join("");
+  } catch { /* no transactions table */ }
+  const sections = (ctx.extensions.get(CONSOLE_SECTIONS) as (() => string)[] | undefined) ?? [];
+  return `<!doctype html><html><head><meta charset="utf-8"><title>service emulator</title>
+<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}</style>
+</head><body><h1>service emulator</h1>
+<p>Chain ${ctx.config.chainId}, asset <code>${esc(ctx.config.assetId)}</code>.</p>
+<h2>Vault accounts</h2><table><thead><tr><th>id</th><th>address</th></tr></thead><tbody>${accounts}</tbody></table>
+<h2>Latest transactions</h2><table><thead><tr><th>id</th><th>operation</th><th>status</th><th>hash</th><th>created</th></tr></thead>
+<tbody>${txRows || '<tr><td colspan="5">No transactions yet.</td></tr>'}</tbody></table>
+${sections.map((s) => s()).join("\n")}
+</body></html>`;
+}
+
+/** The public pages. */
+export const consoleRoutes: RouteModule = {
+  name: "console",
+  routes: [
+    {
+      method: "GET",
+      pattern: "/console",
+      auth: "none",
+      handle: (_req, ctx) => ({
+        status: 200,
+        text: { contentType: "text/html; charset=utf-8", value: render(ctx) },
+      }),
+    },
+    {
+      method: "GET",
+      pattern: "/.well-known/jwks.json",
+      auth: "none",
+      handle: (_req, ctx) => {
+        const p = ctx.extensions.get(JWKS_PROVIDER) as (() => unknown) | undefined;
+        return { status: 200, body: p ? p() : { keys: [] } };
+      },
+    },
+  ],
+};

@@ -1,0 +1,48 @@
+/**
+ * What every route and background worker of the emulator shares: the store,
+ * the API user, the chain, the vault keys, the event bus, the faults, the
+ * clock and the log. Built once by `startEmulator`.
+ *
+ * @module
+ */
+
+import type { Store } from "./store.ts";
+import type { ApiUser } from "./api_user.ts";
+import type { EventBus } from "./events.ts";
+import type { Faults } from "./faults.ts";
+import type { Chain } from "./chain.ts";
+import type { VaultKeys } from "./vault_keys.ts";
+
+/** Settings fixed at start. */
+export interface EmulatorConfig {
+  /** The node's chain id. */
+  chainId: number;
+  /** The chain's base asset id (e.g. `ETH_TEST5`, or `ETH_TEST_31337` for anvil). */
+  assetId: string;
+  /** Divides every retry delay and breaker duration (the webhook engine reads it). */
+  timeScale: number;
+  /** Number of vault accounts. */
+  vaultAccounts: number;
+  /** Largest request body accepted, bytes. */
+  maxBodyBytes: number;
+}
+
+/** The shared state of one running emulator. */
+export interface EmulatorContext {
+  config: EmulatorConfig;
+  store: Store;
+  apiUser: ApiUser;
+  chain: Chain;
+  keys: VaultKeys;
+  /** `emit({eventType, resourceId, data})`; listeners subscribe with `listen`. */
+  events: EventBus;
+  faults: Faults;
+  /** A log line on standard error (never secrets). */
+  log(line: string): void;
+  /** Clock, ms. */
+  now(): number;
+  /** Id source. */
+  uuid(): string;
+  /** Slots for areas added later (e.g. the webhook engine), by name. */
+  extensions: Map<string, unknown>;
+}

@@ -1,0 +1,262 @@
+/**
+ * Starts an emulator: opens the store, checks the node and the chain id,
+ * loads or creates the API user, builds the context and the handler over
+ * `ROUTE_MODULES`, listens, and resumes unfinished work. Used by
+ * `service emulator` and in-process by `service rpc --emulator` and tests.
+ *
+ * @module
+ */
+
+import { Store } from "./store.ts";
+import { ensureApiUser } from "./api_user.ts";
+import { EventBus, type EventSink } from "./events.ts";
+import { Faults, type FaultSpec, parseFaultSpec } from "./faults.ts";
+import { Chain } from "./chain.ts";
+import { ANVIL_MNEMONIC, VaultKeys } from "./vault_keys.ts";
+import { chainInfo } from "./assets.ts";
+import type { EmulatorContext } from "./context.ts";
+import { createHandler } from "./handler.ts";
+import { ROUTE_MODULES } from "./routes.ts";
+import type { RouteModule } from "./router.ts";
+import { serveHandler } from "./server.ts";
+
+/** Options of {@linkcode startEmulator}; every default is stated. */
+export interface EmulatorOptions {
+  /** Interface to listen on; default `127.0.0.1`. */
+  host?: string;
+  /** Port; default 0 (a free port). */
+  port?: number;
+  /** The node transactions are sent to (required), e.g. anvil's URL. */
+  rpcUrl: string;
+  /** Expected chain id; start fails when the node's differs. Default: the node's. */
+  chainId?: number;
+  /** SQLite file keeping the state across restarts; default in memory. */
+  state?: string;
+  /** Divides retry delays and breaker durations (webhook delivery); default 1. */
+  timeScale?: number;
+  /** Number of vault accounts; default 10. */
+  vaultAccounts?: number;
+  /** BIP-39 mnemonic of the vault keys; default anvil's. */
+  mnemonic?: string;
+  /** Faults in force from the start (objects or `key=value,...` text). */
+  faults?: (FaultSpec | string)[];
+  /** Log lines (standard error in the CLI); default none. */
+  log?: (line: string) => void;
+  /**
+   * Directory for `api.pem` (created 0700). Default: `<state>.keys` with
+   * `state`, else a fresh private temporary directory removed on stop.
+   */
+  stateDir?: string;
+  /** Largest request body, bytes; default 1 MiB. */
+  maxBodyBytes?: number;
+  /** A listener of every event (`transaction.created`, ...); default none. */
+  events?: EventSink;
+  /** Extra route modules (areas added later), appended to `ROUTE_MODULES`. */
+  modules?: RouteModule[];
+}
+
+/** A running emulator. */
+export interface RunningEmulator {
+  /** `http://host:port` (clients add `/v1`). */
+  apiBaseUrl: string;
+  apiKey: string;
+  /** The API user's private key file (0600). */
+  privateKeyPath: string;
+  /** The same key as PEM text. */
+  privateKeyPem: string;
+  consoleUrl: string;
+  jwksUrl: string;
+  /** Base of the admin endpoint (`X-API-Key` required). */
+  adminUrl: string;
+  chainId: number;
+  /** The chain's base asset id. */
+  assetId: string;
+  /** The request handler, callable in-process. */
+  handler: (req: Request) => Promise<Response>;
+  /** The shared context (store, events, faults...), for areas and tests. */
+  context: EmulatorContext;
+  /** Stops serving and background work, closes the store. */
+  stop(): Promise<void>;
+}
+
+/** A start-up problem caused by the options (maps to exit code 2 in the CLI). */
+export class EmulatorConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "EmulatorConfigError";
+  }
+}
+
+/**
+ * Starts an emulator and returns once it listens.
+ *
+ * @example
+ * ```ts
+ * const emu = await startEmulator({ rpcUrl: "http://127.0.0.1:8545" });
+ * console.log(emu.apiBaseUrl, emu.apiKey);
+ * await emu.stop();
+ * ```
+ */
+export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator> {
+  if (!o.rpcUrl) {
+    throw new EmulatorConfigError(
+      "The emulator needs --rpcUrl: the node it sends transactions to (e.g. anvil's http://127.0.0.1:8545).",
+    );
+  }
+  try {
+    const u = new URL(o.rpcUrl);
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
+  } catch {
+    throw new EmulatorConfigError(
+      `Invalid --rpcUrl ${JSON.stringify(o.rpcUrl)}: expected an http(s) URL.`,
+    );
+  }
+  const log = o.log ?? (() => {});
+  const vaultAccounts = o.vaultAccounts ?? 10;
+  if (!Number.isInteger(vaultAccounts) || vaultAccounts < 1 || vaultAccounts > 10_000) {
+    throw new EmulatorConfigError("--vaultAccounts must be an integer from 1 to 10000.");
+  }
+  const timeScale = o.timeScale ?? 1;
+  if (!(timeScale > 0) || !Number.isFinite(timeScale)) {
+    throw new EmulatorConfigError("--timeScale must be a positive number.");
+  }
+  const faults = new Faults();
+  for (const f of o.faults ?? []) {
+    try {
+      faults.add(parseFaultSpec(f));
+    } catch (e) {
+      throw new EmulatorConfigError(`Invalid --fault: ${(e as Error).message}.`);
+    }
+  }
+  let keys: VaultKeys;
+  try {
+    keys = new VaultKeys((o.mnemonic ?? ANVIL_MNEMONIC).trim(), vaultAccounts);
+  } catch {
+    throw new EmulatorConfigError("Invalid --mnemonic: expected a BIP-39 mnemonic phrase.");
+  }
+  const chain = new Chain(o.rpcUrl);
+  let chainId: number;
+  try {
+    chainId = await chain.client.getChainId();
+  } catch (e) {
+    throw new EmulatorConfigError(
+      `Cannot reach the node at --rpcUrl ${o.rpcUrl}: ${
+        (e as Error)?.message?.split("\n")[0]
+      }. Start it first (e.g. anvil) or fix the URL.`,
+    );
+  }
+  if (o.chainId !== undefined && o.chainId !== chainId) {
+    throw new EmulatorConfigError(
+      `--chainId ${o.chainId} does not match the node's chain id ${chainId} at ${o.rpcUrl}.`,
+    );
+  }
+
+  let store: Store;
+  try {
+    store = Store.open(o.state);
+    if (o.state) await Deno.chmod(o.state, 0o600).catch(() => {});
+  } catch (e) {
+    throw new EmulatorConfigError(
+      `Cannot open the state file ${JSON.stringify(o.state)}: ${(e as Error).message}.`,
+    );
+  }
+  let tempDir: string | undefined;
+  try {
+    const storedChain = store.getMeta("chain_id");
+    if (storedChain && Number(storedChain) !== chainId) {
+      throw new EmulatorConfigError(
+        `The state file ${o.state} belongs to chain ${storedChain}, but the node is chain ${chainId}. Use another --state file.`,
+      );
+    }
+    store.setMeta("chain_id", String(chainId));
+    const storedAddress = store.getMeta("vault_address_0");
+    if (storedAddress && storedAddress !== keys.address(0)) {
+      throw new EmulatorConfigError(
+        `The state file ${o.state} was made with another --mnemonic. Use the same mnemonic or another --state file.`,
+      );
+    }
+    store.setMeta("vault_address_0", keys.address(0));
+    let dir = o.stateDir ?? (o.state ? `${o.state}.keys` : undefined);
+    if (!dir) dir = tempDir = await Deno.makeTempDir({ prefix: "service-emulator-" });
+    const apiUser = await ensureApiUser(store, dir);
+    const info = chainInfo(chainId);
+    const events = new EventBus((e) => log(`event listener failed: ${(e as Error)?.message ?? e}`));
+    if (o.events) events.listen(o.events);
+    const ctx: EmulatorContext = {
+      config: {
+        chainId,
+        assetId: info.assetId,
+        timeScale,
+        vaultAccounts,
+        maxBodyBytes: o.maxBodyBytes ?? 1024 * 1024,
+      },
+      store,
+      apiUser,
+      chain,
+      keys,
+      events,
+      faults,
+      log,
+      now: Date.now,
+      uuid: () => crypto.randomUUID(),
+      extensions: new Map(),
+    };
+    const modules = [...ROUTE_MODULES, ...(o.modules ?? [])];
+    for (const m of modules) if (m.schema) store.migrate(m.schema);
+    const { handle } = createHandler(ctx, modules);
+    for (const m of modules) await m.start?.(ctx);
+    let server;
+    try {
+      server = await serveHandler(handle, {
+        hostname: o.host ?? "127.0.0.1",
+        port: o.port ?? 0,
+        maxBodyBytes: ctx.config.maxBodyBytes,
+        onError: (e) => log(`server error: ${(e as Error)?.message ?? e}`),
+      });
+    } catch (e) {
+      for (const m of modules) await m.stop?.(ctx);
+      throw new EmulatorConfigError(
+        `Cannot listen on ${o.host ?? "127.0.0.1"}:${o.port ?? 0}: ${(e as Error).message}.`,
+      );
+    }
+    const host = server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname;
+    const base = `http://${host}:${server.port}`;
+    log(
+      `emulator ready on ${base}: chain ${chainId} (${info.assetId}), ${vaultAccounts} vault accounts, node ${chain.url}, state ${
+        o.state ?? "in memory"
+      }`,
+    );
+    let stopped = false;
+    return {
+      apiBaseUrl: base,
+      apiKey: apiUser.apiKey,
+      privateKeyPath: apiUser.privateKeyPath,
+      privateKeyPem: apiUser.privateKeyPem,
+      consoleUrl: `${base}/console`,
+      jwksUrl: `${base}/.well-known/jwks.json`,
+      adminUrl: `${base}/admin`,
+      chainId,
+      assetId: info.assetId,
+      handler: handle,
+      context: ctx,
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        await server.close();
+        for (const m of [...modules].reverse()) {
+          try {
+            await m.stop?.(ctx);
+          } catch (e) {
+            log(`stopping ${m.name} failed: ${(e as Error)?.message ?? e}`);
+          }
+        }
+        store.close();
+        if (tempDir) await Deno.remove(tempDir, { recursive: true }).catch(() => {});
+      },
+    };
+  } catch (e) {
+    store.close();
+    if (tempDir) await Deno.remove(tempDir, { recursive: true }).catch(() => {});
+    throw e;
+  }
+}

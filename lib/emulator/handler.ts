@@ -1,0 +1,271 @@
+/**
+ * The emulator's request handler, `(Request) => Promise<Response>`: the one
+ * place where every request is given its `X-Request-ID`, faults are applied,
+ * the body is read within the limit, the route is found, authentication is
+ * checked, JSON is parsed, `Idempotency-Key` is honoured, and any error
+ * becomes `{message, code}`. Nothing a client sends can crash it.
+ *
+ * @module
+ */
+
+import { ApiError, DROP_HEADER, ErrorCode, type Reply } from "./http.ts";
+import type { Route, RouteModule, RouteRequest } from "./router.ts";
+import { Router } from "./router.ts";
+import { NonceCache, verifyRequest } from "./auth.ts";
+import type { EmulatorContext } from "./context.ts";
+import type { Row } from "./store.ts";
+
+/** Schema of the handler's own table: idempotency records (24 h). */
+export const IDEMPOTENCY_SCHEMA = `
+CREATE TABLE IF NOT EXISTS idempotency (
+  key TEXT PRIMARY KEY,
+  method TEXT NOT NULL,
+  path TEXT NOT NULL,
+  status INTEGER NOT NULL,
+  body TEXT,
+  created_at INTEGER NOT NULL
+);
+`;
+
+/** How long an idempotency record answers, ms. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+const dec = new TextDecoder();
+
+function toResponse(reply: Reply, requestId: string): Response {
+  const headers = new Headers(reply.headers);
+  headers.set("X-Request-ID", requestId);
+  if (reply.text) {
+    headers.set("Content-Type", reply.text.contentType);
+    return new Response(reply.text.value, { status: reply.status, headers });
+  }
+  if (reply.body === undefined) return new Response(null, { status: reply.status, headers });
+  headers.set("Content-Type", "application/json; charset=utf-8");
+  return new Response(JSON.stringify(reply.body), { status: reply.status, headers });
+}
+
+function errorReply(e: ApiError): Reply {
+  return { status: e.status, body: { message: e.message, code: e.code }, headers: e.headers };
+}
+
+async function readBody(request: Request, max: number): Promise<Uint8Array> {
+  const len = Number(request.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(len) && len > max) tooLarge(max);
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > max) {
+      await reader.cancel().catch(() => {});
+      tooLarge(max);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let o = 0;
+  for (const c of chunks) {
+    out.set(c, o);
+    o += c.length;
+  }
+  return out;
+}
+
+function tooLarge(max: number): never {
+  throw new ApiError(413, `The request body is larger than ${max} bytes.`, ErrorCode.tooLarge);
+}
+
+/** The handler and what it needs to be stopped. */
+export interface EmulatorHandler {
+  handle: (request: Request) => Promise<Response>;
+}
+
+/**
+ * Builds the handler over the route modules.
+ *
+ * @example
+ * ```ts
+ * const { handle } = createHandler(ctx, ROUTE_MODULES);
+ * const res = await handle(new Request("http://x/v1/vault/accounts_paged"));
+ * ```
+ */
+export function createHandler(
+  ctx: EmulatorContext,
+  modules: readonly RouteModule[],
+): EmulatorHandler {
+  const router = new Router(modules);
+  const nonces = new NonceCache();
+  const inflight = new Map<string, Promise<Reply>>();
+  const selectIdem = ctx.store.db.prepare(
+    "SELECT status, body, created_at, path FROM idempotency WHERE key = ?",
+  );
+  const insertIdem = ctx.store.db.prepare(
+    `INSERT INTO idempotency (key, method, path, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT(key) DO UPDATE SET method=excluded.method, path=excluded.path, status=excluded.status,
+     body=excluded.body, created_at=excluded.created_at`,
+  );
+
+  async function authenticate(route: Route, request: Request, uri: string, body: Uint8Array) {
+    if (route.auth === "none") return;
+    if (route.auth === "admin") {
+      if (request.headers.get("x-api-key") !== ctx.apiUser.apiKey) {
+        throw new ApiError(
+          401,
+          "The admin endpoint needs the X-API-Key header with the emulator's API key.",
+          ErrorCode.unauthorized,
+        );
+      }
+      return;
+    }
+    await verifyRequest({
+      apiKey: ctx.apiUser.apiKey,
+      publicKey: ctx.apiUser.publicKey,
+      headers: request.headers,
+      uri,
+      body,
+      nowMs: ctx.now(),
+      nonces,
+    });
+  }
+
+  async function run(route: Route, rr: RouteRequest): Promise<Reply> {
+    try {
+      return await route.handle(rr, ctx);
+    } catch (e) {
+      if (e instanceof ApiError) return errorReply(e);
+      if (e instanceof RangeError || e instanceof SyntaxError) {
+        return errorReply(new ApiError(400, e.message, ErrorCode.badRequest));
+      }
+      ctx.log(`internal error on ${rr.method} ${rr.path}: ${(e as Error)?.stack ?? e}`);
+      return errorReply(new ApiError(500, "Internal error of the emulator.", ErrorCode.internal));
+    }
+  }
+
+  async function withIdempotency(route: Route, rr: RouteRequest): Promise<Reply> {
+    const key = rr.idempotencyKey;
+    if (!key) return await run(route, rr);
+    const pending = inflight.get(key);
+    if (pending) return await pending;
+    const row = selectIdem.get(key) as Row | undefined;
+    if (row && ctx.now() - Number(row.created_at) < IDEMPOTENCY_TTL_MS) {
+      return {
+        status: Number(row.status),
+        body: row.body === null ? undefined : JSON.parse(String(row.body)),
+        headers: { "Idempotent-Replayed": "true" },
+      };
+    }
+    const p = (async () => {
+      const reply = await run(route, rr);
+      if (reply.status < 500 && reply.status !== 429) {
+        insertIdem.run(
+          key,
+          rr.method,
+          rr.path,
+          reply.status,
+          reply.body === undefined ? null : JSON.stringify(reply.body),
+          ctx.now(),
+        );
+      }
+      return reply;
+    })();
+    inflight.set(key, p);
+    try {
+      return await p;
+    } finally {
+      inflight.delete(key);
+    }
+  }
+
+  async function inner(request: Request, requestId: string): Promise<Response> {
+    const url = new URL(request.url);
+    const path = url.pathname;
+    const method = request.method.toUpperCase();
+    const uri = path + url.search;
+    const isAdmin = path === "/admin" || path.startsWith("/admin/");
+    if (!isAdmin) {
+      const latency = ctx.faults.takeLatency(method, path);
+      if (latency) await new Promise((r) => setTimeout(r, latency.ms));
+      const status = ctx.faults.takeStatus(method, path);
+      if (status) {
+        const headers: Record<string, string> = {};
+        if (status.retryAfter !== undefined) headers["Retry-After"] = String(status.retryAfter);
+        return toResponse(
+          errorReply(
+            new ApiError(
+              status.status,
+              status.status === 429
+                ? "Too many requests (injected fault)."
+                : `Service unavailable (injected fault, status ${status.status}).`,
+              status.status === 429 ? ErrorCode.rateLimited : ErrorCode.injected,
+              headers,
+            ),
+          ),
+          requestId,
+        );
+      }
+    }
+    const body = await readBody(request, ctx.config.maxBodyBytes);
+    const match = router.match(method, path);
+    if (match.kind === "none") {
+      throw new ApiError(404, `Not found: ${method} ${path}.`, ErrorCode.notFound);
+    }
+    if (match.kind === "method") {
+      throw new ApiError(
+        405,
+        `Method ${method} is not allowed on ${path}; allowed: ${match.allowed.join(", ")}.`,
+        ErrorCode.methodNotAllowed,
+        { Allow: match.allowed.join(", ") },
+      );
+    }
+    await authenticate(match.route, request, uri, body);
+    let parsed: unknown = undefined;
+    if (body.length > 0) {
+      const text = dec.decode(body);
+      if (text.trim() !== "") {
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          throw new ApiError(400, "The request body is not valid JSON.", ErrorCode.badRequest);
+        }
+      }
+    }
+    const drop = isAdmin ? undefined : ctx.faults.takeDrop(method, path);
+    const idem = request.headers.get("idempotency-key") ?? undefined;
+    const rr: RouteRequest = {
+      method,
+      path,
+      params: match.params,
+      query: url.searchParams,
+      headers: request.headers,
+      rawBody: body,
+      body: parsed,
+      requestId,
+      idempotencyKey: method === "POST" && match.route.auth === "api" && idem ? idem : undefined,
+    };
+    const reply = await withIdempotency(match.route, rr);
+    if (drop) {
+      ctx.log(`fault: dropped the connection of ${method} ${path} after answering ${reply.status}`);
+      return new Response(null, { status: 599, headers: { [DROP_HEADER]: "1" } });
+    }
+    return toResponse(reply, requestId);
+  }
+
+  return {
+    async handle(request: Request): Promise<Response> {
+      const requestId = ctx.uuid();
+      try {
+        return await inner(request, requestId);
+      } catch (e) {
+        if (e instanceof ApiError) return toResponse(errorReply(e), requestId);
+        ctx.log(`internal error: ${(e as Error)?.stack ?? e}`);
+        return toResponse(
+          errorReply(new ApiError(500, "Internal error of the emulator.", ErrorCode.internal)),
+          requestId,
+        );
+      }
+    },
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * `service emulator`: a local stand-in for the platform API — vault
+ * accounts, assets, transactions signed with real keys and sent to a real
+ * node, request authentication verified for real, idempotency, fault
+ * injection, SQLite state.
+ *
+ * @example
+ * ```ts
+ * import { startEmulator } from "./lib/emulator/mod.ts";
+ * const emu = await startEmulator({ rpcUrl: "http://127.0.0.1:8545" });
+ * const res = await emu.handler(new Request(`${emu.apiBaseUrl}/console`));
+ * await emu.stop();
+ * ```
+ *
+ * @module
+ */
+
+export { EmulatorConfigError, startEmulator } from "./emulator.ts";
+export type { EmulatorOptions, RunningEmulator } from "./emulator.ts";
+export { createHandler, IDEMPOTENCY_SCHEMA, IDEMPOTENCY_TTL_MS } from "./handler.ts";
+export type { EmulatorHandler } from "./handler.ts";
+export { ROUTE_MODULES } from "./routes.ts";
+export { Router } from "./router.ts";
+export type { Match, Route, RouteAuth, RouteModule, RouteRequest } from "./router.ts";
+export { ApiError, DROP_HEADER, ErrorCode, isDropResponse, json } from "./http.ts";
+export type { Reply } from "./http.ts";
+export { EventBus } from "./events.ts";
+export type { EmulatorEvent, EventSink } from "./events.ts";
+export { Faults, FORCEABLE_STATUSES, parseFaultSpec } from "./faults.ts";
+export type { Fault, FaultSpec } from "./faults.ts";
+export { Store } from "./store.ts";
+export type { Row } from "./store.ts";
+export type { EmulatorConfig, EmulatorContext } from "./context.ts";
+export { chainInfo, KNOWN_CHAINS } from "./assets.ts";
+export type { ChainInfo } from "./assets.ts";
+export { ANVIL_MNEMONIC, VaultKeys } from "./vault_keys.ts";
+export { CONSOLE_SECTIONS, JWKS_PROVIDER } from "./console_page.ts";
+export { engineOf, TRANSACTION_ENGINE } from "./transactions.ts";
+export { classifyNodeError, FINAL_STATUSES, TransactionEngine } from "./transaction_engine.ts";
+export type { TransactionRecord } from "./transaction_engine.ts";
+export { MAX_TOKEN_LIFETIME_SECONDS, NonceCache, verifyRequest } from "./auth.ts";
+export { serveHandler } from "./server.ts";
+export type { HttpServer } from "./server.ts";

@@ -1,0 +1,129 @@
+/**
+ * Routes and their matching. Every area of the emulator declares a
+ * {@linkcode RouteModule} (its SQL schema and its routes); `routes.ts` lists
+ * the modules in one place and the handler dispatches through
+ * {@linkcode Router}.
+ *
+ * @module
+ */
+
+import type { Reply } from "./http.ts";
+import type { EmulatorContext } from "./context.ts";
+
+/**
+ * Who may call a route: `api` = the platform's request authentication
+ * (X-API-Key + signed JWT), `admin` = the admin endpoint's key check,
+ * `none` = public (console, JWKS).
+ */
+export type RouteAuth = "api" | "admin" | "none";
+
+/** The parsed request a route sees. */
+export interface RouteRequest {
+  method: string;
+  /** Path without query. */
+  path: string;
+  /** Path parameters from `:name` segments (decoded). */
+  params: Record<string, string>;
+  query: URLSearchParams;
+  headers: Headers;
+  /** Exact body bytes received. */
+  rawBody: Uint8Array;
+  /** The body parsed as JSON, `undefined` when empty. */
+  body: unknown;
+  /** The request id sent back as `X-Request-ID`. */
+  requestId: string;
+  /** `Idempotency-Key` header of a POST, if any. */
+  idempotencyKey?: string;
+}
+
+/**
+ * One route. `pattern` uses `:name` for a path segment, e.g.
+ * `/v1/vault/accounts/:id`, and may end with `*` to match the rest of the
+ * path (zero or more segments, given as `params["*"]`), e.g. `/v1/webhooks/*`
+ * for an area that dispatches its own paths.
+ */
+export interface Route {
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+  pattern: string;
+  auth: RouteAuth;
+  handle(req: RouteRequest, ctx: EmulatorContext): Reply | Promise<Reply>;
+}
+
+/** An area of the emulator: additive schema, routes and an optional lifecycle. */
+export interface RouteModule {
+  /** Short name, for logs. */
+  name: string;
+  /** `CREATE TABLE IF NOT EXISTS ...` statements; run once at start, in list order. */
+  schema?: string;
+  routes: Route[];
+  /** Called once the store and context exist (e.g. to resume background work). */
+  start?(ctx: EmulatorContext): void | Promise<void>;
+  /** Called on shutdown, before the store closes. */
+  stop?(ctx: EmulatorContext): void | Promise<void>;
+}
+
+interface Compiled {
+  route: Route;
+  segments: string[];
+}
+
+/** The outcome of matching a path. */
+export type Match =
+  | { kind: "found"; route: Route; params: Record<string, string> }
+  | { kind: "method"; allowed: string[] }
+  | { kind: "none" };
+
+/**
+ * Matches method + path against the routes of every module. Literal segments
+ * win over parameters when two routes could match (e.g.
+ * `/v1/transactions/external_tx_id/:x` over `/v1/transactions/:id/...`).
+ *
+ * @example
+ * ```ts
+ * const router = new Router(ROUTE_MODULES);
+ * router.match("GET", "/v1/vault/accounts/0");
+ * ```
+ */
+export class Router {
+  readonly #routes: Compiled[];
+  constructor(modules: readonly RouteModule[]) {
+    this.#routes = modules.flatMap((m) =>
+      m.routes.map((route) => ({ route, segments: route.pattern.split("/").filter(Boolean) }))
+    );
+    // more literal segments first; rest-of-path routes last
+    const literals = (c: Compiled) =>
+      c.segments.at(-1) === "*" ? -1 : c.segments.filter((s) => !s.startsWith(":")).length;
+    this.#routes.sort((a, b) => literals(b) - literals(a));
+  }
+
+  /** Finds the route of `method path`. */
+  match(method: string, path: string): Match {
+    let parts: string[];
+    try {
+      parts = path.split("/").filter(Boolean).map((p) => decodeURIComponent(p));
+    } catch {
+      return { kind: "none" };
+    }
+    const allowed: string[] = [];
+    for (const c of this.#routes) {
+      const rest = c.segments.at(-1) === "*";
+      const fixed = rest ? c.segments.length - 1 : c.segments.length;
+      if (rest ? parts.length < fixed : parts.length !== fixed) continue;
+      const params: Record<string, string> = {};
+      if (rest) params["*"] = parts.slice(fixed).join("/");
+      let ok = true;
+      for (let i = 0; i < fixed; i++) {
+        const s = c.segments[i];
+        if (s.startsWith(":")) params[s.slice(1)] = parts[i];
+        else if (s !== parts[i]) {
+          ok = false;
+          break;
+        }
+      }
+      if (!ok) continue;
+      if (c.route.method === method) return { kind: "found", route: c.route, params };
+      allowed.push(c.route.method);
+    }
+    return allowed.length ? { kind: "method", allowed } : { kind: "none" };
+  }
+}

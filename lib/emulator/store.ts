@@ -1,0 +1,100 @@
+/**
+ * The emulator's state: one SQLite database (`node:sqlite`, no dependency),
+ * in memory by default or in a file. A file database uses WAL with
+ * `synchronous=FULL`, so every write that returned before an answer was sent
+ * survives a SIGKILL. Areas add their tables with `CREATE TABLE IF NOT
+ * EXISTS` (see `RouteModule.schema`); the schema only ever grows.
+ *
+ * @module
+ */
+
+import { DatabaseSync } from "node:sqlite";
+
+/** A row as `node:sqlite` returns it. */
+export type Row = Record<string, unknown>;
+
+/** Base tables every emulator has: key/value metadata (API user, chain). */
+const BASE_SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+
+/**
+ * The SQLite store.
+ *
+ * @example
+ * ```ts
+ * const store = Store.open(); // in memory
+ * store.setMeta("hello", "world");
+ * ```
+ */
+export class Store {
+  /** The underlying connection; areas prepare their own statements on it. */
+  readonly db: DatabaseSync;
+  /** The database file, or `undefined` in memory. */
+  readonly path: string | undefined;
+  #depth = 0;
+
+  private constructor(db: DatabaseSync, path: string | undefined) {
+    this.db = db;
+    this.path = path;
+  }
+
+  /** Opens (creating if needed) the database at `path`, or an in-memory one. */
+  static open(path?: string): Store {
+    const db = new DatabaseSync(path ?? ":memory:");
+    if (path) {
+      db.exec("PRAGMA journal_mode=WAL");
+      db.exec("PRAGMA synchronous=FULL");
+      db.exec("PRAGMA busy_timeout=5000");
+    }
+    db.exec(BASE_SCHEMA);
+    return new Store(db, path);
+  }
+
+  /** Runs additive schema statements (`CREATE TABLE IF NOT EXISTS ...`). */
+  migrate(sql: string): void {
+    this.db.exec(sql);
+  }
+
+  /**
+   * Runs `fn` in one transaction (nested calls join the outer one). `fn` must
+   * be synchronous: nothing else may interleave on the connection.
+   */
+  transaction<T>(fn: () => T): T {
+    if (this.#depth > 0) return fn();
+    this.db.exec("BEGIN IMMEDIATE");
+    this.#depth++;
+    try {
+      const out = fn();
+      this.db.exec("COMMIT");
+      return out;
+    } catch (e) {
+      this.db.exec("ROLLBACK");
+      throw e;
+    } finally {
+      this.#depth--;
+    }
+  }
+
+  /** Reads a metadata value. */
+  getMeta(key: string): string | undefined {
+    const row = this.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as
+      | Row
+      | undefined;
+    return row ? String(row.value) : undefined;
+  }
+
+  /** Writes a metadata value. */
+  setMeta(key: string, value: string): void {
+    this.db.prepare(
+      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    ).run(key, value);
+  }
+
+  /** Closes the connection (idempotent). */
+  close(): void {
+    try {
+      this.db.close();
+    } catch { /* already closed */ }
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * Transactions: `POST /v1/transactions` (TRANSFER, CONTRACT_CALL including
+ * contract creation, TYPED_MESSAGE with ETH_MESSAGE and EIP712),
+ * `GET /v1/transactions`, `GET /v1/transactions/{id}`,
+ * `GET /v1/transactions/external_tx_id/{externalTxId}`,
+ * `POST /v1/transactions/{id}/cancel`, and the admin routes that approve,
+ * reject or force the status of a transaction. The lifecycle itself is in
+ * `transaction_engine.ts`.
+ *
+ * @module
+ */
+
+import { ApiError, ErrorCode, json } from "./http.ts";
+import type { RouteModule } from "./router.ts";
+import type { EmulatorContext } from "./context.ts";
+import { TransactionEngine, TRANSACTIONS_SCHEMA } from "./transaction_engine.ts";
+import { FORCEABLE_STATUSES } from "./faults.ts";
+
+/** Extension key of the running {@linkcode TransactionEngine}. */
+export const TRANSACTION_ENGINE = "transactions.engine";
+
+/** The engine of a running emulator. */
+export function engineOf(ctx: EmulatorContext): TransactionEngine {
+  const e = ctx.extensions.get(TRANSACTION_ENGINE) as TransactionEngine | undefined;
+  if (!e) throw new Error("the transaction engine is not started");
+  return e;
+}
+
+/** The transaction routes. */
+export const transactionRoutes: RouteModule = {
+  name: "transactions",
+  schema: TRANSACTIONS_SCHEMA,
+  start(ctx) {
+    const engine = new TransactionEngine(ctx);
+    ctx.extensions.set(TRANSACTION_ENGINE, engine);
+    engine.resume();
+  },
+  async stop(ctx) {
+    await (ctx.extensions.get(TRANSACTION_ENGINE) as TransactionEngine | undefined)?.stop();
+  },
+  routes: [
+    {
+      method: "POST",
+      pattern: "/v1/transactions",
+      auth: "api",
+      handle(req, ctx) {
+        const t = engineOf(ctx).create(req.body);
+        return json(201, { id: t.id, status: t.status });
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v1/transactions",
+      auth: "api",
+      handle(req, ctx) {
+        const limitText = req.query.get("limit");
+        const limit = limitText === null ? 200 : Number(limitText);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
+          throw new ApiError(400, "limit must be an integer from 1 to 500.", ErrorCode.badRequest);
+        }
+        const statuses = (req.query.get("status") ?? "").split(",").filter(Boolean);
+        const sort = (req.query.get("sort") ?? "DESC").toUpperCase() === "ASC" ? "ASC" : "DESC";
+        return json(200, engineOf(ctx).list({ limit, statuses, sort }));
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v1/transactions/:id",
+      auth: "api",
+      handle(req, ctx) {
+        const t = engineOf(ctx).get(req.params.id);
+        if (!t) {
+          throw new ApiError(404, `Transaction "${req.params.id}" not found.`, ErrorCode.notFound);
+        }
+        return json(200, t);
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v1/transactions/external_tx_id/:externalTxId",
+      auth: "api",
+      handle(req, ctx) {
+        const t = engineOf(ctx).getByExternalId(req.params.externalTxId);
+        if (!t) {
+          throw new ApiError(
+            404,
+            `No transaction with externalTxId "${req.params.externalTxId}".`,
+            ErrorCode.notFound,
+          );
+        }
+        return json(200, t);
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/v1/transactions/:id/cancel",
+      auth: "api",
+      handle(req, ctx) {
+        engineOf(ctx).cancel(req.params.id);
+        return json(200, { success: true });
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/admin/transactions/:id/approve",
+      auth: "admin",
+      handle(req, ctx) {
+        return json(200, engineOf(ctx).approve(req.params.id));
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/admin/transactions/:id/reject",
+      auth: "admin",
+      handle(req, ctx) {
+        return json(200, engineOf(ctx).force(req.params.id, "REJECTED", "REJECTED_BY_USER"));
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/admin/transactions/:id/status",
+      auth: "admin",
+      handle(req, ctx) {
+        const b = (req.body ?? {}) as Record<string, unknown>;
+        const status = String(b.status ?? "").toUpperCase();
+        if (!(FORCEABLE_STATUSES as readonly string[]).includes(status)) {
+          throw new ApiError(
+            400,
+            `status must be one of ${FORCEABLE_STATUSES.join(", ")}.`,
+            ErrorCode.badRequest,
+          );
+        }
+        const sub = b.subStatus === undefined ? undefined : String(b.subStatus);
+        return json(200, engineOf(ctx).force(req.params.id, status, sub));
+      },
+    },
+  ],
+};

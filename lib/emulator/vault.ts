@@ -1,0 +1,199 @@
+/**
+ * Vault accounts: `GET /v1/vault/accounts_paged`, `GET
+ * /v1/vault/accounts/{id}`, `GET /v1/vault/accounts/{id}/{assetId}` and
+ * `GET /v1/vault/accounts/{id}/{assetId}/addresses_paginated`. Every account
+ * holds the chain's base asset; balances are read from the node, so they
+ * are real.
+ *
+ * @module
+ */
+
+import { formatEther } from "viem";
+import { ApiError, ErrorCode, json } from "./http.ts";
+import type { RouteModule } from "./router.ts";
+import type { EmulatorContext } from "./context.ts";
+
+/** The name of vault account `i`. */
+export function accountName(i: number): string {
+  return i === 0 ? "Default" : `Account ${i}`;
+}
+
+/** Reads vault account `id` (404 if it does not exist). */
+export function requireAccount(ctx: EmulatorContext, id: string): number {
+  if (!ctx.keys.has(id)) {
+    throw new ApiError(404, `Vault account "${id}" not found.`, ErrorCode.notFound);
+  }
+  return Number(id);
+}
+
+async function assetOf(ctx: EmulatorContext, index: number) {
+  const [wei, block] = await Promise.all([
+    ctx.chain.client.getBalance({ address: ctx.keys.address(index) }),
+    ctx.chain.client.getBlockNumber(),
+  ]);
+  const amount = formatEther(wei);
+  return {
+    id: ctx.config.assetId,
+    total: amount,
+    balance: amount,
+    available: amount,
+    pending: "0",
+    frozen: "0",
+    lockedAmount: "0",
+    staked: "0",
+    blockHeight: block.toString(),
+  };
+}
+
+async function account(ctx: EmulatorContext, index: number) {
+  return {
+    id: String(index),
+    name: accountName(index),
+    hiddenOnUI: false,
+    autoFuel: false,
+    assets: [await assetOf(ctx, index)],
+  };
+}
+
+function cursor(id: number): string {
+  return btoa(`account:${id}`);
+}
+
+function uncursor(text: string, name: string): number {
+  let raw = "";
+  try {
+    raw = atob(text);
+  } catch { /* below */ }
+  const m = raw.match(/^account:(\d+)$/);
+  if (!m) {
+    throw new ApiError(400, `${name} is not a cursor this server gave.`, ErrorCode.badRequest);
+  }
+  return Number(m[1]);
+}
+
+function nodeDown(e: unknown): never {
+  throw new ApiError(
+    502,
+    `The emulator cannot read balances from its node: ${(e as Error)?.message?.split("\n")[0]}.`,
+    ErrorCode.internal,
+  );
+}
+
+/** The vault routes. */
+export const vaultRoutes: RouteModule = {
+  name: "vault",
+  routes: [
+    {
+      method: "GET",
+      pattern: "/v1/vault/accounts_paged",
+      auth: "api",
+      async handle(req, ctx) {
+        const q = req.query;
+        const limitText = q.get("limit");
+        const limit = limitText === null || limitText === "" ? 200 : Number(limitText);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
+          throw new ApiError(400, "limit must be an integer from 1 to 500.", ErrorCode.badRequest);
+        }
+        const order = (q.get("orderBy") ?? "DESC").toUpperCase();
+        if (order !== "ASC" && order !== "DESC") {
+          throw new ApiError(400, "orderBy must be ASC or DESC.", ErrorCode.badRequest);
+        }
+        let ids = Array.from({ length: ctx.keys.count }, (_, i) => i);
+        const assetId = q.get("assetId");
+        if (assetId && assetId !== ctx.config.assetId) ids = [];
+        const prefix = q.get("namePrefix");
+        if (prefix) ids = ids.filter((i) => accountName(i).startsWith(prefix));
+        const suffix = q.get("nameSuffix");
+        if (suffix) ids = ids.filter((i) => accountName(i).endsWith(suffix));
+        if (order === "DESC") ids.reverse();
+        const before = q.get("before");
+        const after = q.get("after");
+        let start = 0;
+        let end = ids.length;
+        if (after) {
+          const pos = ids.indexOf(uncursor(after, "after"));
+          start = pos === -1 ? ids.length : pos + 1;
+          end = Math.min(ids.length, start + limit);
+        } else if (before) {
+          const pos = ids.indexOf(uncursor(before, "before"));
+          end = pos === -1 ? 0 : pos;
+          start = Math.max(0, end - limit);
+        } else {
+          end = Math.min(ids.length, limit);
+        }
+        const pageIds = ids.slice(start, end);
+        let accounts;
+        try {
+          accounts = await Promise.all(pageIds.map((i) => account(ctx, i)));
+        } catch (e) {
+          nodeDown(e);
+        }
+        const paging: Record<string, string> = {};
+        if (start > 0 && pageIds.length) paging.before = cursor(pageIds[0]);
+        if (end < ids.length && pageIds.length) paging.after = cursor(pageIds[pageIds.length - 1]);
+        return json(200, { accounts, paging });
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v1/vault/accounts/:id",
+      auth: "api",
+      async handle(req, ctx) {
+        const i = requireAccount(ctx, req.params.id);
+        try {
+          return json(200, await account(ctx, i));
+        } catch (e) {
+          nodeDown(e);
+        }
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v1/vault/accounts/:id/:assetId",
+      auth: "api",
+      async handle(req, ctx) {
+        const i = requireAccount(ctx, req.params.id);
+        requireAsset(ctx, req.params.assetId);
+        try {
+          return json(200, await assetOf(ctx, i));
+        } catch (e) {
+          nodeDown(e);
+        }
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v1/vault/accounts/:id/:assetId/addresses_paginated",
+      auth: "api",
+      handle(req, ctx) {
+        const i = requireAccount(ctx, req.params.id);
+        requireAsset(ctx, req.params.assetId);
+        return json(200, {
+          addresses: [{
+            assetId: ctx.config.assetId,
+            address: ctx.keys.address(i),
+            description: "",
+            tag: "",
+            type: "Permanent",
+            legacyAddress: "",
+            enterpriseAddress: "",
+            bip44AddressIndex: 0,
+            userDefined: false,
+          }],
+          paging: {},
+        });
+      },
+    },
+  ],
+};
+
+/** 404 unless `assetId` is the chain's base asset. */
+export function requireAsset(ctx: EmulatorContext, assetId: string): void {
+  if (assetId !== ctx.config.assetId) {
+    throw new ApiError(
+      404,
+      `Asset "${assetId}" is not in this vault: the emulator's chain ${ctx.config.chainId} has asset ${ctx.config.assetId}.`,
+      ErrorCode.notFound,
+    );
+  }
+}

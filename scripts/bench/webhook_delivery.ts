@@ -17,7 +17,7 @@
 
 import { parseArgs } from "node:util";
 import { WebhookSigner } from "../../lib/emulator/webhook_signing.ts";
-import { startEmulatorProcess } from "../../tests/support/emulator_process.ts";
+import { startEmulatorOnAnvil } from "../../tests/support/emulator_process.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -104,7 +104,7 @@ async function emulatorRun(m: "ok" | "30pct"): Promise<Record<string, number>> {
   delivered.clear();
   firstSeen.clear();
   requests = 0;
-  const emu = await startEmulatorProcess(["--timeScale", "1000"]);
+  const emu = await startEmulatorOnAnvil(["--timeScale", "1000"]);
   try {
     const event = `bench.${m}`;
     for (let e = 0; e < ENDPOINTS; e++) {

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import {
   type EmulatorProcess,
-  startEmulatorProcess,
+  startEmulatorOnAnvil,
   waitFor,
 } from "../support/emulator_process.ts";
 import { type ReceiverAnswer, startReceiver } from "../support/receiver.ts";
@@ -40,7 +40,7 @@ async function status(emu: EmulatorProcess, w: string): Promise<string> {
 }
 
 Deno.test("the breaker suspends above 80% at once and after the scaled 4 h in the band; PATCH enabled:true resumes", async () => {
-  const emu = await startEmulatorProcess(["--timeScale", String(SCALE)]);
+  const emu = await startEmulatorOnAnvil(["--timeScale", String(SCALE)]);
   let immediateAnswers: ReceiverAnswer = 500;
   const rc = startReceiver({
     jwksUrl: emu.ready.jwksUrl,

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { startEmulatorProcess, waitFor } from "../support/emulator_process.ts";
 import { startReceiver } from "../support/receiver.ts";
+import { startAnvil } from "../support/tools.ts";
 
 Deno.test("after SIGKILL with deliveries in flight and a restart, every notification ends delivered and nothing vanishes", async () => {
   const dir = await Deno.makeTempDir({ prefix: "webhooks-crash-" });
@@ -23,7 +24,8 @@ Deno.test("after SIGKILL with deliveries in flight and a restart, every notifica
     },
   });
   const args = ["--state", state, "--timeScale", "1000", "--deliveryTimeout", "20s"];
-  let emu = await startEmulatorProcess(args);
+  const anvil = await startAnvil();
+  let emu = await startEmulatorProcess(anvil.url, args);
   const jwksBefore = await (await fetch(emu.ready.jwksUrl)).json();
   try {
     const main = await emu.api<{ id: string }>("POST", "/v1/webhooks", {
@@ -62,7 +64,7 @@ Deno.test("after SIGKILL with deliveries in flight and a restart, every notifica
     assert.ok(new Set(seenInFirstLife.map((r) => r.json.id)).size < acked.length, "killed mid-way");
     firstLife = false;
 
-    emu = await startEmulatorProcess(args);
+    emu = await startEmulatorProcess(anvil.url, args);
     const jwksAfter = await (await fetch(emu.ready.jwksUrl)).json();
     assert.deepEqual(jwksAfter, jwksBefore, "the signing key survived the restart");
 
@@ -143,6 +145,7 @@ Deno.test("after SIGKILL with deliveries in flight and a restart, every notifica
   } finally {
     await rc.close();
     await emu.stop();
+    await anvil.stop();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -6,12 +6,12 @@
  */
 
 import assert from "node:assert/strict";
-import { startEmulatorProcess, waitFor } from "../support/emulator_process.ts";
+import { startEmulatorOnAnvil, waitFor } from "../support/emulator_process.ts";
 import { startReceiver } from "../support/receiver.ts";
 import { runCli } from "../support/tools.ts";
 
 Deno.test("paging returns each notification exactly once while new ones arrive and statuses change", async () => {
-  const emu = await startEmulatorProcess(["--timeScale", "10000", "--minAttempts", "1000000"]);
+  const emu = await startEmulatorOnAnvil(["--timeScale", "10000", "--minAttempts", "1000000"]);
   // answers 500 then 200 per notification, so statuses and updatedAt keep moving while we page
   const tries = new Map<string, number>();
   const rc = startReceiver({
@@ -76,7 +76,7 @@ Deno.test("paging returns each notification exactly once while new ones arrive a
 });
 
 Deno.test("the same Idempotency-Key resends once and answers the first answer again", async () => {
-  const emu = await startEmulatorProcess(["--timeScale", "10000", "--minAttempts", "1000000"]);
+  const emu = await startEmulatorOnAnvil(["--timeScale", "10000", "--minAttempts", "1000000"]);
   const rc = startReceiver({ script: [404] });
   try {
     const w = await emu.api<{ id: string }>("POST", "/v1/webhooks", {
@@ -111,7 +111,7 @@ Deno.test("the same Idempotency-Key resends once and answers the first answer ag
 });
 
 Deno.test("service emulator trigger creates notifications in a running emulator and prints their ids", async () => {
-  const emu = await startEmulatorProcess([]);
+  const emu = await startEmulatorOnAnvil();
   const rc = startReceiver({ jwksUrl: emu.ready.jwksUrl });
   try {
     const hooks: string[] = [];

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { RETRY_DELAYS_SECONDS } from "../../lib/webhooks/mod.ts";
 import {
   type EmulatorProcess,
-  startEmulatorProcess,
+  startEmulatorOnAnvil,
   waitFor,
 } from "../support/emulator_process.ts";
 import { startReceiver } from "../support/receiver.ts";
@@ -50,7 +50,7 @@ function closedPort(): number {
 }
 
 Deno.test("each kind of answer is retried or not exactly as breaker.md says, on the scaled schedule", async () => {
-  const emu = await startEmulatorProcess([
+  const emu = await startEmulatorOnAnvil([
     "--timeScale",
     String(SCALE),
     "--deliveryTimeout",

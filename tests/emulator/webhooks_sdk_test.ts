@@ -6,11 +6,11 @@
 
 import assert from "node:assert/strict";
 import { Fireblocks, type Notification, type Webhook } from "@fireblocks/ts-sdk";
-import { startEmulatorProcess, waitFor } from "../support/emulator_process.ts";
+import { startEmulatorOnAnvil, waitFor } from "../support/emulator_process.ts";
 import { startReceiver } from "../support/receiver.ts";
 
 Deno.test("the official SDK's webhooksV2 methods work unchanged against the emulator", async () => {
-  const emu = await startEmulatorProcess(["--timeScale", "10000", "--minAttempts", "1000000"]);
+  const emu = await startEmulatorOnAnvil(["--timeScale", "10000", "--minAttempts", "1000000"]);
   // answers: resource r-fail always 404 (FAILED at once); everything else 200
   const rc = startReceiver({
     jwksUrl: emu.ready.jwksUrl,
@@ -211,7 +211,7 @@ Deno.test("the official SDK's webhooksV2 methods work unchanged against the emul
 });
 
 Deno.test("bad input gets a 400 or 404 with {message, code}", async () => {
-  const emu = await startEmulatorProcess([]);
+  const emu = await startEmulatorOnAnvil();
   try {
     const cases: [string, "GET" | "POST" | "PATCH", string, unknown, number][] = [
       ["no url", "POST", "/v1/webhooks", { events: ["transaction.created"] }, 400],

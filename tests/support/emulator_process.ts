@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ROOT } from "./tools.ts";
+import { type Anvil, ROOT, startAnvil } from "./tools.ts";
 import {
   loadCredentials,
   PlatformApiError,
@@ -50,12 +50,15 @@ export interface EmulatorProcess {
 }
 
 /**
- * Spawns the emulator with `args` after `emulator --port 0` and waits for
+ * Spawns the emulator on the node at `rpcUrl` (e.g. anvil) with `args` after `emulator --port 0` and waits for
  * its ready line (fails after 60 s, with what it wrote on stderr).
  */
-export async function startEmulatorProcess(args: string[] = []): Promise<EmulatorProcess> {
+export async function startEmulatorProcess(
+  rpcUrl: string,
+  args: string[] = [],
+): Promise<EmulatorProcess> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}main.ts`, "emulator", "--port", "0", ...args],
+    args: ["run", "-A", `${ROOT}main.ts`, "emulator", "--port", "0", "--rpcUrl", rpcUrl, ...args],
     cwd: ROOT,
     stdin: "null",
     stdout: "piped",
@@ -152,4 +155,26 @@ export async function waitFor<T>(
     }
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** An emulator process on its own fresh anvil; `stop()` stops both. */
+export async function startEmulatorOnAnvil(
+  args: string[] = [],
+): Promise<EmulatorProcess & { anvil: Anvil }> {
+  const anvil = await startAnvil();
+  let emu: EmulatorProcess;
+  try {
+    emu = await startEmulatorProcess(anvil.url, args);
+  } catch (e) {
+    await anvil.stop();
+    throw e;
+  }
+  return {
+    ...emu,
+    anvil,
+    async stop() {
+      await emu.stop();
+      await anvil.stop();
+    },
+  };
 }

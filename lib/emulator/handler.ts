@@ -99,6 +99,14 @@ export function createHandler(
   const router = new Router(modules);
   const nonces = new NonceCache();
   const inflight = new Map<string, Promise<Reply>>();
+  /**
+   * Tokens of dropped requests (ms expiry). Some HTTP clients (Deno's fetch)
+   * resend a request transparently when a reused connection closes; the
+   * resend carries the identical token and is dropped too, so the client
+   * sees the connection error, as it would from the platform.
+   */
+  const droppedTokens = new Map<string, number>();
+  const dropResponse = () => new Response(null, { status: 599, headers: { [DROP_HEADER]: "1" } });
   const selectIdem = ctx.store.db.prepare(
     "SELECT status, body, created_at, path FROM idempotency WHERE key = ?",
   );
@@ -185,6 +193,12 @@ export function createHandler(
     const method = request.method.toUpperCase();
     const uri = path + url.search;
     const isAdmin = path === "/admin" || path.startsWith("/admin/");
+    const authorization = request.headers.get("authorization");
+    if (authorization && droppedTokens.size > 0) {
+      const now = ctx.now();
+      for (const [k, exp] of droppedTokens) if (exp < now) droppedTokens.delete(k);
+      if (droppedTokens.has(authorization)) return dropResponse();
+    }
     if (!isAdmin) {
       const latency = ctx.faults.takeLatency(method, path);
       if (latency) await new Promise((r) => setTimeout(r, latency.ms));
@@ -248,7 +262,8 @@ export function createHandler(
     const reply = await withIdempotency(match.route, rr);
     if (drop) {
       ctx.log(`fault: dropped the connection of ${method} ${path} after answering ${reply.status}`);
-      return new Response(null, { status: 599, headers: { [DROP_HEADER]: "1" } });
+      if (authorization) droppedTokens.set(authorization, ctx.now() + 120_000);
+      return dropResponse();
     }
     return toResponse(reply, requestId);
   }

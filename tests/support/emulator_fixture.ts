@@ -178,3 +178,97 @@ export function transfer(
  * calldata reverts.
  */
 export const STORE_CONTRACT_INIT = "0x6011600c60003960116000f33615600c57600435600055005b600080fd";
+
+/** The emulator's ready line. */
+export interface ReadyLine {
+  event: "ready";
+  apiBaseUrl: string;
+  apiKey: string;
+  privateKeyPath: string;
+  consoleUrl: string;
+  jwksUrl: string;
+  adminUrl: string;
+}
+
+/** `service emulator` run as a process. */
+export interface EmulatorChild {
+  ready: ReadyLine;
+  /** Everything after the ready line on stdout (should stay empty). */
+  stdoutRest(): string;
+  stderr(): string;
+  /** Sends `signal` and waits for the exit status. */
+  stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
+}
+
+/** Spawns `deno run -A main.ts emulator ...args` and waits for its ready line. */
+export async function spawnEmulator(args: string[]): Promise<EmulatorChild> {
+  const root = new URL("../../", import.meta.url).pathname;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${root}main.ts`, "emulator", ...args],
+    cwd: root,
+    clearEnv: true,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "",
+      HOME: Deno.env.get("HOME") ?? "/tmp",
+      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
+      RUST_BACKTRACE: "0",
+      NO_COLOR: "1",
+    },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let err = "";
+  let out = "";
+  const dec = new TextDecoder();
+  const errDone = (async () => {
+    for await (const c of child.stderr) err += dec.decode(c, { stream: true });
+  })().catch(() => {});
+  let resolveLine: (l: string | undefined) => void = () => {};
+  const firstLine = new Promise<string | undefined>((r) => resolveLine = r);
+  const outDone = (async () => {
+    for await (const c of child.stdout) {
+      out += dec.decode(c, { stream: true });
+      const nl = out.indexOf("\n");
+      if (nl >= 0) resolveLine(out.slice(0, nl));
+    }
+    resolveLine(undefined);
+  })().catch(() => resolveLine(undefined));
+  const timer = new Promise<undefined>((r) => setTimeout(() => r(undefined), 60_000));
+  const line = await Promise.race([firstLine, timer]);
+  const status = child.status;
+  if (!line) {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* gone */ }
+    await status;
+    await errDone;
+    throw new Error(`the emulator printed no ready line; stderr:\n${err}`);
+  }
+  return {
+    ready: JSON.parse(line),
+    stdoutRest: () => out.slice(out.indexOf("\n") + 1),
+    stderr: () => err,
+    async stop(signal = "SIGTERM") {
+      try {
+        child.kill(signal);
+      } catch { /* gone */ }
+      const s = await status;
+      await errDone;
+      await outDone;
+      return s;
+    },
+  };
+}
+
+/** A platform client for a ready line (reads the key file, as a user would). */
+export async function clientForReady(ready: ReadyLine): Promise<PlatformClient> {
+  return new PlatformClient(
+    await loadCredentials({
+      apiKey: ready.apiKey,
+      privateKey: ready.privateKeyPath,
+      apiBaseUrl: ready.apiBaseUrl,
+    }),
+    { retries: 0, timeoutMs: 20_000 },
+  );
+}

@@ -16,7 +16,7 @@ export type ReceiverAnswer = number | "hang";
 
 /** A request as the receiver saw it. */
 export interface Received {
-  /** performance.now()-independent wall clock ms when the request arrived. */
+  /** Wall clock ms when the request arrived. */
   at: number;
   path: string;
   body: string;
@@ -50,7 +50,7 @@ export interface Receiver {
   url: string;
   port: number;
   received: Received[];
-  /** Requests per path (counted even with countOnly). */
+  /** Requests received and recorded so far (counted even with countOnly). */
   count: number;
   /** Resolves when `count` reaches n. */
   waitForCount(n: number, timeoutMs?: number): Promise<void>;
@@ -70,18 +70,24 @@ export function startReceiver(opts: ReceiverOptions = {}): Receiver {
   const waiters: { n: number; resolve: () => void }[] = [];
   const state = { count: 0 };
   const handler = async (req: Request): Promise<Response> => {
+    const arrived = Date.now();
     const body = await req.text();
     const path = new URL(req.url).pathname;
     const n = perPath.get(path) ?? 0;
     perPath.set(path, n + 1);
-    state.count++;
-    for (let i = waiters.length - 1; i >= 0; i--) {
-      if (state.count >= waiters[i].n) {
-        waiters[i].resolve();
-        waiters.splice(i, 1);
+    const counted = () => {
+      state.count++;
+      for (let i = waiters.length - 1; i >= 0; i--) {
+        if (state.count >= waiters[i].n) {
+          waiters[i].resolve();
+          waiters.splice(i, 1);
+        }
       }
+    };
+    if (opts.countOnly && !opts.script) {
+      counted();
+      return new Response(null, { status: 200 });
     }
-    if (opts.countOnly && !opts.script) return new Response(null, { status: 200 });
     let json: Received["json"];
     try {
       json = JSON.parse(body);
@@ -95,6 +101,7 @@ export function startReceiver(opts: ReceiverOptions = {}): Receiver {
       ? script(n, json)
       : script[Math.min(n, script.length - 1)];
     if (opts.countOnly) {
+      counted();
       if (answer === "hang") return new Promise((r) => hangers.add(r));
       return new Response(null, { status: answer });
     }
@@ -111,7 +118,7 @@ export function startReceiver(opts: ReceiverOptions = {}): Receiver {
       signatureProblem = v.ok ? undefined : v.reason;
     }
     received.push({
-      at: Date.now(),
+      at: arrived,
       path,
       body,
       json,
@@ -119,6 +126,7 @@ export function startReceiver(opts: ReceiverOptions = {}): Receiver {
       signatureProblem,
       answered: answer,
     });
+    counted();
     if (answer === "hang") {
       // answered (503) only when the receiver closes or stops listening
       return new Promise((resolve) => hangers.add(resolve));

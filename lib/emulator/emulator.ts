@@ -19,6 +19,8 @@ import { createHandler } from "./handler.ts";
 import { ROUTE_MODULES } from "./routes.ts";
 import type { RouteModule } from "./router.ts";
 import { serveHandler } from "./server.ts";
+import type { WebhooksOptions } from "./webhooks.ts";
+import { WEBHOOKS_OPTIONS_EXTENSION } from "./webhooks_routes.ts";
 
 /** Options of {@linkcode startEmulator}; every default is stated. */
 export interface EmulatorOptions {
@@ -55,6 +57,12 @@ export interface EmulatorOptions {
   events?: EventSink;
   /** Extra route modules (areas added later), appended to `ROUTE_MODULES`. */
   modules?: RouteModule[];
+  /**
+   * Webhook delivery settings: HTTP timeout of one attempt (default 10 s),
+   * attempts in flight per endpoint (default 8), breaker parameters before
+   * `timeScale` (default breaker.md's), signing workers (default 2).
+   */
+  webhooks?: Pick<WebhooksOptions, "deliveryTimeoutMs" | "concurrency" | "breaker" | "signWorkers">;
 }
 
 /** A running emulator. */
@@ -213,7 +221,9 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       log,
       now: Date.now,
       uuid: () => crypto.randomUUID(),
-      extensions: new Map(),
+      extensions: new Map<string, unknown>(
+        o.webhooks ? [[WEBHOOKS_OPTIONS_EXTENSION, o.webhooks]] : [],
+      ),
     };
     const modules = [...ROUTE_MODULES, ...(o.modules ?? [])];
     for (const m of modules) if (m.schema) store.migrate(m.schema);

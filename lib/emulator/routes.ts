@@ -12,6 +12,7 @@ import { assetRoutes } from "./assets.ts";
 import { transactionRoutes } from "./transactions.ts";
 import { adminRoutes } from "./admin.ts";
 import { consoleRoutes } from "./console_page.ts";
+import { webhooksRoutes } from "./webhooks_routes.ts";
 import { IDEMPOTENCY_SCHEMA } from "./handler.ts";
 
 const core: RouteModule = { name: "core", schema: IDEMPOTENCY_SCHEMA, routes: [] };
@@ -25,4 +26,5 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   transactionRoutes,
   adminRoutes,
   consoleRoutes,
+  webhooksRoutes,
 ];

@@ -111,6 +111,66 @@ Deno.test("emulator API", opts, async (t) => {
       assert.equal(alive.status, 200);
     });
 
+    await t.step("300 random requests never get a 5xx and always an X-Request-ID", async () => {
+      let seed = 42;
+      const rand = (n: number) => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        return seed % n;
+      };
+      const pick = <T>(xs: T[]) => xs[rand(xs.length)];
+      const segs = [
+        "v1",
+        "vault",
+        "accounts",
+        "0",
+        "99",
+        "transactions",
+        "external_tx_id",
+        "..",
+        "%00",
+        "%E2%82%AC",
+        "accounts_paged",
+        "admin",
+        "faults",
+        "x".repeat(300),
+        "",
+        "blockchains",
+        "assets",
+      ];
+      const bodies = [
+        "",
+        "{",
+        "[]",
+        "null",
+        '{"operation":"TRANSFER"}',
+        "\u0000\u0001",
+        "🙂".repeat(50),
+        JSON.stringify({ a: "b".repeat(5000) }),
+      ];
+      for (let i = 0; i < 300; i++) {
+        const path = "/" + Array.from({ length: 1 + rand(5) }, () => pick(segs)).join("/") +
+          (rand(3) === 0
+            ? `?limit=${pick(["-1", "x", "1", "1e9"])}&after=${pick(["%", "YQ", ""])}`
+            : "");
+        const method = pick(["GET", "POST", "PATCH", "DELETE", "PUT"]);
+        const headers: Record<string, string> = {};
+        if (rand(2)) headers["X-API-Key"] = rand(2) ? fx.emu.apiKey : "nope";
+        if (rand(2)) {
+          headers["Authorization"] = pick(["Bearer", "Bearer a.b.c", "Basic x", "Bearer ..."]);
+        }
+        if (rand(3) === 0) headers["Idempotency-Key"] = "k" + rand(4);
+        const res = await fetch(fx.emu.apiBaseUrl + path, {
+          method,
+          headers,
+          body: method === "GET" ? undefined : pick(bodies),
+        });
+        await res.body?.cancel();
+        assert.ok(res.status < 500, `${method} ${path} -> ${res.status}`);
+        assert.ok(res.headers.get("x-request-id"), `${method} ${path} has a request id`);
+      }
+      assert.equal((await fx.api("GET", "/v1/vault/accounts/0")).status, 200);
+    });
+
     await t.step("requests with bad values are 400 and name the value", async () => {
       const cases: [Record<string, unknown>, RegExp][] = [
         [transfer(asset, "0", ACCOUNT1, "1e3"), /amount/],

@@ -171,6 +171,58 @@ Deno.test("emulator API", opts, async (t) => {
       assert.equal((await fx.api("GET", "/v1/vault/accounts/0")).status, 200);
     });
 
+    await t.step(
+      "200 random authenticated transaction requests get 201 or 400, never 5xx",
+      async () => {
+        let seed = 7;
+        const rand = (n: number) => {
+          seed = (seed * 1103515245 + 12345) % 2 ** 31;
+          return seed % n;
+        };
+        const values = (): unknown =>
+          [null, true, 0, -1, 1e308, "", "x", "0x0", "1.5", "-2", [], {}, {
+            type: "VAULT_ACCOUNT",
+            id: "0",
+          }, {
+            type: "ONE_TIME_ADDRESS",
+            oneTimeAddress: { address: ACCOUNT1 },
+          }, {
+            rawMessageData: {
+              messages: [{ content: rand(2) ? "zz" : { types: 1 }, type: "EIP712" }],
+            },
+          }][
+            rand(15)
+          ];
+        const keys = [
+          "operation",
+          "assetId",
+          "source",
+          "destination",
+          "amount",
+          "extraParameters",
+          "gasLimit",
+          "maxFee",
+          "priorityFee",
+          "fee",
+          "feeLevel",
+          "externalTxId",
+          "note",
+        ];
+        for (let i = 0; i < 200; i++) {
+          const body: Record<string, unknown> = {
+            assetId: asset,
+            source: { type: "VAULT_ACCOUNT", id: "9" },
+          };
+          for (let k = 0; k < 1 + rand(5); k++) body[keys[rand(keys.length)]] = values();
+          if (rand(2)) {
+            body.operation = ["TRANSFER", "CONTRACT_CALL", "TYPED_MESSAGE", "RAW"][rand(4)];
+          }
+          const r = await fx.api("POST", "/v1/transactions", { body });
+          assert.ok(r.status === 201 || r.status === 400, `${JSON.stringify(body)} -> ${r.status}`);
+        }
+      },
+    );
+
     await t.step("requests with bad values are 400 and name the value", async () => {
       const cases: [Record<string, unknown>, RegExp][] = [
         [transfer(asset, "0", ACCOUNT1, "1e3"), /amount/],
@@ -378,6 +430,9 @@ Deno.test("emulator API", opts, async (t) => {
       const bad = await fx.api("GET", "/v1/vault/accounts_paged", { query: { after: "garbage!" } });
       assert.equal(bad.status, 400);
       assert.equal((await fx.api("GET", "/v1/vault/accounts/10")).status, 404);
+    });
+    await t.step("nothing above hit an internal error", () => {
+      assert.deepEqual(fx.logs.filter((l) => /internal error/i.test(l)), []);
     });
   } finally {
     await fx.stop();

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { leaf } from "./command.ts";
+import { type Command, leaf } from "./command.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { writeAll } from "./output.ts";
 
@@ -63,10 +63,55 @@ const flags = {
     description:
       'A fault from the start, e.g. "kind=status,status=503,count=2,path=/v1/transactions" (repeatable; see the admin endpoint).',
   },
+  deliveryTimeout: {
+    type: "duration",
+    default: 10_000,
+    placeholder: "DURATION",
+    description: "Webhook delivery: HTTP timeout of one attempt (not scaled), e.g. 10s, 500ms.",
+  },
+  webhookConcurrency: {
+    type: "integer",
+    default: 8,
+    min: 1,
+    max: 256,
+    description: "Webhook delivery: attempts in flight per endpoint.",
+  },
+  window: {
+    type: "duration",
+    default: 3_600_000,
+    placeholder: "DURATION",
+    description: "Circuit breaker window W before --timeScale (breaker.md §3).",
+  },
+  immediateAbove: {
+    type: "number",
+    default: 0.8,
+    min: 0,
+    max: 1,
+    description: "Circuit breaker: suspend at once above this error rate.",
+  },
+  sustainedFrom: {
+    type: "number",
+    default: 0.5,
+    min: 0,
+    max: 1,
+    description: "Circuit breaker: the band starts at this error rate.",
+  },
+  sustainedFor: {
+    type: "duration",
+    default: 14_400_000,
+    placeholder: "DURATION",
+    description: "Circuit breaker: suspend after this long in the band, before --timeScale.",
+  },
+  minAttempts: {
+    type: "integer",
+    default: 1,
+    min: 1,
+    description: "Circuit breaker: evaluate only with at least this many attempts in the window.",
+  },
 } as const;
 
-/** `service emulator`. */
-export const emulatorCommand = leaf({
+/** `service emulator` (serving). */
+const serveCommand = leaf({
   summary:
     "Run a local stand-in for the platform (API, signing on a real chain, webhook delivery).",
   usage: "--rpcUrl URL [flags]",
@@ -75,11 +120,15 @@ export const emulatorCommand = leaf({
     'prints one JSON line on standard output: {"event":"ready","apiBaseUrl",...,"apiKey","privateKeyPath",',
     '"consoleUrl","jwksUrl","adminUrl"}, then logs on standard error. Runs until SIGINT or SIGTERM.',
     "Faults can be added at run time: POST {adminUrl}/faults with X-API-Key.",
+    "Webhooks V2: real deliveries to registered URLs, retries and the circuit breaker of breaker.md;",
+    "`service emulator trigger --eventType E` creates notifications in a running emulator.",
   ].join("\n"),
   flags,
   examples: [
     "anvil & service emulator --rpcUrl http://127.0.0.1:8545",
     "service emulator --rpcUrl http://127.0.0.1:8545 --state emu.sqlite --port 8080",
+    "service emulator --rpcUrl http://127.0.0.1:8545 --timeScale 1000 --deliveryTimeout 2s",
+    "service emulator trigger --eventType transaction.created --resourceId tx-1 --count 3",
   ],
   async run({ flags: f }, ctx) {
     if (!f.rpcUrl) {
@@ -101,7 +150,20 @@ export const emulatorCommand = leaf({
         vaultAccounts: f.vaultAccounts,
         mnemonic: f.mnemonic,
         faults: f.fault,
+        logRequests: f.verbose === true,
         log: (line) => void out.log(line),
+        webhooks: {
+          deliveryTimeoutMs: f.deliveryTimeout,
+          concurrency: f.webhookConcurrency,
+          breaker: {
+            windowMs: f.window,
+            immediateAbove: f.immediateAbove,
+            sustainedFrom: f.sustainedFrom,
+            sustainedForMs: f.sustainedFor,
+            minAttempts: f.minAttempts,
+            bandResetsAfterIdleMs: null,
+          },
+        },
       });
     } catch (e) {
       if (e instanceof EmulatorConfigError) throw new UsageError(e.message);
@@ -139,3 +201,18 @@ export const emulatorCommand = leaf({
     return 0;
   },
 });
+
+/**
+ * `service emulator [flags]` serves; `service emulator trigger ...` creates
+ * notifications in a running one (cli.md).
+ */
+export const emulatorCommand: Command = {
+  summary: serveCommand.summary,
+  async run(args, ctx, path) {
+    if (args[0] === "trigger") {
+      const { emulatorTriggerCommand } = await import("./emulator_trigger.ts");
+      return await emulatorTriggerCommand.run(args.slice(1), ctx, `${path} trigger`);
+    }
+    return await serveCommand.run(args, ctx, path);
+  },
+};

@@ -23,7 +23,8 @@ CREATE TABLE IF NOT EXISTS idempotency (
   path TEXT NOT NULL,
   status INTEGER NOT NULL,
   body TEXT,
-  created_at INTEGER NOT NULL
+  created_at INTEGER NOT NULL,
+  headers TEXT
 );
 `;
 
@@ -80,6 +81,7 @@ function tooLarge(max: number): never {
 
 /** The handler and what it needs to be stopped. */
 export interface EmulatorHandler {
+  /** Handles one request; never throws. */
   handle: (request: Request) => Promise<Response>;
 }
 
@@ -107,13 +109,19 @@ export function createHandler(
    */
   const droppedTokens = new Map<string, number>();
   const dropResponse = () => new Response(null, { status: 599, headers: { [DROP_HEADER]: "1" } });
+  // A replayed answer keeps its headers (e.g. the `Location` of a resend job);
+  // state files made before this column existed get it here.
+  try {
+    ctx.store.db.exec("ALTER TABLE idempotency ADD COLUMN headers TEXT");
+  } catch { /* already there */ }
   const selectIdem = ctx.store.db.prepare(
-    "SELECT status, body, created_at, path FROM idempotency WHERE key = ?",
+    "SELECT status, body, created_at, path, headers FROM idempotency WHERE key = ?",
   );
   const insertIdem = ctx.store.db.prepare(
-    `INSERT INTO idempotency (key, method, path, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)
+    `INSERT INTO idempotency (key, method, path, status, body, created_at, headers)
+     VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(key) DO UPDATE SET method=excluded.method, path=excluded.path, status=excluded.status,
-     body=excluded.body, created_at=excluded.created_at`,
+     body=excluded.body, created_at=excluded.created_at, headers=excluded.headers`,
   );
 
   async function authenticate(route: Route, request: Request, uri: string, body: Uint8Array) {
@@ -162,7 +170,10 @@ export function createHandler(
       return {
         status: Number(row.status),
         body: row.body === null ? undefined : JSON.parse(String(row.body)),
-        headers: { "Idempotent-Replayed": "true" },
+        headers: {
+          ...(row.headers ? JSON.parse(String(row.headers)) : {}),
+          "Idempotent-Replayed": "true",
+        },
       };
     }
     const p = (async () => {
@@ -175,6 +186,7 @@ export function createHandler(
           reply.status,
           reply.body === undefined ? null : JSON.stringify(reply.body),
           ctx.now(),
+          reply.headers ? JSON.stringify(reply.headers) : null,
         );
       }
       return reply;
@@ -271,16 +283,30 @@ export function createHandler(
   return {
     async handle(request: Request): Promise<Response> {
       const requestId = ctx.uuid();
+      const started = ctx.config.logRequests ? performance.now() : 0;
+      let response: Response;
       try {
-        return await inner(request, requestId);
+        response = await inner(request, requestId);
       } catch (e) {
-        if (e instanceof ApiError) return toResponse(errorReply(e), requestId);
-        ctx.log(`internal error: ${(e as Error)?.stack ?? e}`);
-        return toResponse(
-          errorReply(new ApiError(500, "Internal error of the emulator.", ErrorCode.internal)),
-          requestId,
+        if (e instanceof ApiError) response = toResponse(errorReply(e), requestId);
+        else {
+          ctx.log(`internal error: ${(e as Error)?.stack ?? e}`);
+          response = toResponse(
+            errorReply(new ApiError(500, "Internal error of the emulator.", ErrorCode.internal)),
+            requestId,
+          );
+        }
+      }
+      if (ctx.config.logRequests) {
+        // the path only: no header, query or body (nothing secret) is logged
+        const path = new URL(request.url).pathname;
+        ctx.log(
+          `${request.method} ${path} -> ${
+            response.headers.get(DROP_HEADER) ? "dropped" : response.status
+          } (${(performance.now() - started).toFixed(1)} ms, ${requestId})`,
         );
       }
+      return response;
     },
   };
 }

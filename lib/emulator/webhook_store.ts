@@ -1,0 +1,536 @@
+/**
+ * The emulator's Webhooks V2 tables in SQLite (`node:sqlite`): endpoints,
+ * notifications, attempts, resend jobs, the e-mail outbox and the signing
+ * key. Every write that the API acknowledges is committed before the answer
+ * leaves, so with `--state FILE` (WAL journal) it survives SIGKILL.
+ *
+ * The breaker's window is not stored as a blob (it can hold millions of
+ * attempts): it is rebuilt at start from the attempts table (attempts with
+ * `evaluated = 1` after the endpoint's `breaker_reset_seq`), and only
+ * `band_since` / `last_attempt_at` are kept on the endpoint row.
+ *
+ * @module
+ */
+
+import type { DatabaseSync } from "node:sqlite";
+
+/** Webhook endpoint status. */
+export type WebhookStatus = "ENABLED" | "DISABLED" | "SUSPENDED";
+/** Notification status as the API shows it. */
+export type NotificationStatusV2 = "COMPLETED" | "FAILED" | "IN_PROGRESS" | "ON_HOLD";
+
+/** A webhook endpoint row. */
+export interface WebhookRow {
+  seq: number;
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  status: WebhookStatus;
+  createdAt: number;
+  updatedAt: number;
+  bandSince: number | null;
+  lastAttemptAt: number | null;
+  /** Attempts with a seq at or below this were evaluated before the last suspension/re-enable. */
+  breakerResetSeq: number;
+}
+
+/** A notification row. */
+export interface NotificationRow {
+  seq: number;
+  id: string;
+  webhookId: string;
+  eventType: string;
+  resourceId: string | null;
+  data: string;
+  status: NotificationStatusV2;
+  createdAt: number;
+  updatedAt: number;
+  /** Attempts in the current series. */
+  attempts: number;
+  lastSentTime: number | null;
+  /** When the next attempt is due (IN_PROGRESS / ON_HOLD), else null. */
+  nextAttemptAt: number | null;
+  /** Incremented by each resend; an attempt started in an older series does not move the new one. */
+  series: number;
+}
+
+/** An attempt row. */
+export interface AttemptRow {
+  seq: number;
+  notificationId: string;
+  webhookId: string;
+  sentTime: number;
+  duration: number;
+  responseCode: number | null;
+  failureReason: "TIMED_OUT" | "NO_RESPONSE" | null;
+  /** 1 when the attempt counted as an error for the breaker. */
+  error: number;
+  /** 1 when the breaker evaluated it (the endpoint was ENABLED). */
+  evaluated: number;
+}
+
+/** A resend-failed job row. */
+export interface JobRow {
+  id: string;
+  webhookId: string;
+  status: "QUEUED" | "IN_PROGRESS" | "COMPLETED" | "FAILED";
+  processed: number;
+  total: number;
+  /** The notification seqs still to resend (JSON array). */
+  pending: number[];
+  createdAt: number;
+}
+
+/** An e-mail in the outbox. */
+export interface OutboxMail {
+  seq: number;
+  to: string;
+  subject: string;
+  body: string;
+  webhookId: string;
+  createdAt: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS wh_webhooks (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  url TEXT NOT NULL,
+  events TEXT NOT NULL,
+  description TEXT,
+  status TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  band_since INTEGER,
+  last_attempt_at INTEGER,
+  breaker_reset_seq INTEGER NOT NULL DEFAULT 0,
+  deleted INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS wh_notifications (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  webhook_id TEXT NOT NULL,
+  event_type TEXT NOT NULL,
+  resource_id TEXT,
+  data TEXT NOT NULL,
+  status TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  last_sent_time INTEGER,
+  next_attempt_at INTEGER,
+  series INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS wh_notifications_webhook ON wh_notifications (webhook_id, created_at);
+CREATE INDEX IF NOT EXISTS wh_notifications_pending ON wh_notifications (status)
+  WHERE status IN ('IN_PROGRESS', 'ON_HOLD');
+CREATE TABLE IF NOT EXISTS wh_attempts (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  notification_id TEXT NOT NULL,
+  webhook_id TEXT NOT NULL,
+  sent_time INTEGER NOT NULL,
+  duration INTEGER NOT NULL,
+  response_code INTEGER,
+  failure_reason TEXT,
+  error INTEGER NOT NULL,
+  evaluated INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS wh_attempts_notification ON wh_attempts (notification_id, seq);
+CREATE INDEX IF NOT EXISTS wh_attempts_webhook ON wh_attempts (webhook_id, seq);
+CREATE TABLE IF NOT EXISTS wh_jobs (
+  id TEXT PRIMARY KEY,
+  webhook_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  processed INTEGER NOT NULL,
+  total INTEGER NOT NULL,
+  pending TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS wh_outbox (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  webhook_id TEXT NOT NULL,
+  to_addr TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  body TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS wh_meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+`;
+
+type Row = Record<string, unknown>;
+
+function webhookFrom(r: Row): WebhookRow {
+  return {
+    seq: r.seq as number,
+    id: r.id as string,
+    url: r.url as string,
+    events: JSON.parse(r.events as string),
+    description: (r.description as string | null) ?? null,
+    status: r.status as WebhookStatus,
+    createdAt: r.created_at as number,
+    updatedAt: r.updated_at as number,
+    bandSince: (r.band_since as number | null) ?? null,
+    lastAttemptAt: (r.last_attempt_at as number | null) ?? null,
+    breakerResetSeq: r.breaker_reset_seq as number,
+  };
+}
+
+/** Maps a SQL row of wh_notifications to a {@linkcode NotificationRow}. */
+export function notificationFrom(r: Row): NotificationRow {
+  return {
+    seq: r.seq as number,
+    id: r.id as string,
+    webhookId: r.webhook_id as string,
+    eventType: r.event_type as string,
+    resourceId: (r.resource_id as string | null) ?? null,
+    data: r.data as string,
+    status: r.status as NotificationStatusV2,
+    createdAt: r.created_at as number,
+    updatedAt: r.updated_at as number,
+    attempts: r.attempts as number,
+    lastSentTime: (r.last_sent_time as number | null) ?? null,
+    nextAttemptAt: (r.next_attempt_at as number | null) ?? null,
+    series: r.series as number,
+  };
+}
+
+function attemptFrom(r: Row): AttemptRow {
+  return {
+    seq: r.seq as number,
+    notificationId: r.notification_id as string,
+    webhookId: r.webhook_id as string,
+    sentTime: r.sent_time as number,
+    duration: r.duration as number,
+    responseCode: (r.response_code as number | null) ?? null,
+    failureReason: (r.failure_reason as AttemptRow["failureReason"]) ?? null,
+    error: r.error as number,
+    evaluated: r.evaluated as number,
+  };
+}
+
+function jobFrom(r: Row): JobRow {
+  return {
+    id: r.id as string,
+    webhookId: r.webhook_id as string,
+    status: r.status as JobRow["status"],
+    processed: r.processed as number,
+    total: r.total as number,
+    pending: JSON.parse(r.pending as string),
+    createdAt: r.created_at as number,
+  };
+}
+
+/**
+ * Typed access to the webhook tables of one database.
+ *
+ * @example
+ * ```ts
+ * import { DatabaseSync } from "node:sqlite";
+ * const store = new WebhookStore(new DatabaseSync(":memory:"));
+ * ```
+ */
+export class WebhookStore {
+  /** The shared database. */
+  readonly db: DatabaseSync;
+  // deno-lint-ignore no-explicit-any
+  #stmts = new Map<string, any>();
+  #depth = 0;
+
+  /** Creates the tables when missing. */
+  constructor(db: DatabaseSync) {
+    this.db = db;
+    db.exec(SCHEMA);
+  }
+
+  /** A cached prepared statement. */
+  // deno-lint-ignore no-explicit-any
+  stmt(sql: string): any {
+    let s = this.#stmts.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.#stmts.set(sql, s);
+    }
+    return s;
+  }
+
+  /**
+   * Runs `fn` in one transaction. Nested calls, and calls made while the
+   * connection's owner (the emulator's store) has a transaction open, join
+   * the outer one.
+   */
+  tx<T>(fn: () => T): T {
+    if (this.#depth > 0 || (this.db as { isTransaction?: boolean }).isTransaction) return fn();
+    this.db.exec("BEGIN IMMEDIATE");
+    this.#depth++;
+    try {
+      const r = fn();
+      this.db.exec("COMMIT");
+      return r;
+    } catch (e) {
+      this.db.exec("ROLLBACK");
+      throw e;
+    } finally {
+      this.#depth--;
+    }
+  }
+
+  // ---- meta
+
+  /** A stored value of wh_meta. */
+  getMeta(key: string): string | undefined {
+    const r = this.stmt("SELECT value FROM wh_meta WHERE key = ?").get(key) as Row | undefined;
+    return r?.value as string | undefined;
+  }
+
+  /** Stores a value in wh_meta. */
+  setMeta(key: string, value: string): void {
+    this.stmt("INSERT OR REPLACE INTO wh_meta (key, value) VALUES (?, ?)").run(key, value);
+  }
+
+  // ---- webhooks
+
+  /** Inserts an endpoint. */
+  insertWebhook(
+    w: Omit<WebhookRow, "seq" | "bandSince" | "lastAttemptAt" | "breakerResetSeq">,
+  ): WebhookRow {
+    this.stmt(
+      `INSERT INTO wh_webhooks (id, url, events, description, status, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      w.id,
+      w.url,
+      JSON.stringify(w.events),
+      w.description,
+      w.status,
+      w.createdAt,
+      w.updatedAt,
+    );
+    return this.getWebhook(w.id)!;
+  }
+
+  /** An endpoint by id (not deleted). */
+  getWebhook(id: string): WebhookRow | undefined {
+    const r = this.stmt("SELECT * FROM wh_webhooks WHERE id = ? AND deleted = 0").get(id);
+    return r ? webhookFrom(r) : undefined;
+  }
+
+  /** Every live endpoint. */
+  allWebhooks(): WebhookRow[] {
+    return this.stmt("SELECT * FROM wh_webhooks WHERE deleted = 0 ORDER BY seq").all().map(
+      webhookFrom,
+    );
+  }
+
+  /** A page of endpoints by creation order, after/before `afterSeq`. */
+  webhookPage(order: "ASC" | "DESC", afterSeq: number | null, limit: number): WebhookRow[] {
+    const cmp = order === "ASC" ? ">" : "<";
+    const start = afterSeq ?? (order === "ASC" ? 0 : Number.MAX_SAFE_INTEGER);
+    return this.stmt(
+      `SELECT * FROM wh_webhooks WHERE deleted = 0 AND seq ${cmp} ? ORDER BY seq ${order} LIMIT ?`,
+    ).all(start, limit).map(webhookFrom);
+  }
+
+  /** Updates the editable fields and status of an endpoint. */
+  updateWebhook(w: WebhookRow): void {
+    this.stmt(
+      `UPDATE wh_webhooks SET url = ?, events = ?, description = ?, status = ?, updated_at = ?,
+       band_since = ?, last_attempt_at = ?, breaker_reset_seq = ? WHERE id = ?`,
+    ).run(
+      w.url,
+      JSON.stringify(w.events),
+      w.description,
+      w.status,
+      w.updatedAt,
+      w.bandSince,
+      w.lastAttemptAt,
+      w.breakerResetSeq,
+      w.id,
+    );
+  }
+
+  /** Stores the breaker's band and last evaluated attempt time. */
+  updateBreaker(id: string, bandSince: number | null, lastAttemptAt: number | null): void {
+    this.stmt("UPDATE wh_webhooks SET band_since = ?, last_attempt_at = ? WHERE id = ?").run(
+      bandSince,
+      lastAttemptAt,
+      id,
+    );
+  }
+
+  /** Marks an endpoint deleted and drops its pending notifications' schedule. */
+  deleteWebhook(id: string, now: number): void {
+    this.stmt("UPDATE wh_webhooks SET deleted = 1, updated_at = ? WHERE id = ?").run(now, id);
+  }
+
+  /** The highest attempt seq so far (0 when none). */
+  maxAttemptSeq(): number {
+    const r = this.stmt("SELECT MAX(seq) AS m FROM wh_attempts").get() as Row;
+    return (r.m as number | null) ?? 0;
+  }
+
+  /** Evaluated attempts of an endpoint after `afterSeq` with sentTime > `since`, oldest first. */
+  windowAttempts(webhookId: string, afterSeq: number, since: number): AttemptRow[] {
+    return this.stmt(
+      `SELECT * FROM wh_attempts WHERE webhook_id = ? AND seq > ? AND evaluated = 1
+       AND sent_time > ? ORDER BY seq`,
+    ).all(webhookId, afterSeq, since).map(attemptFrom);
+  }
+
+  /** Every attempt of an endpoint with sentTime in (from, to], oldest first. */
+  attemptsBetween(webhookId: string, from: number, to: number): AttemptRow[] {
+    return this.stmt(
+      `SELECT * FROM wh_attempts WHERE webhook_id = ? AND sent_time > ? AND sent_time <= ?
+       ORDER BY seq`,
+    ).all(webhookId, from, to).map(attemptFrom);
+  }
+
+  /** The latest attempt time of an endpoint, or null. */
+  lastAttemptTime(webhookId: string): number | null {
+    const r = this.stmt("SELECT MAX(sent_time) AS m FROM wh_attempts WHERE webhook_id = ?").get(
+      webhookId,
+    ) as Row;
+    return (r.m as number | null) ?? null;
+  }
+
+  // ---- notifications
+
+  /** Inserts a notification; returns its seq. */
+  insertNotification(n: Omit<NotificationRow, "seq" | "series">): number {
+    const r = this.stmt(
+      `INSERT INTO wh_notifications (id, webhook_id, event_type, resource_id, data, status,
+       created_at, updated_at, attempts, last_sent_time, next_attempt_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      n.id,
+      n.webhookId,
+      n.eventType,
+      n.resourceId,
+      n.data,
+      n.status,
+      n.createdAt,
+      n.updatedAt,
+      n.attempts,
+      n.lastSentTime,
+      n.nextAttemptAt,
+    );
+    return Number(r.lastInsertRowid);
+  }
+
+  /** A notification by seq. */
+  notificationBySeq(seq: number): NotificationRow | undefined {
+    const r = this.stmt("SELECT * FROM wh_notifications WHERE seq = ?").get(seq);
+    return r ? notificationFrom(r) : undefined;
+  }
+
+  /** A notification of an endpoint by id. */
+  getNotification(webhookId: string, id: string): NotificationRow | undefined {
+    const r = this.stmt("SELECT * FROM wh_notifications WHERE id = ? AND webhook_id = ?").get(
+      id,
+      webhookId,
+    );
+    return r ? notificationFrom(r) : undefined;
+  }
+
+  /** Writes a notification's delivery fields. */
+  updateNotificationProgress(n: NotificationRow): void {
+    this.stmt(
+      `UPDATE wh_notifications SET status = ?, updated_at = ?, attempts = ?, last_sent_time = ?,
+       next_attempt_at = ?, series = ? WHERE seq = ?`,
+    ).run(n.status, n.updatedAt, n.attempts, n.lastSentTime, n.nextAttemptAt, n.series, n.seq);
+  }
+
+  /** Notifications waiting (IN_PROGRESS or ON_HOLD), optionally of one endpoint. */
+  pendingNotifications(webhookId?: string): NotificationRow[] {
+    const rows = webhookId === undefined
+      ? this.stmt(
+        "SELECT * FROM wh_notifications WHERE status IN ('IN_PROGRESS', 'ON_HOLD') ORDER BY seq",
+      ).all()
+      : this.stmt(
+        `SELECT * FROM wh_notifications WHERE status IN ('IN_PROGRESS', 'ON_HOLD')
+         AND webhook_id = ? ORDER BY seq`,
+      ).all(webhookId);
+    return rows.map(notificationFrom);
+  }
+
+  /** Inserts an attempt; returns its seq. */
+  insertAttempt(a: Omit<AttemptRow, "seq">): number {
+    const r = this.stmt(
+      `INSERT INTO wh_attempts (notification_id, webhook_id, sent_time, duration, response_code,
+       failure_reason, error, evaluated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      a.notificationId,
+      a.webhookId,
+      a.sentTime,
+      a.duration,
+      a.responseCode,
+      a.failureReason,
+      a.error,
+      a.evaluated,
+    );
+    return Number(r.lastInsertRowid);
+  }
+
+  /** A page of a notification's attempts in the order they were made. */
+  attemptPage(notificationId: string, afterSeq: number, limit: number): AttemptRow[] {
+    return this.stmt(
+      "SELECT * FROM wh_attempts WHERE notification_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+    ).all(notificationId, afterSeq, limit).map(attemptFrom);
+  }
+
+  // ---- jobs
+
+  /** Inserts or replaces a job. */
+  saveJob(j: JobRow): void {
+    this.stmt(
+      `INSERT OR REPLACE INTO wh_jobs (id, webhook_id, status, processed, total, pending,
+       created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      j.id,
+      j.webhookId,
+      j.status,
+      j.processed,
+      j.total,
+      JSON.stringify(j.pending),
+      j.createdAt,
+    );
+  }
+
+  /** A job by id. */
+  getJob(webhookId: string, id: string): JobRow | undefined {
+    const r = this.stmt("SELECT * FROM wh_jobs WHERE id = ? AND webhook_id = ?").get(id, webhookId);
+    return r ? jobFrom(r) : undefined;
+  }
+
+  /** Jobs not finished (to resume after a restart). */
+  unfinishedJobs(): JobRow[] {
+    return this.stmt("SELECT * FROM wh_jobs WHERE status IN ('QUEUED', 'IN_PROGRESS')").all().map(
+      jobFrom,
+    );
+  }
+
+  // ---- outbox
+
+  /** Adds an e-mail to the outbox. */
+  insertMail(m: Omit<OutboxMail, "seq">): void {
+    this.stmt(
+      `INSERT INTO wh_outbox (webhook_id, to_addr, subject, body, created_at)
+       VALUES (?, ?, ?, ?, ?)`,
+    ).run(m.webhookId, m.to, m.subject, m.body, m.createdAt);
+  }
+
+  /** The outbox, oldest first. */
+  outbox(): OutboxMail[] {
+    return this.stmt("SELECT * FROM wh_outbox ORDER BY seq").all().map((r: Row) => ({
+      seq: r.seq as number,
+      to: r.to_addr as string,
+      subject: r.subject as string,
+      body: r.body as string,
+      webhookId: r.webhook_id as string,
+      createdAt: r.created_at as number,
+    }));
+  }
+}

@@ -1,0 +1,458 @@
+/**
+ * The circuit breaker of one webhook endpoint (`../shared/spec/breaker.md`
+ * §3): a sliding window of attempt outcomes, an immediate threshold, a
+ * sustained band, suspension and re-enable.
+ *
+ * {@linkcode transition} is a pure function of (state, event, config) — no
+ * clock, no I/O — except that, for speed (a replay handles millions of
+ * events), it updates the `state` object it is given **in place** and
+ * returns that same object. Keep a copy with {@linkcode cloneBreakerState}
+ * when you need the state from before.
+ *
+ * Rates are compared exactly: each threshold is turned once into a fraction
+ * of integers (`0.8` → 8/10) and compared by cross-multiplication, so 4
+ * errors out of 5 is exactly 0.8 and not above it.
+ *
+ * @module
+ */
+
+/** The breaker's parameters (breaker.md §3); durations in ms. */
+export interface BreakerConfig {
+  /** Window W: the window at time t is the half-open interval (t - W, t]. Default 60 minutes. */
+  readonly windowMs: number;
+  /** Suspend at once when the window's error rate is strictly above this. Default 0.8. */
+  readonly immediateAbove: number;
+  /** The band: an error rate at or above this (and not above `immediateAbove`). Default 0.5. */
+  readonly sustainedFrom: number;
+  /** Suspend when the rate has stayed in the band this long (t - bandSince >= S). Default 4 hours. */
+  readonly sustainedForMs: number;
+  /** Evaluate only when the window holds at least this many attempts. Default 1. */
+  readonly minAttempts: number;
+  /**
+   * When set, an attempt that comes at least this long after the endpoint's
+   * previous evaluated attempt unsets `bandSince` first. Default `null`:
+   * `bandSince` survives quiet periods (our choice in breaker.md).
+   */
+  readonly bandResetsAfterIdleMs: number | null;
+}
+
+/** The defaults of breaker.md §3: 60 m, above 0.8, from 0.5 for 4 h, at least 1 attempt, band survives idle. */
+export const DEFAULT_BREAKER_CONFIG: BreakerConfig = Object.freeze({
+  windowMs: 60 * 60_000,
+  immediateAbove: 0.8,
+  sustainedFrom: 0.5,
+  sustainedForMs: 4 * 3_600_000,
+  minAttempts: 1,
+  bandResetsAfterIdleMs: null,
+});
+
+/** An endpoint's breaker status. */
+export type BreakerStatus = "ENABLED" | "SUSPENDED";
+
+/**
+ * The state of one endpoint's breaker. The window is a ring buffer of the
+ * attempts inside (t - W, t], oldest first: `times[(head + i) % capacity]`
+ * and `errs[...]` for i in 0..attempts-1. Treat it as opaque outside this
+ * module; read it through {@linkcode windowErrorRate}.
+ */
+export interface BreakerState {
+  /** ENABLED, or SUSPENDED until an `enable` event. */
+  status: BreakerStatus;
+  /** Ring buffer: `sentTime` of each attempt in the window. */
+  times: Float64Array;
+  /** Ring buffer: 1 when that attempt was an error, else 0. */
+  errs: Uint8Array;
+  /** Index of the oldest attempt in the ring buffers. */
+  head: number;
+  /** Attempts in the window. */
+  attempts: number;
+  /** Errors in the window. */
+  errors: number;
+  /** When the rate entered the band [sustainedFrom, immediateAbove], or `null`. */
+  bandSince: number | null;
+  /** `sentTime` of the last attempt evaluated while ENABLED (for `bandResetsAfterIdleMs`), or `null`. */
+  lastAttemptAt: number | null;
+}
+
+/** An input to the breaker: an attempt with its outcome, or the endpoint being re-enabled. */
+export type BreakerEvent =
+  | { type: "attempt"; time: number; error: boolean }
+  | { type: "enable"; time: number };
+
+/** What a transition did that is worth reporting (`null`: nothing). */
+export type BreakerEffect =
+  | {
+    type: "suspended";
+    time: number;
+    reason: "immediate" | "sustained";
+    /** errors / attempts of the window at this evaluation. */
+    errorRate: number;
+    /** The window's attempts at this evaluation (before it was emptied). */
+    attempts: number;
+    /** The window's errors at this evaluation. */
+    errors: number;
+    /** Only for `sustained`: when the band began. */
+    bandSince?: number;
+  }
+  | { type: "enabled"; time: number }
+  /** An attempt while SUSPENDED: it would not have been made. */
+  | { type: "suppressed"; time: number }
+  | null;
+
+const INITIAL_CAPACITY = 16;
+
+/**
+ * A fresh, ENABLED breaker with an empty window.
+ *
+ * @example
+ * ```ts
+ * const s = initialBreakerState(); // s.status === "ENABLED"
+ * ```
+ */
+export function initialBreakerState(): BreakerState {
+  return {
+    status: "ENABLED",
+    times: new Float64Array(INITIAL_CAPACITY),
+    errs: new Uint8Array(INITIAL_CAPACITY),
+    head: 0,
+    attempts: 0,
+    errors: 0,
+    bandSince: null,
+    lastAttemptAt: null,
+  };
+}
+
+/**
+ * A deep copy of a state (the ring buffers included).
+ *
+ * @example
+ * ```ts
+ * const before = cloneBreakerState(state);
+ * ```
+ */
+export function cloneBreakerState(s: BreakerState): BreakerState {
+  return { ...s, times: s.times.slice(), errs: s.errs.slice() };
+}
+
+/** A JSON-friendly form of {@linkcode BreakerState}, e.g. for a state file. */
+export interface BreakerSnapshot {
+  /** ENABLED or SUSPENDED. */
+  status: BreakerStatus;
+  /** The window's attempts, oldest first, as `[sentTime, 1 if error else 0]`. */
+  window: [number, 0 | 1][];
+  /** When the band began, or `null`. */
+  bandSince: number | null;
+  /** The last evaluated attempt's time, or `null`. */
+  lastAttemptAt: number | null;
+}
+
+/**
+ * Turns a state into plain JSON data ({@linkcode restoreBreakerState} reverses it).
+ *
+ * @example
+ * ```ts
+ * JSON.stringify(snapshotBreakerState(initialBreakerState()));
+ * ```
+ */
+export function snapshotBreakerState(s: BreakerState): BreakerSnapshot {
+  const cap = s.times.length;
+  const window: [number, 0 | 1][] = [];
+  for (let i = 0; i < s.attempts; i++) {
+    const j = (s.head + i) % cap;
+    window.push([s.times[j], s.errs[j] ? 1 : 0]);
+  }
+  return { status: s.status, window, bandSince: s.bandSince, lastAttemptAt: s.lastAttemptAt };
+}
+
+/**
+ * Rebuilds a state from {@linkcode snapshotBreakerState}'s output.
+ *
+ * @example
+ * ```ts
+ * const s = restoreBreakerState(snapshotBreakerState(initialBreakerState()));
+ * ```
+ */
+export function restoreBreakerState(snap: BreakerSnapshot): BreakerState {
+  const s = initialBreakerState();
+  s.status = snap.status;
+  for (const [t, e] of snap.window) push(s, t, e === 1);
+  s.bandSince = snap.bandSince;
+  s.lastAttemptAt = snap.lastAttemptAt;
+  return s;
+}
+
+/** A threshold as an exact fraction num/den of integers. */
+interface Fraction {
+  num: number;
+  den: number;
+  bigNum: bigint;
+  bigDen: bigint;
+}
+
+/**
+ * The exact decimal value of `x` as written by `String(x)` (the shortest
+ * text that reads back as `x`), as a fraction: 0.8 → 8/10, 1e-7 → 1/10^7.
+ */
+function fraction(x: number): Fraction {
+  const m = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(x));
+  if (!m) throw new RangeError(`A threshold must be a finite number from 0 to 1, got ${x}.`);
+  const frac = m[2] ?? "";
+  let num = BigInt(m[1] + frac);
+  let den = 10n ** BigInt(frac.length);
+  const exp = Number(m[3] ?? 0);
+  if (exp > 0) num *= 10n ** BigInt(exp);
+  if (exp < 0) den *= 10n ** BigInt(-exp);
+  return { num: Number(num), den: Number(den), bigNum: num, bigDen: den };
+}
+
+/** errors/attempts compared with f: -1 below, 0 equal, 1 above. attempts > 0. */
+function compareRate(errors: number, attempts: number, f: Fraction): number {
+  const l = errors * f.den;
+  const r = f.num * attempts;
+  if (l <= Number.MAX_SAFE_INTEGER && r <= Number.MAX_SAFE_INTEGER) {
+    return l > r ? 1 : l < r ? -1 : 0;
+  }
+  const bl = BigInt(errors) * f.bigDen;
+  const br = f.bigNum * BigInt(attempts);
+  return bl > br ? 1 : bl < br ? -1 : 0;
+}
+
+interface Compiled {
+  immediate: Fraction;
+  floor: Fraction;
+}
+
+const compiled = new WeakMap<BreakerConfig, Compiled>();
+
+/**
+ * Checks a configuration; throws `RangeError` naming the bad parameter.
+ *
+ * @example
+ * ```ts
+ * validateBreakerConfig({ ...DEFAULT_BREAKER_CONFIG, minAttempts: 20 });
+ * ```
+ */
+export function validateBreakerConfig(cfg: BreakerConfig): void {
+  const pos = (name: string, v: number) => {
+    if (!Number.isFinite(v) || v <= 0) {
+      throw new RangeError(`${name} must be a positive number of ms, got ${v}.`);
+    }
+  };
+  pos("windowMs", cfg.windowMs);
+  if (!Number.isFinite(cfg.sustainedForMs) || cfg.sustainedForMs < 0) {
+    throw new RangeError(`sustainedForMs must be 0 or more ms, got ${cfg.sustainedForMs}.`);
+  }
+  for (const k of ["immediateAbove", "sustainedFrom"] as const) {
+    const v = cfg[k];
+    if (!Number.isFinite(v) || v < 0 || v > 1) {
+      throw new RangeError(`${k} must be a number from 0 to 1, got ${v}.`);
+    }
+  }
+  if (!Number.isInteger(cfg.minAttempts) || cfg.minAttempts < 1) {
+    throw new RangeError(
+      `minAttempts must be a whole number of at least 1, got ${cfg.minAttempts}.`,
+    );
+  }
+  if (cfg.bandResetsAfterIdleMs !== null) pos("bandResetsAfterIdleMs", cfg.bandResetsAfterIdleMs);
+}
+
+let lastCfg: BreakerConfig | null = null;
+let lastCompiled: Compiled | null = null;
+
+function compile(cfg: BreakerConfig): Compiled {
+  // the same config object comes back millions of times: skip the WeakMap then
+  if (cfg === lastCfg) return lastCompiled!;
+  let c = compiled.get(cfg);
+  if (c === undefined) {
+    validateBreakerConfig(cfg);
+    c = { immediate: fraction(cfg.immediateAbove), floor: fraction(cfg.sustainedFrom) };
+    compiled.set(cfg, c);
+  }
+  lastCfg = cfg;
+  lastCompiled = c;
+  return c;
+}
+
+/** Appends an attempt to the ring buffer, growing it when full. */
+function push(s: BreakerState, time: number, error: boolean): void {
+  let cap = s.times.length;
+  if (s.attempts === cap) {
+    const times = new Float64Array(cap * 2);
+    const errs = new Uint8Array(cap * 2);
+    for (let i = 0; i < s.attempts; i++) {
+      const j = (s.head + i) % cap;
+      times[i] = s.times[j];
+      errs[i] = s.errs[j];
+    }
+    s.times = times;
+    s.errs = errs;
+    s.head = 0;
+    cap *= 2;
+  }
+  const j = (s.head + s.attempts) % cap;
+  s.times[j] = time;
+  s.errs[j] = error ? 1 : 0;
+  s.attempts++;
+  if (error) s.errors++;
+}
+
+/** Drops every attempt with sentTime <= t - W. */
+function dropOld(s: BreakerState, now: number, windowMs: number): void {
+  const cutoff = now - windowMs;
+  const cap = s.times.length;
+  while (s.attempts > 0 && s.times[s.head] <= cutoff) {
+    if (s.errs[s.head]) s.errors--;
+    s.head = s.head + 1 === cap ? 0 : s.head + 1;
+    s.attempts--;
+  }
+}
+
+function emptyWindow(s: BreakerState): void {
+  s.head = 0;
+  s.attempts = 0;
+  s.errors = 0;
+  if (s.times.length > 1024) {
+    // give back memory a burst took
+    s.times = new Float64Array(INITIAL_CAPACITY);
+    s.errs = new Uint8Array(INITIAL_CAPACITY);
+  }
+}
+
+/**
+ * Applies one event to an endpoint's breaker (breaker.md §3) and says what
+ * happened. **Updates `state` in place** and returns it as `state`.
+ *
+ * - `attempt` while ENABLED: adds it to the window, drops attempts with
+ *   `sentTime <= t - W`; with fewer than `minAttempts` in the window nothing
+ *   else changes; a rate above `immediateAbove` suspends (`immediate`); a
+ *   rate at or above `sustainedFrom` starts or continues the band and
+ *   suspends (`sustained`) once `t - bandSince >= sustainedForMs`; a lower
+ *   rate unsets `bandSince`. A suspension empties the window and unsets
+ *   `bandSince`.
+ * - `attempt` while SUSPENDED: nothing changes; the effect is `suppressed`.
+ * - `enable` while SUSPENDED: ENABLED with an empty window and no band;
+ *   effect `enabled`. While ENABLED it changes nothing (effect `null`).
+ *
+ * Events of one endpoint must come in non-decreasing `time`; equal times are
+ * evaluated in the order given.
+ *
+ * @example
+ * ```ts
+ * let s = initialBreakerState();
+ * for (let i = 0; i < 4; i++) s = transition(s, { type: "attempt", time: i, error: true }).state;
+ * // every attempt is an error: rate 1 > 0.8, so the first one already suspended it
+ * s.status; // "SUSPENDED"
+ * ```
+ */
+export function transition(
+  state: BreakerState,
+  event: BreakerEvent,
+  cfg: BreakerConfig = DEFAULT_BREAKER_CONFIG,
+): { state: BreakerState; effect: BreakerEffect } {
+  return { state, effect: step(state, event, cfg) };
+}
+
+/**
+ * {@linkcode transition} returning only the effect (no wrapper object per
+ * event: the replay's hot loop uses this). Same rules, same in-place update.
+ *
+ * @example
+ * ```ts
+ * const s = initialBreakerState();
+ * step(s, { type: "attempt", time: 0, error: true }); // { type: "suspended", reason: "immediate", ... }
+ * ```
+ */
+export function step(
+  state: BreakerState,
+  event: BreakerEvent,
+  cfg: BreakerConfig = DEFAULT_BREAKER_CONFIG,
+): BreakerEffect {
+  const c = compile(cfg);
+  const t = event.time;
+  if (event.type === "enable") {
+    if (state.status === "ENABLED") return null;
+    state.status = "ENABLED";
+    emptyWindow(state);
+    state.bandSince = null;
+    state.lastAttemptAt = null;
+    return { type: "enabled", time: t };
+  }
+  if (state.status === "SUSPENDED") return { type: "suppressed", time: t };
+
+  const idle = cfg.bandResetsAfterIdleMs;
+  if (idle !== null && state.lastAttemptAt !== null && t - state.lastAttemptAt >= idle) {
+    state.bandSince = null;
+  }
+  state.lastAttemptAt = t;
+  push(state, t, event.error);
+  dropOld(state, t, cfg.windowMs);
+  const attempts = state.attempts;
+  if (attempts < cfg.minAttempts) return null;
+  const errors = state.errors;
+  if (compareRate(errors, attempts, c.immediate) > 0) {
+    return suspend(state, t, "immediate", errors, attempts);
+  }
+  if (compareRate(errors, attempts, c.floor) >= 0) {
+    if (state.bandSince === null) state.bandSince = t;
+    if (t - state.bandSince >= cfg.sustainedForMs) {
+      return suspend(state, t, "sustained", errors, attempts);
+    }
+    return null;
+  }
+  state.bandSince = null;
+  return null;
+}
+
+function suspend(
+  s: BreakerState,
+  t: number,
+  reason: "immediate" | "sustained",
+  errors: number,
+  attempts: number,
+): BreakerEffect {
+  const effect: BreakerEffect = reason === "sustained"
+    ? {
+      type: "suspended",
+      time: t,
+      reason,
+      errorRate: errors / attempts,
+      attempts,
+      errors,
+      bandSince: s.bandSince!,
+    }
+    : { type: "suspended", time: t, reason, errorRate: errors / attempts, attempts, errors };
+  s.status = "SUSPENDED";
+  emptyWindow(s);
+  s.bandSince = null;
+  return effect;
+}
+
+/**
+ * The error rate of the window (t - W, t] at `now`, without changing the
+ * state: what the platform's metrics endpoint reports. `rate` is 0 for an
+ * empty window (and a suspended endpoint has an empty window).
+ *
+ * @example
+ * ```ts
+ * windowErrorRate(initialBreakerState(), Date.now()); // { attempts: 0, errors: 0, rate: 0 }
+ * ```
+ */
+export function windowErrorRate(
+  state: BreakerState,
+  now: number,
+  cfg: BreakerConfig = DEFAULT_BREAKER_CONFIG,
+): { attempts: number; errors: number; rate: number } {
+  const cutoff = now - cfg.windowMs;
+  const cap = state.times.length;
+  let attempts = 0;
+  let errors = 0;
+  for (let i = 0; i < state.attempts; i++) {
+    const j = (state.head + i) % cap;
+    const time = state.times[j];
+    if (time > cutoff && time <= now) {
+      attempts++;
+      errors += state.errs[j];
+    }
+  }
+  return { attempts, errors, rate: attempts === 0 ? 0 : errors / attempts };
+}

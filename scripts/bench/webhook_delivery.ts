@@ -1,0 +1,166 @@
+/**
+ * Benchmark: notifications created and delivered per second by the
+ * emulator's webhook engine to a local receiver, (a) answering 200, (b)
+ * answering 500 to 30% of first attempts (retried at the scaled 10 s).
+ * Baselines in the same run, on the same receiver:
+ *   - raw: plain fetch POSTs of the same body (the receiver's capacity from here);
+ *   - signed: the same POSTs, each signed RS512 like a delivery (the floor
+ *     that the signature alone sets on this machine).
+ * The emulator runs as its own process (`main.ts emulator`, in-memory
+ * state); notifications are created through its admin endpoint in batches.
+ *
+ *   deno run -A scripts/bench/webhook_delivery.ts [--n 4000] [--endpoints 4]
+ *
+ * Prints one JSON line per measurement and a summary with the ratios.
+ * Not a test: no thresholds.
+ */
+
+import { parseArgs } from "node:util";
+import { WebhookSigner } from "../../lib/emulator/webhook_signing.ts";
+import { startEmulatorOnAnvil } from "../../tests/support/emulator_process.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: { n: { type: "string", default: "4000" }, endpoints: { type: "string", default: "4" } },
+});
+const N = Number(values.n);
+const ENDPOINTS = Number(values.endpoints);
+const CONCURRENCY = 8 * ENDPOINTS; // what the engine may have in flight
+
+// ---- the receiver (in this process)
+let mode: "ok" | "30pct" = "ok";
+const firstSeen = new Set<string>();
+let requests = 0;
+const delivered = new Set<string>();
+let onDelivered: (() => void) | undefined;
+let target = Infinity;
+const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+  const body = await req.text();
+  requests++;
+  if (mode === "30pct") {
+    const id = body.slice(7, 43); // {"id":"<uuid>",...
+    if (!firstSeen.has(id)) {
+      firstSeen.add(id);
+      // deterministic 30%: the uuid's last hex digit
+      if (parseInt(id[35], 16) % 10 < 3 && parseInt(id[35], 16) < 10) {
+        return new Response("no", { status: 500 });
+      }
+    }
+    delivered.add(id);
+  } else {
+    delivered.add(body.slice(7, 43));
+  }
+  if (delivered.size >= target) onDelivered?.();
+  return new Response("ok");
+});
+const rxUrl = `http://127.0.0.1:${server.addr.port}`;
+
+async function pool(n: number, c: number, fn: (i: number) => Promise<void>) {
+  let i = 0;
+  await Promise.all(Array.from({ length: c }, async () => {
+    while (i < n) await fn(i++);
+  }));
+}
+
+const sample = JSON.stringify({
+  id: crypto.randomUUID(),
+  eventType: "transaction.created",
+  resourceId: "bench",
+  data: { n: 1 },
+  createdAt: Date.now(),
+  workspaceId: "emulator-workspace",
+  webhookId: crypto.randomUUID(),
+});
+
+async function baselineRaw(): Promise<number> {
+  delivered.clear();
+  target = Infinity;
+  const t0 = performance.now();
+  await pool(N, CONCURRENCY, async () => {
+    const r = await fetch(`${rxUrl}/raw`, { method: "POST", body: sample });
+    await r.body?.cancel();
+  });
+  return N / ((performance.now() - t0) / 1000);
+}
+
+async function baselineSigned(): Promise<number> {
+  const signer = await WebhookSigner.generate();
+  const t0 = performance.now();
+  await pool(N, CONCURRENCY, async (i) => {
+    const body = sample + i;
+    const sig = await signer.sign(body);
+    const r = await fetch(`${rxUrl}/signed`, {
+      method: "POST",
+      body,
+      headers: { "service-webhook-signature": sig },
+    });
+    await r.body?.cancel();
+  });
+  return N / ((performance.now() - t0) / 1000);
+}
+
+async function emulatorRun(m: "ok" | "30pct"): Promise<Record<string, number>> {
+  mode = m;
+  delivered.clear();
+  firstSeen.clear();
+  requests = 0;
+  const emu = await startEmulatorOnAnvil(["--timeScale", "1000"]);
+  try {
+    const event = `bench.${m}`;
+    for (let e = 0; e < ENDPOINTS; e++) {
+      const r = await emu.api("POST", "/v1/webhooks", {
+        body: { url: `${rxUrl}/e${e}`, events: [event] },
+      });
+      if (r.status !== 201) throw new Error(`create webhook: ${r.status}`);
+    }
+    target = N;
+    const done = new Promise<void>((r) => (onDelivered = r));
+    const events = N / ENDPOINTS;
+    const BATCH = 250;
+    const t0 = performance.now();
+    let createdAt = 0;
+    const creating = (async () => {
+      for (let made = 0; made < events; made += BATCH) {
+        const r = await emu.api("POST", "/admin/notifications", {
+          body: { eventType: event, count: Math.min(BATCH, events - made), data: { n: made } },
+        });
+        if (r.status !== 201) throw new Error(`trigger: ${r.status}`);
+      }
+      createdAt = performance.now();
+    })();
+    await Promise.all([creating, done]);
+    const s = (performance.now() - t0) / 1000;
+    return {
+      notifications: N,
+      seconds: Number(s.toFixed(3)),
+      deliveredPerSecond: Math.round(N / s),
+      createdPerSecond: Math.round(N / ((createdAt - t0) / 1000)),
+      attempts: requests,
+      attemptsPerSecond: Math.round(requests / s),
+    };
+  } finally {
+    onDelivered = undefined;
+    target = Infinity;
+    await emu.stop();
+  }
+}
+
+const raw = await baselineRaw();
+console.log(JSON.stringify({ measure: "baseline raw POSTs/s", value: Math.round(raw) }));
+const signed = await baselineSigned();
+console.log(JSON.stringify({ measure: "baseline signed POSTs/s", value: Math.round(signed) }));
+const ok = await emulatorRun("ok");
+console.log(JSON.stringify({ measure: "emulator, receiver answers 200", ...ok }));
+const mixed = await emulatorRun("30pct");
+console.log(JSON.stringify({ measure: "emulator, 30% of first answers 500", ...mixed }));
+console.log(JSON.stringify({
+  summary: {
+    deliveredPerSecond200: ok.deliveredPerSecond,
+    deliveredPerSecond30pct500: mixed.deliveredPerSecond,
+    ratioToRawPosts: Number((ok.deliveredPerSecond / raw).toFixed(3)),
+    ratioToSignedPosts: Number((ok.deliveredPerSecond / signed).toFixed(3)),
+    ratio30pctTo200: Number((mixed.deliveredPerSecond / ok.deliveredPerSecond).toFixed(3)),
+    cores: navigator.hardwareConcurrency,
+  },
+}));
+await server.shutdown();

@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { verifyWebhookSignature, WebhookSigner } from "../../lib/emulator/webhook_signing.ts";
+
+Deno.test("a signature is a detached RS512 JWS with the kid, and verifies against the JWKS", async () => {
+  const signer = await WebhookSigner.generate();
+  const body = JSON.stringify({ id: "n1", data: { amount: "1.5" } });
+  const sig = await signer.sign(body);
+  const [head, empty, s] = sig.split(".");
+  assert.equal(empty, "");
+  assert.ok(s.length > 300);
+  const header = JSON.parse(atob(head.replace(/-/g, "+").replace(/_/g, "/")));
+  assert.deepEqual(header, { alg: "RS512", kid: signer.kid });
+  const jwks = signer.jwks();
+  assert.equal(jwks.keys.length, 1);
+  assert.equal(jwks.keys[0].alg, "RS512");
+  assert.equal(jwks.keys[0].kid, signer.kid);
+  assert.equal("d" in jwks.keys[0], false, "the JWKS holds no private part");
+  assert.deepEqual(await verifyWebhookSignature(sig, body, jwks), { ok: true, kid: signer.kid });
+  // the same key through JSON, as a receiver fetches it
+  const fetched = JSON.parse(JSON.stringify(jwks));
+  assert.equal(
+    (await verifyWebhookSignature(sig, new TextEncoder().encode(body), fetched)).ok,
+    true,
+  );
+});
+
+Deno.test("a changed body, another key, or a malformed header is refused", async () => {
+  const signer = await WebhookSigner.generate();
+  const other = await WebhookSigner.generate();
+  const body = '{"id":"n1"}';
+  const sig = await signer.sign(body);
+  assert.equal((await verifyWebhookSignature(sig, '{"id":"n2"}', signer.jwks())).ok, false);
+  const r = await verifyWebhookSignature(sig, body, other.jwks());
+  assert.equal(r.ok, false);
+  assert.match((r as { reason: string }).reason, /kid/);
+  assert.equal((await verifyWebhookSignature(null, body, signer.jwks())).ok, false);
+  assert.equal((await verifyWebhookSignature("a.b.c", body, signer.jwks())).ok, false);
+  assert.equal((await verifyWebhookSignature("!!..??", body, signer.jwks())).ok, false);
+  // a header whose kid is right but whose signature is another key's
+  const forged = sig.split("..")[0] + ".." + (await other.sign(body)).split("..")[1];
+  assert.equal((await verifyWebhookSignature(forged, body, signer.jwks())).ok, false);
+});
+
+Deno.test("a signer restored from its stored private JWK keeps its kid and signs the same", async () => {
+  const signer = await WebhookSigner.generate();
+  const restored = await WebhookSigner.fromPrivateJwk(
+    JSON.parse(JSON.stringify(signer.toPrivateJwk())),
+  );
+  assert.equal(restored.kid, signer.kid);
+  assert.deepEqual(restored.jwks(), signer.jwks());
+  // RSASSA-PKCS1-v1_5 is deterministic
+  assert.equal(await restored.sign("x"), await signer.sign("x"));
+  await assert.rejects(() => WebhookSigner.fromPrivateJwk({ kty: "EC", kid: "k" }), TypeError);
+});
+
+Deno.test("signatures made on worker threads are the same as on the calling thread", async () => {
+  const signer = await WebhookSigner.generate();
+  const direct = await Promise.all(["a", "b", '{"id":"n"}'].map((b) => signer.sign(b)));
+  await signer.useWorkers(2);
+  try {
+    const pooled = await Promise.all(["a", "b", '{"id":"n"}'].map((b) => signer.sign(b)));
+    assert.deepEqual(pooled, direct);
+    assert.equal((await verifyWebhookSignature(pooled[2], '{"id":"n"}', signer.jwks())).ok, true);
+  } finally {
+    signer.close();
+  }
+});

@@ -1,0 +1,167 @@
+/**
+ * Notification paging stays exact while notifications keep arriving and
+ * change status; `Idempotency-Key` makes a resend happen once; and
+ * `service emulator trigger` (spawned as a user would) creates notifications
+ * in the running emulator.
+ */
+
+import assert from "node:assert/strict";
+import { startEmulatorOnAnvil, waitFor } from "../support/emulator_process.ts";
+import { startReceiver } from "../support/receiver.ts";
+import { runCli } from "../support/tools.ts";
+
+Deno.test("paging returns each notification exactly once while new ones arrive and statuses change", async () => {
+  const emu = await startEmulatorOnAnvil(["--timeScale", "10000", "--minAttempts", "1000000"]);
+  // answers 500 then 200 per notification, so statuses and updatedAt keep moving while we page
+  const tries = new Map<string, number>();
+  const rc = startReceiver({
+    script: (_n, body) => {
+      const k = (tries.get(body.id) ?? 0) + 1;
+      tries.set(body.id, k);
+      return k < 3 ? 500 : 200;
+    },
+  });
+  try {
+    const w = await emu.api<{ id: string }>("POST", "/v1/webhooks", {
+      body: { url: `${rc.url}/page`, events: ["transaction.created"] },
+    });
+    const t = await emu.api<{ data: { id: string }[] }>("POST", "/admin/notifications", {
+      body: { eventType: "transaction.created", count: 250 },
+    });
+    assert.equal(t.data.data.length, 250);
+    // keep producing while paging, in the background
+    let producing = true;
+    const producer = (async () => {
+      while (producing) {
+        await emu.api("POST", "/admin/notifications", {
+          body: { eventType: "transaction.created", count: 7 },
+        });
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    for (const sortBy of ["updatedAt", "status", "id"]) {
+      for (const order of ["ASC", "DESC"]) {
+        const ids: string[] = [];
+        let cursor: string | undefined;
+        let total: number | undefined;
+        let pages = 0;
+        do {
+          const r = await emu.api<{ data: { id: string }[]; next: string | null; total?: number }>(
+            "GET",
+            `/v1/webhooks/${w.data.id}/notifications`,
+            { query: { sortBy, order, pageSize: 17, pageCursor: cursor } },
+          );
+          assert.equal(r.status, 200, JSON.stringify(r.data));
+          if (pages === 0) total = r.data.total;
+          else assert.equal(r.data.total, undefined, "total only on the first page");
+          ids.push(...r.data.data.map((n) => n.id));
+          cursor = r.data.next ?? undefined;
+          pages++;
+          await new Promise((r) => setTimeout(r, 3)); // let deliveries move statuses meanwhile
+        } while (cursor);
+        assert.ok(total! >= 250);
+        assert.equal(ids.length, total, `${sortBy} ${order}: as many as total`);
+        assert.equal(new Set(ids).size, ids.length, `${sortBy} ${order}: no duplicates`);
+        for (const n of t.data.data) {
+          assert.ok(ids.includes(n.id), `${sortBy} ${order}: ${n.id} missing`);
+        }
+      }
+    }
+    producing = false;
+    await producer;
+  } finally {
+    await rc.close();
+    await emu.stop();
+  }
+});
+
+Deno.test("the same Idempotency-Key resends once and answers the first answer again", async () => {
+  const emu = await startEmulatorOnAnvil(["--timeScale", "10000", "--minAttempts", "1000000"]);
+  const rc = startReceiver({ script: [404] });
+  try {
+    const w = await emu.api<{ id: string }>("POST", "/v1/webhooks", {
+      body: { url: `${rc.url}/idem`, events: ["transaction.created"] },
+    });
+    await emu.api("POST", "/admin/notifications", {
+      body: { eventType: "transaction.created", count: 2 },
+    });
+    await waitFor("2 attempts", () => rc.received.length === 2);
+    await waitFor(
+      "both FAILED",
+      async () =>
+        (await emu.api<{ total: number }>("GET", `/v1/webhooks/${w.data.id}/notifications`, {
+          query: { statuses: ["FAILED"] },
+        })).data.total === 2,
+    );
+    const key = crypto.randomUUID();
+    const path = `/v1/webhooks/${w.data.id}/notifications/resend_failed`;
+    const a = await emu.api<{ total: number }>("POST", path, { body: {}, idempotencyKey: key });
+    const b = await emu.api<{ total: number }>("POST", path, { body: {}, idempotencyKey: key });
+    assert.equal(a.status, 202);
+    assert.equal(b.status, 202);
+    assert.deepEqual(b.data, a.data);
+    assert.equal(b.headers.get("location"), a.headers.get("location"));
+    await waitFor("2 resent attempts", () => rc.received.length === 4);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(rc.received.length, 4, "the second request resent nothing");
+  } finally {
+    await rc.close();
+    await emu.stop();
+  }
+});
+
+Deno.test("service emulator trigger creates notifications in a running emulator and prints their ids", async () => {
+  const emu = await startEmulatorOnAnvil();
+  const rc = startReceiver({ jwksUrl: emu.ready.jwksUrl });
+  try {
+    const hooks: string[] = [];
+    for (const p of ["a", "b"]) {
+      const r = await emu.api<{ id: string }>("POST", "/v1/webhooks", {
+        body: { url: `${rc.url}/${p}`, events: ["vault_account.created"] },
+      });
+      hooks.push(r.data.id);
+    }
+    const env = {
+      SERVICE_API_BASE_URL: emu.ready.apiBaseUrl,
+      SERVICE_API_KEY: emu.ready.apiKey,
+      SERVICE_API_PRIVATE_KEY_PATH: emu.ready.privateKeyPath,
+    };
+    const r = await runCli([
+      "emulator",
+      "trigger",
+      "--eventType",
+      "vault_account.created",
+      "--resourceId",
+      "va-7",
+      "--count",
+      "2",
+      "--data",
+      '{"name":"ops"}',
+      "--format",
+      "ndjson",
+    ], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(lines.length, 4);
+    assert.deepEqual([...new Set(lines.map((l) => l.webhookId))].sort(), [...hooks].sort());
+    await rc.waitForCount(4, 10_000);
+    const got = rc.received.map((x) => x.json.id).sort();
+    assert.deepEqual(got, lines.map((l) => l.id).sort());
+    assert.ok(rc.received.every((x) => x.signatureOk && x.json.resourceId === "va-7"));
+    assert.deepEqual(rc.received[0].json.data, { name: "ops" });
+    assert.ok(!r.stdout.includes(emu.ready.apiKey) && !r.stderr.includes(emu.ready.apiKey));
+
+    const bad = await runCli(["emulator", "trigger", "--eventType", "x", "--data", "{nope"], {
+      env,
+    });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--data/);
+    assert.equal(bad.stderr.trim().split("\n").length, 1);
+    const missing = await runCli(["emulator", "trigger"], { env });
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /--eventType/);
+  } finally {
+    await rc.close();
+    await emu.stop();
+  }
+});

@@ -1,0 +1,178 @@
+/**
+ * The emulator delivers over real HTTP to a real receiver and retries on the
+ * schedule of breaker.md §2. The breaker is held off here (`--minAttempts`
+ * above any window) so that every series runs to its end; the breaker has
+ * its own test file.
+ */
+
+import assert from "node:assert/strict";
+import { RETRY_DELAYS_SECONDS } from "../../lib/webhooks/mod.ts";
+import {
+  type EmulatorProcess,
+  startEmulatorOnAnvil,
+  waitFor,
+} from "../support/emulator_process.ts";
+import { startReceiver } from "../support/receiver.ts";
+
+const SCALE = 10_000;
+const TIMEOUT_MS = 150;
+/** Scheduling slack allowed on a loaded 2-core machine, in ms (a correctness bound, not a speed claim). */
+const SLACK_MS = 400;
+
+interface Attempt {
+  sentTime: number;
+  duration: number;
+  responseCode?: number;
+  failureReason?: string;
+}
+
+async function allAttempts(emu: EmulatorProcess, w: string, n: string): Promise<Attempt[]> {
+  const out: Attempt[] = [];
+  let cursor: string | undefined;
+  do {
+    const r = await emu.api<{ data: Attempt[]; next: string | null }>(
+      "GET",
+      `/v1/webhooks/${w}/notifications/${n}/attempts`,
+      { query: { pageSize: 3, pageCursor: cursor } },
+    );
+    assert.equal(r.status, 200);
+    out.push(...r.data.data);
+    cursor = r.data.next ?? undefined;
+  } while (cursor);
+  return out;
+}
+
+function closedPort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+Deno.test("each kind of answer is retried or not exactly as breaker.md says, on the scaled schedule", async () => {
+  const emu = await startEmulatorOnAnvil([
+    "--timeScale",
+    String(SCALE),
+    "--deliveryTimeout",
+    `${TIMEOUT_MS}ms`,
+    "--minAttempts",
+    "1000000",
+  ]);
+  const plans: Record<string, number | "hang"> = {
+    ok: 200,
+    e500: 500,
+    e503: 503,
+    e429: 429,
+    e408: 408,
+    e404: 404,
+    e302: 302,
+    hang: "hang",
+  };
+  const rc = startReceiver({
+    jwksUrl: emu.ready.jwksUrl,
+    script: (_n, body) => {
+      const path = Object.keys(plans).find((k) => body.webhookId && hooks[k] === body.webhookId);
+      return path ? plans[path] : 599;
+    },
+  });
+  const hooks: Record<string, string> = {};
+  try {
+    for (const k of [...Object.keys(plans), "refused"]) {
+      const url = k === "refused" ? `http://127.0.0.1:${closedPort()}/hook` : `${rc.url}/${k}`;
+      const r = await emu.api<{ id: string; status: string }>("POST", "/v1/webhooks", {
+        body: { url, events: ["transaction.created"], description: k },
+      });
+      assert.equal(r.status, 201, JSON.stringify(r.data));
+      assert.equal(r.data.status, "ENABLED");
+      hooks[k] = r.data.id;
+    }
+    const t = await emu.api<{ data: { id: string; webhookId: string }[] }>(
+      "POST",
+      "/admin/notifications",
+      { body: { eventType: "transaction.created", resourceId: "tx-retry", data: { x: 1 } } },
+    );
+    assert.equal(t.status, 201);
+    assert.equal(t.data.data.length, Object.keys(hooks).length);
+    const byHook = new Map(t.data.data.map((n) => [n.webhookId, n.id]));
+
+    // wait until every notification is final
+    const finals = await waitFor(
+      "every notification to end",
+      async () => {
+        const out: Record<string, { status: string }> = {};
+        for (const [k, w] of Object.entries(hooks)) {
+          const r = await emu.api<{ status: string }>(
+            "GET",
+            `/v1/webhooks/${w}/notifications/${byHook.get(w)}`,
+          );
+          if (r.data.status === "IN_PROGRESS") return undefined;
+          out[k] = r.data;
+        }
+        return out;
+      },
+      60_000,
+      100,
+    );
+
+    const expectations: Record<string, { status: string; attempts: number }> = {
+      ok: { status: "COMPLETED", attempts: 1 },
+      e500: { status: "FAILED", attempts: 10 },
+      e503: { status: "FAILED", attempts: 10 },
+      e429: { status: "FAILED", attempts: 10 },
+      e408: { status: "FAILED", attempts: 10 },
+      hang: { status: "FAILED", attempts: 10 },
+      refused: { status: "FAILED", attempts: 10 },
+      e404: { status: "FAILED", attempts: 1 },
+      e302: { status: "FAILED", attempts: 1 },
+    };
+    for (const [k, exp] of Object.entries(expectations)) {
+      const w = hooks[k];
+      const nid = byHook.get(w)!;
+      assert.equal(finals[k].status, exp.status, `${k}: status`);
+      const attempts = await allAttempts(emu, w, nid);
+      assert.equal(attempts.length, exp.attempts, `${k}: number of attempts listed by the API`);
+      // what the receiver saw is what the API lists
+      if (k !== "refused") {
+        const seen = rc.received.filter((r) => r.json.id === nid);
+        assert.equal(seen.length, exp.attempts, `${k}: attempts seen by the receiver`);
+      }
+      for (const a of attempts) {
+        if (k === "hang") assert.equal(a.failureReason, "TIMED_OUT");
+        else if (k === "refused") assert.equal(a.failureReason, "NO_RESPONSE");
+        else assert.equal(a.responseCode, plans[k]);
+        if (k === "hang") assert.ok(a.duration >= TIMEOUT_MS - 5, `hang: duration ${a.duration}`);
+      }
+      // the gaps follow DELAYS / timeScale from each attempt's sentTime
+      for (let i = 1; i < attempts.length; i++) {
+        const gap = attempts[i].sentTime - attempts[i - 1].sentTime;
+        const delay = RETRY_DELAYS_SECONDS[i - 1] * 1000 / SCALE;
+        assert.ok(
+          gap >= Math.floor(delay),
+          `${k}: attempt ${i + 1} came ${gap} ms after, before ${delay}`,
+        );
+        const bound = Math.max(delay, attempts[i - 1].duration) + SLACK_MS;
+        assert.ok(gap <= bound, `${k}: attempt ${i + 1} came ${gap} ms after, expected ~${delay}`);
+      }
+    }
+    // every request carried a valid signature
+    assert.ok(rc.received.length > 0);
+    for (const r of rc.received) {
+      assert.ok(r.signatureOk, `signature refused: ${r.signatureProblem}`);
+      assert.deepEqual(Object.keys(r.json).sort(), [
+        "createdAt",
+        "data",
+        "eventType",
+        "id",
+        "resourceId",
+        "webhookId",
+        "workspaceId",
+      ]);
+      assert.equal(r.json.resourceId, "tx-retry");
+    }
+    // the refused endpoint's attempts never reached anyone
+    assert.equal(rc.received.filter((r) => r.json.webhookId === hooks.refused).length, 0);
+  } finally {
+    await rc.close();
+    await emu.stop();
+  }
+});

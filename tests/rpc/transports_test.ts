@@ -168,6 +168,8 @@ Deno.test("IPC: a request split across writes and pipelined requests are all ans
     const a = JSON.stringify(req("eth_chainId", [], 1));
     const b = JSON.stringify(req("eth_blockNumber", [], 2));
     const d = JSON.stringify([req("net_version", [], 3), req("eth_chainId", [], 4)]);
+    // a notification first: it must get no answer line
+    await c.write(JSON.stringify({ jsonrpc: "2.0", method: "eth_blockNumber" }) + "\n");
     await c.write(a.slice(0, 10));
     await new Promise((r) => setTimeout(r, 30));
     await c.write(a.slice(10) + b + "\n" + d.slice(0, 5));
@@ -180,6 +182,8 @@ Deno.test("IPC: a request split across writes and pipelined requests are all ans
     const batch = lines.find((l) => Array.isArray(l));
     assert.deepEqual(single.map((l) => l.id).sort(), [1, 2]);
     assert.equal(batch?.length, 2);
+    await c.write(JSON.stringify(req("eth_chainId", [], 99)) + "\n");
+    assert.equal(JSON.parse((await c.readLine())!).id, 99, "no answer to the notification");
   } finally {
     c.close();
   }

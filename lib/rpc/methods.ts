@@ -173,6 +173,9 @@ export const LOCAL_METHODS: Readonly<Record<string, LocalMethod>> = {
   eth_signTypedData: signTypedData("eth_signTypedData"),
   eth_signTypedData_v3: signTypedData("eth_signTypedData_v3"),
   eth_signTypedData_v4: signTypedData("eth_signTypedData_v4"),
+  // geth's personal_* names for the same operations
+  personal_sendTransaction: (params, d) => LOCAL_METHODS.eth_sendTransaction([params[0]], d),
+  personal_listAccounts: (_p, d) => d.signer ? d.signer.accounts(d.signal) : [],
   eth_signTransaction: () => {
     throw new RpcError(
       RpcErrorCode.unsupportedMethod,
@@ -188,6 +191,23 @@ export const LOCAL_METHODS: Readonly<Record<string, LocalMethod>> = {
     );
   },
 };
+
+/**
+ * Signing and key-management methods never go to the node, which may hold
+ * keys of its own (anvil's unlocked dev accounts): those not answered above
+ * are refused with 4200.
+ */
+export function isKeyMethod(method: string): boolean {
+  return method.startsWith("personal_") || method.startsWith("eth_sign") ||
+    method === "eth_sendTransaction" || method.startsWith("wallet_");
+}
+
+function refuseKeyMethod(method: string): RpcError {
+  return new RpcError(
+    RpcErrorCode.unsupportedMethod,
+    `${method} is not supported: accounts here sign through the custody platform (see eth_accounts, eth_sendTransaction, personal_sign, eth_signTypedData_v4).`,
+  );
+}
 
 /** Turns an upstream failure into the JSON-RPC error each request gets. */
 function upstreamFailure(e: unknown): RpcError {
@@ -257,6 +277,9 @@ export class Dispatcher {
         const response = await this.#local(local, request);
         return isNotification(request) ? undefined : JSON.stringify(response);
       }
+      if (isKeyMethod(request.method)) {
+        return isNotification(request) ? undefined : errorText(id, refuseKeyMethod(request.method));
+      }
       let answer: string;
       try {
         const wire = text ?? JSON.stringify(request);
@@ -300,6 +323,8 @@ export class Dispatcher {
             if (!isNotification(request)) out[index] = r;
           }),
         );
+      } else if (isKeyMethod(request.method)) {
+        if (!isNotification(request)) out[index] = failure(id, refuseKeyMethod(request.method));
       } else remote.push({ index, request });
     });
     if (remote.length) pending.push(this.#remoteBatch(remote, out));

@@ -21,7 +21,7 @@ export type { ParsedMessage, RpcErrorObject, RpcId, RpcRequest, RpcResponse } fr
 export { DEFAULT_MAX_FRAME_BYTES, FramingError, JsonStreamDecoder } from "./json_stream.ts";
 export { redactUrl, UpstreamClient, UpstreamError } from "./upstream.ts";
 export type { UpstreamOptions } from "./upstream.ts";
-export { Dispatcher, LOCAL_METHODS } from "./methods.ts";
+export { Dispatcher, isKeyMethod, LOCAL_METHODS } from "./methods.ts";
 export type { LocalMethod } from "./methods.ts";
 export type { DispatcherOptions, Signer } from "./methods.ts";
 export { createHttpHandler, DEFAULT_MAX_BODY_BYTES, isLoopbackHost, serveHttp } from "./http.ts";

@@ -341,3 +341,25 @@ Deno.test("300 concurrent pass-through requests (batched upstream when busy) eac
     c.close();
   }
 });
+
+Deno.test("signing methods never reach the node (anvil would sign with its own dev keys)", async () => {
+  const anvilAccount = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"; // unlocked in anvil
+  for (
+    const [method, params] of [
+      ["personal_unlockAccount", [anvilAccount, "", 0]],
+      ["eth_signTypedData_v1", [[{ type: "string", name: "a", value: "b" }], anvilAccount]],
+      ["personal_importRawKey", ["11".repeat(32), ""]],
+    ] as const
+  ) {
+    const r = await httpRpc(http.address, req(method, [...params]));
+    assert.equal((r.json() as { error: { code: number } }).error.code, 4200, method);
+  }
+  // and in a batch
+  const b = await httpRpc(http.address, [
+    req("personal_newAccount", [""], 1),
+    req("eth_chainId", [], 2),
+  ]);
+  const items = b.json() as { id: number; error?: { code: number }; result?: string }[];
+  assert.equal(items.find((i) => i.id === 1)?.error?.code, 4200);
+  assert.equal(items.find((i) => i.id === 2)?.result, "0x7a69");
+});

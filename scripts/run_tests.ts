@@ -31,6 +31,13 @@ async function sh(cmd: string, args: string[]): Promise<number> {
 }
 
 async function ensureNodeModules(): Promise<void> {
+  // A symlinked node_modules belongs to another checkout (e.g. a git worktree
+  // sharing one install): never reinstall through the link.
+  try {
+    if ((await Deno.lstat(`${root}node_modules`)).isSymlink) return;
+  } catch {
+    // absent: install below
+  }
   const marker = `${root}node_modules/.package-lock.json`;
   const fresh = await exists(marker) &&
     (await Deno.stat(marker)).mtime! >= (await Deno.stat(`${root}package-lock.json`)).mtime!;

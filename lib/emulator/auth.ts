@@ -28,9 +28,14 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
 function fromBase64url(s: string): Uint8Array {
   if (!/^[A-Za-z0-9_-]*$/.test(s)) throw new Error("not base64url");
   const b = s.replace(/-/g, "+").replace(/_/g, "/");
-  const pad = b.length % 4 === 0 ? "" : "=".repeat(4 - (b.length % 4));
-  return Uint8Array.from(atob(b + pad), (c) => c.charCodeAt(0));
+  const bin = atob(b + "===".slice((b.length + 3) % 4));
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
 }
+
+/** SHA-256 of the empty body, and of the two characters `""` (legacy SDK form). */
+const EMPTY_HASHES = Promise.all([sha256Hex(new Uint8Array()), sha256Hex(enc.encode('""'))]);
 
 /** Nonces seen, kept until their token expires (memory; see README). */
 export class NonceCache {
@@ -124,11 +129,9 @@ export async function verifyRequest(input: AuthInput): Promise<void> {
   }
   if (iat > now + CLOCK_SKEW_SECONDS) refuse("The token's iat is in the future.");
   if (typeof claims.bodyHash !== "string") refuse("The token has no bodyHash claim.");
-  const hash = await sha256Hex(input.body);
-  let bodyOk = claims.bodyHash === hash;
-  if (!bodyOk && input.body.length === 0) {
-    bodyOk = claims.bodyHash === await sha256Hex(enc.encode('""'));
-  }
+  const bodyOk = input.body.length === 0
+    ? (await EMPTY_HASHES).includes(claims.bodyHash)
+    : claims.bodyHash === await sha256Hex(input.body);
   if (!bodyOk) refuse("The token's bodyHash does not match the SHA-256 of the request body.");
   if (typeof claims.nonce !== "string" || claims.nonce === "") refuse("The token has no nonce.");
   if (!input.nonces.add(claims.nonce, exp, now)) refuse("The token's nonce was already used.");

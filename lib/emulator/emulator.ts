@@ -191,6 +191,12 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       );
     }
     store.setMeta("vault_address_0", keys.address(0));
+    // accounts only ever grow: a restart with a smaller --vaultAccounts keeps the stored ones
+    const accountCount = Math.max(vaultAccounts, Number(store.getMeta("vault_accounts") ?? 0));
+    if (accountCount !== vaultAccounts) {
+      keys = new VaultKeys((o.mnemonic ?? ANVIL_MNEMONIC).trim(), accountCount);
+    }
+    store.setMeta("vault_accounts", String(accountCount));
     let dir = o.stateDir ?? (o.state ? `${o.state}.keys` : undefined);
     if (!dir) dir = tempDir = await Deno.makeTempDir({ prefix: "service-emulator-" });
     const apiUser = await ensureApiUser(store, dir);
@@ -202,7 +208,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
         chainId,
         assetId: info.assetId,
         timeScale,
-        vaultAccounts,
+        vaultAccounts: accountCount,
         maxBodyBytes: o.maxBodyBytes ?? 1024 * 1024,
         logRequests: o.logRequests ?? false,
       },
@@ -246,7 +252,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
     const host = shown.includes(":") ? `[${shown}]` : shown;
     const base = `http://${host}:${server.port}`;
     log(
-      `emulator ready on ${base}: chain ${chainId} (${info.assetId}), ${vaultAccounts} vault accounts, node ${chain.url}, state ${
+      `emulator ready on ${base}: chain ${chainId} (${info.assetId}), ${accountCount} vault accounts, node ${chain.url}, state ${
         o.state ?? "in memory"
       }`,
     );

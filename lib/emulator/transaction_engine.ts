@@ -261,6 +261,12 @@ export class TransactionEngine {
     return r ? JSON.parse(String(r.record)) : undefined;
   }
 
+  /** The transaction `id` as stored JSON text (no parse), or `undefined`. */
+  getJson(id: string): string | undefined {
+    const r = this.#row(id);
+    return r ? String(r.record) : undefined;
+  }
+
   /** The (first) transaction with this `externalTxId`. */
   getByExternalId(externalTxId: string): TransactionRecord | undefined {
     const r = this.#stmts.byExternal.get(externalTxId) as Row | undefined;

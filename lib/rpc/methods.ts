@@ -22,6 +22,7 @@ import {
   success,
 } from "./protocol.ts";
 import { type UpstreamClient, UpstreamError } from "./upstream.ts";
+import { UpstreamBatcher } from "./upstream_batcher.ts";
 
 /** What signs and sends through the platform (see `custody.ts`). */
 export interface Signer {
@@ -198,6 +199,7 @@ export class Dispatcher {
   readonly signer: Signer | undefined;
   /** Aborted when the bridge stops. */
   readonly signal: AbortSignal | undefined;
+  readonly #batcher: UpstreamBatcher;
 
   /** Builds a dispatcher from its options. */
   constructor(options: DispatcherOptions) {
@@ -206,6 +208,7 @@ export class Dispatcher {
     this.clientVersion = options.clientVersion;
     this.signer = options.signer;
     this.signal = options.signal;
+    this.#batcher = new UpstreamBatcher(options.upstream);
   }
 
   /**
@@ -244,7 +247,10 @@ export class Dispatcher {
       }
       let answer: string;
       try {
-        answer = await this.upstream.send(text ?? JSON.stringify(request));
+        const wire = text ?? JSON.stringify(request);
+        answer = isNotification(request)
+          ? await this.upstream.send(wire)
+          : await this.#batcher.send(request, wire);
       } catch (e) {
         return isNotification(request) ? undefined : errorText(id, upstreamFailure(e));
       }

@@ -108,7 +108,31 @@ export function exitCodeOf(status: Deno.CommandStatus): number {
 export async function runChild(options: ChildOptions): Promise<number> {
   const [program, ...args] = options.command;
   if (!program) throw new TypeError("no command to run");
-  let child: Deno.ChildProcess;
+  // Listen before spawning: a signal that arrives while the child starts is
+  // passed on as soon as it exists, instead of killing the bridge and
+  // orphaning the child.
+  let child: Deno.ChildProcess | undefined;
+  let early: Deno.Signal | undefined;
+  const handlers: [Deno.Signal, () => void][] = [];
+  for (const sig of FORWARDED_SIGNALS) {
+    const h = () => {
+      options.onSignal?.(sig);
+      if (!child) {
+        early = sig;
+        return;
+      }
+      try {
+        child.kill(sig);
+      } catch { /* already gone */ }
+    };
+    try {
+      Deno.addSignalListener(sig, h);
+      handlers.push([sig, h]);
+    } catch { /* signal not supported here (Windows) */ }
+  }
+  const unlisten = () => {
+    for (const [sig, h] of handlers) Deno.removeSignalListener(sig, h);
+  };
   try {
     child = new Deno.Command(program, {
       args,
@@ -119,6 +143,7 @@ export async function runChild(options: ChildOptions): Promise<number> {
       stderr: "inherit",
     }).spawn();
   } catch (e) {
+    unlisten();
     if (e instanceof Deno.errors.NotFound) throw new ChildNotFoundError(program, { cause: e });
     if (e instanceof Deno.errors.PermissionDenied) {
       throw new ChildStartError(program, "permission denied (is it executable?)", { cause: e });
@@ -126,22 +151,14 @@ export async function runChild(options: ChildOptions): Promise<number> {
     throw new ChildStartError(program, e instanceof Error ? e.message : String(e), { cause: e });
   }
   options.onSpawn?.(child.pid);
-  const handlers: [Deno.Signal, () => void][] = [];
-  for (const sig of FORWARDED_SIGNALS) {
-    const h = () => {
-      options.onSignal?.(sig);
-      try {
-        child.kill(sig);
-      } catch { /* already gone */ }
-    };
+  if (early) {
     try {
-      Deno.addSignalListener(sig, h);
-      handlers.push([sig, h]);
-    } catch { /* signal not supported here (Windows) */ }
+      child.kill(early);
+    } catch { /* already gone */ }
   }
   try {
     return exitCodeOf(await child.status);
   } finally {
-    for (const [sig, h] of handlers) Deno.removeSignalListener(sig, h);
+    unlisten();
   }
 }

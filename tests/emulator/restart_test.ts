@@ -50,7 +50,7 @@ Deno.test(
     const dir = await Deno.makeTempDir({ prefix: "emu-restart-" });
     const state = `${dir}/emu.sqlite`;
     const args = ["--rpcUrl", anvil.url, "--state", state, "--port", "0"];
-    let emu = await spawnEmulator(args);
+    let emu = await spawnEmulator([...args, "--vaultAccounts", "12"]);
     try {
       const asset = "ETH_TEST_31337";
       let client = await clientForReady(emu.ready);
@@ -122,7 +122,8 @@ Deno.test(
         "/v1/vault/accounts_paged",
         { operation: "list" },
       );
-      assert.equal(accounts.data.accounts.length, 10);
+      // restarted without --vaultAccounts: the 12 accounts made before are kept
+      assert.equal(accounts.data.accounts.length, 12);
 
       // in-flight ones complete once the node mines
       await anvilRpc(anvil.url, "evm_setAutomine", [true]);

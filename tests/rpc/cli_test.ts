@@ -196,6 +196,7 @@ Deno.test("SIGTERM to the bridge is forwarded: the child dies and the exit code 
   await reader.cancel();
   await child.stderr.cancel();
   assert.equal(status.code, 143);
+  assert.equal(status.signal, null, "the bridge exits by itself with the child's 128+N");
   // the child is gone (no orphan)
   const alive = await new Deno.Command("kill", { args: ["-0", String(pid)], stderr: "null" })
     .output();

@@ -303,3 +303,37 @@ Deno.test("the Brownie form /<API_KEY> is accepted only with --apiKeyPath, and n
     await b.stop();
   }
 });
+
+Deno.test("300 concurrent pass-through requests (batched upstream when busy) each get their own answer", async () => {
+  const inputs = Array.from(
+    { length: 300 },
+    (_, i) => "0x" + (i + 1).toString(16).padStart(4, "0"),
+  );
+  const direct = await httpRpc(
+    anvil.url,
+    inputs.map((x, i) => req("web3_sha3", [x], i)),
+  );
+  const expected = new Map(
+    (direct.json() as { id: number; result: string }[]).map((a) => [a.id, a.result]),
+  );
+  const answers = await Promise.all(inputs.map(async (x, i) => {
+    const id = `client-${i}`; // every caller's own id, some clients reuse the same one
+    const r = await httpRpc(http.address, req("web3_sha3", [x], i % 2 ? id : 1));
+    return { i, sent: i % 2 ? id : 1, body: r.json() as { id: unknown; result: string } };
+  }));
+  for (const a of answers) {
+    assert.equal(a.body.id, a.sent);
+    assert.equal(a.body.result, expected.get(a.i));
+  }
+  // the same over one IPC connection, pipelined
+  const c = await IpcClient.connect(ipc.address);
+  try {
+    await c.write(inputs.map((x, i) => JSON.stringify(req("web3_sha3", [x], i))).join("\n"));
+    for (let n = 0; n < inputs.length; n++) {
+      const a = JSON.parse((await c.readLine())!);
+      assert.equal(a.result, expected.get(a.id));
+    }
+  } finally {
+    c.close();
+  }
+});

@@ -1,0 +1,127 @@
+/**
+ * Batch-when-busy for pass-through requests: up to `maxInFlight` single
+ * requests go to the node as they are; requests that arrive while that many
+ * are in flight wait, and the next free slot carries all of them as one
+ * JSON-RPC batch (ids rewritten on the way up, restored on the way back).
+ * Under light load nothing changes (no added latency); under heavy load the
+ * node sees a few large requests instead of many small ones, which saves the
+ * per-request cost on both sides (measured in `scripts/bench/rpc_passthrough.ts`).
+ *
+ * @module
+ */
+
+import type { RpcRequest, RpcResponse } from "./protocol.ts";
+import type { UpstreamClient } from "./upstream.ts";
+
+interface Waiting {
+  request: RpcRequest;
+  text: string;
+  resolve(answer: string): void;
+  reject(error: unknown): void;
+}
+
+/** Options of {@linkcode UpstreamBatcher}. */
+export interface BatcherOptions {
+  /** Requests sent alone before others wait to be batched; default 1. */
+  maxInFlight?: number;
+  /** Largest batch; default 200. */
+  maxBatch?: number;
+  /**
+   * Longest a request waits for a free slot before it is sent anyway (so a
+   * slow request in flight never holds the others back); default 20 ms.
+   */
+  maxWaitMs?: number;
+}
+
+/** Sends single pass-through requests, batching them when the node is busy. */
+export class UpstreamBatcher {
+  readonly #upstream: UpstreamClient;
+  readonly #max: number;
+  readonly #maxBatch: number;
+  readonly #maxWaitMs: number;
+  #inFlight = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #queue: Waiting[] = [];
+  /** Set when the node refused a batch: then everything goes alone. */
+  #noBatches = false;
+
+  /** Creates a batcher in front of `upstream`. */
+  constructor(upstream: UpstreamClient, options: BatcherOptions = {}) {
+    this.#upstream = upstream;
+    this.#max = options.maxInFlight ?? 1;
+    this.#maxWaitMs = options.maxWaitMs ?? 20;
+    this.#maxBatch = options.maxBatch ?? 200;
+  }
+
+  /** Answers one request (its exact text is sent when it goes alone). */
+  send(request: RpcRequest, text: string): Promise<string> {
+    if (this.#inFlight < this.#max || this.#noBatches) return this.#single(text);
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ request, text, resolve, reject });
+      this.#timer ??= setTimeout(() => {
+        this.#timer = undefined;
+        if (this.#queue.length) this.#dispatch();
+      }, this.#maxWaitMs);
+    });
+  }
+
+  async #single(text: string): Promise<string> {
+    this.#inFlight++;
+    try {
+      return await this.#upstream.send(text);
+    } finally {
+      this.#done();
+    }
+  }
+
+  #done(): void {
+    this.#inFlight--;
+    if (this.#queue.length) this.#dispatch();
+  }
+
+  /** Sends what waits: alone if one request, else as one batch. */
+  #dispatch(): void {
+    if (this.#queue.length === 0) return;
+    if (this.#timer !== undefined && this.#queue.length <= this.#maxBatch) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    const take = this.#queue.length <= this.#maxBatch
+      ? this.#queue
+      : this.#queue.slice(0, this.#maxBatch);
+    this.#queue = this.#queue.length <= this.#maxBatch ? [] : this.#queue.slice(this.#maxBatch);
+    if (take.length === 1) {
+      const w = take[0];
+      this.#single(w.text).then(w.resolve, w.reject);
+      return;
+    }
+    this.#inFlight++;
+    this.#batch(take).finally(() => this.#done());
+  }
+
+  async #batch(items: Waiting[]): Promise<void> {
+    const wire = items.map((w, i) => ({ ...w.request, id: i }));
+    let answers: unknown;
+    try {
+      answers = await this.#upstream.call(wire);
+    } catch (e) {
+      for (const w of items) w.reject(e);
+      return;
+    }
+    if (!Array.isArray(answers)) {
+      // The node does not take batches: send these (and everything later) alone.
+      this.#noBatches = true;
+      for (const w of items) this.#single(w.text).then(w.resolve, w.reject);
+      return;
+    }
+    const byId = new Array<RpcResponse | undefined>(items.length);
+    for (const a of answers as RpcResponse[]) {
+      if (a && typeof a.id === "number" && a.id >= 0 && a.id < items.length) byId[a.id] = a;
+    }
+    items.forEach((w, i) => {
+      const a = byId[i];
+      if (a) w.resolve(JSON.stringify({ ...a, id: w.request.id ?? null }));
+      else this.#single(w.text).then(w.resolve, w.reject); // missing element: ask alone
+    });
+  }
+}

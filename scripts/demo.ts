@@ -3,12 +3,15 @@
  * npm), then runs `service rpc --emulator` (an in-process platform emulator
  * with fresh credentials) around real `cast` calls and a real
  * `forge script --broadcast --unlocked --slow` that deploys and calls a
- * contract, and prints what happened. Needs `npm ci` once.
+ * contract, and prints what happened. Installs the npm packages first when they are missing.
  *
  * @module
  */
 
+import { ensureNodeModules } from "./ensure_deps.ts";
+
 const root = new URL("..", import.meta.url).pathname;
+await ensureNodeModules("demo");
 const bin = (name: string) => `${root}node_modules/@foundry-rs/${name}-linux-amd64/bin/${name}`;
 const VAULT0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const VAULT1 = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";

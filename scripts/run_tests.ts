@@ -8,44 +8,12 @@
  * @module
  */
 
+import { ensureNodeModules } from "./ensure_deps.ts";
+
 const root = new URL("..", import.meta.url).pathname;
 
-async function exists(p: string): Promise<boolean> {
-  try {
-    await Deno.stat(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function sh(cmd: string, args: string[]): Promise<number> {
-  const { code } = await new Deno.Command(cmd, {
-    args,
-    cwd: root,
-    stdout: "inherit",
-    stderr: "inherit",
-  })
-    .output();
-  return code;
-}
-
-async function ensureNodeModules(): Promise<void> {
-  const marker = `${root}node_modules/.package-lock.json`;
-  const fresh = await exists(marker) &&
-    (await Deno.stat(marker)).mtime! >= (await Deno.stat(`${root}package-lock.json`)).mtime!;
-  if (fresh) return;
-  console.error("test: installing npm packages (npm ci)...");
-  if (await sh("npm", ["ci", "--no-audit", "--no-fund"]) !== 0) {
-    console.error("test: npm ci failed; trying npm install with the lock file");
-    if (await sh("npm", ["install", "--no-audit", "--no-fund"]) !== 0) {
-      throw new Error("npm install failed: the test dependencies cannot be installed");
-    }
-  }
-}
-
 if (import.meta.main) {
-  await ensureNodeModules();
+  await ensureNodeModules("test");
   const env = { DENO_TLS_CA_STORE: "system", RUST_BACKTRACE: "0", NO_COLOR: "1" };
   const child = new Deno.Command(Deno.execPath(), {
     args: ["test", "-A", ...Deno.args],

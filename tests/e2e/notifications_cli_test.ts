@@ -1,0 +1,554 @@
+/**
+ * `service notifications` and `service webhooks` end to end: the real
+ * emulator process (on a real anvil) delivers to real local receivers, and
+ * the CLI is spawned as a user would run it. Nothing is mocked.
+ */
+import { assert, assertEquals, assertMatch } from "../support/expect.ts";
+import { type CliResult, runCli } from "../support/tools.ts";
+import {
+  type EmulatorProcess,
+  startEmulatorOnAnvil,
+  waitFor,
+} from "../support/emulator_process.ts";
+import { type Receiver, type ReceiverAnswer, startReceiver } from "../support/receiver.ts";
+
+// Retry delays and breaker durations divided by 1000: 10 s -> 10 ms, 60 min -> 3.6 s.
+const TIME_SCALE = 1000;
+
+interface Hook {
+  id: string;
+  status: string;
+}
+
+async function withEmulator(
+  fn: (emu: EmulatorProcess) => Promise<void>,
+  args = ["--timeScale", String(TIME_SCALE)],
+) {
+  const emu = await startEmulatorOnAnvil(args);
+  try {
+    await fn(emu);
+  } finally {
+    await emu.stop();
+  }
+}
+
+function cliEnv(emu: EmulatorProcess): Record<string, string> {
+  return {
+    SERVICE_API_KEY: emu.ready.apiKey,
+    SERVICE_API_PRIVATE_KEY_PATH: emu.ready.privateKeyPath,
+    SERVICE_API_BASE_URL: emu.ready.apiBaseUrl,
+  };
+}
+
+async function cli(emu: EmulatorProcess, args: string[]): Promise<CliResult> {
+  return await runCli(args, { env: cliEnv(emu) });
+}
+
+function ndjson<T = Record<string, unknown>>(text: string): T[] {
+  return text.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l));
+}
+
+async function createHook(emu: EmulatorProcess, url: string, events: string[]): Promise<Hook> {
+  const r = await emu.api<Hook>("POST", "/v1/webhooks", { body: { url, events } });
+  assertEquals(r.status, 201, JSON.stringify(r.data));
+  return r.data;
+}
+
+async function trigger(
+  emu: EmulatorProcess,
+  eventType: string,
+  count: number,
+  resourceId?: string,
+) {
+  const r = await emu.api<{ data: { id: string; webhookId: string }[] }>(
+    "POST",
+    "/admin/notifications",
+    {
+      body: { eventType, count, resourceId },
+    },
+  );
+  assertEquals(r.status, 201, JSON.stringify(r.data));
+  return r.data.data;
+}
+
+async function statusOf(emu: EmulatorProcess, hookId: string, id: string): Promise<string> {
+  const r = await emu.api<{ status: string }>("GET", `/v1/webhooks/${hookId}/notifications/${id}`);
+  return r.data.status;
+}
+
+async function allNotifications(emu: EmulatorProcess, hookId: string) {
+  const out: Record<string, unknown>[] = [];
+  let cursor: string | undefined;
+  do {
+    const r = await emu.api<{ data: Record<string, unknown>[]; next?: string | null }>(
+      "GET",
+      `/v1/webhooks/${hookId}/notifications`,
+      { query: { pageSize: 100, pageCursor: cursor } },
+    );
+    out.push(...r.data.data);
+    cursor = r.data.next ?? undefined;
+  } while (cursor);
+  return out;
+}
+
+Deno.test("list --all over 2,500 notifications returns each exactly once while new ones keep arriving", async () => {
+  await withEmulator(async (emu) => {
+    const rx = startReceiver({ countOnly: true });
+    try {
+      const hook = await createHook(emu, rx.url + "/bulk", ["test.bulk"]);
+      const first: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        first.push(...(await trigger(emu, "test.bulk", 500)).map((n) => n.id));
+      }
+      assertEquals(first.length, 2500);
+      // Keep creating (and delivering, which changes status and updatedAt) while the CLI pages.
+      let producing = true;
+      let extra = 0;
+      const producer = (async () => {
+        while (producing) {
+          extra += (await trigger(emu, "test.bulk", 20)).length;
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      })();
+      const r = await cli(emu, [
+        "notifications",
+        "list",
+        "--webhookId",
+        hook.id,
+        "--all",
+        "--pageSize",
+        "100",
+        "--format",
+        "ndjson",
+      ]);
+      producing = false;
+      await producer;
+      assertEquals(r.code, 0, r.stderr);
+      const ids = ndjson<{ id: string }>(r.stdout).map((n) => n.id);
+      assertEquals(new Set(ids).size, ids.length, "no notification twice");
+      const seen = new Set(ids);
+      const missing = first.filter((id) => !seen.has(id));
+      assertEquals(missing.length, 0, `missing ${missing.length} of the first 2,500`);
+      assert(extra > 0, "notifications kept arriving during the listing");
+    } finally {
+      await rx.close();
+    }
+  });
+});
+
+Deno.test("every filter and sort of list gives what the emulator's data says", async () => {
+  await withEmulator(async (emu) => {
+    // 404 makes a notification FAILED at once, 200 COMPLETED.
+    const rx = startReceiver({
+      script: (_n, body) => (String(body.resourceId).startsWith("bad") ? 404 : 200),
+    });
+    try {
+      const hook = await createHook(emu, rx.url + "/f", ["a.one", "b.two"]);
+      await trigger(emu, "a.one", 3, "good-1");
+      await trigger(emu, "b.two", 2, "bad-1");
+      await trigger(emu, "a.one", 2, "bad-2");
+      await trigger(emu, "b.two", 1, "good-2");
+      await rx.waitForCount(8);
+      const all = await waitFor("final statuses", async () => {
+        const ns = await allNotifications(emu, hook.id);
+        return ns.every((n) => n.status === "COMPLETED" || n.status === "FAILED") ? ns : undefined;
+      });
+      assertEquals(all.length, 8);
+      const run = async (extra: string[]) => {
+        const r = await cli(emu, [
+          "notifications",
+          "list",
+          "--webhookId",
+          hook.id,
+          "--format",
+          "ndjson",
+          ...extra,
+        ]);
+        assertEquals(r.code, 0, r.stderr);
+        return ndjson(r.stdout);
+      };
+      const idsOf = (xs: Record<string, unknown>[]) => xs.map((x) => x.id as string).sort();
+      assertEquals(
+        idsOf(await run(["--status", "FAILED"])),
+        idsOf(all.filter((n) => n.status === "FAILED")),
+      );
+      assertEquals(idsOf(await run(["--status", "failed", "--status", "COMPLETED"])), idsOf(all));
+      assertEquals(
+        idsOf(await run(["--event", "b.two"])),
+        idsOf(all.filter((n) => n.eventType === "b.two")),
+      );
+      assertEquals(
+        idsOf(await run(["--resourceId", "bad-2"])),
+        idsOf(all.filter((n) => n.resourceId === "bad-2")),
+      );
+      assertEquals(
+        idsOf(await run(["--event", "a.one", "--status", "FAILED"])),
+        idsOf(all.filter((n) => n.eventType === "a.one" && n.status === "FAILED")),
+      );
+      const created = all.map((n) => n.createdAt as number).sort((a, b) => a - b);
+      const mid = created[4];
+      assertEquals(
+        idsOf(await run(["--startTime", String(mid)])),
+        idsOf(all.filter((n) => (n.createdAt as number) >= mid)),
+      );
+      assertEquals(
+        idsOf(await run(["--endTime", new Date(mid).toISOString()])),
+        idsOf(all.filter((n) => (n.createdAt as number) <= mid)),
+      );
+      for (const field of ["id", "createdAt", "updatedAt", "status", "eventType", "resourceId"]) {
+        for (const order of ["ASC", "DESC"]) {
+          const rows = await run(["--sortBy", field, "--order", order]);
+          assertEquals(rows.length, 8);
+          const keys = rows.map((r) => r[field] as string | number);
+          const sorted = [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+          if (order === "DESC") sorted.reverse();
+          assertEquals(keys, sorted, `sorted by ${field} ${order}`);
+        }
+      }
+      // One page and its cursor: --format json prints {data, next, total}.
+      const page = await cli(emu, [
+        "notifications",
+        "list",
+        "--webhookId",
+        hook.id,
+        "--pageSize",
+        "3",
+        "--format",
+        "json",
+      ]);
+      const p1 = JSON.parse(page.stdout);
+      assertEquals(p1.data.length, 3);
+      assertEquals(p1.total, 8);
+      assert(typeof p1.next === "string" && p1.next.length > 0);
+      const page2 = await cli(emu, [
+        "notifications",
+        "list",
+        "--webhookId",
+        hook.id,
+        "--pageSize",
+        "3",
+        "--pageCursor",
+        p1.next,
+        "--format",
+        "json",
+      ]);
+      const p2 = JSON.parse(page2.stdout);
+      assertEquals(p2.data.length, 3);
+      assertEquals(p2.total, undefined, "total only on the first page");
+      // The table is for people: aligned header and one row per notification.
+      const table = await cli(emu, [
+        "notifications",
+        "list",
+        "--webhookId",
+        hook.id,
+        "--format",
+        "table",
+      ]);
+      const lines = table.stdout.trimEnd().split("\n");
+      assertMatch(lines[0], /^ID\s+STATUS\s+EVENTTYPE\s+RESOURCEID\s+CREATEDAT\s+UPDATEDAT$/);
+      assertEquals(lines.length, 9);
+      // Bad values never reach the platform.
+      for (
+        const bad of [["--order", "UP"], ["--sortBy", "size"], ["--pageSize", "101"], [
+          "--status",
+          "LOST",
+        ]]
+      ) {
+        const r = await cli(emu, ["notifications", "list", "--webhookId", hook.id, ...bad]);
+        assertEquals(r.code, 2, bad.join(" "));
+        assertEquals(r.stderr.trim().split("\n").length, 1);
+      }
+    } finally {
+      await rx.close();
+    }
+  });
+});
+
+Deno.test("resend one, by resource and all failed reach the receiver; one idempotency key resends once; --dryRun counts right", async () => {
+  await withEmulator(async (emu) => {
+    // The first delivery of each notification of a res-* resource gets 404 (FAILED at once), later
+    // ones 200. Twelve "warm" deliveries answered 200 come first, so that six 404s keep the endpoint's
+    // error rate at 6/18 = 33%, below the breaker's band (one 404 on a fresh endpoint is 100%:
+    // suspended at once, as breaker.md says). Real time (no --timeScale): the window is 60 minutes.
+    const firstSeen = new Set<string>();
+    const rx = startReceiver({
+      script: (_n, body): ReceiverAnswer => {
+        if (String(body.resourceId).startsWith("res-") && !firstSeen.has(body.id)) {
+          firstSeen.add(body.id);
+          return 404;
+        }
+        return 200;
+      },
+    });
+    try {
+      const hook = await createHook(emu, rx.url + "/r", ["tx.done"]);
+      await trigger(emu, "tx.done", 12, "warm");
+      await rx.waitForCount(12);
+      const [one] = await trigger(emu, "tx.done", 1, "res-A");
+      await trigger(emu, "tx.done", 2, "res-B");
+      await trigger(emu, "tx.done", 3, "res-C");
+      await rx.waitForCount(18);
+      await waitFor("all FAILED", async () => (await statusOf(emu, hook.id, one.id)) === "FAILED");
+      const deliveriesOf = (id: string) => rx.received.filter((r) => r.json.id === id).length;
+
+      // resend one, twice with the same key: one more delivery.
+      for (let i = 0; i < 2; i++) {
+        const r = await cli(emu, [
+          "notifications",
+          "resend",
+          "--webhookId",
+          hook.id,
+          "--notificationId",
+          one.id,
+          "--idempotencyKey",
+          "same-key-1",
+          "--format",
+          "json",
+        ]);
+        assertEquals(r.code, 0, r.stderr);
+        assertEquals(JSON.parse(r.stdout).accepted, true);
+      }
+      await waitFor("resent delivery", () => deliveriesOf(one.id) === 2);
+      await new Promise((r) => setTimeout(r, 300));
+      assertEquals(deliveriesOf(one.id), 2, "the same idempotency key resent once");
+      await waitFor(
+        "COMPLETED after resend",
+        async () => (await statusOf(emu, hook.id, one.id)) === "COMPLETED",
+      );
+      // Without --format the command prints nothing on stdout.
+      const quiet = await cli(emu, [
+        "notifications",
+        "resend",
+        "--webhookId",
+        hook.id,
+        "--notificationId",
+        one.id,
+      ]);
+      assertEquals(quiet.code, 0, quiet.stderr);
+      assertEquals(quiet.stdout, "");
+      await waitFor("third delivery", () => deliveriesOf(one.id) === 3);
+
+      // by resource: the dry run's count is what a real resend then delivers.
+      const dry = await cli(emu, [
+        "notifications",
+        "resend-by-resource",
+        "--webhookId",
+        hook.id,
+        "--resourceId",
+        "res-B",
+        "--dryRun",
+        "--format",
+        "json",
+      ]);
+      assertEquals(dry.code, 0, dry.stderr);
+      assertEquals(JSON.parse(dry.stdout), { dryRun: true, count: 2 });
+      const before = rx.count;
+      await new Promise((r) => setTimeout(r, 200));
+      assertEquals(rx.count, before, "--dryRun resends nothing");
+      const real = await cli(emu, [
+        "notifications",
+        "resend-by-resource",
+        "--webhookId",
+        hook.id,
+        "--resourceId",
+        "res-B",
+      ]);
+      assertEquals(real.code, 0, real.stderr);
+      await waitFor("res-B redelivered", () => rx.count === before + 2);
+      // All of res-B are COMPLETED now: the default exclusion (COMPLETED) leaves nothing; an empty one takes all.
+      const none = await cli(emu, [
+        "notifications",
+        "resend-by-resource",
+        "--webhookId",
+        hook.id,
+        "--resourceId",
+        "res-B",
+        "--dryRun",
+        "--format",
+        "json",
+      ]);
+      assertEquals(JSON.parse(none.stdout).count, 0);
+      const everything = await cli(emu, [
+        "notifications",
+        "resend-by-resource",
+        "--webhookId",
+        hook.id,
+        "--resourceId",
+        "res-B",
+        "--excludeStatuses=",
+        "--dryRun",
+        "--format",
+        "json",
+      ]);
+      assertEquals(JSON.parse(everything.stdout).count, 2);
+
+      // resend-failed --wait: the three FAILED of res-C are resent by a job.
+      const beforeFailed = rx.count;
+      const job = await cli(emu, [
+        "notifications",
+        "resend-failed",
+        "--webhookId",
+        hook.id,
+        "--wait",
+        "--format",
+        "json",
+      ]);
+      assertEquals(job.code, 0, job.stderr);
+      const final = JSON.parse(job.stdout);
+      assertEquals(final.status, "COMPLETED");
+      assertEquals(final.total, 3);
+      await waitFor("res-C redelivered", () => rx.count === beforeFailed + 3);
+    } finally {
+      await rx.close();
+    }
+  }, []);
+});
+
+Deno.test("suspension round trip: an endpoint failing > 80% is SUSPENDED; webhooks enable brings it back and deliveries resume", async () => {
+  await withEmulator(async (emu) => {
+    let healthy = false;
+    const rx = startReceiver({ script: () => (healthy ? 200 : 500) });
+    try {
+      const hook = await createHook(emu, rx.url + "/s", ["s.event"]);
+      await trigger(emu, "s.event", 3, "r-s");
+      await waitFor("SUSPENDED", async () => {
+        const h = await emu.api<Hook>("GET", `/v1/webhooks/${hook.id}`);
+        return h.data.status === "SUSPENDED";
+      });
+      const metrics = await cli(emu, [
+        "webhooks",
+        "metrics",
+        "--webhookId",
+        hook.id,
+        "--format",
+        "json",
+      ]);
+      assertEquals(metrics.code, 0, metrics.stderr);
+      assert(typeof JSON.parse(metrics.stdout).value === "number");
+      const got = rx.count;
+      await trigger(emu, "s.event", 2, "r-s2");
+      await new Promise((r) => setTimeout(r, 300));
+      assertEquals(rx.count, got, "nothing is delivered while suspended");
+      healthy = true;
+      const en = await cli(emu, [
+        "webhooks",
+        "enable",
+        "--webhookId",
+        hook.id,
+        "--format",
+        "table",
+      ]);
+      assertEquals(en.code, 0, en.stderr);
+      assertEquals(en.stdout, `${hook.id}: SUSPENDED -> ENABLED\n`);
+      await waitFor(
+        "deliveries resume",
+        () => rx.received.some((r) => r.json.resourceId === "r-s2" && r.answered === 200),
+      );
+      const get = await cli(emu, ["webhooks", "get", "--webhookId", hook.id, "--format", "json"]);
+      assertEquals(JSON.parse(get.stdout).status, "ENABLED");
+      const list = await cli(emu, ["webhooks", "list", "--format", "ndjson"]);
+      assert(ndjson(list.stdout).some((w) => w.id === hook.id));
+    } finally {
+      await rx.close();
+    }
+  });
+});
+
+Deno.test("attempts piped into breaker simulate reproduce the emulator's own suspension decision", async () => {
+  await withEmulator(async (emu) => {
+    // 200, 200, then failures: the rate climbs 33%, 50%, 60%, ... and passes 80% at the 11th attempt.
+    const rx = startReceiver({ script: (n) => (n < 2 ? 200 : 500) });
+    try {
+      const hook = await createHook(emu, rx.url + "/b", ["b.event"]);
+      for (let i = 0; i < 12; i++) await trigger(emu, "b.event", 1, `rb-${i}`);
+      await waitFor("SUSPENDED", async () => {
+        const h = await emu.api<Hook>("GET", `/v1/webhooks/${hook.id}`);
+        return h.data.status === "SUSPENDED";
+      });
+      const list = await cli(emu, [
+        "notifications",
+        "list",
+        "--webhookId",
+        hook.id,
+        "--all",
+        "--format",
+        "ndjson",
+      ]);
+      const ids = ndjson<{ id: string }>(list.stdout).map((n) => n.id);
+      let log = "";
+      for (const id of ids) {
+        const a = await cli(emu, [
+          "notifications",
+          "attempts",
+          "--webhookId",
+          hook.id,
+          "--notificationId",
+          id,
+          "--all",
+        ]);
+        assertEquals(a.code, 0, a.stderr);
+        log += a.stdout;
+      }
+      const attempts = ndjson<{ sentTime: number; webhookId: string }>(log);
+      assert(attempts.every((a) => a.webhookId === hook.id));
+      const sim = await runCli([
+        "breaker",
+        "simulate",
+        "-",
+        "--sort",
+        "--format",
+        "ndjson",
+        "--window",
+        `${3_600_000 / TIME_SCALE}ms`,
+        "--sustained-for",
+        `${14_400_000 / TIME_SCALE}ms`,
+      ], { stdin: log });
+      assertEquals(sim.code, 0, sim.stderr);
+      const events = ndjson<{ type: string; time: string; reason?: string }>(sim.stdout);
+      const suspended = events.filter((e) => e.type === "suspended");
+      assertEquals(suspended.length, 1, sim.stdout);
+      const lastAttempt = Math.max(...attempts.map((a) => a.sentTime));
+      assertEquals(
+        Date.parse(suspended[0].time),
+        lastAttempt,
+        "suspended at the last attempt the emulator made",
+      );
+      const outbox = await emu.api<{ data: { webhookId: string; createdAt: number }[] }>(
+        "GET",
+        "/admin/outbox",
+      );
+      assert(outbox.data.data.some((m) => m.webhookId === hook.id), "the admins were e-mailed");
+    } finally {
+      await rx.close();
+    }
+    // One attempt in flight per endpoint: with more, an attempt already sent when the breaker trips
+    // is made live but would count as suppressed in a replay sorted by sentTime.
+  }, ["--timeScale", String(TIME_SCALE), "--webhookConcurrency", "1"]);
+});
+
+Deno.test("errors: unknown webhook exits 4, bad credentials 3, a platform answering 503 until retries run out 6", async () => {
+  await withEmulator(async (emu) => {
+    const unknown = await cli(emu, [
+      "notifications",
+      "list",
+      "--webhookId",
+      "00000000-0000-4000-8000-000000000000",
+    ]);
+    assertEquals(unknown.code, 4, unknown.stderr);
+    assertEquals(unknown.stderr.trim().split("\n").length, 1);
+    const badKey = await runCli(["webhooks", "list"], {
+      env: { ...cliEnv(emu), SERVICE_API_KEY: "not-the-key" },
+    });
+    assertEquals(badKey.code, 3, badKey.stderr);
+    assertEquals(badKey.stderr.trim().split("\n").length, 1);
+    assertMatch(badKey.stderr, /401/);
+    const fault = await emu.api("POST", "/admin/faults", {
+      body: { kind: "status", status: 503, count: 3, path: "/v1/webhooks*" },
+    });
+    assertEquals(fault.status, 201);
+    const down = await cli(emu, ["webhooks", "list", "--retries", "2"]);
+    assertEquals(down.code, 6, down.stderr);
+    assertEquals(down.stderr.trim().split("\n").length, 1);
+    assertMatch(down.stderr, /503/);
+  });
+});

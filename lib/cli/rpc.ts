@@ -29,7 +29,8 @@ const flags = {
     type: "string",
     env: "SERVICE_RPC_URL",
     placeholder: "URL",
-    description: "The node reads are sent to (default: a public node of a known --chainId).",
+    description:
+      "The node reads are sent to: http(s) URL or IPC socket path (default: a public node of a known --chainId).",
   },
   assetId: {
     type: "string",
@@ -244,9 +245,9 @@ export const rpcCommand = leaf({
           : `Chain ${wantedChain} has no built-in public node: give --rpcUrl.`,
       );
     }
-    let upstream: InstanceType<typeof rpc.UpstreamClient>;
+    let upstream: InstanceType<typeof rpc.Upstream>;
     try {
-      upstream = new rpc.UpstreamClient(rpcUrl);
+      upstream = rpc.connectUpstream(rpcUrl);
     } catch (e) {
       throw new UsageError(`Invalid --rpcUrl: ${(e as Error).message}.`);
     }

@@ -8,14 +8,14 @@
  */
 
 import { Dispatcher, type Signer } from "./methods.ts";
-import type { UpstreamClient } from "./upstream.ts";
+import type { Upstream } from "./upstream.ts";
 import { createHttpHandler, serveHttp } from "./http.ts";
 import { serveIpc } from "./ipc.ts";
 
 /** Options of {@linkcode startBridge}. */
 export interface BridgeOptions {
   /** The upstream node (already created). */
-  upstream: UpstreamClient;
+  upstream: Upstream;
   /** The chain id (already checked). */
   chainId: bigint;
   /** `web3_clientVersion`. */
@@ -66,7 +66,7 @@ export function randomToken(): string {
  * await nodeChainId(new UpstreamClient("http://127.0.0.1:8545")); // 31337n
  * ```
  */
-export async function nodeChainId(upstream: UpstreamClient): Promise<bigint> {
+export async function nodeChainId(upstream: Upstream): Promise<bigint> {
   const r = await upstream.request("eth_chainId");
   if (typeof r !== "string" || !/^0x[0-9a-fA-F]+$/.test(r)) {
     throw new Error(

@@ -21,7 +21,7 @@ import {
   type RpcResponse,
   success,
 } from "./protocol.ts";
-import { type UpstreamClient, UpstreamError } from "./upstream.ts";
+import { type Upstream, UpstreamError } from "./upstream.ts";
 import { UpstreamBatcher } from "./upstream_batcher.ts";
 
 /** What signs and sends through the platform (see `custody.ts`). */
@@ -39,7 +39,7 @@ export interface Signer {
 /** Options of {@linkcode Dispatcher}. */
 export interface DispatcherOptions {
   /** The node reads go to. */
-  upstream: UpstreamClient;
+  upstream: Upstream;
   /** The chain id, checked against the node at start. */
   chainId: bigint;
   /** Answer of `web3_clientVersion`. */
@@ -222,7 +222,7 @@ function errorText(id: RpcId, error: RpcError): string {
 /** Answers messages: local methods here, the rest from the upstream node. */
 export class Dispatcher {
   /** The node reads go to. */
-  readonly upstream: UpstreamClient;
+  readonly upstream: Upstream;
   /** The served chain id. */
   readonly chainId: bigint;
   /** Answer of `web3_clientVersion`. */

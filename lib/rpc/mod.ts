@@ -19,7 +19,8 @@ export {
 } from "./protocol.ts";
 export type { ParsedMessage, RpcErrorObject, RpcId, RpcRequest, RpcResponse } from "./protocol.ts";
 export { DEFAULT_MAX_FRAME_BYTES, FramingError, JsonStreamDecoder } from "./json_stream.ts";
-export { redactUrl, UpstreamClient, UpstreamError } from "./upstream.ts";
+export { redactUrl, Upstream, UpstreamClient, UpstreamError } from "./upstream.ts";
+export { connectUpstream, IpcUpstreamClient } from "./ipc_upstream.ts";
 export type { UpstreamOptions } from "./upstream.ts";
 export { Dispatcher, isKeyMethod, LOCAL_METHODS } from "./methods.ts";
 export type { LocalMethod } from "./methods.ts";

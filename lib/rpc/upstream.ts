@@ -252,6 +252,45 @@ async function writeFull(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
 }
 
 /**
+ * A node the bridge reads from: HTTP(S) ({@linkcode UpstreamClient}) or a
+ * local IPC socket (`IpcUpstreamClient`). Subclasses implement `send`.
+ */
+export abstract class Upstream {
+  /** The node address, as given. */
+  abstract readonly url: string;
+  /** The address safe to show. */
+  abstract readonly shownUrl: string;
+  /** Sends one JSON-RPC message text; resolves with the node's answer text. */
+  abstract send(body: string | Uint8Array): Promise<string>;
+  /** Closes every connection; later sends fail. */
+  abstract close(): void;
+
+  /** Sends a JSON value and parses the answer. */
+  async call(value: unknown): Promise<unknown> {
+    const text = await this.send(JSON.stringify(value));
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new UpstreamError(`the node at ${this.shownUrl} answered with something not JSON`);
+    }
+  }
+
+  /** Calls one method and returns its result, or throws with the node's error. */
+  async request(method: string, params: unknown[] = []): Promise<unknown> {
+    const answer = await this.call({ jsonrpc: "2.0", id: 1, method, params }) as {
+      result?: unknown;
+      error?: { code: number; message: string };
+    };
+    if (answer && typeof answer === "object" && "error" in answer && answer.error) {
+      throw new UpstreamError(
+        `the node answered ${method} with error ${answer.error.code}: ${answer.error.message}`,
+      );
+    }
+    return answer?.result;
+  }
+}
+
+/**
  * A JSON-RPC client for one node URL.
  *
  * @example
@@ -261,7 +300,7 @@ async function writeFull(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
  * node.close();
  * ```
  */
-export class UpstreamClient {
+export class UpstreamClient extends Upstream {
   /** The node URL, as given. */
   readonly url: string;
   /** The URL safe to show. */
@@ -281,6 +320,7 @@ export class UpstreamClient {
 
   /** Creates a client for `url` (http or https); no connection is opened yet. */
   constructor(url: string, options: UpstreamOptions = {}) {
+    super();
     const u = new URL(url);
     if (u.protocol !== "http:" && u.protocol !== "https:") {
       throw new TypeError(`unsupported node URL scheme ${u.protocol} (expected http or https)`);
@@ -342,30 +382,6 @@ export class UpstreamClient {
     }, Math.min(1000, this.#timeoutMs));
     Deno.unrefTimer(sweeper);
     this.#sweeper = sweeper;
-  }
-
-  /** Sends a JSON value and parses the answer. */
-  async call(value: unknown): Promise<unknown> {
-    const text = await this.send(JSON.stringify(value));
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new UpstreamError(`the node at ${this.shownUrl} answered with something not JSON`);
-    }
-  }
-
-  /** Calls one method and returns its result, or throws with the node's error. */
-  async request(method: string, params: unknown[] = []): Promise<unknown> {
-    const answer = await this.call({ jsonrpc: "2.0", id: 1, method, params }) as {
-      result?: unknown;
-      error?: { code: number; message: string };
-    };
-    if (answer && typeof answer === "object" && "error" in answer && answer.error) {
-      throw new UpstreamError(
-        `the node answered ${method} with error ${answer.error.code}: ${answer.error.message}`,
-      );
-    }
-    return answer?.result;
   }
 
   /** Closes every connection; later sends fail. */

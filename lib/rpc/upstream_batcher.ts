@@ -11,7 +11,7 @@
  */
 
 import type { RpcRequest, RpcResponse } from "./protocol.ts";
-import type { UpstreamClient } from "./upstream.ts";
+import type { Upstream } from "./upstream.ts";
 
 interface Waiting {
   request: RpcRequest;
@@ -35,7 +35,7 @@ export interface BatcherOptions {
 
 /** Sends single pass-through requests, batching them when the node is busy. */
 export class UpstreamBatcher {
-  readonly #upstream: UpstreamClient;
+  readonly #upstream: Upstream;
   readonly #max: number;
   readonly #maxBatch: number;
   readonly #maxWaitMs: number;
@@ -46,7 +46,7 @@ export class UpstreamBatcher {
   #noBatches = false;
 
   /** Creates a batcher in front of `upstream`. */
-  constructor(upstream: UpstreamClient, options: BatcherOptions = {}) {
+  constructor(upstream: Upstream, options: BatcherOptions = {}) {
     this.#upstream = upstream;
     this.#max = options.maxInFlight ?? 1;
     this.#maxWaitMs = options.maxWaitMs ?? 20;

@@ -71,6 +71,9 @@ async function ipcLoad(
 const ipcDir = await Deno.makeTempDir();
 const anvilIpc = `${ipcDir}/anvil.ipc`;
 const anvil = await startAnvil(["--ipc", anvilIpc]);
+for (let i = 0; i < 50 && !(await Deno.lstat(anvilIpc).catch(() => undefined)); i++) {
+  await new Promise((r) => setTimeout(r, 100));
+}
 const key = await tempPrivateKey();
 const common = [
   "--apiKey",
@@ -86,10 +89,9 @@ const common = [
 ];
 const http = await startBridgeProcess([...common, "--http"]);
 const ipc = await startBridgeProcess(common);
+// The bridge reading from anvil's own IPC socket (IPC in, IPC out).
+const ipcToIpc = await startBridgeProcess(common.map((a) => (a === anvil.url ? anvilIpc : a)));
 try {
-  for (let i = 0; i < 50 && !(await Deno.lstat(anvilIpc).catch(() => undefined)); i++) {
-    await new Promise((r) => setTimeout(r, 100));
-  }
   const rows: Record<string, unknown>[] = [];
   for (const [name, body] of Object.entries(BODIES)) {
     await wrk(http.address, body); // warm-up
@@ -130,6 +132,17 @@ try {
       bridge_p50_ms: ivia.p50,
       added_p50_ms: Number((ivia.p50 - idirect.p50).toFixed(3)),
     });
+    const viaIpc = await ipcLoad(ipcToIpc.address, body);
+    rows.push({
+      transport: "ipc→ipc",
+      method: name,
+      anvil_rps: idirect.rps,
+      bridge_rps: viaIpc.rps,
+      ratio: Number((viaIpc.rps / idirect.rps).toFixed(2)),
+      anvil_p50_ms: idirect.p50,
+      bridge_p50_ms: viaIpc.p50,
+      added_p50_ms: Number((viaIpc.p50 - idirect.p50).toFixed(3)),
+    });
     const i1 = await ipcLoad(anvilIpc, body, 1);
     const iv1 = await ipcLoad(ipc.address, body, 1);
     rows.push({
@@ -148,6 +161,7 @@ try {
 } finally {
   await http.stop();
   await ipc.stop();
+  await ipcToIpc.stop();
   await anvil.stop();
   await Deno.remove(key);
   await Deno.remove(ipcDir, { recursive: true }).catch(() => {});

@@ -363,3 +363,49 @@ Deno.test("signing methods never reach the node (anvil would sign with its own d
   assert.equal(items.find((i) => i.id === 1)?.error?.code, 4200);
   assert.equal(items.find((i) => i.id === 2)?.result, "0x7a69");
 });
+
+Deno.test("--rpcUrl may be the node's IPC socket (anvil --ipc): reads, batches, chain check", async () => {
+  const dir = await Deno.makeTempDir();
+  const nodeIpc = `${dir}/anvil.ipc`;
+  const node = await startAnvil(["--ipc", nodeIpc]);
+  try {
+    for (let i = 0; i < 50 && !(await Deno.lstat(nodeIpc).catch(() => undefined)); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const b = await startBridgeProcess([...common(nodeIpc), "--http"]);
+    try {
+      const one = await httpRpc(
+        b.address,
+        req("eth_getBalance", [
+          "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+          "latest",
+        ]),
+      );
+      const direct = await httpRpc(
+        node.url,
+        req("eth_getBalance", [
+          "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+          "latest",
+        ]),
+      );
+      assert.deepEqual(one.json(), direct.json());
+      const many = await Promise.all(
+        Array.from(
+          { length: 50 },
+          (_, i) => httpRpc(b.address, req("web3_sha3", ["0x0" + (i % 10)], i)),
+        ),
+      );
+      for (const [i, r] of many.entries()) assert.equal((r.json() as { id: number }).id, i);
+      const batch = await httpRpc(b.address, [
+        req("eth_blockNumber", [], 1),
+        req("eth_chainId", [], 2),
+      ]);
+      assert.equal((batch.json() as unknown[]).length, 2);
+    } finally {
+      await b.stop();
+    }
+  } finally {
+    await node.stop();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});

@@ -1,0 +1,193 @@
+/**
+ * A node reached over its IPC socket (geth `geth.ipc`, anvil `--ipc`):
+ * `--rpcUrl /path/to/node.ipc`. Raw JSON in both directions, framed with
+ * the same streaming decoder as the bridge's own IPC server; a small pool of
+ * connections with one request in flight each, so answers need no id
+ * matching.
+ *
+ * @module
+ */
+
+import { JsonStreamDecoder } from "./json_stream.ts";
+import { Upstream, UpstreamClient, UpstreamError } from "./upstream.ts";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+interface Waiter {
+  resolve(text: string): void;
+  reject(error: unknown): void;
+}
+
+class IpcConnection {
+  readonly #conn: Deno.Conn;
+  readonly #frames = new JsonStreamDecoder();
+  #waiter: Waiter | undefined;
+  #pending: string[] = [];
+  closed = false;
+  readonly #onClose: (c: IpcConnection) => void;
+
+  constructor(conn: Deno.Conn, onClose: (c: IpcConnection) => void) {
+    this.#conn = conn;
+    this.#onClose = onClose;
+    this.#readLoop();
+  }
+
+  send(bytes: Uint8Array): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.#waiter = { resolve, reject };
+      (async () => {
+        let o = 0;
+        while (o < bytes.length) o += await this.#conn.write(bytes.subarray(o));
+      })().catch((e) => this.#fail(e));
+    });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.#conn.close();
+    } catch { /* closed */ }
+    this.#onClose(this);
+  }
+
+  #fail(e: unknown): void {
+    const w = this.#waiter;
+    this.#waiter = undefined;
+    this.close();
+    w?.reject(e);
+  }
+
+  async #readLoop(): Promise<void> {
+    const buf = new Uint8Array(256 * 1024);
+    try {
+      for (;;) {
+        const n = await this.#conn.read(buf);
+        if (n === null) break;
+        for (const frame of this.#frames.push(buf.subarray(0, n))) {
+          this.#pending.push(decoder.decode(frame));
+        }
+        while (this.#pending.length && this.#waiter) {
+          const w = this.#waiter;
+          this.#waiter = undefined;
+          w.resolve(this.#pending.shift()!);
+        }
+      }
+      this.#fail(new Error("the node closed the connection"));
+    } catch (e) {
+      this.#fail(e);
+    }
+  }
+}
+
+/**
+ * A JSON-RPC client for a node's IPC socket.
+ *
+ * @example
+ * ```ts
+ * const node = new IpcUpstreamClient("/tmp/anvil.ipc");
+ * await node.request("eth_chainId");
+ * node.close();
+ * ```
+ */
+export class IpcUpstreamClient extends Upstream {
+  /** The socket path. */
+  readonly url: string;
+  /** The socket path (not a secret). */
+  readonly shownUrl: string;
+  readonly #max: number;
+  readonly #idle: IpcConnection[] = [];
+  readonly #all = new Set<IpcConnection>();
+  readonly #queue: { resolve: (c: IpcConnection) => void; reject: (e: unknown) => void }[] = [];
+  #opening = 0;
+  #closed = false;
+
+  /** Creates a client for the socket at `path`; nothing is opened yet. */
+  constructor(path: string, options: { maxConnections?: number } = {}) {
+    super();
+    this.url = path;
+    this.shownUrl = path;
+    this.#max = options.maxConnections ?? 32;
+  }
+
+  /** Sends one message; a message that does not end in a newline gets one. */
+  async send(body: string | Uint8Array): Promise<string> {
+    const text = typeof body === "string" ? body : decoder.decode(body);
+    const bytes = encoder.encode(text.endsWith("\n") ? text : text + "\n");
+    const conn = await this.#acquire();
+    try {
+      const answer = await conn.send(bytes);
+      this.#release(conn);
+      return answer;
+    } catch (e) {
+      conn.close();
+      throw new UpstreamError(
+        `the node at ${this.shownUrl} failed: ${e instanceof Error ? e.message : String(e)}`,
+        { cause: e },
+      );
+    }
+  }
+
+  /** Closes every connection; later sends fail. */
+  close(): void {
+    this.#closed = true;
+    for (const c of [...this.#all]) c.close();
+    for (const q of this.#queue.splice(0)) q.reject(new UpstreamError("the bridge is stopping"));
+  }
+
+  async #acquire(): Promise<IpcConnection> {
+    if (this.#closed) throw new UpstreamError("the bridge is stopping");
+    const idle = this.#idle.pop();
+    if (idle) return idle;
+    if (this.#all.size + this.#opening < this.#max) {
+      this.#opening++;
+      try {
+        const conn = await Deno.connect({ transport: "unix", path: this.url });
+        const c = new IpcConnection(conn, (x) => this.#forget(x));
+        this.#all.add(c);
+        return c;
+      } catch (e) {
+        throw new UpstreamError(
+          `the node at ${this.shownUrl} cannot be reached (${
+            e instanceof Error ? e.message : String(e)
+          })`,
+          { cause: e },
+        );
+      } finally {
+        this.#opening--;
+      }
+    }
+    return await new Promise((resolve, reject) => this.#queue.push({ resolve, reject }));
+  }
+
+  #release(c: IpcConnection): void {
+    if (c.closed) return;
+    const next = this.#queue.shift();
+    if (next) next.resolve(c);
+    else this.#idle.push(c);
+  }
+
+  #forget(c: IpcConnection): void {
+    this.#all.delete(c);
+    const i = this.#idle.indexOf(c);
+    if (i !== -1) this.#idle.splice(i, 1);
+    const next = this.#queue.shift();
+    if (next && !this.#closed) this.#acquire().then(next.resolve, next.reject);
+  }
+}
+
+/**
+ * The client for a `--rpcUrl`: an IPC socket for a path (`/…`, `./…`,
+ * `file://…`, or a name ending in `.ipc`), else HTTP(S). Throws `TypeError`
+ * for anything else.
+ */
+export function connectUpstream(url: string): Upstream {
+  if (url.startsWith("file://")) return new IpcUpstreamClient(new URL(url).pathname);
+  if (
+    url.startsWith("/") || url.startsWith("./") || url.startsWith("../") || url.endsWith(".ipc")
+  ) {
+    return new IpcUpstreamClient(url);
+  }
+  return new UpstreamClient(url);
+}

@@ -50,7 +50,9 @@ async function wrk(
   const text = new TextDecoder().decode(out.stdout);
   const rps = Number(text.match(/Requests\/sec:\s+([\d.]+)/)?.[1]);
   const m = text.match(/\s50%\s+([\d.]+)(us|ms|s)/);
-  const p50 = m ? Number(m[1]) * (m[2] === "us" ? 0.001 : m[2] === "s" ? 1000 : 1) : NaN;
+  const p50 = m
+    ? Number((Number(m[1]) * (m[2] === "us" ? 0.001 : m[2] === "s" ? 1000 : 1)).toFixed(3))
+    : NaN;
   if (/Non-2xx/.test(text)) console.error("warning: wrk saw non-2xx answers:\n" + text);
   return { rps, p50 };
 }

@@ -6,8 +6,9 @@
  * check) and nothing reaches the platform.
  */
 import assert from "node:assert/strict";
-import { type Anvil, startAnvil } from "../support/tools.ts";
-import { type BridgeProcess, startBridgeProcess, tempPrivateKey } from "../support/rpc.ts";
+import type { BridgeProcess } from "../support/rpc.ts";
+import { anvilCall, type Stack, startStack, VAULT0 } from "../support/rpc_stack.ts";
+import { loadCredentials, PlatformClient } from "../../lib/platform/mod.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const haveChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
@@ -16,14 +17,27 @@ Deno.test({
   name: "a web page cannot make the bridge send: refused, nothing signed",
   ignore: !haveChromium,
   async fn() {
-    const anvil: Anvil = await startAnvil();
-    const keyPath = await tempPrivateKey();
-    // The platform side: a local listener that records any request the bridge makes to it.
-    const platformHits: string[] = [];
-    const platform = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (r) => {
-      platformHits.push(`${r.method} ${new URL(r.url).pathname}`);
-      return new Response(JSON.stringify({ message: "unexpected", code: 1 }), { status: 500 });
-    });
+    // The real stack: anvil + the emulator (the platform) + the bridge.
+    const stack: Stack = await startStack();
+    const client = new PlatformClient(
+      await loadCredentials({
+        apiKey: stack.emulator.apiKey,
+        privateKey: stack.emulator.privateKeyPath,
+        apiBaseUrl: stack.emulator.apiBaseUrl,
+      }),
+    );
+    const countTransactions = async () => {
+      const { data } = await client.request("GET", "/v1/transactions", {
+        operation: "list transactions",
+        query: { limit: 500 },
+      });
+      return (Array.isArray(data) ? data : (data as { data?: unknown[] }).data ?? []).length;
+    };
+    const txBefore = await countTransactions();
+    const nonceBefore = await anvilCall(stack.anvil.url, "eth_getTransactionCount", [
+      VAULT0,
+      "latest",
+    ]);
     let bridge: BridgeProcess | undefined;
     const page = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () =>
       new Response(
@@ -50,24 +64,7 @@ Deno.test({
     const { chromium } = await import("playwright-core");
     let context: Awaited<ReturnType<typeof chromium.launchPersistentContext>> | undefined;
     try {
-      bridge = await startBridgeProcess([
-        "--apiKey",
-        "browser-test",
-        "--privateKey",
-        keyPath,
-        "--apiBaseUrl",
-        `http://127.0.0.1:${platform.addr.port}`,
-        "--retries",
-        "0",
-        "--rpcUrl",
-        anvil.url,
-        "--assetId",
-        "ETH",
-        "--vaultAccountIds",
-        "0",
-        "--http",
-        "--verbose",
-      ]);
+      bridge = await stack.bridge(["--vaultAccountIds", "0", "--http", "--verbose"]);
       context = await chromium.launchPersistentContext(profile, {
         executablePath: CHROMIUM,
         headless: true,
@@ -97,16 +94,35 @@ Deno.test({
       await new Promise((r) => setTimeout(r, 200));
       const refused = bridge.stderr().match(/refused an HTTP request: .*Origin/g) ?? [];
       assert.equal(refused.length, 2, bridge.stderr());
-      assert.deepEqual(platformHits, [], "nothing reached the platform");
       assert.ok(!bridge.stderr().includes("platform transaction"));
+      assert.equal(await countTransactions(), txBefore, "no platform transaction was created");
+      assert.equal(
+        await anvilCall(stack.anvil.url, "eth_getTransactionCount", [VAULT0, "latest"]),
+        nonceBefore,
+        "nothing was sent on chain",
+      );
+      // the same request without a page (no Origin) is accepted: the refusal above is the Origin check
+      const direct = await fetch(bridge.address, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "eth_sendTransaction",
+          params: [{
+            from: VAULT0,
+            to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+            value: "0x1",
+          }],
+        }),
+      });
+      assert.match((await direct.json()).result, /^0x[0-9a-f]{64}$/);
+      assert.equal(await countTransactions(), txBefore + 1);
     } finally {
       await context?.close();
-      await bridge?.stop();
       await page.shutdown();
-      await platform.shutdown();
-      await anvil.stop();
+      await stack.stop();
       await Deno.remove(profile, { recursive: true }).catch(() => {});
-      await Deno.remove(keyPath).catch(() => {});
     }
   },
 });

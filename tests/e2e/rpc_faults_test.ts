@@ -38,7 +38,9 @@ async function clearFaults(): Promise<void> {
 }
 
 /** Platform transactions whose externalTxId starts with `prefix`. */
-async function platformTransactions(prefix: string): Promise<{ id: string; status: string }[]> {
+async function platformTransactions(
+  prefix: string,
+): Promise<{ id: string; status: string; externalTxId?: string; note?: string }[]> {
   const client = new PlatformClient(
     await loadCredentials({
       apiKey: stack.emulator.apiKey,
@@ -54,6 +56,7 @@ async function platformTransactions(prefix: string): Promise<{ id: string; statu
     id: string;
     status: string;
     externalTxId?: string;
+    note?: string;
   }[];
   return list.filter((t) => t.externalTxId?.startsWith(prefix));
 }
@@ -231,6 +234,38 @@ Deno.test("a transaction held for approval ends at --txTimeout with a clear erro
     await rej.body?.cancel();
   } finally {
     await clearFaults();
+    await bridge.stop();
+  }
+});
+
+Deno.test("--note and --externalTxIdPrefix reach the platform; every transaction has its own externalTxId", async () => {
+  const prefix = `note-${crypto.randomUUID().slice(0, 8)}-`;
+  const bridge = await stack.bridge([
+    "--http",
+    "--vaultAccountIds",
+    "0",
+    "--note",
+    "release 1.2",
+    "--externalTxIdPrefix",
+    prefix,
+    "--pollingInterval",
+    "50ms",
+  ]);
+  try {
+    for (let i = 0; i < 2; i++) {
+      const r = await httpRpc(bridge.address, {
+        jsonrpc: "2.0",
+        id: i,
+        method: "eth_sendTransaction",
+        params: [{ from: VAULT0, to: "0x000000000000000000000000000000000000dEaD", value: "0x1" }],
+      });
+      assert.ok((r.json() as { result?: string }).result, r.text);
+    }
+    const txs = await platformTransactions(prefix);
+    assert.equal(txs.length, 2);
+    assert.notEqual(txs[0].externalTxId, txs[1].externalTxId);
+    for (const t of txs) assert.equal(t.note, "release 1.2");
+  } finally {
     await bridge.stop();
   }
 });

@@ -38,7 +38,7 @@ export { CONSOLE_SECTIONS, JWKS_PROVIDER } from "./console_page.ts";
 export { engineOf, TRANSACTION_ENGINE } from "./transactions.ts";
 export { classifyNodeError, FINAL_STATUSES, TransactionEngine } from "./transaction_engine.ts";
 export type { TransactionRecord } from "./transaction_engine.ts";
-export { MAX_TOKEN_LIFETIME_SECONDS, NonceCache, verifyRequest } from "./auth.ts";
+export { MAX_TOKEN_LIFETIME_SECONDS, NonceCache, NONCES_SCHEMA, verifyRequest } from "./auth.ts";
 export type { AuthInput } from "./auth.ts";
 export { ensureApiUser } from "./api_user.ts";
 export type { ApiUser } from "./api_user.ts";

@@ -46,3 +46,5 @@ export { Chain } from "./chain.ts";
 export type { FeeLevel, Fees } from "./chain.ts";
 export { serveHandler } from "./server.ts";
 export type { HttpServer } from "./server.ts";
+export type { WebhooksOptions } from "./webhooks.ts";
+export type { BreakerConfig } from "../webhooks/mod.ts";

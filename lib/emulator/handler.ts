@@ -11,7 +11,7 @@
 import { ApiError, DROP_HEADER, ErrorCode, type Reply } from "./http.ts";
 import type { Route, RouteModule, RouteRequest } from "./router.ts";
 import { Router } from "./router.ts";
-import { NonceCache, verifyRequest } from "./auth.ts";
+import { NonceCache, NONCES_SCHEMA, verifyRequest } from "./auth.ts";
 import type { EmulatorContext } from "./context.ts";
 import type { Row } from "./store.ts";
 
@@ -99,7 +99,9 @@ export function createHandler(
   modules: readonly RouteModule[],
 ): EmulatorHandler {
   const router = new Router(modules);
-  const nonces = new NonceCache();
+  // with a state file, nonces are kept across restarts (see NonceCache)
+  if (ctx.store.path) ctx.store.migrate(NONCES_SCHEMA);
+  const nonces = new NonceCache(ctx.store.path ? ctx.store.db : undefined);
   const inflight = new Map<string, Promise<Reply>>();
   /**
    * Tokens of dropped requests (ms expiry). Some HTTP clients (Deno's fetch)

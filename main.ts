@@ -5,7 +5,8 @@
  * @module
  */
 
-import { denoIo, run } from "./lib/cli/mod.ts";
+import { run } from "./lib/cli/run.ts";
+import { denoIo } from "./lib/cli/output.ts";
 
 if (import.meta.main) {
   let args = [...Deno.args];

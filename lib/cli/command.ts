@@ -17,10 +17,11 @@ import {
 } from "./flags.ts";
 import { type Format, FORMATS, type Io, Output } from "./output.ts";
 import { UsageError } from "./errors.ts";
-import { type ClientOptions, loadCredentials, PlatformClient } from "../platform/mod.ts";
+import type { ClientOptions, PlatformClient } from "../platform/mod.ts";
 
 /** What every command receives besides its arguments. */
 export interface CommandContext {
+  /** The process edge: streams and environment. */
   io: Io;
   /** fetch for platform clients; injectable in tests. */
   fetch?: typeof fetch;
@@ -228,6 +229,7 @@ export async function platformClient(
   ctx: CommandContext & { out: Output },
   extra: ClientOptions = {},
 ): Promise<PlatformClient> {
+  const { loadCredentials, PlatformClient } = await import("../platform/mod.ts");
   const creds = await loadCredentials({
     apiKey: flags.apiKey,
     privateKey: flags.privateKey,

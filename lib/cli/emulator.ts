@@ -150,6 +150,7 @@ const serveCommand = leaf({
         vaultAccounts: f.vaultAccounts,
         mnemonic: f.mnemonic,
         faults: f.fault,
+        logRequests: f.verbose === true,
         log: (line) => void out.log(line),
         webhooks: {
           deliveryTimeoutMs: f.deliveryTimeout,

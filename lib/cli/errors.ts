@@ -10,7 +10,7 @@ import {
   PlatformApiError,
   PlatformTimeoutError,
   PlatformUnreachableError,
-} from "../platform/mod.ts";
+} from "../platform/errors.ts"; // not mod.ts: keeps zod and the client off the --help path
 
 /** Exit codes of `service`, exactly as cli.md defines them. */
 export const ExitCode = {

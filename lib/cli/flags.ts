@@ -289,7 +289,7 @@ export function parseFlags<S extends FlagSpecs>(
       rest = args.slice(i + 1);
       break;
     }
-    if (!arg.startsWith("-") || arg === "-" || /^-\d/.test(arg)) {
+    if (!/^--?[A-Za-z]/.test(arg)) {
       positionals.push(arg);
       continue;
     }
@@ -315,7 +315,7 @@ export function parseFlags<S extends FlagSpecs>(
     else if (spec.type === "boolean") raw = "true";
     else {
       const next = args[i + 1];
-      if (next === undefined || (next.startsWith("--") && next.length > 2)) {
+      if (next === undefined || /^--[A-Za-z]/.test(next)) {
         throw new UsageError(
           `Missing value for --${name}: expected ${
             spec.placeholder ?? ACCEPTED[spec.type]
@@ -360,6 +360,23 @@ export function parseFlags<S extends FlagSpecs>(
 }
 
 /**
+ * Formats milliseconds as the largest exact unit: `3600000` → `1h`, `1500` → `1500ms`.
+ *
+ * @example
+ * ```ts
+ * formatDuration(14_400_000); // "4h"
+ * ```
+ */
+export function formatDuration(ms: number): string {
+  for (
+    const [unit, size] of [["d", 86_400_000], ["h", 3_600_000], ["m", 60_000], ["s", 1000]] as const
+  ) {
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}
+
+/**
  * Renders the flags section of a `--help` text.
  *
  * @example
@@ -373,7 +390,12 @@ export function renderFlags(specs: FlagSpecs): string {
     const left = `  ${s.short ? `-${s.short}, ` : ""}--${name}${ph}`;
     const extra: string[] = [];
     if (s.choices) extra.push(`one of ${s.choices.join("|")}`);
-    if (s.default !== undefined && s.default !== false) extra.push(`default ${String(s.default)}`);
+    if (s.default !== undefined && s.default !== false) {
+      const shown = s.type === "duration" && typeof s.default === "number"
+        ? formatDuration(s.default)
+        : String(s.default);
+      if (!s.description.includes(`default ${shown}`)) extra.push(`default ${shown}`);
+    }
     if (s.env) extra.push(`env ${s.env}`);
     if (s.multiple) extra.push("repeatable");
     return [left, s.description + (extra.length ? ` (${extra.join("; ")})` : "")] as const;

@@ -1,16 +1,11 @@
 /**
- * The CLI: the top-level dispatch table and `run()`, which turns arguments
- * into an exit code. Subcommands are imported lazily so that `--help` and
- * `--version` load no EVM library and stay fast.
+ * The CLI as a library: `run()`, the command declarations, the flag parser,
+ * output and exit codes.
  *
  * @module
  */
 
-import type { Command, CommandContext } from "./command.ts";
-import { describeError, exitCodeFor, UsageError } from "./errors.ts";
-import { Output, writeAll } from "./output.ts";
-import { VERSION } from "../version.ts";
-
+export { COMMANDS, run } from "./run.ts";
 export { CliError, describeError, ExitCode, exitCodeFor, UsageError } from "./errors.ts";
 export type { ExitCodeValue } from "./errors.ts";
 export {
@@ -33,86 +28,3 @@ export type {
 } from "./flags.ts";
 export { denoIo, FORMATS, Output, writeAll } from "./output.ts";
 export type { Column, Format, Io, Writer } from "./output.ts";
-
-/** The top-level commands, loaded on demand. */
-export const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
-  rpc: {
-    summary:
-      "Run a local JSON-RPC node whose accounts sign through the platform, around a child command.",
-    load: async () => (await import("./rpc.ts")).rpcCommand,
-  },
-  notifications: {
-    summary: "List, inspect and resend a webhook's notifications.",
-    load: async () => (await import("./notifications.ts")).notificationsCommand,
-  },
-  webhooks: {
-    summary: "List webhook endpoints, reactivate a suspended one, read its error rate.",
-    load: async () => (await import("./webhooks.ts")).webhooksCommand,
-  },
-  breaker: {
-    summary: "Replay delivery logs against the retry schedule and the circuit breaker, offline.",
-    load: async () => (await import("./breaker.ts")).breakerCommand,
-  },
-  emulator: {
-    summary:
-      "Run a local stand-in for the platform (API, signing on a real chain, webhook delivery).",
-    load: async () => (await import("./emulator.ts")).emulatorCommand,
-  },
-};
-
-function topHelp(): string {
-  return [
-    `service ${VERSION}: custody-platform tools for EVM developers and webhook operators.`,
-    "",
-    "Usage: service <command> [flags]",
-    "",
-    "Commands:",
-    ...Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(15)}${c.summary}`),
-    "",
-    "Flags:",
-    "  -h, --help       Show help (also after any command).",
-    "  --version        Print the version.",
-    "",
-    'Run "service <command> --help" for a command\'s flags.',
-    "",
-  ].join("\n");
-}
-
-/**
- * Runs the CLI with `args` and returns the exit code. Errors are printed as
- * one line on standard error (more with `--verbose`), never a stack trace.
- *
- * @example
- * ```ts
- * const code = await run(["--version"], { io: denoIo() });
- * ```
- */
-export async function run(args: string[], ctx: CommandContext): Promise<number> {
-  const verbose = args.includes("--verbose") || args.includes("-v") ||
-    args.includes("--verbose=true");
-  try {
-    const [name, ...rest] = args;
-    if (name === "--version" || name === "-V" || name === "version") {
-      await writeAll(ctx.io.stdout, `service ${VERSION}\n`);
-      return 0;
-    }
-    if (name === undefined || name === "--help" || name === "-h" || name === "help") {
-      await writeAll(ctx.io.stdout, topHelp());
-      return name === undefined ? 2 : 0;
-    }
-    const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-    if (!entry) {
-      throw new UsageError(
-        `Unknown command "${name}": expected one of ${
-          Object.keys(COMMANDS).join(", ")
-        }. Run "service --help".`,
-      );
-    }
-    const command = await entry.load();
-    return await command.run(rest, ctx, `service ${name}`);
-  } catch (error) {
-    const out = new Output(ctx.io, { verbose });
-    await out.error(describeError(error, verbose));
-    return exitCodeFor(error);
-  }
-}

@@ -1,18 +1,456 @@
 /**
- * `service notifications`: placeholder until issue 7 lands (see the issue tracker).
+ * `service notifications list|get|attempts|resend|resend-by-resource|resend-failed`:
+ * a webhook's notifications from a terminal or a CI pipeline (cli.md).
+ *
+ * Choices where the spec is silent:
+ * - Resends print nothing on standard output unless `--format json|ndjson` is
+ *   given explicitly; a confirmation line goes to standard error.
+ * - `resend-by-resource --dryRun` counts with the list endpoint: the resource's
+ *   notifications of the last 30 days whose status is not excluded.
+ * - `attempts` adds `webhookId` and `notificationId` to each record, so its
+ *   ndjson output is `breaker simulate` input as it is.
  *
  * @module
  */
 
-import type { Command } from "./command.ts";
-import { CliError } from "./errors.ts";
+import type { Column } from "./output.ts";
+import {
+  type Command,
+  connectionFlags,
+  formatFlag,
+  group,
+  leaf,
+  platformClient,
+} from "./command.ts";
+import { CliError, ExitCode, UsageError } from "./errors.ts";
 
-/** `service notifications` (not built yet: issue 7). */
-export const notificationsCommand: Command = {
-  summary: "not built yet",
-  run() {
-    return Promise.reject(
-      new CliError("`service notifications` is not built yet in this version (issue 7).", 1),
-    );
+const STATUSES = ["COMPLETED", "FAILED", "IN_PROGRESS", "ON_HOLD"] as const;
+const SORT_FIELDS = ["id", "createdAt", "updatedAt", "status", "eventType", "resourceId"] as const;
+const DAY = 86_400_000;
+
+const webhookFlag = {
+  webhookId: {
+    type: "string",
+    env: "SERVICE_WEBHOOK_ID",
+    placeholder: "ID",
+    description: "The webhook endpoint's id.",
   },
-};
+} as const;
+const notificationFlag = {
+  notificationId: { type: "string", placeholder: "ID", description: "The notification's id." },
+} as const;
+const idempotencyFlag = {
+  idempotencyKey: {
+    type: "string",
+    placeholder: "KEY",
+    description:
+      "Idempotency-Key to send (default: a fresh UUID, reused by this command's retries).",
+  },
+} as const;
+
+function need(value: string | undefined, flag: string, path: string, what: string): string {
+  if (!value) throw new UsageError(`Missing --${flag} for "${path}": give ${what}.`);
+  return value;
+}
+
+const NOTIFICATION_COLUMNS: Column[] = [
+  { header: "id", value: "id", width: 36 },
+  { header: "status", value: "status", width: 11 },
+  { header: "eventType", value: "eventType", width: 26 },
+  { header: "resourceId", value: "resourceId", width: 36 },
+  { header: "createdAt", value: "createdAt", width: 24 },
+  { header: "updatedAt", value: "updatedAt" },
+];
+
+const list = leaf({
+  summary: "List a webhook's notifications (one page, or --all to the end).",
+  usage: "--webhookId W [--order ASC|DESC] [--sortBy F] [--pageSize N] [--pageCursor C] [--all] " +
+    "[--status S]... [--event E]... [--resourceId R] [--startTime T] [--endTime T]",
+  description: "Times take epoch ms, ISO 8601, or a duration back from now (24h, 30d).\n" +
+    "--format ndjson prints one notification a line; json prints the page {data, next, total} " +
+    "(with --all: {data} with every item).",
+  flags: {
+    ...connectionFlags,
+    ...formatFlag,
+    ...webhookFlag,
+    order: {
+      type: "string",
+      choices: ["ASC", "DESC"],
+      upper: true,
+      description: "Sort order (platform default DESC).",
+    },
+    sortBy: {
+      type: "string",
+      choices: SORT_FIELDS,
+      description: "Sort field (platform default updatedAt).",
+    },
+    pageSize: {
+      type: "integer",
+      min: 1,
+      max: 100,
+      description: "Items per page, 1-100 (platform default 100).",
+    },
+    pageCursor: { type: "string", placeholder: "CURSOR", description: "Start at this page." },
+    all: { type: "boolean", description: "Follow next to the end, streaming rows as they arrive." },
+    status: {
+      type: "string",
+      multiple: true,
+      choices: STATUSES,
+      upper: true,
+      description: "Only this status.",
+    },
+    event: {
+      type: "string",
+      multiple: true,
+      placeholder: "TYPE",
+      description: "Only this event type.",
+    },
+    resourceId: { type: "string", placeholder: "ID", description: "Only this resource." },
+    startTime: {
+      type: "time",
+      description: "Created at or after (platform default: 31 days ago).",
+    },
+    endTime: { type: "time", description: "Created at or before." },
+  },
+  examples: [
+    "service notifications list --webhookId $W --status FAILED --startTime 24h",
+    "service notifications list --webhookId $W --all --format ndjson > notifications.ndjson",
+  ],
+  async run({ flags }, ctx) {
+    const webhookId = need(
+      flags.webhookId,
+      "webhookId",
+      ctx.path,
+      "the endpoint's id (or SERVICE_WEBHOOK_ID)",
+    );
+    if (
+      flags.startTime !== undefined && flags.endTime !== undefined &&
+      flags.startTime > flags.endTime
+    ) {
+      throw new UsageError("--startTime is after --endTime: give a start before the end.");
+    }
+    const client = await platformClient(flags, ctx);
+    const { listNotifications, listNotificationsPage } = await import("../platform/mod.ts");
+    const query = {
+      order: flags.order,
+      sortBy: flags.sortBy,
+      pageSize: flags.pageSize,
+      pageCursor: flags.pageCursor,
+      startTime: flags.startTime,
+      endTime: flags.endTime,
+      statuses: flags.status,
+      events: flags.event,
+      resourceId: flags.resourceId,
+    };
+    const out = ctx.out;
+    if (!flags.all) {
+      const page = await listNotificationsPage(client, webhookId, query);
+      if (out.format === "json") {
+        await out.write(
+          JSON.stringify({ data: page.data, next: page.next ?? null, total: page.total }, null, 2) +
+            "\n",
+        );
+      } else {
+        await out.records(page.data, NOTIFICATION_COLUMNS);
+        if (page.next && out.format === "table") {
+          await out.log(`more: --pageCursor ${page.next}  (or --all)`);
+        }
+      }
+      return 0;
+    }
+    let fetched = 0;
+    let total: number | undefined;
+    const rows = listNotifications(client, webhookId, query, (page) => {
+      if (page.total !== undefined) total = page.total;
+      fetched += page.data.length;
+      void out.progress(
+        `fetched ${fetched}${total !== undefined ? ` of ${total}` : ""} notifications`,
+      );
+    });
+    await out.records(rows, NOTIFICATION_COLUMNS);
+    await out.clearProgress();
+    return 0;
+  },
+});
+
+const get = leaf({
+  summary: "Show one notification.",
+  usage: "--webhookId W --notificationId N [--includeData]",
+  flags: {
+    ...connectionFlags,
+    ...formatFlag,
+    ...webhookFlag,
+    ...notificationFlag,
+    includeData: { type: "boolean", description: "Include the payload." },
+  },
+  examples: [
+    "service notifications get --webhookId $W --notificationId $N --includeData --format json",
+  ],
+  async run({ flags }, ctx) {
+    const webhookId = need(flags.webhookId, "webhookId", ctx.path, "the endpoint's id");
+    const id = need(flags.notificationId, "notificationId", ctx.path, "the notification's id");
+    const client = await platformClient(flags, ctx);
+    const { getNotification } = await import("../platform/mod.ts");
+    await ctx.out.object(await getNotification(client, webhookId, id, flags.includeData === true));
+    return 0;
+  },
+});
+
+const attempts = leaf({
+  summary: "A notification's delivery attempts, in the input format of `breaker simulate`.",
+  usage: "--webhookId W --notificationId N [--all]",
+  description:
+    "Each record: sentTime, duration, responseCode or failureReason, plus webhookId and notificationId.",
+  flags: {
+    ...connectionFlags,
+    ...formatFlag,
+    ...webhookFlag,
+    ...notificationFlag,
+    all: { type: "boolean", description: "Every attempt (follow next), not only the first page." },
+    pageSize: {
+      type: "integer",
+      min: 1,
+      max: 100,
+      description: "Attempts per page (platform default 10).",
+    },
+  },
+  examples: [
+    "service notifications attempts --webhookId $W --notificationId $N --all | service breaker simulate",
+  ],
+  async run({ flags }, ctx) {
+    const webhookId = need(flags.webhookId, "webhookId", ctx.path, "the endpoint's id");
+    const notificationId = need(
+      flags.notificationId,
+      "notificationId",
+      ctx.path,
+      "the notification's id",
+    );
+    const client = await platformClient(flags, ctx);
+    const { listAttempts } = await import("../platform/mod.ts");
+    async function* rows() {
+      let n = 0;
+      for await (const a of listAttempts(client, webhookId, notificationId, flags.pageSize)) {
+        yield { ...a, webhookId, notificationId };
+        n++;
+        if (!flags.all && n >= (flags.pageSize ?? 10)) return;
+      }
+    }
+    await ctx.out.records(rows(), [
+      { header: "sentTime", value: "sentTime", width: 24 },
+      { header: "duration", value: "duration", width: 8 },
+      { header: "responseCode", value: "responseCode", width: 12 },
+      { header: "failureReason", value: "failureReason" },
+    ]);
+    return 0;
+  },
+});
+
+async function accepted(
+  ctx: Parameters<Parameters<typeof leaf>[0]["run"]>[1],
+  given: Set<string>,
+  record: Record<string, unknown>,
+  human: string,
+): Promise<void> {
+  if (given.has("format") && ctx.out.format !== "table") {
+    await ctx.out.object({ accepted: true, ...record });
+  } else await ctx.out.log(human);
+}
+
+const resend = leaf({
+  summary: "Resend one notification.",
+  usage: "--webhookId W --notificationId N [--idempotencyKey K]",
+  flags: {
+    ...connectionFlags,
+    ...formatFlag,
+    ...webhookFlag,
+    ...notificationFlag,
+    ...idempotencyFlag,
+  },
+  examples: ["service notifications resend --webhookId $W --notificationId $N"],
+  async run({ flags, given }, ctx) {
+    const webhookId = need(flags.webhookId, "webhookId", ctx.path, "the endpoint's id");
+    const id = need(flags.notificationId, "notificationId", ctx.path, "the notification's id");
+    const client = await platformClient(flags, ctx);
+    const { resendNotification } = await import("../platform/mod.ts");
+    const r = await resendNotification(client, webhookId, id, flags.idempotencyKey);
+    await ctx.out.debug(`request id ${r.requestId ?? "-"}, status ${r.status}`);
+    await accepted(
+      ctx,
+      given,
+      { notificationId: id, idempotencyKey: r.idempotencyKey },
+      `resend of ${id} accepted`,
+    );
+    return 0;
+  },
+});
+
+const resendByResource = leaf({
+  summary:
+    "Resend every notification of a resource from the last 30 days (except excluded statuses).",
+  usage: "--webhookId W --resourceId R [--excludeStatuses S,...] [--idempotencyKey K] [--dryRun]",
+  description:
+    "--excludeStatuses defaults to COMPLETED; --excludeStatuses= (empty) excludes nothing.\n" +
+    "--dryRun counts what would be resent and resends nothing.",
+  flags: {
+    ...connectionFlags,
+    ...formatFlag,
+    ...webhookFlag,
+    ...idempotencyFlag,
+    resourceId: {
+      type: "string",
+      placeholder: "ID",
+      description: "The resource (e.g. a transaction or vault account id).",
+    },
+    excludeStatuses: {
+      type: "list",
+      choices: STATUSES,
+      upper: true,
+      placeholder: "S,...",
+      description: "Statuses not to resend (default COMPLETED).",
+    },
+    dryRun: { type: "boolean", description: "Count what would be resent; resend nothing." },
+  },
+  examples: [
+    "service notifications resend-by-resource --webhookId $W --resourceId $TX --dryRun --format json",
+    "service notifications resend-by-resource --webhookId $W --resourceId $TX --excludeStatuses=",
+  ],
+  async run({ flags, given }, ctx) {
+    const webhookId = need(flags.webhookId, "webhookId", ctx.path, "the endpoint's id");
+    const resourceId = need(flags.resourceId, "resourceId", ctx.path, "the resource's id");
+    const client = await platformClient(flags, ctx);
+    const api = await import("../platform/mod.ts");
+    const excluded = given.has("excludeStatuses") ? flags.excludeStatuses ?? [] : ["COMPLETED"];
+    if (flags.dryRun) {
+      const statuses = STATUSES.filter((s) => !excluded.includes(s));
+      let count = 0;
+      if (statuses.length > 0) {
+        const now = ctx.now?.() ?? Date.now();
+        for await (
+          const _ of api.listNotifications(client, webhookId, {
+            resourceId,
+            startTime: now - 30 * DAY,
+            statuses: excluded.length ? [...statuses] : undefined,
+            pageSize: 100,
+          })
+        ) count++;
+      }
+      if (ctx.out.format === "table") {
+        await ctx.out.write(
+          `would resend ${count} notification${count === 1 ? "" : "s"} of resource ${resourceId}\n`,
+        );
+      } else {
+        await ctx.out.object({ dryRun: true, count });
+      }
+      return 0;
+    }
+    const body: { resourceId: string; excludeStatuses?: string[] } = { resourceId };
+    if (given.has("excludeStatuses")) body.excludeStatuses = excluded;
+    const r = await api.resendByResource(client, webhookId, body, flags.idempotencyKey);
+    await accepted(
+      ctx,
+      given,
+      { resourceId, idempotencyKey: r.idempotencyKey },
+      `resend of the notifications of ${resourceId} accepted`,
+    );
+    return 0;
+  },
+});
+
+const resendFailed = leaf({
+  summary: "Resend the failed notifications of the last 24 hours (a platform job).",
+  usage: "--webhookId W [--startTime T] [--event E]... [--wait] [--idempotencyKey K]",
+  flags: {
+    ...connectionFlags,
+    ...formatFlag,
+    ...webhookFlag,
+    ...idempotencyFlag,
+    startTime: {
+      type: "time",
+      description: "Only failures since this time (within the last 24 hours).",
+    },
+    event: {
+      type: "string",
+      multiple: true,
+      placeholder: "TYPE",
+      description: "Only this event type.",
+    },
+    wait: {
+      type: "boolean",
+      description: "Follow the job to its end, with progress on standard error.",
+    },
+    pollInterval: {
+      type: "duration",
+      default: 1000,
+      description: "With --wait: longest time between job polls.",
+    },
+  },
+  examples: ["service notifications resend-failed --webhookId $W --wait"],
+  async run({ flags, given }, ctx) {
+    const webhookId = need(flags.webhookId, "webhookId", ctx.path, "the endpoint's id");
+    const client = await platformClient(flags, ctx);
+    const api = await import("../platform/mod.ts");
+    const body: { startTime?: number; events?: string[] } = {};
+    if (flags.startTime !== undefined) body.startTime = flags.startTime;
+    if (flags.event.length) body.events = flags.event;
+    const r = await api.resendFailed(client, webhookId, body, flags.idempotencyKey);
+    const total = r.data.total;
+    if (total === 0 || !r.jobId) {
+      await accepted(
+        ctx,
+        given,
+        { total, idempotencyKey: r.idempotencyKey },
+        "no failed notifications to resend",
+      );
+      return 0;
+    }
+    if (!flags.wait) {
+      await accepted(
+        ctx,
+        given,
+        { total, jobId: r.jobId, idempotencyKey: r.idempotencyKey },
+        `resending ${total} failed notifications: job ${r.jobId} (follow with --wait)`,
+      );
+      return 0;
+    }
+    let delay = 200;
+    let last = "";
+    for (;;) {
+      const job = await api.getResendJob(client, webhookId, r.jobId);
+      const line = `job ${job.jobId}: ${job.status} ${job.processed}/${job.total}`;
+      if (ctx.out.io.stderrIsTerminal) await ctx.out.progress(line);
+      else if (line !== last) await ctx.out.log(line);
+      last = line;
+      if (job.status === "COMPLETED" || job.status === "FAILED") {
+        await ctx.out.clearProgress();
+        if (given.has("format") && ctx.out.format !== "table") {
+          await ctx.out.object({ accepted: true, ...job, idempotencyKey: r.idempotencyKey });
+        } else await ctx.out.log(line);
+        if (job.status === "FAILED") {
+          throw new CliError(
+            `The resend job ${job.jobId} FAILED after ${job.processed} of ${job.total}. Run resend-failed again, or resend one by one.`,
+            ExitCode.failed,
+          );
+        }
+        return 0;
+      }
+      await new Promise((res) => setTimeout(res, delay));
+      delay = Math.min(flags.pollInterval, delay * 2);
+    }
+  },
+});
+
+/** `service notifications`. */
+export const notificationsCommand: Command = group(
+  "A webhook's notifications: list, inspect attempts, resend one, by resource, or all failed.",
+  {
+    list: { summary: list.summary, load: () => Promise.resolve(list) },
+    get: { summary: get.summary, load: () => Promise.resolve(get) },
+    attempts: { summary: attempts.summary, load: () => Promise.resolve(attempts) },
+    resend: { summary: resend.summary, load: () => Promise.resolve(resend) },
+    "resend-by-resource": {
+      summary: resendByResource.summary,
+      load: () => Promise.resolve(resendByResource),
+    },
+    "resend-failed": { summary: resendFailed.summary, load: () => Promise.resolve(resendFailed) },
+  },
+);

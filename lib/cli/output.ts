@@ -9,15 +9,21 @@
 
 /** A byte sink, as `Deno.stdout` is. */
 export interface Writer {
+  /** Writes some of `p`; returns how many bytes were written. */
   write(p: Uint8Array): Promise<number>;
 }
 
 /** The process edge a command sees: streams, terminal flags and environment. */
 export interface Io {
+  /** Standard output: data for programs. */
   stdout: Writer;
+  /** Standard error: logs, warnings, progress. */
   stderr: Writer;
+  /** Standard input. */
   stdin: ReadableStream<Uint8Array>;
+  /** Whether standard output is a terminal (default format `table`). */
   stdoutIsTerminal: boolean;
+  /** Whether standard error is a terminal (colour, progress). */
   stderrIsTerminal: boolean;
   /** Environment lookup. */
   env: (name: string) => string | undefined;

@@ -15,7 +15,6 @@ import {
   leaf,
   platformClient,
 } from "./command.ts";
-import { getErrorRate, getWebhook, listWebhooks, updateWebhook } from "../platform/mod.ts";
 import { UsageError } from "./errors.ts";
 
 const webhookIdFlag = {
@@ -64,6 +63,9 @@ const list = leaf({
   examples: ["service webhooks list --format json"],
   async run({ flags }, ctx) {
     const client = await platformClient(flags, ctx);
+    const { getErrorRate, getWebhook, listWebhooks, updateWebhook } = await import(
+      "../platform/mod.ts"
+    );
     await ctx.out.records(
       listWebhooks(client, { order: flags.order, pageSize: flags.pageSize }),
       COLUMNS,
@@ -80,6 +82,9 @@ const get = leaf({
   async run({ flags }, ctx) {
     const id = requireWebhookId(flags.webhookId, ctx.path);
     const client = await platformClient(flags, ctx);
+    const { getErrorRate, getWebhook, listWebhooks, updateWebhook } = await import(
+      "../platform/mod.ts"
+    );
     await ctx.out.object(await getWebhook(client, id));
     return 0;
   },
@@ -96,6 +101,9 @@ function setEnabled(enabled: boolean) {
     async run({ flags }, ctx) {
       const id = requireWebhookId(flags.webhookId, ctx.path);
       const client = await platformClient(flags, ctx);
+      const { getErrorRate, getWebhook, listWebhooks, updateWebhook } = await import(
+        "../platform/mod.ts"
+      );
       const before = enabled ? await getWebhook(client, id).catch(() => undefined) : undefined;
       const after = await updateWebhook(client, id, { enabled });
       if (ctx.out.format === "table") {
@@ -120,6 +128,9 @@ const metrics = leaf({
   async run({ flags }, ctx) {
     const id = requireWebhookId(flags.webhookId, ctx.path);
     const client = await platformClient(flags, ctx);
+    const { getErrorRate, getWebhook, listWebhooks, updateWebhook } = await import(
+      "../platform/mod.ts"
+    );
     const value = await getErrorRate(client, id);
     const obj = { webhookId: id, metric: "LAST_ACTIVE_HOUR_ERROR_RATE", value: Number(value) };
     if (ctx.out.format === "table") {

@@ -12,6 +12,7 @@ import type { Store } from "./store.ts";
 
 /** The API user the emulator accepts. */
 export interface ApiUser {
+  /** The API key (a UUID). */
   apiKey: string;
   /** Verifies RS256 request tokens. */
   publicKey: CryptoKey;

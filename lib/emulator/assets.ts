@@ -17,10 +17,13 @@ import type { EmulatorContext } from "./context.ts";
 
 /** One EVM chain the emulator knows. */
 export interface ChainInfo {
+  /** The EVM chain id. */
   chainId: number;
   /** The asset id of its base asset (e.g. `ETH_TEST5`). */
   assetId: string;
+  /** Human-readable name. */
   displayName: string;
+  /** Whether it is a test network. */
   test: boolean;
 }
 

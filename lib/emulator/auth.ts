@@ -10,6 +10,7 @@
  * @module
  */
 
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { ApiError, ErrorCode } from "./http.ts";
 
 const dec = new TextDecoder();
@@ -28,17 +29,64 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
 function fromBase64url(s: string): Uint8Array {
   if (!/^[A-Za-z0-9_-]*$/.test(s)) throw new Error("not base64url");
   const b = s.replace(/-/g, "+").replace(/_/g, "/");
-  const pad = b.length % 4 === 0 ? "" : "=".repeat(4 - (b.length % 4));
-  return Uint8Array.from(atob(b + pad), (c) => c.charCodeAt(0));
+  const bin = atob(b + "===".slice((b.length + 3) % 4));
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
 }
 
-/** Nonces seen, kept until their token expires (memory; see README). */
+/** SHA-256 of the empty body, and of the two characters `""` (legacy SDK form). */
+const EMPTY_HASHES = Promise.all([sha256Hex(new Uint8Array()), sha256Hex(enc.encode('""'))]);
+
+/** Schema of the persisted nonces (used with a state file). */
+export const NONCES_SCHEMA = `
+CREATE TABLE IF NOT EXISTS auth_nonces (nonce TEXT PRIMARY KEY, exp INTEGER NOT NULL);
+`;
+
+/**
+ * Nonces seen, kept until their token expires: in memory, or with `db` in
+ * the `auth_nonces` table so that a restart (even after SIGKILL) still
+ * refuses replays. Each insert commits with `synchronous=NORMAL` (in WAL
+ * mode that survives a process crash without an fsync per request), then
+ * the connection goes back to `FULL`.
+ *
+ * @example
+ * ```ts
+ * const nonces = new NonceCache();
+ * nonces.add("n1", 1700000060, 1700000000); // true
+ * nonces.add("n1", 1700000060, 1700000001); // false: a replay
+ * ```
+ */
 export class NonceCache {
   readonly #seen = new Map<string, number>();
+  readonly #db: DatabaseSync | undefined;
+  readonly #insert: StatementSync | undefined;
+  readonly #sweep: StatementSync | undefined;
   #sweepAt = 0;
+
+  /** In memory, or persisted in `db` (which must have {@linkcode NONCES_SCHEMA}). */
+  constructor(db?: DatabaseSync) {
+    this.#db = db;
+    if (db) {
+      this.#insert = db.prepare("INSERT OR IGNORE INTO auth_nonces (nonce, exp) VALUES (?, ?)");
+      this.#sweep = db.prepare("DELETE FROM auth_nonces WHERE exp < ?");
+    }
+  }
 
   /** Records `nonce` valid until `expSeconds`; false when it was already seen. */
   add(nonce: string, expSeconds: number, nowSeconds: number): boolean {
+    if (this.#db) {
+      this.#db.exec("PRAGMA synchronous=NORMAL");
+      try {
+        if (nowSeconds >= this.#sweepAt) {
+          this.#sweep!.run(nowSeconds);
+          this.#sweepAt = nowSeconds + 30;
+        }
+        return Number(this.#insert!.run(nonce, expSeconds).changes) === 1;
+      } finally {
+        this.#db.exec("PRAGMA synchronous=FULL");
+      }
+    }
     if (nowSeconds >= this.#sweepAt) {
       for (const [n, exp] of this.#seen) if (exp < nowSeconds) this.#seen.delete(n);
       this.#sweepAt = nowSeconds + 30;
@@ -51,13 +99,19 @@ export class NonceCache {
 
 /** What {@linkcode verifyRequest} needs. */
 export interface AuthInput {
+  /** The key requests must carry. */
   apiKey: string;
+  /** Verifies the token signature. */
   publicKey: CryptoKey;
+  /** The request headers. */
   headers: Headers;
   /** Path plus query string as received (`/v1/x?a=b`). */
   uri: string;
+  /** The exact body bytes received. */
   body: Uint8Array;
+  /** Now, ms. */
   nowMs: number;
+  /** Nonces already seen. */
   nonces: NonceCache;
 }
 
@@ -118,11 +172,9 @@ export async function verifyRequest(input: AuthInput): Promise<void> {
   }
   if (iat > now + CLOCK_SKEW_SECONDS) refuse("The token's iat is in the future.");
   if (typeof claims.bodyHash !== "string") refuse("The token has no bodyHash claim.");
-  const hash = await sha256Hex(input.body);
-  let bodyOk = claims.bodyHash === hash;
-  if (!bodyOk && input.body.length === 0) {
-    bodyOk = claims.bodyHash === await sha256Hex(enc.encode('""'));
-  }
+  const bodyOk = input.body.length === 0
+    ? (await EMPTY_HASHES).includes(claims.bodyHash)
+    : claims.bodyHash === await sha256Hex(input.body);
   if (!bodyOk) refuse("The token's bodyHash does not match the SHA-256 of the request body.");
   if (typeof claims.nonce !== "string" || claims.nonce === "") refuse("The token has no nonce.");
   if (!input.nonces.add(claims.nonce, exp, now)) refuse("The token's nonce was already used.");

@@ -25,12 +25,18 @@ export type FeeLevel = "LOW" | "MEDIUM" | "HIGH";
  * ```
  */
 export class Chain {
-  /** viem public client (batched). */
+  /**
+   * viem public client (batched).
+   *
+   * @ignore
+   */
   readonly client: PublicClient;
+  /** The node's URL. */
   readonly url: string;
   #fees?: { at: number; base: bigint | undefined; tip: bigint; gasPrice: bigint };
   readonly #now: () => number;
 
+  /** A client of the node at `url`; `now` is the clock of the fee cache. */
   constructor(url: string, now: () => number = Date.now) {
     this.url = url;
     this.#now = now;

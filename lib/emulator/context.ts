@@ -25,17 +25,25 @@ export interface EmulatorConfig {
   vaultAccounts: number;
   /** Largest request body accepted, bytes. */
   maxBodyBytes: number;
+  /** Log one line per request (method, path, status, time, request id). */
+  logRequests?: boolean;
 }
 
 /** The shared state of one running emulator. */
 export interface EmulatorContext {
+  /** Settings fixed at start. */
   config: EmulatorConfig;
+  /** The SQLite store. */
   store: Store;
+  /** The API user whose requests are accepted. */
   apiUser: ApiUser;
+  /** The node transactions go to. */
   chain: Chain;
+  /** The vault accounts' keys. */
   keys: VaultKeys;
   /** `emit({eventType, resourceId, data})`; listeners subscribe with `listen`. */
   events: EventBus;
+  /** Fault rules in force. */
   faults: Faults;
   /** A log line on standard error (never secrets). */
   log(line: string): void;

@@ -49,6 +49,8 @@ export interface EmulatorOptions {
    * `state`, else a fresh private temporary directory removed on stop.
    */
   stateDir?: string;
+  /** Log one line per request (method, path, status, duration); default false. */
+  logRequests?: boolean;
   /** Largest request body, bytes; default 1 MiB. */
   maxBodyBytes?: number;
   /** A listener of every event (`transaction.created`, ...); default none. */
@@ -67,15 +69,19 @@ export interface EmulatorOptions {
 export interface RunningEmulator {
   /** `http://host:port` (clients add `/v1`). */
   apiBaseUrl: string;
+  /** The API key (also in the ready line; never logged). */
   apiKey: string;
   /** The API user's private key file (0600). */
   privateKeyPath: string;
   /** The same key as PEM text. */
   privateKeyPem: string;
+  /** The console page. */
   consoleUrl: string;
+  /** The JWKS of webhook signatures. */
   jwksUrl: string;
   /** Base of the admin endpoint (`X-API-Key` required). */
   adminUrl: string;
+  /** The node's chain id. */
   chainId: number;
   /** The chain's base asset id. */
   assetId: string;
@@ -89,6 +95,7 @@ export interface RunningEmulator {
 
 /** A start-up problem caused by the options (maps to exit code 2 in the CLI). */
 export class EmulatorConfigError extends Error {
+  /** A start-up problem described in one line. */
   constructor(message: string) {
     super(message);
     this.name = "EmulatorConfigError";
@@ -184,6 +191,12 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       );
     }
     store.setMeta("vault_address_0", keys.address(0));
+    // accounts only ever grow: a restart with a smaller --vaultAccounts keeps the stored ones
+    const accountCount = Math.max(vaultAccounts, Number(store.getMeta("vault_accounts") ?? 0));
+    if (accountCount !== vaultAccounts) {
+      keys = new VaultKeys((o.mnemonic ?? ANVIL_MNEMONIC).trim(), accountCount);
+    }
+    store.setMeta("vault_accounts", String(accountCount));
     let dir = o.stateDir ?? (o.state ? `${o.state}.keys` : undefined);
     if (!dir) dir = tempDir = await Deno.makeTempDir({ prefix: "service-emulator-" });
     const apiUser = await ensureApiUser(store, dir);
@@ -195,8 +208,9 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
         chainId,
         assetId: info.assetId,
         timeScale,
-        vaultAccounts,
+        vaultAccounts: accountCount,
         maxBodyBytes: o.maxBodyBytes ?? 1024 * 1024,
+        logRequests: o.logRequests ?? false,
       },
       store,
       apiUser,
@@ -229,10 +243,16 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
         `Cannot listen on ${o.host ?? "127.0.0.1"}:${o.port ?? 0}: ${(e as Error).message}.`,
       );
     }
-    const host = server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname;
+    // a wildcard address is not one a client can connect to: name loopback instead
+    const shown = server.hostname === "0.0.0.0"
+      ? "127.0.0.1"
+      : server.hostname === "::"
+      ? "::1"
+      : server.hostname;
+    const host = shown.includes(":") ? `[${shown}]` : shown;
     const base = `http://${host}:${server.port}`;
     log(
-      `emulator ready on ${base}: chain ${chainId} (${info.assetId}), ${vaultAccounts} vault accounts, node ${chain.url}, state ${
+      `emulator ready on ${base}: chain ${chainId} (${info.assetId}), ${accountCount} vault accounts, node ${chain.url}, state ${
         o.state ?? "in memory"
       }`,
     );

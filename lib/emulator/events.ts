@@ -35,6 +35,7 @@ export class EventBus {
   readonly #listeners = new Set<EventSink>();
   readonly #onError: (error: unknown) => void;
 
+  /** `onError` receives what a listener throws. */
   constructor(onError: (error: unknown) => void = () => {}) {
     this.#onError = onError;
   }

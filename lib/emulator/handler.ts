@@ -11,7 +11,7 @@
 import { ApiError, DROP_HEADER, ErrorCode, type Reply } from "./http.ts";
 import type { Route, RouteModule, RouteRequest } from "./router.ts";
 import { Router } from "./router.ts";
-import { NonceCache, verifyRequest } from "./auth.ts";
+import { NonceCache, NONCES_SCHEMA, verifyRequest } from "./auth.ts";
 import type { EmulatorContext } from "./context.ts";
 import type { Row } from "./store.ts";
 
@@ -81,6 +81,7 @@ function tooLarge(max: number): never {
 
 /** The handler and what it needs to be stopped. */
 export interface EmulatorHandler {
+  /** Handles one request; never throws. */
   handle: (request: Request) => Promise<Response>;
 }
 
@@ -98,7 +99,9 @@ export function createHandler(
   modules: readonly RouteModule[],
 ): EmulatorHandler {
   const router = new Router(modules);
-  const nonces = new NonceCache();
+  // with a state file, nonces are kept across restarts (see NonceCache)
+  if (ctx.store.path) ctx.store.migrate(NONCES_SCHEMA);
+  const nonces = new NonceCache(ctx.store.path ? ctx.store.db : undefined);
   const inflight = new Map<string, Promise<Reply>>();
   /**
    * Tokens of dropped requests (ms expiry). Some HTTP clients (Deno's fetch)
@@ -282,16 +285,30 @@ export function createHandler(
   return {
     async handle(request: Request): Promise<Response> {
       const requestId = ctx.uuid();
+      const started = ctx.config.logRequests ? performance.now() : 0;
+      let response: Response;
       try {
-        return await inner(request, requestId);
+        response = await inner(request, requestId);
       } catch (e) {
-        if (e instanceof ApiError) return toResponse(errorReply(e), requestId);
-        ctx.log(`internal error: ${(e as Error)?.stack ?? e}`);
-        return toResponse(
-          errorReply(new ApiError(500, "Internal error of the emulator.", ErrorCode.internal)),
-          requestId,
+        if (e instanceof ApiError) response = toResponse(errorReply(e), requestId);
+        else {
+          ctx.log(`internal error: ${(e as Error)?.stack ?? e}`);
+          response = toResponse(
+            errorReply(new ApiError(500, "Internal error of the emulator.", ErrorCode.internal)),
+            requestId,
+          );
+        }
+      }
+      if (ctx.config.logRequests) {
+        // the path only: no header, query or body (nothing secret) is logged
+        const path = new URL(request.url).pathname;
+        ctx.log(
+          `${request.method} ${path} -> ${
+            response.headers.get(DROP_HEADER) ? "dropped" : response.status
+          } (${(performance.now() - started).toFixed(1)} ms, ${requestId})`,
         );
       }
+      return response;
     },
   };
 }

@@ -33,6 +33,7 @@ export class ApiError extends Error {
   readonly code: number;
   /** Extra headers (e.g. `Retry-After`). */
   readonly headers: Record<string, string>;
+  /** An error answered with `status` and `{message, code}`. */
   constructor(status: number, message: string, code: number, headers: Record<string, string> = {}) {
     super(message);
     this.name = "ApiError";

@@ -19,12 +19,15 @@ export type RouteAuth = "api" | "admin" | "none";
 
 /** The parsed request a route sees. */
 export interface RouteRequest {
+  /** Upper-case HTTP method. */
   method: string;
   /** Path without query. */
   path: string;
   /** Path parameters from `:name` segments (decoded). */
   params: Record<string, string>;
+  /** The query string. */
   query: URLSearchParams;
+  /** The request headers. */
   headers: Headers;
   /** Exact body bytes received. */
   rawBody: Uint8Array;
@@ -43,9 +46,13 @@ export interface RouteRequest {
  * for an area that dispatches its own paths.
  */
 export interface Route {
+  /** HTTP method. */
   method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+  /** Path pattern, e.g. `/v1/vault/accounts/:id`. */
   pattern: string;
+  /** Who may call it. */
   auth: RouteAuth;
+  /** Answers the request (may throw `ApiError`). */
   handle(req: RouteRequest, ctx: EmulatorContext): Reply | Promise<Reply>;
 }
 
@@ -55,6 +62,7 @@ export interface RouteModule {
   name: string;
   /** `CREATE TABLE IF NOT EXISTS ...` statements; run once at start, in list order. */
   schema?: string;
+  /** The area's routes. */
   routes: Route[];
   /** Called once the store and context exist (e.g. to resume background work). */
   start?(ctx: EmulatorContext): void | Promise<void>;
@@ -86,6 +94,7 @@ export type Match =
  */
 export class Router {
   readonly #routes: Compiled[];
+  /** Compiles the routes of `modules`. */
   constructor(modules: readonly RouteModule[]) {
     this.#routes = modules.flatMap((m) =>
       m.routes.map((route) => ({ route, segments: route.pattern.split("/").filter(Boolean) }))

@@ -7,6 +7,7 @@
 
 import type { RouteModule } from "./router.ts";
 import { vaultRoutes } from "./vault.ts";
+import { walletRoutes } from "./wallets.ts";
 import { assetRoutes } from "./assets.ts";
 import { transactionRoutes } from "./transactions.ts";
 import { adminRoutes } from "./admin.ts";
@@ -20,6 +21,7 @@ const core: RouteModule = { name: "core", schema: IDEMPOTENCY_SCHEMA, routes: []
 export const ROUTE_MODULES: readonly RouteModule[] = [
   core,
   vaultRoutes,
+  walletRoutes,
   assetRoutes,
   transactionRoutes,
   adminRoutes,

@@ -15,7 +15,9 @@ import { isDropResponse } from "./http.ts";
 
 /** A listening server. */
 export interface HttpServer {
+  /** The interface listened on. */
   hostname: string;
+  /** The port listened on. */
   port: number;
   /** Stops accepting, closes idle and active connections. */
   close(): Promise<void>;

@@ -226,6 +226,7 @@ export class TransactionEngine {
 
   readonly #stmts;
 
+  /** `pollMs`: how often CONFIRMING transactions are checked (default 50). */
   constructor(ctx: EmulatorContext, options: { pollMs?: number } = {}) {
     this.#ctx = ctx;
     this.pollMs = options.pollMs ?? 50;
@@ -258,6 +259,12 @@ export class TransactionEngine {
   get(id: string): TransactionRecord | undefined {
     const r = this.#row(id);
     return r ? JSON.parse(String(r.record)) : undefined;
+  }
+
+  /** The transaction `id` as stored JSON text (no parse), or `undefined`. */
+  getJson(id: string): string | undefined {
+    const r = this.#row(id);
+    return r ? String(r.record) : undefined;
   }
 
   /** The (first) transaction with this `externalTxId`. */
@@ -522,6 +529,10 @@ export class TransactionEngine {
     const row = this.#row(id);
     if (!row) throw new Error(`transaction ${id} vanished`);
     const before = JSON.parse(String(row.record)) as TransactionRecord;
+    if (FINAL_STATUSES.has(before.status)) {
+      // ended (e.g. forced through admin while the walk was busy): never changes again
+      return before;
+    }
     const now = this.#ctx.now();
     const record = { ...before, ...patch, lastUpdated: now } as TransactionRecord;
     this.#stmts.update.run(
@@ -698,6 +709,8 @@ export class TransactionEngine {
     await this.#withLock(req.accountId, async () => {
       for (let attempt = 0; attempt < 2; attempt++) {
         if (this.#stopped) return;
+        // forced to a final status (admin) while waiting for the lock: nothing to send
+        if (this.get(id)?.status !== "PENDING_SIGNATURE") return;
         let nonce = this.#nonces.get(req.accountId);
         if (nonce === undefined) {
           try {

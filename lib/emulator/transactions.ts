@@ -68,11 +68,12 @@ export const transactionRoutes: RouteModule = {
       pattern: "/v1/transactions/:id",
       auth: "api",
       handle(req, ctx) {
-        const t = engineOf(ctx).get(req.params.id);
+        // the stored JSON as it is: polling is the hottest path
+        const t = engineOf(ctx).getJson(req.params.id);
         if (!t) {
           throw new ApiError(404, `Transaction "${req.params.id}" not found.`, ErrorCode.notFound);
         }
-        return json(200, t);
+        return { status: 200, text: { contentType: "application/json; charset=utf-8", value: t } };
       },
     },
     {

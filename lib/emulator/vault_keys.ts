@@ -6,7 +6,13 @@
  * @module
  */
 
-import { type HDAccount, mnemonicToAccount } from "viem/accounts";
+import { toHex } from "viem";
+import {
+  type HDAccount,
+  mnemonicToAccount,
+  type PrivateKeyAccount,
+  privateKeyToAccount,
+} from "viem/accounts";
 
 /** Anvil's default mnemonic. */
 export const ANVIL_MNEMONIC = "test test test test test test test test test test test junk";
@@ -21,15 +27,16 @@ export const ANVIL_MNEMONIC = "test test test test test test test test test test
  * ```
  */
 export class VaultKeys {
+  /** Number of vault accounts. */
   readonly count: number;
-  readonly #mnemonic: string;
-  readonly #cache = new Map<number, HDAccount>();
+  /** The key at m/44'/60'/0'/0, derived once (the mnemonic's PBKDF2 is slow). */
+  readonly #parent: ReturnType<HDAccount["getHdKey"]>;
+  readonly #cache = new Map<number, PrivateKeyAccount>();
 
+  /** Keys of `count` accounts from `mnemonic` (throws if it is not BIP-39). */
   constructor(mnemonic: string, count: number) {
-    this.#mnemonic = mnemonic;
     this.count = count;
-    // derive the first one now so that a bad mnemonic fails at start
-    this.account(0);
+    this.#parent = mnemonicToAccount(mnemonic, { path: "m/44'/60'/0'/0" }).getHdKey();
   }
 
   /** True when `id` names an existing account ("0".."count-1"). */
@@ -37,11 +44,18 @@ export class VaultKeys {
     return /^(0|[1-9]\d*)$/.test(id) && Number(id) < this.count;
   }
 
-  /** The signing account of vault account `index`. */
-  account(index: number): HDAccount {
+  /**
+   * The signing account (viem) of vault account `index`.
+   *
+   * @ignore
+   */
+  account(index: number): PrivateKeyAccount {
     let a = this.#cache.get(index);
     if (!a) {
-      a = mnemonicToAccount(this.#mnemonic, { addressIndex: index });
+      // child `index` of m/44'/60'/0'/0: the key of mnemonicToAccount(m, { addressIndex: index })
+      const key = this.#parent.deriveChild(index).privateKey;
+      if (!key) throw new Error(`no private key at m/44'/60'/0'/0/${index}`);
+      a = privateKeyToAccount(toHex(key));
       this.#cache.set(index, a);
     }
     return a;

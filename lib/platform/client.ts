@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { z } from "zod";
+import type { Page, Schema } from "./schemas.ts";
 import type { Credentials } from "./credentials.ts";
 import { signRequestToken } from "./jwt.ts";
 import {
@@ -32,11 +32,12 @@ export type QueryValue =
 export interface RequestOptions<T> {
   /** What the request does, for messages: "list notifications of webhook \"w1\"". */
   operation: string;
+  /** Query parameters, serialised as the SDK does. */
   query?: Record<string, QueryValue>;
   /** A JSON body, serialised once; its exact bytes are hashed into the token. */
   body?: unknown;
   /** Validates a 2xx JSON answer. Without it the parsed JSON (or `undefined` for an empty body) is returned. */
-  schema?: z.ZodType<T>;
+  schema?: Schema<T>;
   /** For POST: the key to send; default a fresh UUID per call, reused on every retry of it. */
   idempotencyKey?: string;
   /** Send no `Idempotency-Key` even on POST. */
@@ -49,9 +50,13 @@ export interface RequestOptions<T> {
 
 /** A successful answer. */
 export interface ApiResponse<T> {
+  /** HTTP status. */
   status: number;
+  /** The validated body. */
   data: T;
+  /** Response headers. */
   headers: Headers;
+  /** `X-Request-ID` of the response. */
   requestId: string | undefined;
   /** The `Idempotency-Key` that was sent, if any. */
   idempotencyKey: string | undefined;
@@ -153,12 +158,14 @@ type Outcome =
  * ```
  */
 export class PlatformClient {
+  /** The normalised base URL (without `/v1`). */
   readonly baseUrl: string;
   readonly #creds: Credentials;
   readonly #o:
     & Required<Omit<ClientOptions, "onRetry" | "headers">>
     & Pick<ClientOptions, "onRetry" | "headers">;
 
+  /** A client for these credentials; see {@linkcode ClientOptions} for the defaults. */
   constructor(credentials: Credentials, options: ClientOptions = {}) {
     this.#creds = credentials;
     this.baseUrl = credentials.baseUrl;

@@ -13,7 +13,9 @@ export const PRODUCTION_BASE_URL = "https://api.service.io";
 
 /** Ready-to-use credentials. */
 export interface Credentials {
+  /** The platform API key. */
   apiKey: string;
+  /** The RSA key that signs request tokens. */
   privateKey: CryptoKey;
   /** Origin plus any path prefix, without the trailing `/v1`. */
   baseUrl: string;
@@ -136,9 +138,11 @@ export async function importPrivateKeyPem(pem: string, source: string): Promise<
 
 /** Where the pieces of {@linkcode loadCredentials} come from. */
 export interface CredentialInput {
+  /** The platform API key. */
   apiKey?: string;
   /** A file path, or the PEM text itself. */
   privateKey?: string;
+  /** Base URL; default production. */
   apiBaseUrl?: string;
   /** Reads a file as text; default `Deno.readTextFile`. */
   readTextFile?: (path: string) => Promise<string>;

@@ -34,6 +34,7 @@ export class PlatformApiError extends Error {
   /** The response body as received (JSON or text). */
   readonly body: unknown;
 
+  /** Builds the error and its one-line message from the answer. */
   constructor(init: {
     operation: string;
     status: number;
@@ -62,6 +63,7 @@ export class PlatformApiError extends Error {
 
 /** The platform could not be reached (connection refused, DNS, TLS), after retries. */
 export class PlatformUnreachableError extends Error {
+  /** `operation` says what was being done; `baseUrl` where. */
   constructor(operation: string, baseUrl: string, options?: ErrorOptions) {
     super(
       `Cannot ${operation}: the platform at ${baseUrl} could not be reached. Check --apiBaseUrl and the network.`,
@@ -73,6 +75,7 @@ export class PlatformUnreachableError extends Error {
 
 /** No answer within the request timeout, after retries. */
 export class PlatformTimeoutError extends Error {
+  /** `operation` says what was being done; `timeoutMs` the limit. */
   constructor(operation: string, timeoutMs: number, options?: ErrorOptions) {
     super(
       `Cannot ${operation}: the platform did not answer within ${timeoutMs} ms. Try again, or raise --timeout.`,
@@ -84,6 +87,7 @@ export class PlatformTimeoutError extends Error {
 
 /** The platform answered 2xx with a body that does not have the documented shape. */
 export class PlatformResponseError extends Error {
+  /** `detail` names the field that did not fit. */
   constructor(operation: string, detail: string, options?: ErrorOptions) {
     super(
       `Cannot ${operation}: the platform's answer has an unexpected shape (${detail}).`,
@@ -95,6 +99,7 @@ export class PlatformResponseError extends Error {
 
 /** The credentials are missing, unreadable or malformed. Never carries a secret. */
 export class CredentialsError extends Error {
+  /** `message` must not contain the secret. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "CredentialsError";

@@ -24,11 +24,17 @@ export async function sha256Hex(data: Uint8Array | string): Promise<string> {
 
 /** The claims of a request token. */
 export interface RequestClaims {
+  /** Path plus query string, including `/v1`. */
   uri: string;
+  /** A fresh UUID per request. */
   nonce: string;
+  /** Issued at, seconds. */
   iat: number;
+  /** Expiry, seconds (iat + 29). */
   exp: number;
+  /** The API key. */
   sub: string;
+  /** Hex SHA-256 of the exact body bytes (of "" without a body). */
   bodyHash: string;
 }
 

@@ -24,14 +24,24 @@ export {
 export { base64url, sha256Hex, signRequestToken, TOKEN_LIFETIME_SECONDS } from "./jwt.ts";
 export type { RequestClaims } from "./jwt.ts";
 export {
-  Notification,
+  MetricValueSchema,
   NOTIFICATION_SORT_FIELDS,
   NOTIFICATION_STATUSES,
+  NotificationAttemptSchema,
+  NotificationSchema,
+  pageSchema,
+  ResendFailedSchema,
+  ResendJobSchema,
+  WEBHOOK_STATUSES,
+  WebhookSchema,
+} from "./schemas.ts";
+export type {
+  Notification,
   NotificationAttempt,
   Page,
   ResendJob,
+  Schema,
   Webhook,
-  WEBHOOK_STATUSES,
 } from "./schemas.ts";
 export {
   getErrorRate,
@@ -48,3 +58,15 @@ export {
   updateWebhook,
 } from "./webhooks.ts";
 export type { NotificationQuery } from "./webhooks.ts";
+export { getFirstAddress, listVaultAccounts, VaultAccount, VaultAddress } from "./vaults.ts";
+export { Asset, Blockchain, findNativeAssetId, getAsset, listBlockchains } from "./blockchains.ts";
+export {
+  createTransaction,
+  CreateTransactionResponse,
+  FINAL_FAILURE_STATUSES,
+  findTransactionByExternalId,
+  getTransaction,
+  SENT_STATUSES,
+  Transaction,
+} from "./transactions.ts";
+export type { TransactionRequest } from "./transactions.ts";

@@ -1,5 +1,6 @@
 /**
- * zod schemas of what the platform API returns (`platform-api.md`). Objects
+ * What the platform API returns (`platform-api.md`): plain interfaces for the
+ * public surface, and the zod schemas that check answers at the edge. Objects
  * are loose: fields we do not know are kept and printed as the platform sent
  * them.
  *
@@ -8,22 +9,119 @@
 
 import { z } from "zod";
 
+/**
+ * Anything that validates an unknown value into a `T` (a zod schema fits).
+ * Kept minimal so the public API does not expose zod's types.
+ */
+export interface Schema<T> {
+  /** Returns the parsed value, or the issues found. */
+  safeParse(value: unknown):
+    | { success: true; data: T }
+    | {
+      success: false;
+      error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> };
+    };
+}
+
 /** Webhook status values. */
-export const WEBHOOK_STATUSES = ["ENABLED", "DISABLED", "SUSPENDED"] as const;
+export const WEBHOOK_STATUSES: readonly string[] = ["ENABLED", "DISABLED", "SUSPENDED"];
 /** Notification status values. */
-export const NOTIFICATION_STATUSES = ["COMPLETED", "FAILED", "IN_PROGRESS", "ON_HOLD"] as const;
+export const NOTIFICATION_STATUSES: readonly string[] = [
+  "COMPLETED",
+  "FAILED",
+  "IN_PROGRESS",
+  "ON_HOLD",
+];
 /** Sortable notification fields. */
-export const NOTIFICATION_SORT_FIELDS = [
+export const NOTIFICATION_SORT_FIELDS: readonly string[] = [
   "id",
   "createdAt",
   "updatedAt",
   "status",
   "eventType",
   "resourceId",
-] as const;
+];
 
 /** A Webhooks V2 endpoint. */
-export const Webhook = z.looseObject({
+export interface Webhook {
+  /** The endpoint's id (UUID). */
+  id: string;
+  /** Where notifications are delivered. */
+  url: string;
+  /** Subscribed event types. */
+  events: string[];
+  /** `ENABLED`, `DISABLED` or `SUSPENDED`. */
+  status: string;
+  /** Epoch ms. */
+  createdAt?: number;
+  /** Epoch ms. */
+  updatedAt?: number;
+  /** Free text. */
+  description?: string | null;
+  /** Fields the platform adds. */
+  [extra: string]: unknown;
+}
+
+/** A cursor page. */
+export interface Page<T> {
+  /** The items of this page. */
+  data: T[];
+  /** Cursor of the next page; null or absent on the last. */
+  next?: string | null;
+  /** Total count (first page only). */
+  total?: number;
+  /** Fields the platform adds. */
+  [extra: string]: unknown;
+}
+
+/** A notification. */
+export interface Notification {
+  /** The notification's id. */
+  id: string;
+  /** Epoch ms. */
+  createdAt: number;
+  /** Epoch ms. */
+  updatedAt: number;
+  /** `COMPLETED`, `FAILED`, `IN_PROGRESS` or `ON_HOLD`. */
+  status: string;
+  /** e.g. `transaction.created`. */
+  eventType: string;
+  /** The resource the notification concerns. */
+  resourceId?: string | null;
+  /** Fields the platform adds (e.g. `data` with includeData). */
+  [extra: string]: unknown;
+}
+
+/** One delivery attempt of a notification. */
+export interface NotificationAttempt {
+  /** Epoch ms. */
+  sentTime: number;
+  /** Milliseconds. */
+  duration?: number;
+  /** HTTP status, when there was an answer. */
+  responseCode?: number | null;
+  /** `TIMED_OUT` or `NO_RESPONSE`, when there was none. */
+  failureReason?: string | null;
+  /** Fields the platform adds. */
+  [extra: string]: unknown;
+}
+
+/** A resend-failed job. */
+export interface ResendJob {
+  /** The job's id. */
+  jobId: string;
+  /** Where the job is. */
+  status: "QUEUED" | "IN_PROGRESS" | "COMPLETED" | "FAILED";
+  /** Notifications processed so far. */
+  processed: number;
+  /** Notifications to process. */
+  total: number;
+  /** Fields the platform adds. */
+  [extra: string]: unknown;
+}
+
+/** Checks a Webhook. */
+export const WebhookSchema: Schema<Webhook> = z.looseObject({
   id: z.string(),
   url: z.string(),
   events: z.array(z.string()),
@@ -32,19 +130,18 @@ export const Webhook = z.looseObject({
   updatedAt: z.number().optional(),
   description: z.string().nullish(),
 });
-export type Webhook = z.infer<typeof Webhook>;
 
-/** A cursor page `{data, next, total?}`. */
-export function Page<T extends z.ZodType>(item: T) {
+/** Checks a `{data, next, total?}` page of items checked by `item`. */
+export function pageSchema<T>(item: Schema<T>): Schema<Page<T>> {
   return z.looseObject({
-    data: z.array(item),
+    data: z.array(item as unknown as z.ZodType<T>),
     next: z.string().nullish(),
     total: z.number().optional(),
-  });
+  }) as unknown as Schema<Page<T>>;
 }
 
-/** A notification. */
-export const Notification = z.looseObject({
+/** Checks a Notification. */
+export const NotificationSchema: Schema<Notification> = z.looseObject({
   id: z.string(),
   createdAt: z.number(),
   updatedAt: z.number(),
@@ -52,28 +149,27 @@ export const Notification = z.looseObject({
   eventType: z.string(),
   resourceId: z.string().nullish(),
 });
-export type Notification = z.infer<typeof Notification>;
 
-/** One delivery attempt of a notification. */
-export const NotificationAttempt = z.looseObject({
+/** Checks a NotificationAttempt. */
+export const NotificationAttemptSchema: Schema<NotificationAttempt> = z.looseObject({
   sentTime: z.number(),
   duration: z.number().optional(),
   responseCode: z.number().nullish(),
   failureReason: z.string().nullish(),
 });
-export type NotificationAttempt = z.infer<typeof NotificationAttempt>;
 
-/** Resend-failed answer: `{total}` (200 with 0, or 202 with a job Location). */
-export const ResendFailedResponse = z.looseObject({ total: z.number() });
+/** Checks the resend-failed answer `{total}`. */
+export const ResendFailedSchema: Schema<{ total: number }> = z.looseObject({ total: z.number() });
 
-/** A resend-failed job. */
-export const ResendJob = z.looseObject({
+/** Checks a ResendJob. */
+export const ResendJobSchema: Schema<ResendJob> = z.looseObject({
   jobId: z.string(),
   status: z.enum(["QUEUED", "IN_PROGRESS", "COMPLETED", "FAILED"]),
   processed: z.number(),
   total: z.number(),
 });
-export type ResendJob = z.infer<typeof ResendJob>;
 
-/** A metric value: `{value: "55"}`. */
-export const MetricValue = z.looseObject({ value: z.union([z.string(), z.number()]) });
+/** Checks a metric `{value: "55"}`. */
+export const MetricValueSchema: Schema<{ value: string | number }> = z.looseObject({
+  value: z.union([z.string(), z.number()]),
+});

@@ -6,14 +6,20 @@
  */
 
 import type { PlatformClient, QueryValue } from "./client.ts";
+import type { ApiResponse } from "./client.ts";
 import {
-  MetricValue,
-  Notification,
-  NotificationAttempt,
-  Page,
-  ResendFailedResponse,
-  ResendJob,
-  Webhook,
+  MetricValueSchema,
+  type Notification,
+  type NotificationAttempt,
+  NotificationAttemptSchema,
+  NotificationSchema,
+  type Page,
+  pageSchema,
+  ResendFailedSchema,
+  type ResendJob,
+  ResendJobSchema,
+  type Webhook,
+  WebhookSchema,
 } from "./schemas.ts";
 
 const seg = encodeURIComponent;
@@ -22,11 +28,11 @@ const seg = encodeURIComponent;
 export function listWebhooks(
   client: PlatformClient,
   query: { order?: string; pageSize?: number } = {},
-) {
+): AsyncGenerator<Webhook> {
   return client.paginate("/v1/webhooks", {
     operation: "list webhooks",
     query: { order: query.order, pageSize: query.pageSize },
-    schema: Page(Webhook),
+    schema: pageSchema(WebhookSchema),
   });
 }
 
@@ -34,7 +40,7 @@ export function listWebhooks(
 export async function getWebhook(client: PlatformClient, webhookId: string): Promise<Webhook> {
   const r = await client.request("GET", `/v1/webhooks/${seg(webhookId)}`, {
     operation: `get webhook ${JSON.stringify(webhookId)}`,
-    schema: Webhook,
+    schema: WebhookSchema,
   });
   return r.data;
 }
@@ -48,7 +54,7 @@ export async function updateWebhook(
   const r = await client.request("PATCH", `/v1/webhooks/${seg(webhookId)}`, {
     operation: `update webhook ${JSON.stringify(webhookId)}`,
     body: patch,
-    schema: Webhook,
+    schema: WebhookSchema,
   });
   return r.data;
 }
@@ -60,7 +66,7 @@ export async function getErrorRate(client: PlatformClient, webhookId: string): P
     `/v1/webhooks/${seg(webhookId)}/metrics/LAST_ACTIVE_HOUR_ERROR_RATE`,
     {
       operation: `get the error rate of webhook ${JSON.stringify(webhookId)}`,
-      schema: MetricValue,
+      schema: MetricValueSchema,
     },
   );
   return String(r.data.value);
@@ -68,14 +74,23 @@ export async function getErrorRate(client: PlatformClient, webhookId: string): P
 
 /** Query of the notification list. */
 export interface NotificationQuery {
+  /** `ASC` or `DESC` (platform default DESC). */
   order?: string;
+  /** One of id, createdAt, updatedAt, status, eventType, resourceId. */
   sortBy?: string;
+  /** Items per page, 1-100 (platform default 100). */
   pageSize?: number;
+  /** Start from this cursor. */
   pageCursor?: string;
+  /** Epoch ms; the platform defaults to 31 days ago. */
   startTime?: number;
+  /** Epoch ms. */
   endTime?: number;
+  /** Only these statuses (repeated keys). */
   statuses?: string[];
+  /** Only these event types (repeated keys). */
   events?: string[];
+  /** Only this resource. */
   resourceId?: string;
 }
 
@@ -98,11 +113,11 @@ export async function listNotificationsPage(
   client: PlatformClient,
   webhookId: string,
   q: NotificationQuery,
-) {
+): Promise<Page<Notification>> {
   const r = await client.request("GET", `/v1/webhooks/${seg(webhookId)}/notifications`, {
     operation: `list notifications of webhook ${JSON.stringify(webhookId)}`,
     query: notificationQuery(q),
-    schema: Page(Notification),
+    schema: pageSchema(NotificationSchema),
   });
   return r.data;
 }
@@ -112,12 +127,12 @@ export function listNotifications(
   client: PlatformClient,
   webhookId: string,
   q: NotificationQuery,
-  onPage?: (page: { data: unknown[]; next?: string | null; total?: number }) => void,
-) {
+  onPage?: (page: Page<Notification>) => void,
+): AsyncGenerator<Notification> {
   return client.paginate(`/v1/webhooks/${seg(webhookId)}/notifications`, {
     operation: `list notifications of webhook ${JSON.stringify(webhookId)}`,
     query: notificationQuery(q),
-    schema: Page(Notification),
+    schema: pageSchema(NotificationSchema),
     onPage,
   });
 }
@@ -128,14 +143,14 @@ export async function getNotification(
   webhookId: string,
   notificationId: string,
   includeData = false,
-) {
+): Promise<Notification> {
   const r = await client.request(
     "GET",
     `/v1/webhooks/${seg(webhookId)}/notifications/${seg(notificationId)}`,
     {
       operation: `get notification ${JSON.stringify(notificationId)}`,
       query: { includeData: includeData ? true : undefined },
-      schema: Notification,
+      schema: NotificationSchema,
     },
   );
   return r.data;
@@ -147,13 +162,13 @@ export function listAttempts(
   webhookId: string,
   notificationId: string,
   pageSize?: number,
-) {
+): AsyncGenerator<NotificationAttempt> {
   return client.paginate(
     `/v1/webhooks/${seg(webhookId)}/notifications/${seg(notificationId)}/attempts`,
     {
       operation: `list the attempts of notification ${JSON.stringify(notificationId)}`,
       query: { pageSize },
-      schema: Page(NotificationAttempt),
+      schema: pageSchema(NotificationAttemptSchema),
     },
   );
 }
@@ -164,7 +179,7 @@ export async function resendNotification(
   webhookId: string,
   notificationId: string,
   idempotencyKey?: string,
-) {
+): Promise<ApiResponse<unknown>> {
   return await client.request(
     "POST",
     `/v1/webhooks/${seg(webhookId)}/notifications/${seg(notificationId)}/resend`,
@@ -178,7 +193,7 @@ export async function resendByResource(
   webhookId: string,
   body: { resourceId: string; excludeStatuses?: string[] },
   idempotencyKey?: string,
-) {
+): Promise<ApiResponse<unknown>> {
   return await client.request(
     "POST",
     `/v1/webhooks/${seg(webhookId)}/notifications/resend_by_resource`,
@@ -196,7 +211,7 @@ export async function resendFailed(
   webhookId: string,
   body: { startTime?: number; events?: string[] },
   idempotencyKey?: string,
-) {
+): Promise<ApiResponse<{ total: number }> & { location?: string; jobId?: string }> {
   const r = await client.request(
     "POST",
     `/v1/webhooks/${seg(webhookId)}/notifications/resend_failed`,
@@ -204,7 +219,7 @@ export async function resendFailed(
       operation: `resend the failed notifications of webhook ${JSON.stringify(webhookId)}`,
       body,
       idempotencyKey,
-      schema: ResendFailedResponse,
+      schema: ResendFailedSchema,
     },
   );
   const location = r.headers.get("location") ?? undefined;
@@ -213,11 +228,15 @@ export async function resendFailed(
 }
 
 /** Status of a resend-failed job. */
-export async function getResendJob(client: PlatformClient, webhookId: string, jobId: string) {
+export async function getResendJob(
+  client: PlatformClient,
+  webhookId: string,
+  jobId: string,
+): Promise<ResendJob> {
   const r = await client.request(
     "GET",
     `/v1/webhooks/${seg(webhookId)}/notifications/resend_failed/jobs/${seg(jobId)}`,
-    { operation: `get resend job ${JSON.stringify(jobId)}`, schema: ResendJob },
+    { operation: `get resend job ${JSON.stringify(jobId)}`, schema: ResendJobSchema },
   );
   return r.data;
 }

@@ -256,13 +256,20 @@ export function validateBreakerConfig(cfg: BreakerConfig): void {
   if (cfg.bandResetsAfterIdleMs !== null) pos("bandResetsAfterIdleMs", cfg.bandResetsAfterIdleMs);
 }
 
+let lastCfg: BreakerConfig | null = null;
+let lastCompiled: Compiled | null = null;
+
 function compile(cfg: BreakerConfig): Compiled {
+  // the same config object comes back millions of times: skip the WeakMap then
+  if (cfg === lastCfg) return lastCompiled!;
   let c = compiled.get(cfg);
   if (c === undefined) {
     validateBreakerConfig(cfg);
     c = { immediate: fraction(cfg.immediateAbove), floor: fraction(cfg.sustainedFrom) };
     compiled.set(cfg, c);
   }
+  lastCfg = cfg;
+  lastCompiled = c;
   return c;
 }
 
@@ -342,17 +349,35 @@ export function transition(
   event: BreakerEvent,
   cfg: BreakerConfig = DEFAULT_BREAKER_CONFIG,
 ): { state: BreakerState; effect: BreakerEffect } {
+  return { state, effect: step(state, event, cfg) };
+}
+
+/**
+ * {@linkcode transition} returning only the effect (no wrapper object per
+ * event: the replay's hot loop uses this). Same rules, same in-place update.
+ *
+ * @example
+ * ```ts
+ * const s = initialBreakerState();
+ * step(s, { type: "attempt", time: 0, error: true }); // { type: "suspended", reason: "immediate", ... }
+ * ```
+ */
+export function step(
+  state: BreakerState,
+  event: BreakerEvent,
+  cfg: BreakerConfig = DEFAULT_BREAKER_CONFIG,
+): BreakerEffect {
   const c = compile(cfg);
   const t = event.time;
   if (event.type === "enable") {
-    if (state.status === "ENABLED") return { state, effect: null };
+    if (state.status === "ENABLED") return null;
     state.status = "ENABLED";
     emptyWindow(state);
     state.bandSince = null;
     state.lastAttemptAt = null;
-    return { state, effect: { type: "enabled", time: t } };
+    return { type: "enabled", time: t };
   }
-  if (state.status === "SUSPENDED") return { state, effect: { type: "suppressed", time: t } };
+  if (state.status === "SUSPENDED") return { type: "suppressed", time: t };
 
   const idle = cfg.bandResetsAfterIdleMs;
   if (idle !== null && state.lastAttemptAt !== null && t - state.lastAttemptAt >= idle) {
@@ -362,20 +387,20 @@ export function transition(
   push(state, t, event.error);
   dropOld(state, t, cfg.windowMs);
   const attempts = state.attempts;
-  if (attempts < cfg.minAttempts) return { state, effect: null };
+  if (attempts < cfg.minAttempts) return null;
   const errors = state.errors;
   if (compareRate(errors, attempts, c.immediate) > 0) {
-    return { state, effect: suspend(state, t, "immediate", errors, attempts) };
+    return suspend(state, t, "immediate", errors, attempts);
   }
   if (compareRate(errors, attempts, c.floor) >= 0) {
     if (state.bandSince === null) state.bandSince = t;
     if (t - state.bandSince >= cfg.sustainedForMs) {
-      return { state, effect: suspend(state, t, "sustained", errors, attempts) };
+      return suspend(state, t, "sustained", errors, attempts);
     }
-    return { state, effect: null };
+    return null;
   }
   state.bandSince = null;
-  return { state, effect: null };
+  return null;
 }
 
 function suspend(

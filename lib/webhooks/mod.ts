@@ -10,7 +10,20 @@
  * - Circuit breaker (`circuit_breaker.ts`): {@linkcode transition} over
  *   {@linkcode BreakerState} with {@linkcode BreakerConfig} (§3), and
  *   {@linkcode windowErrorRate} for the metrics endpoint. `transition`
- *   updates the state object in place (speed) and returns it.
+ *   updates the state object in place (speed) and returns it;
+ *   {@linkcode step} is the same without the wrapper object.
+ *   {@linkcode snapshotBreakerState}/{@linkcode restoreBreakerState} turn a
+ *   state into JSON and back (for a state file).
+ *
+ * And `service breaker simulate` on top of them:
+ *
+ * - `delivery_log.ts`: {@linkcode readDeliveryLog} streams NDJSON/CSV
+ *   (gzip via {@linkcode decompressIfGzip}) into {@linkcode LogRecord}s; a
+ *   byte scanner reads the common line shape, `JSON.parse` the rest.
+ * - `simulate.ts`: {@linkcode Simulation} replays records under one or two
+ *   policies (a virtual clock from the log's times).
+ * - `report.ts`, `plot.ts`, `rate_series.ts`: the §5 output lines, the
+ *   comparison of two policies, and the SVG picture.
  *
  * @example Deliver, and feed the endpoint's breaker
  * ```ts
@@ -49,6 +62,7 @@ export {
   initialBreakerState,
   restoreBreakerState,
   snapshotBreakerState,
+  step,
   transition,
   validateBreakerConfig,
   windowErrorRate,
@@ -61,3 +75,41 @@ export type {
   BreakerState,
   BreakerStatus,
 } from "./circuit_breaker.ts";
+export {
+  copyRecord,
+  decompressIfGzip,
+  emptyRecord,
+  fieldsToRecord,
+  InvalidLineError,
+  openLogFile,
+  parseJsonLine,
+  parseNdjsonLine,
+  readDeliveryLog,
+  readFileChunks,
+  splitCsvLine,
+} from "./delivery_log.ts";
+export type { LogRecord, ReadOptions, ReadStats } from "./delivery_log.ts";
+export { iso, simulate, Simulation } from "./simulate.ts";
+export { NotificationTable } from "./notification_table.ts";
+export type { NotificationReport } from "./notification_table.ts";
+export type {
+  EnabledEvent,
+  EndpointReport,
+  PolicyTotals,
+  PolicyTrack,
+  SimulationEvent,
+  SimulationOptions,
+  SimulationResult,
+  SuspendedEvent,
+} from "./simulate.ts";
+export { HAS_RATE, IN_BAND, RateSeries, SUSPENDED } from "./rate_series.ts";
+export {
+  compareEndpoints,
+  comparisonRecord,
+  eventRecord,
+  notificationRecords,
+  summaryRecord,
+} from "./report.ts";
+export type { EndpointComparison } from "./report.ts";
+export { humanDuration, renderPlot } from "./plot.ts";
+export type { PlotOptions } from "./plot.ts";

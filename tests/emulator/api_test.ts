@@ -111,6 +111,118 @@ Deno.test("emulator API", opts, async (t) => {
       assert.equal(alive.status, 200);
     });
 
+    await t.step("300 random requests never get a 5xx and always an X-Request-ID", async () => {
+      let seed = 42;
+      const rand = (n: number) => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        return seed % n;
+      };
+      const pick = <T>(xs: T[]) => xs[rand(xs.length)];
+      const segs = [
+        "v1",
+        "vault",
+        "accounts",
+        "0",
+        "99",
+        "transactions",
+        "external_tx_id",
+        "..",
+        "%00",
+        "%E2%82%AC",
+        "accounts_paged",
+        "admin",
+        "faults",
+        "x".repeat(300),
+        "",
+        "blockchains",
+        "assets",
+      ];
+      const bodies = [
+        "",
+        "{",
+        "[]",
+        "null",
+        '{"operation":"TRANSFER"}',
+        "\u0000\u0001",
+        "🙂".repeat(50),
+        JSON.stringify({ a: "b".repeat(5000) }),
+      ];
+      for (let i = 0; i < 300; i++) {
+        const path = "/" + Array.from({ length: 1 + rand(5) }, () => pick(segs)).join("/") +
+          (rand(3) === 0
+            ? `?limit=${pick(["-1", "x", "1", "1e9"])}&after=${pick(["%", "YQ", ""])}`
+            : "");
+        const method = pick(["GET", "POST", "PATCH", "DELETE", "PUT"]);
+        const headers: Record<string, string> = {};
+        if (rand(2)) headers["X-API-Key"] = rand(2) ? fx.emu.apiKey : "nope";
+        if (rand(2)) {
+          headers["Authorization"] = pick(["Bearer", "Bearer a.b.c", "Basic x", "Bearer ..."]);
+        }
+        if (rand(3) === 0) headers["Idempotency-Key"] = "k" + rand(4);
+        const res = await fetch(fx.emu.apiBaseUrl + path, {
+          method,
+          headers,
+          body: method === "GET" ? undefined : pick(bodies),
+        });
+        await res.body?.cancel();
+        assert.ok(res.status < 500, `${method} ${path} -> ${res.status}`);
+        assert.ok(res.headers.get("x-request-id"), `${method} ${path} has a request id`);
+      }
+      assert.equal((await fx.api("GET", "/v1/vault/accounts/0")).status, 200);
+    });
+
+    await t.step(
+      "200 random authenticated transaction requests get 201 or 400, never 5xx",
+      async () => {
+        let seed = 7;
+        const rand = (n: number) => {
+          seed = (seed * 1103515245 + 12345) % 2 ** 31;
+          return seed % n;
+        };
+        const values = (): unknown =>
+          [null, true, 0, -1, 1e308, "", "x", "0x0", "1.5", "-2", [], {}, {
+            type: "VAULT_ACCOUNT",
+            id: "0",
+          }, {
+            type: "ONE_TIME_ADDRESS",
+            oneTimeAddress: { address: ACCOUNT1 },
+          }, {
+            rawMessageData: {
+              messages: [{ content: rand(2) ? "zz" : { types: 1 }, type: "EIP712" }],
+            },
+          }][
+            rand(15)
+          ];
+        const keys = [
+          "operation",
+          "assetId",
+          "source",
+          "destination",
+          "amount",
+          "extraParameters",
+          "gasLimit",
+          "maxFee",
+          "priorityFee",
+          "fee",
+          "feeLevel",
+          "externalTxId",
+          "note",
+        ];
+        for (let i = 0; i < 200; i++) {
+          const body: Record<string, unknown> = {
+            assetId: asset,
+            source: { type: "VAULT_ACCOUNT", id: "9" },
+          };
+          for (let k = 0; k < 1 + rand(5); k++) body[keys[rand(keys.length)]] = values();
+          if (rand(2)) {
+            body.operation = ["TRANSFER", "CONTRACT_CALL", "TYPED_MESSAGE", "RAW"][rand(4)];
+          }
+          const r = await fx.api("POST", "/v1/transactions", { body });
+          assert.ok(r.status === 201 || r.status === 400, `${JSON.stringify(body)} -> ${r.status}`);
+        }
+      },
+    );
+
     await t.step("requests with bad values are 400 and name the value", async () => {
       const cases: [Record<string, unknown>, RegExp][] = [
         [transfer(asset, "0", ACCOUNT1, "1e3"), /amount/],
@@ -277,6 +389,17 @@ Deno.test("emulator API", opts, async (t) => {
       assert.equal(await chain.getTransactionCount({ address }), start + 25);
     });
 
+    await t.step("the handler answers in-process, without the network", async () => {
+      const res = await fx.emu.handler(new Request("http://in-process/console"));
+      assert.equal(res.status, 200);
+      const html = await res.text();
+      assert.match(html, /Latest transactions/);
+      assert.match(html, /COMPLETED/);
+      const denied = await fx.emu.handler(new Request("http://in-process/v1/transactions"));
+      assert.equal(denied.status, 401);
+      assert.ok(denied.headers.get("x-request-id"));
+    });
+
     await t.step("vault listing pages both ways with cursors", async () => {
       const first = await fx.api("GET", "/v1/vault/accounts_paged", {
         query: { limit: 4, orderBy: "DESC" },
@@ -307,6 +430,9 @@ Deno.test("emulator API", opts, async (t) => {
       const bad = await fx.api("GET", "/v1/vault/accounts_paged", { query: { after: "garbage!" } });
       assert.equal(bad.status, 400);
       assert.equal((await fx.api("GET", "/v1/vault/accounts/10")).status, 404);
+    });
+    await t.step("nothing above hit an internal error", () => {
+      assert.deepEqual(fx.logs.filter((l) => /internal error/i.test(l)), []);
     });
   } finally {
     await fx.stop();

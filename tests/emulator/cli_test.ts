@@ -42,6 +42,18 @@ Deno.test("service emulator from the command line", opts, async (t) => {
       },
     );
 
+    await t.step("--verbose logs one line per request, without secrets", async () => {
+      const emu = await spawnEmulator(["--rpcUrl", anvil.url, "--verbose"]);
+      const res = await fetch(`${emu.ready.apiBaseUrl}/v1/vault/accounts_paged?limit=1`, {
+        headers: { "X-API-Key": emu.ready.apiKey, Authorization: "Bearer x.y.z" },
+      });
+      assert.equal(res.status, 401);
+      await res.body?.cancel();
+      assert.equal((await emu.stop("SIGINT")).code, 0);
+      assert.match(emu.stderr(), /GET \/v1\/vault\/accounts_paged -> 401/);
+      assert.ok(!emu.stderr().includes(emu.ready.apiKey));
+    });
+
     await t.step("without --rpcUrl it exits 2 with one line naming the flag", async () => {
       const r = await runCli(["emulator"]);
       assert.equal(r.code, 2);

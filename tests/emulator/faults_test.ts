@@ -174,6 +174,34 @@ Deno.test("fault injection", opts, async (t) => {
       },
     );
 
+    await t.step("curl sees an empty reply (no status line) from a dropped request", async () => {
+      await fx.admin("POST", "/faults", {
+        kind: "drop",
+        method: "GET",
+        path: "/v1/vault/accounts/3",
+      });
+      const path = "/v1/vault/accounts/3";
+      const token = await signClaims(fx.emu.privateKeyPem, await claimsFor(fx.emu.apiKey, path));
+      // headers through a file, not argv: the key stays out of the process list
+      const headers = await Deno.makeTempFile();
+      await Deno.writeTextFile(
+        headers,
+        `X-API-Key: ${fx.emu.apiKey}\nAuthorization: Bearer ${token}\n`,
+      );
+      try {
+        const out = await new Deno.Command("curl", {
+          args: ["-sS", "-m", "10", "-H", `@${headers}`, fx.emu.apiBaseUrl + path],
+          stdout: "piped",
+          stderr: "piped",
+        }).output();
+        assert.equal(out.code, 52, new TextDecoder().decode(out.stderr));
+        assert.match(new TextDecoder().decode(out.stderr), /Empty reply/);
+      } finally {
+        await Deno.remove(headers);
+      }
+      assert.equal((await fx.api("GET", path)).status, 200);
+    });
+
     await t.step("a held transaction waits in PENDING_AUTHORIZATION until approved", async () => {
       await fx.admin("POST", "/faults", { kind: "hold", count: 1 });
       const r = await fx.api("POST", "/v1/transactions", {

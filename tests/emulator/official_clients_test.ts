@@ -160,6 +160,41 @@ Deno.test("official clients drive the emulator unchanged", opts, async (t) => {
     });
 
     await t.step(
+      "web3 provider without one-time addresses sends to another vault account",
+      async () => {
+        const whitelisted = new FireblocksWeb3Provider({
+          apiKey: fx.emu.apiKey,
+          privateKey: fx.emu.privateKeyPem,
+          apiBaseUrl: fx.emu.apiBaseUrl,
+          rpcUrl: fx.anvil.url,
+          assetId: fx.emu.assetId,
+          vaultAccountIds: [0, 1],
+          oneTimeAddressesEnabled: false,
+          pollingInterval: 20,
+          enhancedErrorHandling: false,
+        });
+        const before = await chain.getBalance({ address: ACCOUNT1 });
+        const hash = await whitelisted.request({
+          method: "eth_sendTransaction",
+          params: [{ from: ACCOUNT0, to: ACCOUNT1, value: toHex(10n ** 16n) }],
+        }) as Hex;
+        assert.equal(
+          (await chain.waitForTransactionReceipt({ hash, pollingInterval: 20 })).status,
+          "success",
+        );
+        assert.equal(await chain.getBalance({ address: ACCOUNT1 }), before + 10n ** 16n);
+        const created = await fx.api<Record<string, Record<string, string>>[]>(
+          "GET",
+          "/v1/transactions",
+          {
+            query: { limit: 1 },
+          },
+        );
+        assert.deepEqual(created.data[0].destination.type, "VAULT_ACCOUNT");
+      },
+    );
+
+    await t.step(
       "web3 provider signs a personal message that recovers to the account",
       async () => {
         const message = "hello from the emulator";

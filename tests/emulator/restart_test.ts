@@ -7,7 +7,13 @@
 
 import assert from "node:assert/strict";
 import { startAnvil } from "../support/tools.ts";
-import { clientForReady, spawnEmulator, transfer } from "../support/emulator_fixture.ts";
+import {
+  claimsFor,
+  clientForReady,
+  signClaims,
+  spawnEmulator,
+  transfer,
+} from "../support/emulator_fixture.ts";
 import type { PlatformClient } from "../../lib/platform/mod.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
@@ -50,7 +56,7 @@ Deno.test(
     const dir = await Deno.makeTempDir({ prefix: "emu-restart-" });
     const state = `${dir}/emu.sqlite`;
     const args = ["--rpcUrl", anvil.url, "--state", state, "--port", "0"];
-    let emu = await spawnEmulator(args);
+    let emu = await spawnEmulator([...args, "--vaultAccounts", "12"]);
     try {
       const asset = "ETH_TEST_31337";
       let client = await clientForReady(emu.ready);
@@ -88,6 +94,18 @@ Deno.test(
       });
       await waitStatus(client, held.data.id, (s) => s === "PENDING_AUTHORIZATION");
 
+      // a request seen before the kill, to replay after the restart
+      const seenPath = "/v1/vault/accounts/0";
+      const pem = await Deno.readTextFile(emu.ready.privateKeyPath);
+      const seenToken = await signClaims(pem, await claimsFor(emu.ready.apiKey, seenPath));
+      const replayOnce = async () => {
+        const res = await fetch(emu.ready.apiBaseUrl + seenPath, {
+          headers: { "X-API-Key": emu.ready.apiKey, Authorization: `Bearer ${seenToken}` },
+        });
+        return { status: res.status, body: await res.json() };
+      };
+      assert.equal((await replayOnce()).status, 200);
+
       const killed = await emu.stop("SIGKILL");
       assert.equal(killed.signal, "SIGKILL");
       const oldReady = emu.ready;
@@ -95,6 +113,10 @@ Deno.test(
       assert.equal(emu.ready.apiKey, oldReady.apiKey);
       assert.equal(emu.ready.privateKeyPath, oldReady.privateKeyPath);
       client = await clientForReady(emu.ready);
+      // the nonces seen before the kill are kept: the replay is refused
+      const replayed = await replayOnce();
+      assert.equal(replayed.status, 401);
+      assert.match(replayed.body.message, /nonce was already used/);
 
       // everything acknowledged is there
       const again = await client.request<Record<string, unknown>>(
@@ -122,7 +144,8 @@ Deno.test(
         "/v1/vault/accounts_paged",
         { operation: "list" },
       );
-      assert.equal(accounts.data.accounts.length, 10);
+      // restarted without --vaultAccounts: the 12 accounts made before are kept
+      assert.equal(accounts.data.accounts.length, 12);
 
       // in-flight ones complete once the node mines
       await anvilRpc(anvil.url, "evm_setAutomine", [true]);

@@ -1,0 +1,86 @@
+/**
+ * Blockchains and assets (`platform-api.md`, "Chain id → asset id"): how
+ * `rpc` finds the asset id of a chain that no built-in table knows.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import type { PlatformClient } from "./client.ts";
+
+/** A blockchain as the platform lists it. */
+export const Blockchain = z.looseObject({
+  id: z.string(),
+  legacyId: z.string().optional(),
+  displayName: z.string().optional(),
+  nativeAssetId: z.string().optional(),
+  onchain: z.looseObject({
+    protocol: z.string().optional(),
+    chainId: z.union([z.string(), z.number()]).nullish(),
+    test: z.boolean().optional(),
+  }).optional(),
+});
+export type Blockchain = z.infer<typeof Blockchain>;
+
+/** An asset as `GET /v1/assets/{id}` returns it. */
+export const Asset = z.looseObject({
+  id: z.string(),
+  legacyId: z.string(),
+});
+export type Asset = z.infer<typeof Asset>;
+
+const BlockchainPage = z.looseObject({
+  data: z.array(Blockchain),
+  next: z.string().nullish(),
+});
+
+/** Lists the blockchains of a protocol (default `ETH`, i.e. EVM), following pages. */
+export function listBlockchains(
+  client: PlatformClient,
+  options: { protocol?: string; signal?: AbortSignal } = {},
+): AsyncGenerator<Blockchain> {
+  return client.paginate("/v1/blockchains", {
+    operation: "list blockchains",
+    query: { protocol: options.protocol ?? "ETH", pageSize: 500 },
+    schema: BlockchainPage,
+    signal: options.signal,
+  });
+}
+
+/** Gets one asset by its id. */
+export async function getAsset(
+  client: PlatformClient,
+  assetId: string,
+  signal?: AbortSignal,
+): Promise<Asset> {
+  const r = await client.request("GET", `/v1/assets/${encodeURIComponent(assetId)}`, {
+    operation: `get asset ${JSON.stringify(assetId)}`,
+    schema: Asset,
+    signal,
+  });
+  return r.data;
+}
+
+/**
+ * The asset id (the `legacyId` that vault and transaction calls use) of the
+ * native asset of EVM chain `chainId`, or `undefined` when the platform has
+ * no such chain.
+ *
+ * @example
+ * ```ts
+ * await findNativeAssetId(client, 11155111n); // "ETH_TEST5"
+ * ```
+ */
+export async function findNativeAssetId(
+  client: PlatformClient,
+  chainId: bigint,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  for await (const chain of listBlockchains(client, { signal })) {
+    const id = chain.onchain?.chainId;
+    if (id === undefined || id === null || String(id) !== chainId.toString()) continue;
+    if (!chain.nativeAssetId) return chain.legacyId;
+    return (await getAsset(client, chain.nativeAssetId, signal)).legacyId;
+  }
+  return undefined;
+}

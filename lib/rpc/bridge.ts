@@ -1,0 +1,118 @@
+/**
+ * Starts the bridge: checks the chain id against the node, builds the
+ * dispatcher and serves it over IPC (default) or HTTP. Returns the address a
+ * child is given and a `close()` that stops everything. The command
+ * (`lib/cli/rpc.ts`) adds credentials, the child and signals.
+ *
+ * @module
+ */
+
+import { Dispatcher, type Signer } from "./methods.ts";
+import type { UpstreamClient } from "./upstream.ts";
+import { createHttpHandler, serveHttp } from "./http.ts";
+import { serveIpc } from "./ipc.ts";
+
+/** Options of {@linkcode startBridge}. */
+export interface BridgeOptions {
+  /** The upstream node (already created). */
+  upstream: UpstreamClient;
+  /** The chain id (already checked). */
+  chainId: bigint;
+  /** `web3_clientVersion`. */
+  clientVersion: string;
+  /** The custody signer. */
+  signer?: Signer;
+  /** `ipc` (default) or `http`. */
+  transport: "ipc" | "http";
+  /** IPC: the socket path; default a fresh private directory. */
+  ipcPath?: string;
+  /** HTTP: bind address; default 127.0.0.1. */
+  host?: string;
+  /** HTTP: port; default 0 (a free one). */
+  port?: number;
+  /** HTTP: the path; default a random per-run token. */
+  httpPath?: string;
+  /** HTTP: more accepted paths (e.g. the Brownie `/<API_KEY>` form). Never printed. */
+  extraPaths?: readonly string[];
+  /** HTTP: non-loopback Host names accepted. */
+  allowedHosts?: readonly string[];
+  /** HTTP: browser origins allowed. */
+  allowOrigins?: readonly string[];
+  /** Logs refused requests and dropped connections (`--verbose`). */
+  log?: (line: string) => void;
+}
+
+/** A running bridge. */
+export interface Bridge {
+  /** The address for clients: a socket path, or `http://host:port/token`. */
+  address: string;
+  /** The dispatcher (for in-process use). */
+  dispatcher: Dispatcher;
+  /** Stops serving, aborts waits on custody, closes upstream connections. */
+  close(): Promise<void>;
+}
+
+/** A random path token (128 bits, hex). */
+export function randomToken(): string {
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Asks the node for its chain id.
+ *
+ * @example
+ * ```ts
+ * await nodeChainId(new UpstreamClient("http://127.0.0.1:8545")); // 31337n
+ * ```
+ */
+export async function nodeChainId(upstream: UpstreamClient): Promise<bigint> {
+  const r = await upstream.request("eth_chainId");
+  if (typeof r !== "string" || !/^0x[0-9a-fA-F]+$/.test(r)) {
+    throw new Error(
+      `the node at ${upstream.shownUrl} answered eth_chainId with ${JSON.stringify(r)}`,
+    );
+  }
+  return BigInt(r);
+}
+
+/** Starts serving. */
+export async function startBridge(options: BridgeOptions): Promise<Bridge> {
+  const stop = new AbortController();
+  const dispatcher = new Dispatcher({
+    upstream: options.upstream,
+    chainId: options.chainId,
+    clientVersion: options.clientVersion,
+    signer: options.signer,
+    signal: stop.signal,
+  });
+  const finish = async (closeTransport: () => Promise<void>) => {
+    stop.abort(new DOMException("the bridge is stopping", "AbortError"));
+    await closeTransport();
+    options.upstream.close();
+  };
+  if (options.transport === "http") {
+    const host = options.host ?? "127.0.0.1";
+    const path = options.httpPath ?? `/${randomToken()}`;
+    const handler = createHttpHandler({
+      dispatcher,
+      paths: [path, ...(options.extraPaths ?? [])],
+      allowedHosts: options.allowedHosts,
+      allowOrigins: options.allowOrigins,
+      onRefused: (why) => options.log?.(`refused an HTTP request: ${why}`),
+    });
+    const server = await serveHttp(handler, { hostname: host, port: options.port ?? 0 });
+    const shownHost = host.includes(":") ? `[${host}]` : host;
+    return {
+      address: `http://${shownHost}:${server.port}${path}`,
+      dispatcher,
+      close: () => finish(() => server.close()),
+    };
+  }
+  const ipc = await serveIpc({
+    dispatcher,
+    path: options.ipcPath,
+    onDropped: (why) => options.log?.(`dropped an IPC connection: ${why}`),
+  });
+  return { address: ipc.path, dispatcher, close: () => finish(() => ipc.close()) };
+}

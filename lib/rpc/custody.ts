@@ -1,0 +1,399 @@
+/**
+ * The custody signer: `eth_accounts`, `eth_sendTransaction` and message
+ * signing carried out as platform transactions.
+ *
+ * Sending is safe against every retry path: each transaction gets one
+ * `Idempotency-Key` (reused by every retry of its create) and one unique
+ * `externalTxId`; when a create's answer is lost (network error, timeout,
+ * 5xx after retries) the transaction is looked up by its `externalTxId`
+ * before anything is created again. Status polling starts fast and backs off;
+ * final failures and the overall deadline become JSON-RPC errors that carry
+ * the platform transaction id. Sends from one account run one at a time, in
+ * the order they arrived.
+ *
+ * @module
+ */
+
+import {
+  createTransaction,
+  FINAL_FAILURE_STATUSES,
+  findTransactionByExternalId,
+  getFirstAddress,
+  getTransaction,
+  listVaultAccounts,
+  PlatformApiError,
+  type PlatformClient,
+  PlatformTimeoutError,
+  PlatformUnreachableError,
+  SENT_STATUSES,
+  type Transaction,
+  type TransactionRequest,
+} from "../platform/mod.ts";
+import type { Signer } from "./methods.ts";
+import { RpcError, RpcErrorCode } from "./protocol.ts";
+import { parseQuantity } from "./units.ts";
+import { toTransactionRequest } from "./transaction_request.ts";
+
+/** Options of {@linkcode CustodySigner}; defaults stated per field. */
+export interface CustodyOptions {
+  /** The platform client (one for the whole bridge). */
+  client: PlatformClient;
+  /** The chain's native asset id (e.g. `ETH_TEST5`). */
+  assetId: string;
+  /** The chain id, to check a caller's `chainId`. */
+  chainId: bigint;
+  /** Restricts the exposed accounts; default: every account holding `assetId`. */
+  vaultAccountIds?: readonly string[];
+  /** Prefix of each transaction's unique `externalTxId`; default `service-rpc-`. */
+  externalTxIdPrefix?: string;
+  /** Note attached to every transaction; default none. */
+  note?: string;
+  /** Fixed polling interval in ms; default adaptive (200 ms growing ×1.5 to 2 s). */
+  pollingIntervalMs?: number;
+  /** Overall deadline of one transaction in ms; default 4 h (human approvals). */
+  txTimeoutMs?: number;
+  /** Returns the account's next nonce on chain (to check a caller's `nonce`); optional. */
+  pendingNonce?: (address: string) => Promise<bigint>;
+  /** Logs status changes (`--verbose`). */
+  log?: (line: string) => void;
+  /** Clock; default `Date.now`. */
+  now?: () => number;
+  /** Sleeps; default a timer that the signal cancels. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Unique id source for `externalTxId`; default `crypto.randomUUID`. */
+  uuid?: () => string;
+}
+
+/** Default overall deadline of one transaction: 4 hours. */
+export const DEFAULT_TX_TIMEOUT_MS = 4 * 3_600_000;
+
+/** The adaptive polling schedule: 200 ms, ×1.5 each poll, capped at 2 s. */
+export function pollDelay(poll: number, fixedMs?: number): number {
+  if (fixedMs !== undefined) return fixedMs;
+  return Math.min(2000, Math.round(200 * 1.5 ** poll));
+}
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Did a create perhaps reach the platform without us hearing the answer? */
+function ambiguous(e: unknown): boolean {
+  if (e instanceof PlatformUnreachableError || e instanceof PlatformTimeoutError) return true;
+  return e instanceof PlatformApiError && (e.status >= 500 || e.status === 429 || e.status === 408);
+}
+
+/** The one place platform failures become JSON-RPC errors. */
+export function toRpcError(e: unknown): RpcError {
+  if (e instanceof RpcError) return e;
+  if (
+    e instanceof PlatformApiError || e instanceof PlatformUnreachableError ||
+    e instanceof PlatformTimeoutError
+  ) {
+    const data = e instanceof PlatformApiError
+      ? { httpStatus: e.status, platformCode: e.code, requestId: e.requestId }
+      : undefined;
+    return new RpcError(RpcErrorCode.server, e.message, data, { cause: e });
+  }
+  if (e instanceof Error && e.name === "PlatformResponseError") {
+    return new RpcError(RpcErrorCode.server, e.message, undefined, { cause: e });
+  }
+  if (e instanceof DOMException && e.name === "AbortError") {
+    return new RpcError(RpcErrorCode.server, "The bridge is stopping; the request was abandoned.");
+  }
+  return new RpcError(RpcErrorCode.internal, "Internal error of the bridge.", undefined, {
+    cause: e,
+  });
+}
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** Signs and sends through the platform. */
+export class CustodySigner implements Signer {
+  readonly #o: CustodyOptions;
+  readonly #now: () => number;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #uuid: () => string;
+  #accounts: Promise<{ address: string; vaultId: string }[]> | undefined;
+  #loadedAt = 0;
+  readonly #queues = new Map<string, Promise<unknown>>();
+
+  /** Builds a signer; nothing is fetched until the first call. */
+  constructor(options: CustodyOptions) {
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+    this.#sleep = options.sleep ?? defaultSleep;
+    this.#uuid = options.uuid ?? (() => crypto.randomUUID());
+  }
+
+  /** The exposed addresses in vault-account order. */
+  async accounts(signal?: AbortSignal): Promise<string[]> {
+    try {
+      return (await this.#load(signal)).map((a) => a.address);
+    } catch (e) {
+      throw toRpcError(e);
+    }
+  }
+
+  #load(signal?: AbortSignal, refresh = false) {
+    if (!this.#accounts || refresh) {
+      this.#loadedAt = this.#now();
+      const p = this.#fetchAccounts(signal);
+      this.#accounts = p;
+      p.catch(() => {
+        if (this.#accounts === p) this.#accounts = undefined; // retry next time
+      });
+    }
+    return this.#accounts;
+  }
+
+  async #fetchAccounts(signal?: AbortSignal): Promise<{ address: string; vaultId: string }[]> {
+    const { client, assetId } = this.#o;
+    let ids: string[];
+    if (this.#o.vaultAccountIds?.length) ids = [...this.#o.vaultAccountIds];
+    else {
+      ids = [];
+      for await (const a of listVaultAccounts(client, { assetId, signal })) ids.push(a.id);
+    }
+    const out: ({ address: string; vaultId: string } | undefined)[] = new Array(ids.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < ids.length) {
+        const i = next++;
+        const address = await getFirstAddress(client, ids[i], assetId, signal);
+        if (address) out[i] = { address, vaultId: ids[i] };
+        else this.#o.log?.(`vault account ${ids[i]} has no ${assetId} address: not exposed`);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(8, ids.length) }, worker));
+    return out.filter((a) => a !== undefined);
+  }
+
+  async #vaultOf(address: string, signal?: AbortSignal): Promise<string> {
+    const find = (list: { address: string; vaultId: string }[]) =>
+      list.find((a) => a.address.toLowerCase() === address.toLowerCase())?.vaultId;
+    let id = find(await this.#load(signal));
+    if (id === undefined && this.#now() - this.#loadedAt > 5000) {
+      id = find(await this.#load(signal, true)); // a vault account may have been added
+    }
+    if (id === undefined) {
+      throw new RpcError(
+        RpcErrorCode.unauthorized,
+        `Address ${address} is not one of the exposed vault accounts (see eth_accounts).`,
+      );
+    }
+    return id;
+  }
+
+  /** `eth_sendTransaction`: resolves with the transaction hash. */
+  async sendTransaction(tx: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
+    try {
+      const from = tx.from;
+      if (typeof from !== "string" || !ADDRESS.test(from)) {
+        throw new RpcError(
+          RpcErrorCode.invalidParams,
+          'eth_sendTransaction: "from" must be the address of an exposed vault account.',
+        );
+      }
+      const body = toTransactionRequest(tx, {
+        assetId: this.#o.assetId,
+        chainId: this.#o.chainId,
+        note: this.#o.note,
+      });
+      const vaultId = await this.#vaultOf(from, signal);
+      body.source = { type: "VAULT_ACCOUNT", id: vaultId };
+      return await this.#serialized(vaultId, async () => {
+        if (tx.nonce !== undefined && tx.nonce !== null && this.#o.pendingNonce) {
+          const want = parseQuantity(tx.nonce, "nonce");
+          const next = await this.#o.pendingNonce(from);
+          if (want < next) {
+            throw new RpcError(
+              RpcErrorCode.server,
+              `nonce too low: the transaction asks for nonce ${want} but ${from} is at ${next}; custody assigns nonces and cannot replace a sent transaction.`,
+            );
+          }
+        }
+        const done = await this.#run(body, signal, (t) => !!t.txHash);
+        return done.txHash!;
+      });
+    } catch (e) {
+      throw toRpcError(e);
+    }
+  }
+
+  /** EIP-191 (`personal_sign`, `eth_sign`): the 65-byte signature as hex. */
+  async signMessage(address: string, dataHex: string, signal?: AbortSignal): Promise<string> {
+    return await this.#sign(address, {
+      content: dataHex.slice(2),
+      index: 0,
+      type: "ETH_MESSAGE",
+    }, signal);
+  }
+
+  /** EIP-712 (`eth_signTypedData*`): the 65-byte signature as hex. */
+  async signTypedData(address: string, typedData: unknown, signal?: AbortSignal): Promise<string> {
+    return await this.#sign(address, { content: typedData, index: 0, type: "EIP712" }, signal);
+  }
+
+  async #sign(address: string, message: Record<string, unknown>, signal?: AbortSignal) {
+    try {
+      const vaultId = await this.#vaultOf(address, signal);
+      const body: TransactionRequest = {
+        operation: "TYPED_MESSAGE",
+        assetId: this.#o.assetId,
+        source: { type: "VAULT_ACCOUNT", id: vaultId },
+        extraParameters: { rawMessageData: { messages: [message] } },
+      };
+      if (this.#o.note) body.note = this.#o.note;
+      const done = await this.#run(
+        body,
+        signal,
+        (t) => t.status === "COMPLETED" && !!t.signedMessages?.length,
+        ["COMPLETED"],
+      );
+      return signatureHex(done);
+    } catch (e) {
+      throw toRpcError(e);
+    }
+  }
+
+  /** Runs `task` after every earlier task of the same account has finished. */
+  #serialized<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.#queues.get(key) ?? Promise.resolve();
+    const run = previous.catch(() => {}).then(task);
+    const tail = run.catch(() => {});
+    this.#queues.set(key, tail);
+    tail.then(() => {
+      if (this.#queues.get(key) === tail) this.#queues.delete(key);
+    });
+    return run;
+  }
+
+  /** Creates the transaction exactly once and polls it to a final state. */
+  async #run(
+    body: TransactionRequest,
+    signal: AbortSignal | undefined,
+    succeeded: (t: Transaction) => boolean,
+    successStatuses: readonly string[] = SENT_STATUSES,
+  ): Promise<Transaction> {
+    const deadline = this.#now() + (this.#o.txTimeoutMs ?? DEFAULT_TX_TIMEOUT_MS);
+    const externalTxId = `${this.#o.externalTxIdPrefix ?? "service-rpc-"}${this.#uuid()}`;
+    const id = await this.#create({ ...body, externalTxId }, deadline, signal);
+    this.#o.log?.(
+      `platform transaction ${id} created (${body.operation}, externalTxId ${externalTxId})`,
+    );
+    let last = "";
+    for (let poll = 0;; poll++) {
+      const remaining = deadline - this.#now();
+      if (remaining <= 0) {
+        throw new RpcError(
+          RpcErrorCode.server,
+          `Platform transaction ${id} is still ${last || "pending"} after ${
+            Math.round((this.#o.txTimeoutMs ?? DEFAULT_TX_TIMEOUT_MS) / 1000)
+          } s (--txTimeout); it may still complete: check it on the platform before sending again.`,
+          { txId: id, status: last || undefined, externalTxId },
+        );
+      }
+      await this.#sleep(Math.min(pollDelay(poll, this.#o.pollingIntervalMs), remaining), signal);
+      let t: Transaction;
+      try {
+        t = await getTransaction(this.#o.client, id, signal);
+      } catch (e) {
+        if (ambiguous(e)) continue; // transient: keep polling until the deadline
+        throw e;
+      }
+      if (t.status !== last) {
+        this.#o.log?.(
+          `platform transaction ${id}: ${t.status}${t.subStatus ? ` (${t.subStatus})` : ""}${
+            t.txHash ? ` ${t.txHash}` : ""
+          }`,
+        );
+        last = t.status;
+      }
+      if (successStatuses.includes(t.status) && succeeded(t)) return t;
+      if ((FINAL_FAILURE_STATUSES as readonly string[]).includes(t.status)) {
+        const rejected = t.status === "REJECTED" || t.status === "CANCELLED";
+        throw new RpcError(
+          rejected ? RpcErrorCode.userRejected : RpcErrorCode.server,
+          `Platform transaction ${id} ended ${t.status}${t.subStatus ? ` (${t.subStatus})` : ""}.`,
+          { txId: id, status: t.status, subStatus: t.subStatus ?? undefined, externalTxId },
+        );
+      }
+      if (t.status === "COMPLETED" && !succeeded(t)) {
+        throw new RpcError(
+          RpcErrorCode.server,
+          `Platform transaction ${id} completed without a result (no hash or signature).`,
+          { txId: id, status: t.status },
+        );
+      }
+    }
+  }
+
+  /** Creates a transaction at most once, even when answers are lost. */
+  async #create(
+    body: TransactionRequest,
+    deadline: number,
+    signal: AbortSignal | undefined,
+  ): Promise<string> {
+    const client = this.#o.client;
+    const key = client.newIdempotencyKey();
+    for (let attempt = 0;; attempt++) {
+      try {
+        return (await createTransaction(client, body, { idempotencyKey: key, signal })).id;
+      } catch (e) {
+        const lost = ambiguous(e);
+        const duplicate = e instanceof PlatformApiError && e.status === 400;
+        if (!lost && !duplicate) throw e;
+        // The create may have happened: look before creating again.
+        let found: Transaction | undefined;
+        try {
+          found = await findTransactionByExternalId(client, body.externalTxId!, signal);
+        } catch (lookupError) {
+          if (!ambiguous(lookupError)) throw lookupError;
+        }
+        if (found) {
+          this.#o.log?.(
+            `create of ${body.externalTxId} answered ${
+              e instanceof Error ? e.name : "an error"
+            }, but the platform has it: ${found.id}`,
+          );
+          return found.id;
+        }
+        if (!lost) throw e;
+        if (this.#now() >= deadline) throw e;
+        await this.#sleep(Math.min(8000, 250 * 2 ** attempt), signal);
+      }
+    }
+  }
+}
+
+/** `0x` + r + s + v (27/28) from a signed message. */
+export function signatureHex(t: Transaction): string {
+  const sig = t.signedMessages?.[0]?.signature;
+  if (sig?.r && sig.s && sig.v !== undefined) {
+    const r = sig.r.replace(/^0x/, "").padStart(64, "0");
+    const s = sig.s.replace(/^0x/, "").padStart(64, "0");
+    const v = sig.v < 27 ? 27 + sig.v : sig.v;
+    return `0x${r}${s}${v.toString(16).padStart(2, "0")}`;
+  }
+  if (sig?.fullSig) {
+    const full = sig.fullSig.replace(/^0x/, "");
+    if (full.length === 130) return `0x${full}`;
+  }
+  throw new RpcError(
+    RpcErrorCode.server,
+    `Platform transaction ${t.id} completed without a usable signature.`,
+    { txId: t.id },
+  );
+}

@@ -1,0 +1,266 @@
+/**
+ * The HTTP transport: a `(Request) => Promise<Response>` handler that checks
+ * the path token, refuses browser attacks (a `Host` that is not a loopback
+ * name, i.e. DNS rebinding; an `Origin` that was not allowed, i.e. a web
+ * page), enforces the body limit, and answers JSON-RPC errors as JSON, never
+ * HTML. {@linkcode serveHttp} wires it to `Deno.serve`.
+ *
+ * @module
+ */
+
+import type { Dispatcher } from "./methods.ts";
+import { RpcError, RpcErrorCode, validateRequest } from "./protocol.ts";
+
+/** Default largest request body: 64 MiB (far above the largest contract deployment). */
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/** Options of {@linkcode createHttpHandler}. */
+export interface HttpHandlerOptions {
+  /** Answers the requests that pass the checks. */
+  dispatcher: Dispatcher;
+  /** Accepted request paths, e.g. `["/3f2a..."]` (the per-run token). */
+  paths: readonly string[];
+  /** Extra host names accepted in `Host` besides loopback names (e.g. an explicit `--host`). */
+  allowedHosts?: readonly string[];
+  /** Origins a browser page may call from (`--allowOrigin`); `*` allows any. Default none. */
+  allowOrigins?: readonly string[];
+  /** Largest body in bytes; default {@linkcode DEFAULT_MAX_BODY_BYTES}. */
+  maxBodyBytes?: number;
+  /** Called for each refused request (for `--verbose` logs). */
+  onRefused?: (reason: string) => void;
+}
+
+const JSON_HEADERS = { "content-type": "application/json" };
+
+function rpcErrorResponse(status: number, code: number, message: string): Response {
+  return new Response(
+    JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }),
+    { status, headers: JSON_HEADERS },
+  );
+}
+
+/** True for `localhost`, `*.localhost`, `127.x.x.x` and `::1`. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  return h === "localhost" || h.endsWith(".localhost") || /^127\.\d+\.\d+\.\d+$/.test(h) ||
+    h === "::1" || h === "0:0:0:0:0:0:0:1";
+}
+
+function hostnameOf(hostHeader: string): string {
+  if (hostHeader.startsWith("[")) return hostHeader.slice(0, hostHeader.indexOf("]") + 1);
+  const colon = hostHeader.lastIndexOf(":");
+  return colon === -1 ? hostHeader : hostHeader.slice(0, colon);
+}
+
+/** Constant-time comparison of two strings (path tokens). */
+function sameText(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return d === 0;
+}
+
+/**
+ * Builds the HTTP handler.
+ *
+ * @example
+ * ```ts
+ * const handler = createHttpHandler({ dispatcher, paths: ["/" + token] });
+ * Deno.serve({ hostname: "127.0.0.1", port: 0 }, handler);
+ * ```
+ */
+export function createHttpHandler(
+  options: HttpHandlerOptions,
+): (request: Request) => Promise<Response> {
+  const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const hosts = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()));
+  const origins = new Set(options.allowOrigins ?? []);
+  const anyOrigin = origins.has("*");
+  const paths = options.paths;
+  const refuse = (status: number, code: number, message: string) => {
+    options.onRefused?.(message);
+    return rpcErrorResponse(status, code, message);
+  };
+
+  const okHosts = new Set<string>(); // Host header values already accepted (hot path)
+  return async (request) => {
+    const host = request.headers.get("host");
+    if (host === null) {
+      return refuse(403, RpcErrorCode.invalidRequest, "Refused: the request has no Host header.");
+    }
+    const hostname = hostnameOf(host);
+    if (okHosts.has(host)) { /* seen */ }
+    else if (isLoopbackHost(hostname) || hosts.has(hostname.toLowerCase())) {
+      if (okHosts.size < 64) okHosts.add(host);
+    } else {
+      return refuse(
+        403,
+        RpcErrorCode.invalidRequest,
+        `Refused: Host ${
+          JSON.stringify(hostname.slice(0, 100))
+        } is not a loopback name (a DNS-rebinding page?). Connect to 127.0.0.1.`,
+      );
+    }
+    const origin = request.headers.get("origin");
+    let cors: Record<string, string> | undefined;
+    if (origin !== null) {
+      if (!anyOrigin && !origins.has(origin)) {
+        return refuse(
+          403,
+          RpcErrorCode.invalidRequest,
+          `Refused: requests from web pages (Origin ${
+            JSON.stringify(origin.slice(0, 200))
+          }) are not accepted. Start the bridge with --allowOrigin ${
+            JSON.stringify(origin.slice(0, 200))
+          } to allow that page.`,
+        );
+      }
+      cors = {
+        "access-control-allow-origin": origin,
+        "vary": "Origin",
+      };
+    }
+    const path = pathOf(request.url);
+    let pathOk = false;
+    for (const p of paths) if (sameText(p, path)) pathOk = true;
+    if (!pathOk) {
+      return refuse(
+        404,
+        RpcErrorCode.invalidRequest,
+        "Not found: use the exact address the bridge printed (it includes a per-run path).",
+      );
+    }
+    if (request.method === "OPTIONS" && cors) {
+      return new Response(null, {
+        status: 204,
+        headers: {
+          ...cors,
+          "access-control-allow-methods": "POST",
+          "access-control-allow-headers": "content-type",
+          "access-control-max-age": "600",
+        },
+      });
+    }
+    if (request.method !== "POST") {
+      return rpcErrorResponse(
+        405,
+        RpcErrorCode.invalidRequest,
+        "Method not allowed: send JSON-RPC as an HTTP POST.",
+      );
+    }
+    const declared = Number(request.headers.get("content-length") ?? "0");
+    if (declared > max) {
+      return rpcErrorResponse(
+        413,
+        RpcErrorCode.invalidRequest,
+        `Request too large: the limit is ${max} bytes.`,
+      );
+    }
+    let text: string;
+    try {
+      text = await readLimited(request, max);
+    } catch (e) {
+      if (e instanceof RpcError) return rpcErrorResponse(413, e.code, e.message);
+      return rpcErrorResponse(
+        400,
+        RpcErrorCode.parseError,
+        "Parse error: the body could not be read.",
+      );
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return withCors(
+        rpcErrorResponse(400, RpcErrorCode.parseError, "Parse error: the body is not valid JSON."),
+        cors,
+      );
+    }
+    const invalid = Array.isArray(value)
+      ? value.length === 0
+      : validateRequest(value) instanceof RpcError;
+    const answer = await options.dispatcher.handleValue(value, text);
+    const headers = cors ? { ...JSON_HEADERS, ...cors } : JSON_HEADERS;
+    if (answer === undefined) return new Response(null, { status: 204, headers: cors });
+    return new Response(answer, { status: invalid ? 400 : 200, headers });
+  };
+}
+
+/** The path of an absolute URL without building a URL object (hot path). */
+function pathOf(url: string): string {
+  const slash = url.indexOf("/", url.indexOf("//") + 2);
+  if (slash === -1) return "/";
+  let end = url.length;
+  const q = url.indexOf("?", slash);
+  if (q !== -1) end = q;
+  const h = url.indexOf("#", slash);
+  if (h !== -1 && h < end) end = h;
+  return url.slice(slash, end);
+}
+
+function withCors(r: Response, cors: Record<string, string> | undefined): Response {
+  if (cors) { for (const [k, v] of Object.entries(cors)) r.headers.set(k, v); }
+  return r;
+}
+
+async function readLimited(request: Request, max: number): Promise<string> {
+  if (request.headers.has("content-length")) return await request.text();
+  if (!request.body) return "";
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of request.body) {
+    total += chunk.length;
+    if (total > max) {
+      throw new RpcError(
+        RpcErrorCode.invalidRequest,
+        `Request too large: the limit is ${max} bytes.`,
+      );
+    }
+    parts.push(chunk);
+  }
+  const all = new Uint8Array(total);
+  let o = 0;
+  for (const p of parts) {
+    all.set(p, o);
+    o += p.length;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/** A running HTTP transport. */
+export interface HttpServer {
+  /** The bound host. */
+  hostname: string;
+  /** The bound port. */
+  port: number;
+  /** Stops accepting and closes connections. */
+  close(): Promise<void>;
+}
+
+/** Serves `handler` on `hostname:port` (port 0 picks a free one). */
+export function serveHttp(
+  handler: (request: Request) => Promise<Response>,
+  options: { hostname: string; port: number },
+): Promise<HttpServer> {
+  return new Promise((resolve, reject) => {
+    try {
+      const server = Deno.serve({
+        hostname: options.hostname,
+        port: options.port,
+        onListen: (addr) => {
+          resolve({
+            hostname: addr.hostname,
+            port: addr.port,
+            close: async () => {
+              await server.shutdown().catch(() => {});
+            },
+          });
+        },
+        onError: () =>
+          rpcErrorResponse(500, RpcErrorCode.internal, "Internal error of the bridge."),
+      }, handler);
+    } catch (e) {
+      reject(e);
+    }
+  });
+}

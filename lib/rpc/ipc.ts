@@ -1,0 +1,204 @@
+/**
+ * The IPC transport: a Unix domain socket speaking raw JSON (one value per
+ * request, each answer followed by `\n`), as geth and anvil do and as cast,
+ * forge, viem `ipc()`, ethers `IpcSocketProvider` and web3.py expect. By
+ * default the socket lives in a fresh private directory (0700) and is itself
+ * 0600. A stale socket file left by a crash is removed; a live one is never
+ * taken over. Garbage on a connection is answered with -32700 and that
+ * connection is dropped; the server keeps serving the others.
+ *
+ * @module
+ */
+
+import { FramingError, JsonStreamDecoder } from "./json_stream.ts";
+import type { Dispatcher } from "./methods.ts";
+import { RpcErrorCode } from "./protocol.ts";
+
+/** Options of {@linkcode serveIpc}. */
+export interface IpcOptions {
+  /** Answers each decoded message. */
+  dispatcher: Dispatcher;
+  /** The socket path; default `<fresh private dir>/rpc.ipc`. */
+  path?: string;
+  /** Largest request in bytes; default 64 MiB. */
+  maxFrameBytes?: number;
+  /** Called for each dropped connection (for `--verbose` logs). */
+  onDropped?: (reason: string) => void;
+}
+
+/** A running IPC transport. */
+export interface IpcServer {
+  /** The socket path. */
+  path: string;
+  /** Stops accepting, closes connections, removes the socket (and the private directory). */
+  close(): Promise<void>;
+}
+
+/** The path is in use by a live server. */
+export class SocketInUseError extends Error {
+  /** Creates the error for `path`. */
+  constructor(path: string) {
+    super(
+      `Cannot listen on ${path}: another server is answering on it. Stop it or choose another --ipcPath.`,
+    );
+    this.name = "SocketInUseError";
+  }
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+async function removeStale(path: string): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.lstat(path);
+  } catch {
+    return; // nothing there
+  }
+  if (!info.isSocket) {
+    throw new Error(
+      `Cannot listen on ${path}: a file that is not a socket is there. Choose another --ipcPath.`,
+    );
+  }
+  try {
+    const c = await Deno.connect({ transport: "unix", path });
+    c.close();
+    throw new SocketInUseError(path);
+  } catch (e) {
+    if (e instanceof SocketInUseError) throw e;
+    await Deno.remove(path); // stale: nobody answers
+  }
+}
+
+/**
+ * Serves JSON-RPC on a Unix socket.
+ *
+ * @example
+ * ```ts
+ * const ipc = await serveIpc({ dispatcher });
+ * console.log(ipc.path);
+ * await ipc.close();
+ * ```
+ */
+export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
+  let dir: string | undefined;
+  let path = options.path;
+  if (path === undefined) {
+    dir = await Deno.makeTempDir({ prefix: "service-rpc-" });
+    await Deno.chmod(dir, 0o700);
+    path = `${dir}/rpc.ipc`;
+  } else {
+    await removeStale(path);
+  }
+  const listener = Deno.listen({ transport: "unix", path });
+  await Deno.chmod(path, 0o600);
+  const conns = new Set<Deno.Conn>();
+  let closed = false;
+
+  const serveConn = async (conn: Deno.Conn) => {
+    const frames = new JsonStreamDecoder({ maxFrameBytes: options.maxFrameBytes });
+    let writes: Promise<void> = Promise.resolve();
+    let alive = true;
+    const inflight = new Set<Promise<void>>();
+    const write = (text: string) => {
+      const line = text.includes("\n") || text.includes("\r")
+        ? text.replace(/[\r\n]/g, "") // JSON strings never hold raw newlines: only whitespace goes
+        : text;
+      const bytes = encoder.encode(line + "\n");
+      writes = writes.then(async () => {
+        if (!alive) return;
+        let o = 0;
+        while (o < bytes.length) o += await conn.write(bytes.subarray(o));
+      }).catch(() => {
+        alive = false;
+      });
+      return writes;
+    };
+    const drop = async (reason: string) => {
+      options.onDropped?.(reason);
+      await write(JSON.stringify({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: RpcErrorCode.parseError, message: `Parse error: ${reason}.` },
+      }));
+      alive = false;
+      try {
+        conn.close();
+      } catch { /* closed */ }
+    };
+    const buf = new Uint8Array(256 * 1024);
+    try {
+      while (alive) {
+        const n = await conn.read(buf);
+        if (n === null) break;
+        let found: Uint8Array[];
+        try {
+          found = frames.push(buf.subarray(0, n));
+        } catch (e) {
+          await drop(e instanceof FramingError ? e.message : "unreadable input");
+          return;
+        }
+        for (const frame of found) {
+          const text = decoder.decode(frame);
+          let value: unknown;
+          try {
+            value = JSON.parse(text);
+          } catch {
+            await drop("a message is not valid JSON");
+            return;
+          }
+          const p: Promise<void> = options.dispatcher.handleValue(value, text).then(
+            async (answer) => {
+              if (answer !== undefined && alive) await write(answer);
+            },
+          ).finally(() => inflight.delete(p));
+          inflight.add(p);
+        }
+      }
+    } catch {
+      // connection reset: nothing to answer
+    } finally {
+      // The peer may have half-closed after its last request: answer what is in flight.
+      while (alive && inflight.size) await Promise.all([...inflight]);
+      await writes;
+      alive = false;
+      conns.delete(conn);
+      try {
+        conn.close();
+      } catch { /* closed */ }
+    }
+  };
+
+  (async () => {
+    try {
+      for await (const conn of listener) {
+        if (closed) {
+          conn.close();
+          break;
+        }
+        conns.add(conn);
+        serveConn(conn);
+      }
+    } catch {
+      // listener closed
+    }
+  })();
+
+  return {
+    path,
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        listener.close();
+      } catch { /* closed */ }
+      for (const c of conns) {
+        try {
+          c.close();
+        } catch { /* closed */ }
+      }
+      await Deno.remove(path!).catch(() => {});
+      if (dir) await Deno.remove(dir, { recursive: true }).catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,341 @@
+/**
+ * The method table: which JSON-RPC methods the bridge answers itself (chain
+ * id, accounts, sending and signing through custody) and which go to the
+ * upstream node unchanged. {@linkcode Dispatcher.handle} takes the text of
+ * one message (single or batch) and returns the text to answer, or
+ * `undefined` when nothing must be answered (notifications only).
+ *
+ * @module
+ */
+
+import {
+  classify,
+  failure,
+  isNotification,
+  paramsOf,
+  type ParsedMessage,
+  RpcError,
+  RpcErrorCode,
+  type RpcId,
+  type RpcRequest,
+  type RpcResponse,
+  success,
+} from "./protocol.ts";
+import { type UpstreamClient, UpstreamError } from "./upstream.ts";
+
+/** What signs and sends through the platform (see `custody.ts`). */
+export interface Signer {
+  /** The exposed addresses, checksummed, in vault-account order. */
+  accounts(signal?: AbortSignal): Promise<string[]>;
+  /** Sends a transaction through custody; resolves with its hash. */
+  sendTransaction(tx: Record<string, unknown>, signal?: AbortSignal): Promise<string>;
+  /** EIP-191 signature of `data` (hex) by `address`. */
+  signMessage(address: string, dataHex: string, signal?: AbortSignal): Promise<string>;
+  /** EIP-712 signature of `typedData` by `address`. */
+  signTypedData(address: string, typedData: unknown, signal?: AbortSignal): Promise<string>;
+}
+
+/** Options of {@linkcode Dispatcher}. */
+export interface DispatcherOptions {
+  /** The node reads go to. */
+  upstream: UpstreamClient;
+  /** The chain id, checked against the node at start. */
+  chainId: bigint;
+  /** Answer of `web3_clientVersion`. */
+  clientVersion: string;
+  /** Custody signer; without one the signing methods answer -32601. */
+  signer?: Signer;
+  /** Aborted when the bridge stops (ends waits on custody). */
+  signal?: AbortSignal;
+}
+
+/** A method answered by the bridge itself: gets the params array and the dispatcher. */
+export type LocalMethod = (params: unknown[], d: Dispatcher) => Promise<unknown> | unknown;
+type Local = LocalMethod;
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const HEX = /^0x([0-9a-fA-F]{2})*$/;
+
+function needSigner(d: Dispatcher): Signer {
+  if (!d.signer) {
+    throw new RpcError(RpcErrorCode.methodNotFound, "No custody signer is configured.");
+  }
+  return d.signer;
+}
+
+function address(value: unknown, method: string, position: string): string {
+  if (typeof value !== "string" || !ADDRESS.test(value)) {
+    throw new RpcError(
+      RpcErrorCode.invalidParams,
+      `${method}: the ${position} parameter must be an address (0x + 40 hex digits).`,
+    );
+  }
+  return value;
+}
+
+/** A message given as hex stays; any other string is taken as UTF-8 text. */
+function messageHex(value: unknown, method: string): string {
+  if (typeof value !== "string") {
+    throw new RpcError(RpcErrorCode.invalidParams, `${method}: the message must be a string.`);
+  }
+  if (HEX.test(value)) return value;
+  const bytes = new TextEncoder().encode(value);
+  return "0x" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function typedDataOf(value: unknown, method: string): unknown {
+  let v = value;
+  if (typeof v === "string") {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      throw new RpcError(
+        RpcErrorCode.invalidParams,
+        `${method}: the typed data is a string but not JSON.`,
+      );
+    }
+  }
+  if (Array.isArray(v)) {
+    throw new RpcError(
+      RpcErrorCode.invalidParams,
+      `${method}: the legacy (v1) array form of typed data is not supported; send EIP-712 typed data ({types, domain, primaryType, message}).`,
+    );
+  }
+  if (!v || typeof v !== "object" || !("types" in v) || !("message" in v)) {
+    throw new RpcError(
+      RpcErrorCode.invalidParams,
+      `${method}: expected EIP-712 typed data with types, domain, primaryType and message.`,
+    );
+  }
+  return v;
+}
+
+function signTypedData(method: string): Local {
+  return (params, d) => {
+    // [address, typedData]; tolerate the reversed order some v1 clients use.
+    let [a, t] = params;
+    if (typeof t === "string" && ADDRESS.test(t) && !(typeof a === "string" && ADDRESS.test(a))) {
+      [a, t] = [t, a];
+    }
+    return needSigner(d).signTypedData(
+      address(a, method, "first"),
+      typedDataOf(t, method),
+      d.signal,
+    );
+  };
+}
+
+/** The methods answered by the bridge itself. */
+export const LOCAL_METHODS: Readonly<Record<string, LocalMethod>> = {
+  eth_chainId: (_p, d) => "0x" + d.chainId.toString(16),
+  net_version: (_p, d) => d.chainId.toString(10),
+  web3_clientVersion: (_p, d) => d.clientVersion,
+  eth_accounts: (_p, d) => d.signer ? d.signer.accounts(d.signal) : [],
+  eth_requestAccounts: (_p, d) => needSigner(d).accounts(d.signal),
+  eth_coinbase: async (_p, d) => (d.signer ? (await d.signer.accounts(d.signal))[0] : null) ?? null,
+  eth_sendTransaction: (params, d) => {
+    const tx = params[0];
+    if (!tx || typeof tx !== "object" || Array.isArray(tx)) {
+      throw new RpcError(
+        RpcErrorCode.invalidParams,
+        "eth_sendTransaction: expected [transaction object].",
+      );
+    }
+    return needSigner(d).sendTransaction(tx as Record<string, unknown>, d.signal);
+  },
+  // personal_sign: [data, address]
+  personal_sign: (params, d) =>
+    needSigner(d).signMessage(
+      address(params[1], "personal_sign", "second"),
+      messageHex(params[0], "personal_sign"),
+      d.signal,
+    ),
+  // eth_sign has its own order: [address, data]
+  eth_sign: (params, d) =>
+    needSigner(d).signMessage(
+      address(params[0], "eth_sign", "first"),
+      messageHex(params[1], "eth_sign"),
+      d.signal,
+    ),
+  eth_signTypedData: signTypedData("eth_signTypedData"),
+  eth_signTypedData_v3: signTypedData("eth_signTypedData_v3"),
+  eth_signTypedData_v4: signTypedData("eth_signTypedData_v4"),
+  eth_signTransaction: () => {
+    throw new RpcError(
+      RpcErrorCode.unsupportedMethod,
+      "eth_signTransaction is not supported: the custody platform signs and broadcasts in one step and never hands out a signed transaction. Use eth_sendTransaction.",
+    );
+  },
+  wallet_switchEthereumChain: (params, d) => {
+    const want = (params[0] as { chainId?: unknown } | undefined)?.chainId;
+    if (typeof want === "string" && BigInt(want) === d.chainId) return null;
+    throw new RpcError(
+      4902,
+      `This bridge serves chain ${d.chainId} only; start another bridge with --chainId for another chain.`,
+    );
+  },
+};
+
+/** Turns an upstream failure into the JSON-RPC error each request gets. */
+function upstreamFailure(e: unknown): RpcError {
+  const why = e instanceof Error ? e.message : String(e);
+  return new RpcError(RpcErrorCode.unavailable, `Upstream node unavailable: ${why}`);
+}
+
+function errorText(id: RpcId, error: RpcError): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, error: error.toJSON() });
+}
+
+/** Answers messages: local methods here, the rest from the upstream node. */
+export class Dispatcher {
+  /** The node reads go to. */
+  readonly upstream: UpstreamClient;
+  /** The served chain id. */
+  readonly chainId: bigint;
+  /** Answer of `web3_clientVersion`. */
+  readonly clientVersion: string;
+  /** The custody signer, if any. */
+  readonly signer: Signer | undefined;
+  /** Aborted when the bridge stops. */
+  readonly signal: AbortSignal | undefined;
+
+  /** Builds a dispatcher from its options. */
+  constructor(options: DispatcherOptions) {
+    this.upstream = options.upstream;
+    this.chainId = options.chainId;
+    this.clientVersion = options.clientVersion;
+    this.signer = options.signer;
+    this.signal = options.signal;
+  }
+
+  /**
+   * Answers the text of one message. Returns `undefined` when no answer is
+   * due (a notification, or a batch of notifications only). Never throws.
+   */
+  async handle(text: string): Promise<string | undefined> {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return errorText(
+        null,
+        new RpcError(RpcErrorCode.parseError, "Parse error: the message is not valid JSON."),
+      );
+    }
+    return await this.handleValue(value, text);
+  }
+
+  /**
+   * Answers an already decoded message; `text` (its exact text, when known)
+   * lets a single pass-through request go upstream without re-encoding.
+   */
+  async handleValue(value: unknown, text?: string): Promise<string | undefined> {
+    const parsed: ParsedMessage = classify(value);
+    if (parsed.kind === "error") return errorText(null, parsed.error);
+    if (parsed.kind === "single") {
+      const { request, id } = parsed;
+      if (request instanceof RpcError) return errorText(id, request);
+      const local = Object.hasOwn(LOCAL_METHODS, request.method)
+        ? LOCAL_METHODS[request.method]
+        : undefined;
+      if (local) {
+        const response = await this.#local(local, request);
+        return isNotification(request) ? undefined : JSON.stringify(response);
+      }
+      let answer: string;
+      try {
+        answer = await this.upstream.send(text ?? JSON.stringify(request));
+      } catch (e) {
+        return isNotification(request) ? undefined : errorText(id, upstreamFailure(e));
+      }
+      if (isNotification(request)) return undefined;
+      return answer;
+    }
+    const responses = await this.#batch(parsed.items);
+    return responses.length ? JSON.stringify(responses) : undefined;
+  }
+
+  async #local(fn: Local, request: RpcRequest): Promise<RpcResponse> {
+    const id = request.id ?? null;
+    try {
+      return success(id, await fn(paramsOf(request), this));
+    } catch (e) {
+      return failure(id, e instanceof UpstreamError ? upstreamFailure(e) : e);
+    }
+  }
+
+  async #batch(items: { request: RpcRequest | RpcError; id: RpcId }[]): Promise<RpcResponse[]> {
+    const out: (RpcResponse | undefined)[] = new Array(items.length);
+    const remote: { index: number; request: RpcRequest }[] = [];
+    const pending: Promise<void>[] = [];
+    items.forEach(({ request, id }, index) => {
+      if (request instanceof RpcError) {
+        out[index] = failure(id, request);
+        return;
+      }
+      const local = Object.hasOwn(LOCAL_METHODS, request.method)
+        ? LOCAL_METHODS[request.method]
+        : undefined;
+      if (local) {
+        pending.push(
+          this.#local(local, request).then((r) => {
+            if (!isNotification(request)) out[index] = r;
+          }),
+        );
+      } else remote.push({ index, request });
+    });
+    if (remote.length) pending.push(this.#remoteBatch(remote, out));
+    await Promise.all(pending);
+    return out.filter((r): r is RpcResponse => r !== undefined);
+  }
+
+  /** Sends the pass-through part of a batch upstream as one batch. */
+  async #remoteBatch(
+    remote: { index: number; request: RpcRequest }[],
+    out: (RpcResponse | undefined)[],
+  ): Promise<void> {
+    // Ids may repeat or be missing: give each upstream element a private id.
+    const wire = remote.map(({ request }, i) => ({ ...request, id: i }));
+    let answers: unknown;
+    try {
+      answers = await this.upstream.call(wire);
+    } catch (e) {
+      const err = upstreamFailure(e);
+      for (const { index, request } of remote) {
+        if (!isNotification(request)) out[index] = failure(request.id ?? null, err);
+      }
+      return;
+    }
+    const byId = new Map<number, RpcResponse>();
+    if (Array.isArray(answers)) {
+      for (const a of answers) {
+        if (a && typeof a === "object" && typeof (a as { id?: unknown }).id === "number") {
+          byId.set((a as { id: number }).id, a as RpcResponse);
+        }
+      }
+    }
+    for (let i = 0; i < remote.length; i++) {
+      const { index, request } = remote[i];
+      if (isNotification(request)) continue;
+      const a = byId.get(i);
+      const id = request.id ?? null;
+      if (a) out[index] = { ...a, id } as RpcResponse;
+      else if (
+        !Array.isArray(answers) && answers && typeof answers === "object" && "error" in answers
+      ) {
+        // The node refused the batch as a whole (no batch support): ask one by one.
+        try {
+          const single = await this.upstream.call({ ...request, id: 0 }) as RpcResponse;
+          out[index] = { ...single, id } as RpcResponse;
+        } catch (e) {
+          out[index] = failure(id, upstreamFailure(e));
+        }
+      } else {
+        out[index] = failure(
+          id,
+          new RpcError(RpcErrorCode.internal, "The upstream node gave no answer for this request."),
+        );
+      }
+    }
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * JSON-RPC 2.0 envelopes: parsing a message (single or batch), validating
+ * requests, building success and error responses. The numeric error codes
+ * live here once ({@linkcode RpcError}); transports only serialise what this
+ * module returns.
+ *
+ * @module
+ */
+
+/** A request id: a string, a number or null (absent = notification). */
+export type RpcId = string | number | null;
+
+/** A validated request. `id` is `undefined` for a notification. */
+export interface RpcRequest {
+  /** Always `"2.0"`. */
+  jsonrpc: "2.0";
+  /** The method name. */
+  method: string;
+  /** Positional or named parameters. */
+  params?: unknown[] | Record<string, unknown>;
+  /** The id; absent for a notification. */
+  id?: RpcId;
+}
+
+/** A JSON-RPC error object. */
+export interface RpcErrorObject {
+  /** The numeric error code. */
+  code: number;
+  /** A one-line message for the caller. */
+  message: string;
+  /** Extra data (e.g. the platform transaction id). */
+  data?: unknown;
+}
+
+/** A response: `result` or `error`. */
+export type RpcResponse =
+  | { jsonrpc: "2.0"; id: RpcId; result: unknown }
+  | { jsonrpc: "2.0"; id: RpcId; error: RpcErrorObject };
+
+/** The codes this bridge answers with (JSON-RPC 2.0 and EIP-1193/EIP-1474). */
+export const RpcErrorCode = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internal: -32603,
+  /** EIP-1474 "server error": the operation failed (e.g. the platform refused it). */
+  server: -32000,
+  /** EIP-1474 "resource unavailable": the upstream node cannot be reached. */
+  unavailable: -32002,
+  /** EIP-1193 "user rejected": the transaction was rejected in custody. */
+  userRejected: 4001,
+  /** EIP-1193 "unauthorized": the address is not one of the exposed accounts. */
+  unauthorized: 4100,
+  /** EIP-1193 "unsupported method". */
+  unsupportedMethod: 4200,
+} as const;
+
+/**
+ * An error meant for a JSON-RPC caller, with its numeric code.
+ *
+ * @example
+ * ```ts
+ * throw new RpcError(RpcErrorCode.invalidParams, 'eth_sign: expected [address, data]');
+ * ```
+ */
+export class RpcError extends Error {
+  /** The JSON-RPC error code. */
+  readonly code: number;
+  /** Extra data for the caller (e.g. the platform transaction id and status). */
+  readonly data: unknown;
+  /** Creates an error with its code, message and optional data. */
+  constructor(code: number, message: string, data?: unknown, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "RpcError";
+    this.code = code;
+    this.data = data;
+  }
+
+  /** The wire form. */
+  toJSON(): RpcErrorObject {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/** Builds a success response. */
+export function success(id: RpcId, result: unknown): RpcResponse {
+  return { jsonrpc: "2.0", id, result: result === undefined ? null : result };
+}
+
+/**
+ * Builds an error response from any thrown value. Only {@linkcode RpcError}
+ * messages reach the caller as they are; anything else becomes -32603 with a
+ * generic message so that no internal detail (or secret) leaks.
+ */
+export function failure(id: RpcId, error: unknown): RpcResponse {
+  if (error instanceof RpcError) return { jsonrpc: "2.0", id, error: error.toJSON() };
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: { code: RpcErrorCode.internal, message: "Internal error of the bridge." },
+  };
+}
+
+/** What {@linkcode parseMessage} found. */
+export type ParsedMessage =
+  | { kind: "single"; request: RpcRequest | RpcError; id: RpcId }
+  | { kind: "batch"; items: { request: RpcRequest | RpcError; id: RpcId }[] }
+  | { kind: "error"; error: RpcError };
+
+/**
+ * Validates one decoded JSON value as a request. Returns the request or an
+ * {@linkcode RpcError} (-32600) to answer with.
+ */
+export function validateRequest(value: unknown): RpcRequest | RpcError {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return new RpcError(RpcErrorCode.invalidRequest, "Invalid request: expected a JSON object.");
+  }
+  const v = value as Record<string, unknown>;
+  if (v.jsonrpc !== "2.0") {
+    return new RpcError(RpcErrorCode.invalidRequest, 'Invalid request: "jsonrpc" must be "2.0".');
+  }
+  if (typeof v.method !== "string" || v.method === "") {
+    return new RpcError(
+      RpcErrorCode.invalidRequest,
+      'Invalid request: "method" must be a non-empty string.',
+    );
+  }
+  if ("id" in v) {
+    const id = v.id;
+    if (id !== null && typeof id !== "string" && typeof id !== "number") {
+      return new RpcError(
+        RpcErrorCode.invalidRequest,
+        'Invalid request: "id" must be a string, a number or null.',
+      );
+    }
+  }
+  if (v.params !== undefined && (v.params === null || typeof v.params !== "object")) {
+    return new RpcError(
+      RpcErrorCode.invalidRequest,
+      'Invalid request: "params" must be an array or an object.',
+    );
+  }
+  return v as unknown as RpcRequest;
+}
+
+function idOf(value: unknown): RpcId {
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    const id = (value as Record<string, unknown>).id;
+    if (typeof id === "string" || typeof id === "number") return id;
+  }
+  return null;
+}
+
+/** True when the request expects no answer (no `id` member). */
+export function isNotification(request: RpcRequest): boolean {
+  return !("id" in request);
+}
+
+/**
+ * Parses the text of one message (an HTTP body or one IPC frame).
+ *
+ * @example
+ * ```ts
+ * parseMessage('{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}').kind; // "single"
+ * parseMessage("[]").kind; // "error" (-32600: empty batch)
+ * ```
+ */
+export function parseMessage(text: string): ParsedMessage {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return {
+      kind: "error",
+      error: new RpcError(RpcErrorCode.parseError, "Parse error: the message is not valid JSON."),
+    };
+  }
+  return classify(value);
+}
+
+/** Like {@linkcode parseMessage} for an already decoded value. */
+export function classify(value: unknown): ParsedMessage {
+  if (Array.isArray(value)) {
+    if (value.length === 0) {
+      return {
+        kind: "error",
+        error: new RpcError(RpcErrorCode.invalidRequest, "Invalid request: empty batch."),
+      };
+    }
+    return {
+      kind: "batch",
+      items: value.map((v) => ({ request: validateRequest(v), id: idOf(v) })),
+    };
+  }
+  return { kind: "single", request: validateRequest(value), id: idOf(value) };
+}
+
+/** The params as an array (`[]` when absent; an object becomes `[object]`). */
+export function paramsOf(request: RpcRequest): unknown[] {
+  const p = request.params;
+  if (p === undefined) return [];
+  return Array.isArray(p) ? p : [p];
+}

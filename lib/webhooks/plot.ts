@@ -1,0 +1,395 @@
+/**
+ * The picture of `breaker simulate --plot`: one panel per endpoint with its
+ * windowed error rate over time, the two thresholds, the periods spent in
+ * the sustained band, the periods suspended, and a marker on each
+ * suspension. A self-contained SVG (no script, no fonts, no network), or
+ * the same inside a minimal HTML page.
+ *
+ * @module
+ */
+
+import type { BreakerConfig } from "./circuit_breaker.ts";
+import { HAS_RATE, IN_BAND } from "./rate_series.ts";
+import { iso, type SimulationResult, type SuspendedEvent } from "./simulate.ts";
+
+/** Options of {@linkcode renderPlot}. */
+export interface PlotOptions {
+  /** At most this many endpoint panels (those with suspensions first, then by peak rate). Default 20. */
+  maxPanels?: number;
+  /** `svg` (default) or `html` (the SVG in a page). */
+  kind?: "svg" | "html";
+}
+
+const WIDTH = 1000;
+const LEFT = 58;
+const RIGHT = 128;
+const PANEL_H = 120;
+const PANEL_GAP = 62;
+const HEADER_H = 118;
+
+const C_RATE = "#1f6fd1";
+const C_ENVELOPE = "#a9c8f0";
+const C_IMMEDIATE = "#d62728";
+const C_FLOOR = "#e08a00";
+const C_BAND = "#ffcc66";
+const C_SUSPENDED = "#9a9a9a";
+
+function esc(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(
+    /"/g,
+    "&quot;",
+  ).replace(/'/g, "&apos;");
+}
+
+function pct(x: number): string {
+  const v = Math.round(x * 1000) / 10;
+  return `${v}%`;
+}
+
+/** Human text for a duration in ms. */
+export function humanDuration(ms: number): string {
+  const units: [number, string][] = [[86_400_000, "d"], [3_600_000, "h"], [60_000, "m"], [
+    1000,
+    "s",
+  ], [1, "ms"]];
+  for (const [u, n] of units) if (ms >= u && ms % u === 0) return `${ms / u}${n}`;
+  return `${ms}ms`;
+}
+
+/** A rounded span for people: `3h10m`, `45m`, `12s`. */
+function humanSpan(ms: number): string {
+  if (ms < 60_000) return `${Math.round(ms / 1000)}s`;
+  const m = Math.round(ms / 60_000);
+  if (m < 60) return `${m}m`;
+  const h = Math.floor(m / 60);
+  return m % 60 ? `${h}h${m % 60}m` : `${h}h`;
+}
+
+const TICK_STEPS = [
+  1000,
+  5000,
+  15_000,
+  60_000,
+  5 * 60_000,
+  15 * 60_000,
+  30 * 60_000,
+  3_600_000,
+  2 * 3_600_000,
+  3 * 3_600_000,
+  6 * 3_600_000,
+  12 * 3_600_000,
+  86_400_000,
+  2 * 86_400_000,
+  7 * 86_400_000,
+  14 * 86_400_000,
+  30 * 86_400_000,
+  91 * 86_400_000,
+  365 * 86_400_000,
+];
+
+function ticks(t0: number, t1: number): { at: number; label: string }[] {
+  const span = t1 - t0;
+  const step = TICK_STEPS.find((s) => span / s <= 8) ?? TICK_STEPS[TICK_STEPS.length - 1];
+  const out: { at: number; label: string }[] = [];
+  let prevDay = "";
+  for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
+    const s = iso(t);
+    const day = s.slice(5, 10);
+    let label: string;
+    if (step >= 86_400_000) label = s.slice(0, 10);
+    else if (step < 60_000) label = s.slice(11, 19);
+    else label = s.slice(11, 16);
+    if (step < 86_400_000 && day !== prevDay) label = `${day} ${label}`;
+    prevDay = day;
+    out.push({ at: t, label });
+  }
+  return out;
+}
+
+/**
+ * Renders the plot of a simulation (its first policy).
+ *
+ * @example
+ * ```ts
+ * const svg = renderPlot(result, DEFAULT_BREAKER_CONFIG);
+ * await Deno.writeTextFile("breaker.svg", svg);
+ * ```
+ */
+export function renderPlot(
+  result: SimulationResult,
+  cfg: BreakerConfig,
+  options: PlotOptions = {},
+): string {
+  const maxPanels = options.maxPanels ?? 20;
+  const events = result.policies[0].events;
+  const byWebhook = new Map<string, SuspendedEvent[]>();
+  for (const e of events) {
+    if (e.type !== "suspended") continue;
+    let l = byWebhook.get(e.webhookId);
+    if (!l) byWebhook.set(e.webhookId, l = []);
+    l.push(e);
+  }
+  const chosen = [...result.endpoints].sort((a, b) =>
+    b.policies[0].suspensions - a.policies[0].suspensions ||
+    b.policies[0].peakRate - a.policies[0].peakRate
+  ).slice(0, maxPanels);
+  let [t0, t1] = result.timeRange ?? [0, 3_600_000];
+  if (t1 - t0 < 60_000) t1 = t0 + 60_000;
+  const span = t1 - t0;
+  t0 -= span * 0.01;
+  t1 += span * 0.01;
+  const plotW = WIDTH - LEFT - RIGHT;
+  const x = (t: number) => LEFT + ((t - t0) / (t1 - t0)) * plotW;
+  const f = (n: number) => n.toFixed(1);
+  const totalSusp = result.policies[0].suspensions;
+  const height = HEADER_H + Math.max(1, chosen.length) * (PANEL_H + PANEL_GAP) + 30;
+
+  const o: string[] = [];
+  o.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
+  );
+  o.push(
+    `<title>Circuit breaker replay: ${result.webhooks} webhook(s), ${totalSusp} suspension(s)</title>`,
+  );
+  o.push(`<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`);
+  o.push(
+    `<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="${C_SUSPENDED}" fill-opacity="0.18"/><line x1="0" y1="0" x2="0" y2="6" stroke="${C_SUSPENDED}" stroke-width="2" stroke-opacity="0.6"/></pattern></defs>`,
+  );
+  o.push(
+    `<text x="${LEFT}" y="26" font-size="18" font-weight="bold">Circuit breaker replay: ${
+      totalSusp === 0 ? "no suspension" : `${totalSusp} suspension${totalSusp === 1 ? "" : "s"}`
+    } across ${result.webhooks} webhook${result.webhooks === 1 ? "" : "s"}</text>`,
+  );
+  o.push(
+    `<text x="${LEFT}" y="46" fill="#444">Suspend at once when more than ${
+      pct(cfg.immediateAbove)
+    } of the attempts in the last ${humanDuration(cfg.windowMs)} failed; suspend when at least ${
+      pct(cfg.sustainedFrom)
+    } failed for ${humanDuration(cfg.sustainedForMs)}${
+      cfg.minAttempts > 1 ? `; only with ${cfg.minAttempts}+ attempts in the window` : ""
+    }. Times in UTC.</text>`,
+  );
+  // legend
+  let lx = LEFT;
+  const ly = 72;
+  const legend = (svg: string, label: string, w: number) => {
+    o.push(
+      `<g transform="translate(${lx},${ly})">${svg}<text x="26" y="4">${esc(label)}</text></g>`,
+    );
+    lx += w;
+  };
+  legend(
+    `<line x1="0" y1="0" x2="20" y2="0" stroke="${C_RATE}" stroke-width="2"/>`,
+    "error rate in the window",
+    175,
+  );
+  legend(
+    `<line x1="0" y1="0" x2="20" y2="0" stroke="${C_IMMEDIATE}" stroke-width="1.5" stroke-dasharray="5,3"/>`,
+    "suspend-at-once threshold",
+    190,
+  );
+  legend(
+    `<line x1="0" y1="0" x2="20" y2="0" stroke="${C_FLOOR}" stroke-width="1.5" stroke-dasharray="5,3"/>`,
+    "band floor",
+    100,
+  );
+  legend(
+    `<rect x="0" y="-6" width="20" height="12" fill="${C_BAND}" fill-opacity="0.45"/>`,
+    "in the band",
+    105,
+  );
+  legend(`<rect x="0" y="-6" width="20" height="12" fill="url(#hatch)"/>`, "suspended", 100);
+  legend(
+    `<path d="M4,-6 L16,-6 L10,4 Z" fill="${C_IMMEDIATE}"/>`,
+    "suspension",
+    100,
+  );
+  const shown = chosen.length < result.endpoints.length
+    ? `Showing ${chosen.length} of ${result.endpoints.length} webhooks: those suspended first, then the highest peak error rate.`
+    : "";
+  if (shown) o.push(`<text x="${LEFT}" y="98" fill="#444">${esc(shown)}</text>`);
+  if (chosen.length === 0) {
+    o.push(`<text x="${LEFT}" y="${HEADER_H + 40}">The log holds no attempt.</text>`);
+  }
+
+  chosen.forEach((ep, idx) => {
+    const top = HEADER_H + idx * (PANEL_H + PANEL_GAP) + 24;
+    const y = (r: number) => top + PANEL_H - r * PANEL_H;
+    const track = ep.policies[0];
+    const susp = byWebhook.get(ep.webhookId) ?? [];
+    o.push(`<g class="endpoint" data-webhook-id="${esc(ep.webhookId)}">`);
+    o.push(
+      `<clipPath id="clip${idx}"><rect x="${LEFT}" y="${top - 1}" width="${plotW}" height="${
+        PANEL_H + 2
+      }"/></clipPath>`,
+    );
+    const peak = track.peakRate >= 0 ? `peak ${pct(track.peakRate)}` : "no evaluation";
+    o.push(
+      `<text x="${LEFT}" y="${top - 8}"><tspan font-weight="bold">${esc(ep.webhookId)}</tspan>` +
+        `<tspan fill="#444" dx="6">— ${track.suspensions} suspension${
+          track.suspensions === 1 ? "" : "s"
+        }, ${peak}${
+          track.longestBandMs > 0 ? `, longest in band ${humanSpan(track.longestBandMs)}` : ""
+        }, ${ep.attempts} attempt${ep.attempts === 1 ? "" : "s"}${
+          track.suppressed ? `, ${track.suppressed} suppressed` : ""
+        }</tspan></text>`,
+    );
+    o.push(
+      `<rect x="${LEFT}" y="${top}" width="${plotW}" height="${PANEL_H}" fill="#fbfbfb" stroke="#cccccc"/>`,
+    );
+    o.push(`<g clip-path="url(#clip${idx})">`);
+    // band periods
+    const buckets = ep.series?.buckets() ?? [];
+    let run: number | null = null;
+    const bandRects: string[] = [];
+    for (let i = 0; i <= buckets.length; i++) {
+      const inBand = i < buckets.length && (buckets[i].flags & IN_BAND) !== 0;
+      if (inBand && run === null) run = i;
+      if (!inBand && run !== null) {
+        const xa = x(buckets[run].start);
+        const xb = x(buckets[i - 1].end);
+        bandRects.push(
+          `<rect class="band" x="${f(xa)}" y="${top}" width="${
+            f(Math.max(1, xb - xa))
+          }" height="${PANEL_H}" fill="${C_BAND}" fill-opacity="0.45"/>`,
+        );
+        run = null;
+      }
+    }
+    o.push(...bandRects);
+    // suspended periods
+    for (const [a, b] of track.suspendedPeriods) {
+      const xa = x(a);
+      const xb = x(b ?? t1);
+      o.push(
+        `<rect class="suspended-period" x="${f(xa)}" y="${top}" width="${
+          f(Math.max(1, xb - xa))
+        }" height="${PANEL_H}" fill="url(#hatch)"><title>${
+          esc(`suspended from ${iso(a)} ${b === null ? "to the end of the log" : `to ${iso(b)}`}`)
+        }</title></rect>`,
+      );
+    }
+    // grid
+    for (const g of [0.25, 0.5, 0.75, 1]) {
+      o.push(
+        `<line x1="${LEFT}" x2="${LEFT + plotW}" y1="${f(y(g))}" y2="${
+          f(y(g))
+        }" stroke="#e6e6e6"/>`,
+      );
+    }
+    // rate: min-max envelope and the max line, broken where there was no evaluation
+    const runs: (typeof buckets)[] = [];
+    let cur: typeof buckets = [];
+    for (const b of buckets) {
+      if (b.flags & HAS_RATE) cur.push(b);
+      else if (cur.length) {
+        runs.push(cur);
+        cur = [];
+      }
+    }
+    if (cur.length) runs.push(cur);
+    for (const r of runs) {
+      const mid = (b: (typeof buckets)[number]) =>
+        x(Math.min(b.end, t1, ep.lastTime) / 2 + Math.max(b.start, ep.firstTime) / 2);
+      if (r.some((b) => b.max - b.min > 1e-9)) {
+        const top_ = r.map((b) => `${f(mid(b))},${f(y(b.max))}`);
+        const bottom = r.slice().reverse().map((b) => `${f(mid(b))},${f(y(b.min))}`);
+        o.push(
+          `<polygon points="${
+            [...top_, ...bottom].join(" ")
+          }" fill="${C_ENVELOPE}" fill-opacity="0.6" stroke="none"/>`,
+        );
+      }
+      if (r.length === 1) {
+        o.push(
+          `<circle cx="${f(mid(r[0]))}" cy="${f(y(r[0].max))}" r="2.5" fill="${C_RATE}"/>`,
+        );
+      } else {
+        o.push(
+          `<polyline points="${
+            r.map((b) => `${f(mid(b))},${f(y(b.max))}`).join(" ")
+          }" fill="none" stroke="${C_RATE}" stroke-width="1.8" stroke-linejoin="round"/>`,
+        );
+      }
+    }
+    o.push(`</g>`);
+    // thresholds
+    o.push(
+      `<line x1="${LEFT}" x2="${LEFT + plotW}" y1="${f(y(cfg.immediateAbove))}" y2="${
+        f(y(cfg.immediateAbove))
+      }" stroke="${C_IMMEDIATE}" stroke-width="1.5" stroke-dasharray="5,3" class="threshold-immediate"/>`,
+    );
+    o.push(
+      `<text x="${LEFT + plotW + 6}" y="${f(y(cfg.immediateAbove) + 4)}" fill="${C_IMMEDIATE}">${
+        pct(cfg.immediateAbove)
+      } at once</text>`,
+    );
+    o.push(
+      `<line x1="${LEFT}" x2="${LEFT + plotW}" y1="${f(y(cfg.sustainedFrom))}" y2="${
+        f(y(cfg.sustainedFrom))
+      }" stroke="${C_FLOOR}" stroke-width="1.5" stroke-dasharray="5,3" class="threshold-band"/>`,
+    );
+    const floorLabelY = Math.abs(y(cfg.sustainedFrom) - y(cfg.immediateAbove)) < 14
+      ? y(cfg.sustainedFrom) + 14
+      : y(cfg.sustainedFrom) + 4;
+    o.push(
+      `<text x="${LEFT + plotW + 6}" y="${f(floorLabelY)}" fill="${C_FLOOR}">${
+        pct(cfg.sustainedFrom)
+      } for ${humanDuration(cfg.sustainedForMs)}</text>`,
+    );
+    // y axis
+    for (const g of [0, 0.5, 1]) {
+      o.push(
+        `<text x="${LEFT - 6}" y="${f(y(g) + 4)}" text-anchor="end" fill="#666">${g * 100}%</text>`,
+      );
+    }
+    // x axis
+    for (const t of ticks(t0, t1)) {
+      const tx = x(t.at);
+      o.push(
+        `<line x1="${f(tx)}" x2="${f(tx)}" y1="${top + PANEL_H}" y2="${
+          top + PANEL_H + 4
+        }" stroke="#888"/>`,
+      );
+      o.push(
+        `<text x="${f(tx)}" y="${top + PANEL_H + 16}" text-anchor="middle" fill="#666">${
+          esc(t.label)
+        }</text>`,
+      );
+    }
+    // suspensions
+    const labelled = susp.length <= 8;
+    for (const e of susp) {
+      const sx = x(e.time);
+      const text = `${ep.webhookId} suspended (${e.reason}) at ${
+        iso(e.time)
+      }: ${e.errors} of ${e.attempts} attempts in the window failed (${pct(e.errorRate)})${
+        e.bandSince !== undefined ? `, in the band since ${iso(e.bandSince)}` : ""
+      }`;
+      o.push(
+        `<g class="suspension" data-webhook-id="${esc(ep.webhookId)}" data-time="${
+          iso(e.time)
+        }" data-reason="${e.reason}"><title>${esc(text)}</title>` +
+          `<line x1="${f(sx)}" x2="${f(sx)}" y1="${top}" y2="${
+            top + PANEL_H
+          }" stroke="${C_IMMEDIATE}" stroke-width="1.5"/>` +
+          `<path d="M${f(sx - 6)},${top - 1} L${f(sx + 6)},${top - 1} L${f(sx)},${
+            top + 9
+          } Z" fill="${C_IMMEDIATE}"/>` +
+          (labelled
+            ? `<text x="${f(sx + 4)}" y="${top + 22}" fill="${C_IMMEDIATE}" font-weight="bold">${
+              e.reason === "immediate"
+                ? "suspended: above " + pct(cfg.immediateAbove)
+                : `suspended: ${humanDuration(cfg.sustainedForMs)} in band`
+            }</text>`
+            : "") +
+          `</g>`,
+      );
+    }
+    o.push(`</g>`);
+  });
+  o.push(`</svg>`);
+  const svg = o.join("\n") + "\n";
+  if (options.kind !== "html") return svg;
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Circuit breaker replay</title></head>\n<body style="margin:0">\n${svg}</body></html>\n`;
+}

@@ -1,0 +1,170 @@
+/**
+ * The records `breaker simulate` prints (`../shared/spec/breaker.md` §5):
+ * suspension and re-enable events, the per-notification projection, the
+ * summary, and the comparison of two policies. Plain objects, ready for
+ * `JSON.stringify` (times as ISO 8601 UTC with milliseconds).
+ *
+ * @module
+ */
+
+import { iso, type SimulationEvent, type SimulationResult } from "./simulate.ts";
+
+/**
+ * The §5 line of one event: `suspended` (with `bandSince` on `sustained`
+ * only) or `enabled`.
+ *
+ * @example
+ * ```ts
+ * eventRecord({ type: "enabled", webhookId: "w1", time: 0, line: 3 });
+ * // { type: "enabled", webhookId: "w1", time: "1970-01-01T00:00:00.000Z" }
+ * ```
+ */
+export function eventRecord(e: SimulationEvent): Record<string, unknown> {
+  if (e.type === "enabled") return { type: "enabled", webhookId: e.webhookId, time: iso(e.time) };
+  const r: Record<string, unknown> = {
+    type: "suspended",
+    webhookId: e.webhookId,
+    time: iso(e.time),
+    reason: e.reason,
+    errorRate: e.errorRate,
+    attempts: e.attempts,
+    errors: e.errors,
+  };
+  if (e.reason === "sustained" && e.bandSince !== undefined) r.bandSince = iso(e.bandSince);
+  return r;
+}
+
+/**
+ * The §5 `notification` lines, in first-seen order (none unless the
+ * simulation kept notifications), made one at a time.
+ *
+ * @example
+ * ```ts
+ * for (const n of notificationRecords(result)) console.log(JSON.stringify(n));
+ * ```
+ */
+export function* notificationRecords(
+  result: SimulationResult,
+): Generator<Record<string, unknown>> {
+  if (result.notifications === null) return;
+  for (const n of result.notifications.entries()) {
+    yield {
+      type: "notification",
+      notificationId: n.notificationId,
+      webhookId: n.webhookId,
+      status: n.progress.status,
+      attempts: n.progress.attempts,
+      lastSentTime: n.progress.lastSentTime === null ? null : iso(n.progress.lastSentTime),
+      nextAttemptAt: n.progress.status === "IN_PROGRESS" && n.progress.nextAttemptAt !== null
+        ? iso(n.progress.nextAttemptAt)
+        : null,
+    };
+  }
+}
+
+/**
+ * The §5 summary line of the first policy.
+ *
+ * @example
+ * ```ts
+ * summaryRecord(result, 0); // { type: "summary", webhooks, attempts, suppressed, suspensions, invalidLines }
+ * ```
+ */
+export function summaryRecord(
+  result: SimulationResult,
+  invalidLines: number,
+): Record<string, unknown> {
+  const a = result.policies[0];
+  return {
+    type: "summary",
+    webhooks: result.webhooks,
+    attempts: result.attempts,
+    suppressed: a.suppressed,
+    suspensions: a.suspensions,
+    invalidLines,
+  };
+}
+
+/** How one endpoint fares under policy A (the flags) and policy B (`--compare`). */
+export interface EndpointComparison {
+  /** The endpoint. */
+  webhookId: string;
+  /** Suspensions under policy A. */
+  suspensionsA: number;
+  /** Suspensions under policy B. */
+  suspensionsB: number;
+  /** Suspensions under A that B does not have at the same time. */
+  avoided: number[];
+  /** Suspensions under B that A does not have at the same time. */
+  gained: number[];
+  /** Attempts policy A suppressed. */
+  suppressedA: number;
+  /** Attempts policy B suppressed. */
+  suppressedB: number;
+}
+
+/**
+ * Compares the two policies of a result, per endpoint that was suspended
+ * under either. Suspensions are matched by time: one at the same instant
+ * under both is unchanged; one only under A is avoided by B, one only under
+ * B is gained.
+ *
+ * @example
+ * ```ts
+ * compareEndpoints(result).filter((c) => c.avoided.length > 0);
+ * ```
+ */
+export function compareEndpoints(result: SimulationResult): EndpointComparison[] {
+  if (result.policies.length < 2) throw new RangeError("The result has a single policy.");
+  const out: EndpointComparison[] = [];
+  for (const ep of result.endpoints) {
+    const [a, b] = ep.policies;
+    if (a.suspensions === 0 && b.suspensions === 0) continue;
+    const avoided: number[] = [];
+    const gained: number[] = [];
+    // both lists are sorted: merge
+    let i = 0;
+    let j = 0;
+    const ta = a.suspensionTimes;
+    const tb = b.suspensionTimes;
+    while (i < ta.length || j < tb.length) {
+      if (j >= tb.length || (i < ta.length && ta[i] < tb[j])) avoided.push(ta[i++]);
+      else if (i >= ta.length || tb[j] < ta[i]) gained.push(tb[j++]);
+      else {
+        i++;
+        j++;
+      }
+    }
+    out.push({
+      webhookId: ep.webhookId,
+      suspensionsA: a.suspensions,
+      suspensionsB: b.suspensions,
+      avoided,
+      gained,
+      suppressedA: a.suppressed,
+      suppressedB: b.suppressed,
+    });
+  }
+  return out;
+}
+
+/**
+ * The `comparison` line of one endpoint (times as ISO).
+ *
+ * @example
+ * ```ts
+ * compareEndpoints(result).map(comparisonRecord);
+ * ```
+ */
+export function comparisonRecord(c: EndpointComparison): Record<string, unknown> {
+  return {
+    type: "comparison",
+    webhookId: c.webhookId,
+    suspensionsA: c.suspensionsA,
+    suspensionsB: c.suspensionsB,
+    avoided: c.avoided.map(iso),
+    gained: c.gained.map(iso),
+    suppressedA: c.suppressedA,
+    suppressedB: c.suppressedB,
+  };
+}

@@ -1,0 +1,371 @@
+/**
+ * The replay behind `service breaker simulate` (`../shared/spec/breaker.md`
+ * §3–§5): drives each endpoint's circuit breaker ({@linkcode step}, the
+ * wrapper-free form of `transition`)
+ * and each notification's retry schedule (`afterAttempt`, through
+ * {@linkcode NotificationTable}) with
+ * the times of a delivery log — a virtual clock, no timers — under one
+ * policy, or two at once for `--compare`.
+ *
+ * Memory grows with the number of endpoints and the attempts inside one
+ * window, not with the log (plus one entry per notification with
+ * `notifications`, and a bounded, downsampled series per endpoint with
+ * `plot`).
+ *
+ * @module
+ */
+
+import {
+  type BreakerConfig,
+  type BreakerEvent,
+  type BreakerState,
+  initialBreakerState,
+  step,
+  validateBreakerConfig,
+} from "./circuit_breaker.ts";
+import {
+  type AttemptOutcome,
+  classifyOutcome,
+  DEFAULT_RETRY_CONFIG,
+  type RetryConfig,
+} from "./retry_schedule.ts";
+import { InvalidLineError, type LogRecord } from "./delivery_log.ts";
+import { RateSeries } from "./rate_series.ts";
+import { NotificationTable } from "./notification_table.ts";
+
+/** A suspension found by the replay. */
+export interface SuspendedEvent {
+  /** Always `suspended`. */
+  type: "suspended";
+  /** The endpoint. */
+  webhookId: string;
+  /** Epoch ms of the attempt whose evaluation suspended the endpoint. */
+  time: number;
+  /** `immediate` (above the threshold) or `sustained` (in the band long enough). */
+  reason: "immediate" | "sustained";
+  /** errors / attempts of the window at that evaluation. */
+  errorRate: number;
+  /** The window's attempts. */
+  attempts: number;
+  /** The window's errors. */
+  errors: number;
+  /** `sustained` only: when the band began. */
+  bandSince?: number;
+  /** The input line of that attempt. */
+  line: number;
+}
+
+/** A re-enable (control line) of a suspended endpoint. */
+export interface EnabledEvent {
+  /** Always `enabled`. */
+  type: "enabled";
+  /** The endpoint. */
+  webhookId: string;
+  /** Epoch ms of the control line. */
+  time: number;
+  /** The control line. */
+  line: number;
+}
+
+/** What the replay reports in time order. */
+export type SimulationEvent = SuspendedEvent | EnabledEvent;
+
+/** One endpoint under one policy. */
+export interface PolicyTrack {
+  /** The breaker's state (updated in place as the log is replayed). */
+  state: BreakerState;
+  /** Suspensions of this endpoint. */
+  suspensions: number;
+  /** Attempts that would not have been made (the endpoint was suspended). */
+  suppressed: number;
+  /** The highest error rate seen at an evaluation (window at least `minAttempts`), or -1. */
+  peakRate: number;
+  /** When the peak was first reached. */
+  peakAt: number | null;
+  /** Window counts at the peak. */
+  peakErrors: number;
+  /** Window attempts at the peak. */
+  peakAttempts: number;
+  /** The longest time the error rate stayed in the band (t - bandSince at an evaluation), in ms. */
+  longestBandMs: number;
+  /** Suspension times in order (for comparing policies). */
+  suspensionTimes: number[];
+  /** Time of each suspension and of its re-enable (null while still suspended). */
+  suspendedPeriods: [number, number | null][];
+}
+
+/** One endpoint's figures. */
+export interface EndpointReport {
+  /** The endpoint. */
+  webhookId: string;
+  /** Attempt lines for it (suppressed ones included). */
+  attempts: number;
+  /** Its earliest time (epoch ms). */
+  firstTime: number;
+  /** Its latest time (epoch ms). */
+  lastTime: number;
+  /** Line of its last record (to name it when a later line goes back in time). */
+  lastLine: number;
+  /** One entry per policy, in the order given. */
+  policies: PolicyTrack[];
+  /** The downsampled error-rate series of the first policy, when plotting. */
+  series: RateSeries | null;
+}
+
+/** Options of {@linkcode Simulation}. */
+export interface SimulationOptions {
+  /** One policy, or two to compare (the first is the reference). */
+  policies: BreakerConfig[];
+  /** The retry schedule; default {@linkcode DEFAULT_RETRY_CONFIG}. */
+  retry?: RetryConfig;
+  /** Keep the per-notification projection (memory: one entry per notification). Default false. */
+  notifications?: boolean;
+  /** Keep a downsampled error-rate series per endpoint for a plot. Default false. */
+  plot?: boolean;
+}
+
+/** The totals of one policy. */
+export interface PolicyTotals {
+  /** The policy. */
+  config: BreakerConfig;
+  /** Suspensions under it, all endpoints. */
+  suspensions: number;
+  /** Attempts it suppressed, all endpoints. */
+  suppressed: number;
+  /** Its suspensions and re-enables, in time order (ties in input order). */
+  events: SimulationEvent[];
+}
+
+/** What {@linkcode Simulation.finish} returns. */
+export interface SimulationResult {
+  /** Distinct endpoints seen. */
+  webhooks: number;
+  /** Attempt lines (suppressed ones included; control lines not). */
+  attempts: number;
+  /** Control lines. */
+  enables: number;
+  /** Earliest and latest time seen, or null for an empty log. */
+  timeRange: [number, number] | null;
+  /** One entry per policy, in the order given. */
+  policies: PolicyTotals[];
+  /** In first-seen order. */
+  endpoints: EndpointReport[];
+  /** In first-seen order; null unless asked for. */
+  notifications: NotificationTable | null;
+}
+
+/**
+ * A replay in progress: {@linkcode Simulation.feed} each record of the log,
+ * then {@linkcode Simulation.finish}.
+ *
+ * @example
+ * ```ts
+ * const sim = new Simulation({ policies: [DEFAULT_BREAKER_CONFIG] });
+ * sim.feed({ line: 1, webhookId: "w1", time: 0, kind: "attempt", responseCode: 500,
+ *   failureReason: undefined, notificationId: undefined, duration: undefined });
+ * sim.finish().policies[0].suspensions; // 1 (a 100% error rate)
+ * ```
+ */
+export class Simulation {
+  readonly #policies: BreakerConfig[];
+  readonly #retry: RetryConfig;
+  readonly #endpoints = new Map<string, EndpointReport>();
+  readonly #notifications: NotificationTable | null;
+  readonly #events: SimulationEvent[][];
+  readonly #plot: boolean;
+  #attempts = 0;
+  #enables = 0;
+  #minTime = Infinity;
+  #maxTime = -Infinity;
+  // reused for every call to step (it keeps no reference to its event)
+  readonly #attempt = { type: "attempt" as const, time: 0, error: false };
+
+  /** Starts a replay; throws `RangeError` for an invalid policy. */
+  constructor(options: SimulationOptions) {
+    if (options.policies.length === 0) throw new RangeError("Give at least one policy.");
+    for (const p of options.policies) validateBreakerConfig(p);
+    this.#policies = options.policies;
+    this.#retry = options.retry ?? DEFAULT_RETRY_CONFIG;
+    this.#notifications = options.notifications ? new NotificationTable(this.#retry) : null;
+    this.#events = options.policies.map(() => []);
+    this.#plot = options.plot ?? false;
+  }
+
+  /**
+   * Replays one record. Records of one endpoint must come in non-decreasing
+   * time: an earlier one throws {@linkcode InvalidLineError} naming both lines.
+   */
+  feed(r: LogRecord): void {
+    let ep = this.#endpoints.get(r.webhookId);
+    if (ep === undefined) {
+      ep = {
+        webhookId: r.webhookId,
+        attempts: 0,
+        firstTime: r.time,
+        lastTime: r.time,
+        lastLine: r.line,
+        policies: this.#policies.map(() => ({
+          state: initialBreakerState(),
+          suspensions: 0,
+          suppressed: 0,
+          peakRate: -1,
+          peakAt: null,
+          peakErrors: 0,
+          peakAttempts: 0,
+          longestBandMs: 0,
+          suspensionTimes: [],
+          suspendedPeriods: [],
+        })),
+        series: this.#plot ? new RateSeries() : null,
+      };
+      this.#endpoints.set(r.webhookId, ep);
+    } else if (r.time < ep.lastTime) {
+      throw new InvalidLineError(
+        r.line,
+        "sentTime",
+        `time ${iso(r.time)} of webhook ${
+          JSON.stringify(r.webhookId)
+        } is earlier than line ${ep.lastLine} (${
+          iso(ep.lastTime)
+        }): each webhook's lines must be in time order; pass --sort to sort the log first`,
+      );
+    }
+    ep.lastTime = r.time;
+    ep.lastLine = r.line;
+    if (r.time < this.#minTime) this.#minTime = r.time;
+    if (r.time > this.#maxTime) this.#maxTime = r.time;
+    const policies = this.#policies;
+    if (r.kind === "enable") {
+      this.#enables++;
+      const ev: BreakerEvent = { type: "enable", time: r.time };
+      for (let i = 0; i < policies.length; i++) {
+        const track = ep.policies[i];
+        const effect = step(track.state, ev, policies[i]);
+        if (effect !== null && effect.type === "enabled") {
+          const period = track.suspendedPeriods[track.suspendedPeriods.length - 1];
+          if (period !== undefined) period[1] = r.time;
+          this.#events[i].push({
+            type: "enabled",
+            webhookId: ep.webhookId,
+            time: r.time,
+            line: r.line,
+          });
+        }
+      }
+      return;
+    }
+    this.#attempts++;
+    ep.attempts++;
+    const outcome = r as unknown as AttemptOutcome;
+    const error = classifyOutcome(outcome).error;
+    const ev = this.#attempt;
+    ev.time = r.time;
+    ev.error = error;
+    for (let i = 0; i < policies.length; i++) {
+      const cfg = policies[i];
+      const track = ep.policies[i];
+      const state = track.state;
+      const effect = step(state, ev, cfg);
+      if (effect !== null && effect.type === "suppressed") {
+        track.suppressed++;
+        if (i === 0 && ep.series !== null) ep.series.add(r.time, NaN, false, true);
+        continue;
+      }
+      let rate = -1;
+      if (effect !== null && effect.type === "suspended") {
+        rate = effect.errorRate;
+        if (effect.bandSince !== undefined && r.time - effect.bandSince > track.longestBandMs) {
+          track.longestBandMs = r.time - effect.bandSince;
+        }
+        this.#peak(track, rate, effect.errors, effect.attempts, r.time);
+        track.suspensions++;
+        track.suspensionTimes.push(r.time);
+        track.suspendedPeriods.push([r.time, null]);
+        const e: SuspendedEvent = {
+          type: "suspended",
+          webhookId: ep.webhookId,
+          time: r.time,
+          reason: effect.reason,
+          errorRate: effect.errorRate,
+          attempts: effect.attempts,
+          errors: effect.errors,
+          line: r.line,
+        };
+        if (effect.bandSince !== undefined) e.bandSince = effect.bandSince;
+        this.#events[i].push(e);
+        if (i === 0 && ep.series !== null) {
+          ep.series.add(r.time, rate, effect.reason === "sustained", false);
+        }
+      } else if (state.attempts >= cfg.minAttempts) {
+        rate = state.errors / state.attempts;
+        const band = state.bandSince;
+        if (band !== null && r.time - band > track.longestBandMs) {
+          track.longestBandMs = r.time - band;
+        }
+        this.#peak(track, rate, state.errors, state.attempts, r.time);
+        if (i === 0 && ep.series !== null) {
+          ep.series.add(r.time, rate, state.bandSince !== null, false);
+        }
+      }
+      if (i === 0 && this.#notifications !== null && r.notificationId !== undefined) {
+        this.#notifications.attempt(ep.webhookId, r.notificationId, outcome, r.time);
+      }
+    }
+  }
+
+  #peak(track: PolicyTrack, rate: number, errors: number, attempts: number, t: number): void {
+    if (rate > track.peakRate) {
+      track.peakRate = rate;
+      track.peakAt = t;
+      track.peakErrors = errors;
+      track.peakAttempts = attempts;
+    }
+  }
+
+  /** The results; call once, after the last record. */
+  finish(): SimulationResult {
+    const endpoints = [...this.#endpoints.values()];
+    return {
+      webhooks: endpoints.length,
+      attempts: this.#attempts,
+      enables: this.#enables,
+      timeRange: endpoints.length ? [this.#minTime, this.#maxTime] : null,
+      policies: this.#policies.map((config, i) => {
+        // stable: equal times keep their input order
+        const events = this.#events[i].sort((a, b) => a.time - b.time);
+        let suspensions = 0;
+        let suppressed = 0;
+        for (const ep of endpoints) {
+          suspensions += ep.policies[i].suspensions;
+          suppressed += ep.policies[i].suppressed;
+        }
+        return { config, suspensions, suppressed, events };
+      }),
+      endpoints,
+      notifications: this.#notifications,
+    };
+  }
+}
+
+/** Epoch ms → ISO 8601 UTC with milliseconds. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/**
+ * Replays records (e.g. from a test or the emulator's delivery journal) in
+ * one call.
+ *
+ * @example
+ * ```ts
+ * const result = simulate([], { policies: [DEFAULT_BREAKER_CONFIG] });
+ * ```
+ */
+export function simulate(
+  records: Iterable<LogRecord>,
+  options: SimulationOptions,
+): SimulationResult {
+  const sim = new Simulation(options);
+  for (const r of records) sim.feed(r);
+  return sim.finish();
+}

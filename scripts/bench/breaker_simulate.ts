@@ -1,0 +1,246 @@
+/**
+ * Benchmark of `service breaker simulate` (issue 5).
+ *
+ * Generates a delivery log of 5,000,000 attempts (epoch-ms times, 1,000
+ * endpoints, the line shape `notifications attempts` prints plus webhookId
+ * and notificationId) into a temporary directory, then in one run measures:
+ *
+ *   (a) the baseline: a bare loop that reads the file and JSON.parses every
+ *       line (scripts/bench/json_parse_baseline.ts, a child process);
+ *   (b) `service breaker simulate FILE --format ndjson` over the same file
+ *       (main.ts, a child process, as a user runs it);
+ *
+ * and reports attempts/s of each, the ratio (b)/(a) (target <= 1.5, goal
+ * < 1.0), and the peak resident memory of (b) over the first 1,000,000 lines
+ * versus all 5,000,000 (target <= 150 MB and flat). Peak memory is the
+ * child's VmHWM from /proc (Linux), polled until it exits.
+ *
+ * Each measurement runs `--runs` times (default 3), interleaved, and the
+ * best and median wall times are reported (the machine is shared).
+ * A last run adds `--plot` to show the picture stays small.
+ *
+ * Usage: deno run -A scripts/bench/breaker_simulate.ts [--lines N] [--small N] [--runs N] [--keep]
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+
+const root = new URL("../../", import.meta.url).pathname;
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    lines: { type: "string", default: "5000000" },
+    small: { type: "string", default: "1000000" },
+    endpoints: { type: "string", default: "1000" },
+    keep: { type: "boolean", default: false },
+    runs: { type: "string", default: "3" },
+  },
+});
+const LINES = Number(values.lines);
+const SMALL = Math.min(Number(values.small), LINES);
+const ENDPOINTS = Number(values.endpoints);
+const RUNS = Math.max(1, Number(values.runs));
+
+/** Deterministic pseudo-random numbers (no Math.random: the same log each run). */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function generate(path: string, smallPath: string): Promise<void> {
+  const rnd = rng(42);
+  const enc = new TextEncoder();
+  const big = await Deno.open(path, { write: true, create: true, truncate: true });
+  const small = await Deno.open(smallPath, { write: true, create: true, truncate: true });
+  // each endpoint has a health profile: healthy, flaky (in the band), or failing in bursts
+  const profile = Array.from(
+    { length: ENDPOINTS },
+    (_, i) => (i % 20 === 0 ? 2 : i % 7 === 0 ? 1 : 0),
+  );
+  const start = Date.UTC(2026, 0, 1);
+  const spanMs = 7 * 86_400_000; // one week
+  const step = spanMs / LINES;
+  let buf = "";
+  let notification = 0;
+  for (let i = 0; i < LINES; i++) {
+    const ep = Math.floor(rnd() * ENDPOINTS);
+    const t = Math.floor(start + i * step);
+    const p = profile[ep];
+    const hour = Math.floor((t - start) / 3_600_000);
+    const errP = p === 0 ? 0.02 : p === 1 ? 0.6 : (hour % 12 < 2 ? 0.97 : 0.05);
+    let outcome: string;
+    if (rnd() < errP) {
+      const r = rnd();
+      outcome = r < 0.15
+        ? `"failureReason":"TIMED_OUT"`
+        : r < 0.25
+        ? `"failureReason":"NO_RESPONSE"`
+        : r < 0.3
+        ? `"responseCode":404`
+        : `"responseCode":503`;
+    } else outcome = `"responseCode":200`;
+    if (rnd() < 0.7) notification++;
+    buf += `{"webhookId":"wh-${
+      String(ep).padStart(4, "0")
+    }","notificationId":"n-${notification}","sentTime":${t},"duration":${
+      Math.floor(rnd() * 900)
+    },${outcome}}\n`;
+    if (buf.length > 1 << 20 || i === LINES - 1) {
+      const bytes = enc.encode(buf);
+      await big.write(bytes).then(async (n) => {
+        let off = n;
+        while (off < bytes.length) off += await big.write(bytes.subarray(off));
+      });
+      if (i < SMALL) {
+        // the small file is exactly the first SMALL lines
+        const lines = buf.split("\n");
+        lines.pop();
+        const keep = Math.min(lines.length, SMALL - (i + 1 - lines.length));
+        const part = enc.encode(lines.slice(0, keep).join("\n") + "\n");
+        let off = 0;
+        while (off < part.length) off += await small.write(part.subarray(off));
+      }
+      buf = "";
+    }
+  }
+  big.close();
+  small.close();
+}
+
+interface Measured {
+  seconds: number;
+  peakRssMb: number;
+  code: number;
+  stdout: string;
+}
+
+async function measure(args: string[]): Promise<Measured> {
+  const t0 = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: root,
+    stdout: "piped",
+    stderr: "inherit",
+    env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
+  }).spawn();
+  let peakKb = 0;
+  let done = false;
+  const poll = (async () => {
+    while (!done) {
+      try {
+        const status = await Deno.readTextFile(`/proc/${child.pid}/status`);
+        const m = status.match(/VmHWM:\s+(\d+) kB/);
+        if (m) peakKb = Math.max(peakKb, Number(m[1]));
+      } catch { /* exited */ }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  })();
+  const out = await child.output();
+  const seconds = (performance.now() - t0) / 1000;
+  done = true;
+  await poll;
+  return {
+    seconds,
+    peakRssMb: peakKb / 1024,
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+  };
+}
+
+if (import.meta.main) {
+  const dir = await Deno.makeTempDir({ prefix: "breaker-bench-" });
+  const big = `${dir}/deliveries-${LINES}.ndjson`;
+  const small = `${dir}/deliveries-${SMALL}.ndjson`;
+  try {
+    console.error(
+      `generating ${LINES.toLocaleString("en-US")} attempts for ${ENDPOINTS} endpoints...`,
+    );
+    await generate(big, small);
+    const size = (await Deno.stat(big)).size;
+    console.error(`log: ${(size / 1e6).toFixed(0)} MB`);
+    const baselineScript = `${root}scripts/bench/json_parse_baseline.ts`;
+    const baseline = (file: string) => ["run", "-A", baselineScript, file];
+    const sim = (file: string, ...extra: string[]) => [
+      "run",
+      "-A",
+      `${root}main.ts`,
+      "breaker",
+      "simulate",
+      file,
+      "--format",
+      "ndjson",
+      ...extra,
+    ];
+    // warm the page cache and Deno's module cache once
+    await measure(baseline(small));
+    await measure(sim(small));
+    // this machine is shared and noisy: interleave the runs, keep the best and the median
+    const as: Measured[] = [];
+    const bs: Measured[] = [];
+    const smalls: Measured[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      as.push(await measure(baseline(big)));
+      bs.push(await measure(sim(big)));
+      smalls.push(await measure(sim(small)));
+    }
+    for (const m of [...as, ...bs, ...smalls]) {
+      if (m.code !== 0) throw new Error(`a child failed with exit code ${m.code}`);
+    }
+    const summary = JSON.parse(bs[0].stdout.trim().split("\n").pop()!);
+    if (summary.attempts !== LINES) throw new Error(`simulate saw ${summary.attempts} attempts`);
+    const plotFile = `${dir}/plot.svg`;
+    const plotted = await measure(sim(big, "--plot", plotFile));
+    const plotSize = (await Deno.stat(plotFile)).size;
+    const best = (ms: Measured[]) => Math.min(...ms.map((m) => m.seconds));
+    const median = (ms: Measured[]) =>
+      ms.map((m) => m.seconds).sort((x, y) => x - y)[ms.length >> 1];
+    const peak = (ms: Measured[]) => Math.max(...ms.map((m) => m.peakRssMb));
+    const a = best(as);
+    const b = best(bs);
+    const rate = (s: number) => Math.round(LINES / s).toLocaleString("en-US");
+    const fmt = (s: number) => s.toFixed(2);
+    console.log(
+      `log: ${LINES.toLocaleString("en-US")} attempts, ${ENDPOINTS} endpoints, ${
+        (size / 1e6).toFixed(0)
+      } MB; simulate found ${summary.suspensions} suspensions, ${summary.suppressed} suppressed`,
+    );
+    console.log(`runs: ${RUNS} of each, interleaved; best (median) wall time`);
+    console.log(
+      `(a) read + JSON.parse every line: ${fmt(a)} s (${fmt(median(as))} s) = ${
+        rate(a)
+      } lines/s, peak RSS ${peak(as).toFixed(0)} MB`,
+    );
+    console.log(
+      `(b) breaker simulate:             ${fmt(b)} s (${fmt(median(bs))} s) = ${
+        rate(b)
+      } attempts/s`,
+    );
+    console.log(
+      `ratio (b)/(a): ${(b / a).toFixed(2)} best, ${
+        (median(bs) / median(as)).toFixed(2)
+      } median (target <= 1.5, goal < 1.0)`,
+    );
+    console.log(
+      `peak RSS of simulate: ${peak(smalls).toFixed(0)} MB for ${
+        SMALL.toLocaleString("en-US")
+      } lines, ${peak(bs).toFixed(0)} MB for ${
+        LINES.toLocaleString("en-US")
+      } lines (target <= 150 MB, flat)`,
+    );
+    console.log(
+      `with --plot: ${fmt(plotted.seconds)} s, peak RSS ${plotted.peakRssMb.toFixed(0)} MB, SVG ${
+        (plotSize / 1024).toFixed(0)
+      } KB`,
+    );
+  } finally {
+    if (!values.keep) await Deno.remove(dir, { recursive: true });
+    else console.error(`kept ${dir}`);
+  }
+}

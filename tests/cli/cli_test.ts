@@ -1,0 +1,206 @@
+/**
+ * Black-box tests: spawn main.ts as a user would and check stdout, stderr
+ * and the exit code.
+ */
+import { assert, assertEquals, assertMatch, assertNotIncludes } from "../support/expect.ts";
+import { runCli } from "../support/tools.ts";
+import { makeTestKeys } from "../support/keys.ts";
+import { startRecordingServer } from "../support/recording_server.ts";
+import meta from "../../deno.json" with { type: "json" };
+
+const keys = await makeTestKeys();
+const SECRET_KEY = "sk-test-0123456789-SECRET";
+
+Deno.test("--help lists the commands and exits 0; no command prints help and exits 2", async () => {
+  const r = await runCli(["--help"]);
+  assertEquals(r.code, 0);
+  for (const c of ["rpc", "notifications", "webhooks", "breaker", "emulator"]) {
+    assertMatch(r.stdout, new RegExp(`\\n  ${c} `));
+  }
+  const none = await runCli([]);
+  assertEquals(none.code, 2);
+});
+
+Deno.test("--version prints the version of deno.json", async () => {
+  const r = await runCli(["--version"]);
+  assertEquals(r.code, 0);
+  assertEquals(r.stdout.trim(), `service ${meta.version}`);
+});
+
+Deno.test("help works at every level without credentials", async () => {
+  for (
+    const args of [["webhooks", "--help"], ["webhooks", "list", "--help"], [
+      "webhooks",
+      "enable",
+      "-h",
+    ]]
+  ) {
+    const r = await runCli(args);
+    assertEquals(r.code, 0, args.join(" "));
+    assertMatch(r.stdout, /Usage: service webhooks/);
+    assertEquals(r.stderr, "");
+  }
+});
+
+Deno.test("an unknown flag is one line naming it, exit 2", async () => {
+  const r = await runCli(["webhooks", "list", "--pagesize=3x", "--nope"]);
+  assertEquals(r.code, 2);
+  assertEquals(r.stderr.trim().split("\n").length, 1);
+  assertMatch(r.stderr, /Invalid value "3x" for --pageSize: expected a whole number/);
+  const r2 = await runCli(["webhooks", "list", "--webhok-id", "x"]);
+  assertEquals(r2.code, 2);
+  assertMatch(r2.stderr, /Unknown flag "--webhok-id"/);
+  const r3 = await runCli(["webhooks", "frobnicate"]);
+  assertEquals(r3.code, 2);
+  assertMatch(
+    r3.stderr,
+    /Unknown verb "frobnicate".*expected one of list, get, enable, disable, metrics/,
+  );
+  const r4 = await runCli(["nonsense"]);
+  assertEquals(r4.code, 2);
+});
+
+Deno.test("missing credentials exit 2 with a message naming the flags and variables", async () => {
+  const r = await runCli(["webhooks", "list"]);
+  assertEquals(r.code, 2);
+  assertMatch(r.stderr, /--apiKey \(or SERVICE_API_KEY\)/);
+  assertMatch(r.stderr, /--privateKey \(or SERVICE_API_PRIVATE_KEY_PATH\)/);
+  assertEquals(r.stdout, "");
+});
+
+Deno.test("environment variables are used when the flag is absent, and the flag wins", async () => {
+  const srv = startRecordingServer({ status: 200, body: { data: [], next: null } });
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/k.pem`, keys.pkcs8Pem);
+    const env = {
+      SERVICE_API_KEY: "from-env",
+      SERVICE_API_PRIVATE_KEY_PATH: `${dir}/k.pem`,
+      SERVICE_API_BASE_URL: srv.url,
+    };
+    const a = await runCli(["webhooks", "list", "--format", "json"], { env });
+    assertEquals(a.code, 0, a.stderr);
+    assertEquals(JSON.parse(a.stdout), { data: [] });
+    const b = await runCli(["webhooks", "list", "--api-key", "from-flag"], { env });
+    assertEquals(b.code, 0, b.stderr);
+    assertEquals(srv.requests.map((r) => r.headers.get("x-api-key")), ["from-env", "from-flag"]);
+  } finally {
+    await srv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("--verbose=false really is false; --verbose adds the status and request id", async () => {
+  const srv = startRecordingServer({
+    status: 404,
+    body: { message: "Webhook not found", code: 1404 },
+  });
+  try {
+    const args = [
+      "webhooks",
+      "get",
+      "--webhookId",
+      "nope",
+      "--apiKey",
+      SECRET_KEY,
+      "--privateKey",
+      keys.pkcs8Pem,
+      "--apiBaseUrl",
+      srv.url,
+    ];
+    const quiet = await runCli([...args, "--verbose=false"]);
+    assertEquals(quiet.code, 4);
+    assertEquals(quiet.stderr.trim().split("\n").length, 1, quiet.stderr);
+    assertMatch(
+      quiet.stderr,
+      /Cannot get webhook "nope": the platform answered 404 .*"Webhook not found"/,
+    );
+    const loud = await runCli([...args, "--verbose"]);
+    assertEquals(loud.code, 4);
+    assertMatch(loud.stderr, /status: 404, platform code: 1404, request id: req-2/);
+  } finally {
+    await srv.close();
+  }
+});
+
+Deno.test("a secret never appears in stdout or stderr, even with --verbose on failures", async () => {
+  const srv = startRecordingServer({ status: 401, body: { message: "Unauthorized", code: -7 } });
+  try {
+    for (const extra of [[], ["--verbose"]]) {
+      const r = await runCli(
+        [
+          "webhooks",
+          "list",
+          "--apiKey",
+          SECRET_KEY,
+          "--privateKey",
+          keys.pkcs8Pem,
+          "--apiBaseUrl",
+          srv.url,
+          ...extra,
+        ],
+      );
+      assertEquals(r.code, 3);
+      for (const out of [r.stdout, r.stderr]) {
+        assertNotIncludes(out, SECRET_KEY);
+        assertNotIncludes(out, keys.pkcs8Pem.split("\n")[1]);
+      }
+    }
+    // A malformed key passed as text is not echoed either.
+    const bad = await runCli([
+      "webhooks",
+      "list",
+      "--apiKey",
+      SECRET_KEY,
+      "--privateKey",
+      "-----BEGIN PRIVATE KEY-----\nSECRETSTUFF\n-----END PRIVATE KEY-----",
+    ]);
+    assertEquals(bad.code, 2);
+    assertNotIncludes(bad.stderr, "SECRETSTUFF");
+    assertNotIncludes(bad.stderr, SECRET_KEY);
+    // Token never in output with --verbose.
+    assert(!/eyJ[A-Za-z0-9_-]{10,}/.test(bad.stderr));
+  } finally {
+    await srv.close();
+  }
+});
+
+Deno.test("webhooks enable prints the new status; metrics prints the error rate", async () => {
+  const srv = startRecordingServer();
+  const hook = { id: "w1", url: "https://x.test", events: ["e"], createdAt: 1, updatedAt: 2 };
+  srv.script.push(
+    { status: 200, body: { ...hook, status: "SUSPENDED" } },
+    { status: 200, body: { ...hook, status: "ENABLED" } },
+    { status: 200, body: { value: "55" } },
+  );
+  try {
+    const conn = ["--apiKey", "k", "--privateKey", keys.pkcs8Pem, "--apiBaseUrl", srv.url];
+    const r = await runCli([
+      "webhooks",
+      "enable",
+      "--webhookId",
+      "w1",
+      "--format",
+      "table",
+      ...conn,
+    ]);
+    assertEquals(r.code, 0, r.stderr);
+    assertEquals(r.stdout, "w1: SUSPENDED -> ENABLED\n");
+    assertEquals(srv.requests[1].method, "PATCH");
+    assertEquals(new TextDecoder().decode(srv.requests[1].body), '{"enabled":true}');
+    const m = await runCli([
+      "webhooks",
+      "metrics",
+      "--webhookId",
+      "w1",
+      "--format",
+      "json",
+      ...conn,
+    ]);
+    assertEquals(m.code, 0, m.stderr);
+    assertEquals(JSON.parse(m.stdout).value, 55);
+    assertEquals(srv.requests[2].path, "/v1/webhooks/w1/metrics/LAST_ACTIVE_HOUR_ERROR_RATE");
+  } finally {
+    await srv.close();
+  }
+});

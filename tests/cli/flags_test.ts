@@ -1,0 +1,75 @@
+import { assertEquals, assertRejects } from "../support/expect.ts";
+import { parseDuration, parseFlags, parseTime, UsageError } from "../../lib/cli/mod.ts";
+
+const specs = {
+  apiKey: { type: "string", env: "SERVICE_API_KEY", description: "" },
+  dryRun: { type: "boolean", description: "" },
+  pageSize: { type: "integer", min: 1, max: 100, default: 100, description: "" },
+  status: {
+    type: "string",
+    multiple: true,
+    choices: ["FAILED", "COMPLETED"],
+    upper: true,
+    description: "",
+  },
+  excludeStatuses: { type: "list", description: "" },
+  window: { type: "duration", description: "" },
+} as const;
+
+const parse = (args: string[], env: Record<string, string> = {}) =>
+  parseFlags(specs, args, { command: "service t", env: (n) => env[n] });
+
+Deno.test("camelCase, kebab-case, --x value and --x=value all parse", () => {
+  assertEquals(parse(["--apiKey", "a"]).flags.apiKey, "a");
+  assertEquals(parse(["--api-key=b"]).flags.apiKey, "b");
+  assertEquals(parse(["--page-size", "5"]).flags.pageSize, 5);
+  assertEquals(parse([]).flags.pageSize, 100);
+});
+
+Deno.test("booleans accept --x, --x=true and --x=false", () => {
+  assertEquals(parse(["--dryRun"]).flags.dryRun, true);
+  assertEquals(parse(["--dry-run=true"]).flags.dryRun, true);
+  assertEquals(parse(["--dryRun=false"]).flags.dryRun, false);
+  assertEquals(parse([]).flags.dryRun, undefined);
+});
+
+Deno.test("the flag wins over its environment variable", () => {
+  assertEquals(parse([], { SERVICE_API_KEY: "env" }).flags.apiKey, "env");
+  assertEquals(parse(["--apiKey", "flag"], { SERVICE_API_KEY: "env" }).flags.apiKey, "flag");
+});
+
+Deno.test("repeatable flags, choices and lists", () => {
+  assertEquals(parse(["--status", "failed", "--status=COMPLETED"]).flags.status, [
+    "FAILED",
+    "COMPLETED",
+  ]);
+  assertEquals(parse(["--excludeStatuses="]).flags.excludeStatuses, []);
+  assertEquals(parse(["--excludeStatuses", "A,B"]).flags.excludeStatuses, ["A", "B"]);
+});
+
+Deno.test("bad values are usage errors naming the flag and the accepted form", async () => {
+  const cases: [string[], RegExp][] = [
+    [["--pageSize", "0"], /--pageSize: expected 1 to 100/],
+    [["--pageSize", "x"], /--pageSize: expected a whole number/],
+    [["--dryRun=maybe"], /--dryRun: expected true or false/],
+    [["--status", "LOST"], /expected one of FAILED, COMPLETED/],
+    [["--window", "5 minutes"], /--window: expected a duration/],
+    [["--apiKey"], /Missing value for --apiKey/],
+    [["--bogus"], /Unknown flag "--bogus"/],
+  ];
+  for (const [args, re] of cases) {
+    const e = await assertRejects(() => Promise.resolve().then(() => parse(args)), UsageError);
+    assertEquals(re.test(e.message), true, `${args.join(" ")}: ${e.message}`);
+  }
+});
+
+Deno.test("durations and times", () => {
+  assertEquals(parseDuration("60m"), 3_600_000);
+  assertEquals(parseDuration("1h30m"), 5_400_000);
+  assertEquals(parseDuration("250"), 250);
+  assertEquals(parseDuration("4x"), undefined);
+  assertEquals(parseTime("1767225600000"), 1767225600000);
+  assertEquals(parseTime("2026-01-01T00:00:00Z"), 1767225600000);
+  assertEquals(parseTime("24h", () => 100_000_000), 100_000_000 - 86_400_000);
+  assertEquals(parseTime("yesterday"), undefined);
+});

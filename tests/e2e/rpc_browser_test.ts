@@ -1,0 +1,112 @@
+/**
+ * A real browser (Debian chromium driven by playwright-core) opens a page
+ * served on another local port; the page's script POSTs eth_sendTransaction
+ * to the bridge's HTTP address, both as a CORS request and as a "simple"
+ * no-cors request that needs no preflight. The bridge refuses both (Origin
+ * check) and nothing reaches the platform.
+ */
+import assert from "node:assert/strict";
+import { type Anvil, startAnvil } from "../support/tools.ts";
+import { type BridgeProcess, startBridgeProcess, tempPrivateKey } from "../support/rpc.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const haveChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
+
+Deno.test({
+  name: "a web page cannot make the bridge send: refused, nothing signed",
+  ignore: !haveChromium,
+  async fn() {
+    const anvil: Anvil = await startAnvil();
+    const keyPath = await tempPrivateKey();
+    // The platform side: a local listener that records any request the bridge makes to it.
+    const platformHits: string[] = [];
+    const platform = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (r) => {
+      platformHits.push(`${r.method} ${new URL(r.url).pathname}`);
+      return new Response(JSON.stringify({ message: "unexpected", code: 1 }), { status: 500 });
+    });
+    let bridge: BridgeProcess | undefined;
+    const page = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () =>
+      new Response(
+        `<!doctype html><html><body><script>
+        const target = new URLSearchParams(location.search).get("bridge");
+        const body = JSON.stringify({jsonrpc:"2.0", id:1, method:"eth_sendTransaction",
+          params:[{from:"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", to:"0x70997970C51812dc3A010C7d01b50e0d17dc79C8", value:"0x1"}]});
+        window.results = {};
+        (async () => {
+          try {
+            const r = await fetch(target, {method:"POST", headers:{"content-type":"application/json"}, body});
+            window.results.cors = "status " + r.status + " " + await r.text();
+          } catch (e) { window.results.cors = "blocked: " + e.message; }
+          try {
+            const r = await fetch(target, {method:"POST", mode:"no-cors", headers:{"content-type":"text/plain"}, body});
+            window.results.simple = "opaque " + r.type;
+          } catch (e) { window.results.simple = "blocked: " + e.message; }
+          window.done = true;
+        })();
+        </script></body></html>`,
+        { headers: { "content-type": "text/html" } },
+      ));
+    const profile = await Deno.makeTempDir({ prefix: "chromium-profile-" });
+    const { chromium } = await import("playwright-core");
+    let context: Awaited<ReturnType<typeof chromium.launchPersistentContext>> | undefined;
+    try {
+      bridge = await startBridgeProcess([
+        "--apiKey",
+        "browser-test",
+        "--privateKey",
+        keyPath,
+        "--apiBaseUrl",
+        `http://127.0.0.1:${platform.addr.port}`,
+        "--retries",
+        "0",
+        "--rpcUrl",
+        anvil.url,
+        "--assetId",
+        "ETH",
+        "--vaultAccountIds",
+        "0",
+        "--http",
+        "--verbose",
+      ]);
+      context = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: [
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+          "--no-first-run",
+        ],
+      });
+      const tab = await context.newPage();
+      await tab.goto(
+        `http://127.0.0.1:${page.addr.port}/?bridge=${encodeURIComponent(bridge.address)}`,
+      );
+      await tab.waitForFunction(() => (globalThis as { done?: boolean }).done === true, null, {
+        timeout: 20_000,
+      });
+      const results = await tab.evaluate(() =>
+        (globalThis as unknown as { results: Record<string, string> }).results
+      );
+      // The CORS request is refused by the bridge (403 without CORS headers: the page cannot read it).
+      assert.match(results.cors, /^blocked:/);
+      assert.equal(results.simple, "opaque opaque");
+      await new Promise((r) => setTimeout(r, 200));
+      const refused = bridge.stderr().match(/refused an HTTP request: .*Origin/g) ?? [];
+      assert.equal(refused.length, 2, bridge.stderr());
+      assert.deepEqual(platformHits, [], "nothing reached the platform");
+      assert.ok(!bridge.stderr().includes("platform transaction"));
+    } finally {
+      await context?.close();
+      await bridge?.stop();
+      await page.shutdown();
+      await platform.shutdown();
+      await anvil.stop();
+      await Deno.remove(profile, { recursive: true }).catch(() => {});
+      await Deno.remove(keyPath).catch(() => {});
+    }
+  },
+});

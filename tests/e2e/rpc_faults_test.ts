@@ -1,0 +1,236 @@
+/**
+ * Sending through custody under faults injected by the emulator's admin
+ * endpoint: 5xx/429 and dropped-after-commit answers on creates never make
+ * two transactions; TIMEOUT/REJECTED end with an error carrying the platform
+ * transaction id; a held transaction ends at --txTimeout.
+ */
+import assert from "node:assert/strict";
+import { httpRpc } from "../support/rpc.ts";
+import { anvilCall, type Stack, startStack, VAULT0 } from "../support/rpc_stack.ts";
+import { loadCredentials, PlatformClient } from "../../lib/platform/mod.ts";
+
+let stack: Stack;
+
+Deno.test.beforeAll(async () => {
+  stack = await startStack();
+});
+
+Deno.test.afterAll(async () => {
+  await stack?.stop();
+});
+
+async function fault(spec: Record<string, unknown>): Promise<void> {
+  const r = await fetch(`${stack.emulator.adminUrl}/faults`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": stack.emulator.apiKey },
+    body: JSON.stringify(spec),
+  });
+  const text = await r.text();
+  assert.equal(r.status, 201, text);
+}
+
+async function clearFaults(): Promise<void> {
+  const r = await fetch(`${stack.emulator.adminUrl}/faults`, {
+    method: "DELETE",
+    headers: { "x-api-key": stack.emulator.apiKey },
+  });
+  await r.body?.cancel();
+}
+
+/** Platform transactions whose externalTxId starts with `prefix`. */
+async function platformTransactions(prefix: string): Promise<{ id: string; status: string }[]> {
+  const client = new PlatformClient(
+    await loadCredentials({
+      apiKey: stack.emulator.apiKey,
+      privateKey: stack.emulator.privateKeyPath,
+      apiBaseUrl: stack.emulator.apiBaseUrl,
+    }),
+  );
+  const { data } = await client.request("GET", "/v1/transactions", {
+    operation: "list transactions",
+    query: { limit: 500 },
+  });
+  const list = (Array.isArray(data) ? data : (data as { data?: unknown[] }).data ?? []) as {
+    id: string;
+    status: string;
+    externalTxId?: string;
+  }[];
+  return list.filter((t) => t.externalTxId?.startsWith(prefix));
+}
+
+/** A deterministic PRNG (mulberry32) so a failure can be replayed. */
+function rng(seed: number): () => number {
+  return () => {
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+Deno.test("50 sends under 30% 5xx/429 and dropped-after-commit creates: exactly 50 transactions", async () => {
+  const prefix = `faults-${crypto.randomUUID().slice(0, 8)}-`;
+  const bridge = await stack.bridge([
+    "--http",
+    "--vaultAccountIds",
+    "0",
+    "--externalTxIdPrefix",
+    prefix,
+    "--pollingInterval",
+    "50ms",
+    "--verbose",
+  ]);
+  const to = "0x000000000000000000000000000000000000bEEF";
+  const nonceBefore = BigInt(
+    await anvilCall(stack.anvil.url, "eth_getTransactionCount", [VAULT0, "latest"]),
+  );
+  const balanceBefore = BigInt(await anvilCall(stack.anvil.url, "eth_getBalance", [to, "latest"]));
+  const random = rng(20261122);
+  let injected5xx = 0;
+  let injectedDrops = 0;
+  try {
+    for (let i = 1; i <= 50; i++) {
+      const x = random();
+      if (x < 0.3) {
+        await fault({
+          kind: "status",
+          status: i % 2 ? 503 : 429,
+          count: 1,
+          path: "/v1/transactions",
+          method: "POST",
+        });
+        injected5xx++;
+      }
+      if (random() < 0.2) {
+        await fault({ kind: "drop", count: 1, path: "/v1/transactions", method: "POST" });
+        injectedDrops++;
+      }
+      const r = await httpRpc(bridge.address, {
+        jsonrpc: "2.0",
+        id: i,
+        method: "eth_sendTransaction",
+        params: [{ from: VAULT0, to, value: "0x" + i.toString(16) }],
+      });
+      const j = r.json() as { result?: string; error?: unknown };
+      assert.ok(j.result, `send ${i}: ${JSON.stringify(j.error)}`);
+    }
+  } finally {
+    await clearFaults();
+    await bridge.stop();
+  }
+  assert.ok(
+    injected5xx >= 10 && injectedDrops >= 5,
+    `${injected5xx} 5xx/429, ${injectedDrops} drops`,
+  );
+  const nonceAfter = BigInt(
+    await anvilCall(stack.anvil.url, "eth_getTransactionCount", [VAULT0, "latest"]),
+  );
+  const balanceAfter = BigInt(await anvilCall(stack.anvil.url, "eth_getBalance", [to, "latest"]));
+  assert.equal(nonceAfter - nonceBefore, 50n, "exactly 50 transactions on chain");
+  assert.equal(balanceAfter - balanceBefore, 1275n, "each value sent once: 1+2+...+50");
+  const onPlatform = await platformTransactions(prefix);
+  assert.equal(onPlatform.length, 50, "exactly 50 platform transactions");
+});
+
+Deno.test("a lost create answer with no client retry is found by externalTxId, not created again", async () => {
+  const prefix = `lost-${crypto.randomUUID().slice(0, 8)}-`;
+  const bridge = await stack.bridge([
+    "--http",
+    "--vaultAccountIds",
+    "0",
+    "--retries",
+    "0",
+    "--externalTxIdPrefix",
+    prefix,
+    "--pollingInterval",
+    "50ms",
+    "--verbose",
+  ]);
+  try {
+    await fault({ kind: "drop", count: 3, path: "/v1/transactions", method: "POST" });
+    for (let i = 0; i < 3; i++) {
+      const r = await httpRpc(bridge.address, {
+        jsonrpc: "2.0",
+        id: i,
+        method: "eth_sendTransaction",
+        params: [{ from: VAULT0, to: "0x000000000000000000000000000000000000dEaD", value: "0x1" }],
+      });
+      assert.ok((r.json() as { result?: string }).result, r.text);
+    }
+    assert.equal((bridge.stderr().match(/but the platform has it/g) ?? []).length, 3);
+    assert.equal((await platformTransactions(prefix)).length, 3);
+  } finally {
+    await clearFaults();
+    await bridge.stop();
+  }
+});
+
+Deno.test("TIMEOUT and REJECTED end with a JSON-RPC error carrying status and the platform id", async () => {
+  const bridge = await stack.bridge([
+    "--http",
+    "--vaultAccountIds",
+    "0",
+    "--pollingInterval",
+    "50ms",
+  ]);
+  try {
+    for (const [status, code] of [["TIMEOUT", -32000], ["REJECTED", 4001]] as const) {
+      await fault({ kind: "finalStatus", status, subStatus: "TEST_" + status, count: 1 });
+      const r = await httpRpc(bridge.address, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "eth_sendTransaction",
+        params: [{ from: VAULT0, to: "0x000000000000000000000000000000000000dEaD", value: "0x1" }],
+      });
+      const e = (r.json() as {
+        error: {
+          code: number;
+          message: string;
+          data: { txId: string; status: string; subStatus: string };
+        };
+      }).error;
+      assert.equal(e.code, code);
+      assert.equal(e.data.status, status);
+      assert.equal(e.data.subStatus, "TEST_" + status);
+      assert.match(e.message, new RegExp(`${e.data.txId} ended ${status}`));
+    }
+  } finally {
+    await clearFaults();
+    await bridge.stop();
+  }
+});
+
+Deno.test("a transaction held for approval ends at --txTimeout with a clear error", async () => {
+  const bridge = await stack.bridge([
+    "--http",
+    "--vaultAccountIds",
+    "0",
+    "--txTimeout",
+    "1500ms",
+  ]);
+  try {
+    await fault({ kind: "hold", count: 1 });
+    const t0 = Date.now();
+    const r = await httpRpc(bridge.address, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "eth_sendTransaction",
+      params: [{ from: VAULT0, to: "0x000000000000000000000000000000000000dEaD", value: "0x1" }],
+    });
+    const e = (r.json() as { error: { message: string; data: { txId: string; status: string } } })
+      .error;
+    assert.ok(Date.now() - t0 >= 1400);
+    assert.equal(e.data.status, "PENDING_AUTHORIZATION");
+    assert.match(e.message, /--txTimeout/);
+    // release it so nothing stays pending
+    const rej = await fetch(`${stack.emulator.adminUrl}/transactions/${e.data.txId}/reject`, {
+      method: "POST",
+      headers: { "x-api-key": stack.emulator.apiKey },
+    });
+    await rej.body?.cancel();
+  } finally {
+    await clearFaults();
+    await bridge.stop();
+  }
+});

@@ -1,0 +1,277 @@
+import { assert, assertEquals, assertRejects } from "../support/expect.ts";
+import {
+  loadCredentials,
+  PlatformApiError,
+  PlatformClient,
+  PlatformUnreachableError,
+} from "../../lib/platform/mod.ts";
+import { listNotifications, resendNotification, updateWebhook } from "../../lib/platform/mod.ts";
+import { exitCodeFor } from "../../lib/cli/mod.ts";
+import { makeTestKeys, verifyRequestToken } from "../support/keys.ts";
+import { startRecordingServer } from "../support/recording_server.ts";
+
+const keys = await makeTestKeys();
+const API_KEY = "3f1d2c4b-0000-4000-8000-00000000abcd";
+
+async function clientFor(url: string, opts: ConstructorParameters<typeof PlatformClient>[1] = {}) {
+  const creds = await loadCredentials({
+    apiKey: API_KEY,
+    privateKey: keys.pkcs8Pem,
+    apiBaseUrl: url,
+  });
+  return new PlatformClient(creds, opts);
+}
+
+async function verifyAll(srv: ReturnType<typeof startRecordingServer>) {
+  for (const r of srv.requests) {
+    assertEquals(r.headers.get("x-api-key"), API_KEY);
+    const auth = r.headers.get("authorization") ?? "";
+    assert(auth.startsWith("Bearer "), "Bearer token present");
+    await verifyRequestToken(auth.slice(7), {
+      publicKey: keys.publicKey,
+      apiKey: API_KEY,
+      uri: r.path + r.search,
+      body: r.body,
+    });
+  }
+}
+
+Deno.test("every request carries a token the platform's rules verify: GET with query, POST with and without body, PATCH", async () => {
+  const srv = startRecordingServer({ status: 200, body: { data: [], next: null } });
+  try {
+    const client = await clientFor(srv.url + "/v1");
+    await client.request("GET", "/v1/webhooks/w1/notifications", {
+      operation: "list",
+      query: { statuses: ["FAILED", "ON_HOLD"], pageSize: 5, order: "ASC", events: ["a.b"] },
+    });
+    await client.request("POST", "/v1/webhooks/w1/notifications/resend_by_resource", {
+      operation: "resend",
+      body: { resourceId: "r1", excludeStatuses: [] },
+    });
+    await client.request("POST", "/v1/webhooks/w1/notifications/n1/resend", {
+      operation: "resend one",
+    });
+    await client.request("PATCH", "/v1/webhooks/w1", {
+      operation: "update",
+      body: { enabled: true },
+    });
+    assertEquals(srv.requests.map((r) => r.method), ["GET", "POST", "POST", "PATCH"]);
+    assertEquals(
+      srv.requests[0].search,
+      "?statuses=FAILED&statuses=ON_HOLD&pageSize=5&order=ASC&events=a.b",
+    );
+    assertEquals(
+      new TextDecoder().decode(srv.requests[1].body),
+      '{"resourceId":"r1","excludeStatuses":[]}',
+    );
+    assertEquals(srv.requests[2].body.length, 0);
+    await verifyAll(srv);
+    // A fresh nonce per request.
+    const nonces = srv.requests.map((r) =>
+      JSON.parse(
+        atob(r.headers.get("authorization")!.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")),
+      ).nonce
+    );
+    assertEquals(new Set(nonces).size, nonces.length);
+  } finally {
+    await srv.close();
+  }
+});
+
+Deno.test("a PKCS#1 private key signs as well as PKCS#8", async () => {
+  const srv = startRecordingServer({ status: 200, body: {} });
+  try {
+    const creds = await loadCredentials({
+      apiKey: API_KEY,
+      privateKey: keys.pkcs1Pem,
+      apiBaseUrl: srv.url,
+    });
+    await new PlatformClient(creds).request("GET", "/v1/webhooks", { operation: "list" });
+    await verifyAll(srv);
+  } finally {
+    await srv.close();
+  }
+});
+
+Deno.test("a base URL with a path prefix keeps the prefix in the signed uri", async () => {
+  const srv = startRecordingServer({ status: 200, body: {} });
+  try {
+    const client = await clientFor(srv.url + "/proxy/v1/");
+    await client.request("GET", "/v1/webhooks", { operation: "list", query: { pageSize: 2 } });
+    assertEquals(srv.requests[0].path, "/proxy/v1/webhooks");
+    await verifyAll(srv);
+  } finally {
+    await srv.close();
+  }
+});
+
+Deno.test("503 then 200: the same Idempotency-Key is sent twice and the call succeeds", async () => {
+  const srv = startRecordingServer({ status: 202 });
+  srv.script.push({ status: 503, body: { message: "busy", code: 1 } });
+  const waits: number[] = [];
+  try {
+    const client = await clientFor(srv.url, { sleep: (ms) => (waits.push(ms), Promise.resolve()) });
+    const r = await resendNotification(client, "w1", "n1");
+    assertEquals(r.status, 202);
+    assertEquals(srv.requests.length, 2);
+    const k1 = srv.requests[0].headers.get("idempotency-key");
+    assert(k1 && k1.length >= 16);
+    assertEquals(srv.requests[1].headers.get("idempotency-key"), k1);
+    assertEquals(r.idempotencyKey, k1);
+    await verifyAll(srv);
+  } finally {
+    await srv.close();
+  }
+});
+
+Deno.test("a given idempotency key is the one sent, on every retry", async () => {
+  const srv = startRecordingServer({ status: 202 });
+  srv.script.push({ status: 500 }, { status: 502 });
+  try {
+    const client = await clientFor(srv.url, { sleep: () => Promise.resolve() });
+    await resendNotification(client, "w1", "n1", "my-key-1");
+    assertEquals(srv.requests.map((r) => r.headers.get("idempotency-key")), [
+      "my-key-1",
+      "my-key-1",
+      "my-key-1",
+    ]);
+  } finally {
+    await srv.close();
+  }
+});
+
+Deno.test("429 with Retry-After: 1 waits one second before the retry", async () => {
+  const srv = startRecordingServer({ status: 200, body: { data: [], next: null } });
+  srv.script.push({ status: 429, headers: { "Retry-After": "1" } });
+  const waits: number[] = [];
+  try {
+    const client = await clientFor(srv.url, {
+      sleep: (ms) => (waits.push(ms), new Promise((r) => setTimeout(r, ms))),
+    });
+    const t0 = performance.now();
+    await client.request("GET", "/v1/webhooks", { operation: "list" });
+    const elapsed = performance.now() - t0;
+    assertEquals(waits, [1000]);
+    assert(elapsed >= 990, `waited ${elapsed} ms`);
+    assertEquals(srv.requests.length, 2);
+  } finally {
+    await srv.close();
+  }
+});
+
+Deno.test("400 is not retried and carries the platform's code, message and request id", async () => {
+  const srv = startRecordingServer({
+    status: 400,
+    body: { message: "bad resourceId", code: 1234 },
+  });
+  try {
+    const client = await clientFor(srv.url, { sleep: () => Promise.resolve() });
+    const e = await assertRejects(
+      () => client.request("POST", "/v1/x", { operation: "resend by resource", body: {} }),
+      PlatformApiError,
+    );
+    assertEquals(srv.requests.length, 1);
+    assertEquals(e.status, 400);
+    assertEquals(e.code, 1234);
+    assertEquals(e.platformMessage, "bad resourceId");
+    assertEquals(e.requestId, "req-1");
+    assertEquals(exitCodeFor(e), 1);
+  } finally {
+    await srv.close();
+  }
+});
+
+Deno.test("exhausted retries map to the exit codes of cli.md", async () => {
+  const cases: [number, number][] = [[503, 6], [500, 6], [429, 5], [408, 7], [401, 3], [403, 3], [
+    404,
+    4,
+  ], [409, 1]];
+  for (const [status, code] of cases) {
+    const srv = startRecordingServer({ status, body: { message: "no", code: 9 } });
+    try {
+      const client = await clientFor(srv.url, { sleep: () => Promise.resolve(), retries: 2 });
+      const e = await assertRejects(() =>
+        client.request("GET", "/v1/webhooks", { operation: "list" })
+      );
+      assertEquals(exitCodeFor(e), code, `status ${status}`);
+      const retried = status >= 500 || status === 429 || status === 408;
+      assertEquals(srv.requests.length, retried ? 3 : 1, `attempts for ${status}`);
+    } finally {
+      await srv.close();
+    }
+  }
+});
+
+Deno.test("an unreachable platform is retried, then exit code 6", async () => {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  const client = await clientFor(`http://127.0.0.1:${port}`, {
+    sleep: () => Promise.resolve(),
+    retries: 1,
+  });
+  const e = await assertRejects(() =>
+    client.request("GET", "/v1/webhooks", { operation: "list webhooks" })
+  );
+  assert(e instanceof PlatformUnreachableError);
+  assertEquals(exitCodeFor(e), 6);
+});
+
+Deno.test("a Retry-After longer than the cap stops retrying and reports the wait", async () => {
+  const srv = startRecordingServer({
+    status: 429,
+    headers: { "Retry-After": "300" },
+    body: { message: "slow down" },
+  });
+  try {
+    const client = await clientFor(srv.url, {
+      sleep: () => Promise.resolve(),
+      maxRetryAfterMs: 60_000,
+    });
+    const e = await assertRejects(
+      () => client.request("GET", "/v1/webhooks", { operation: "list" }),
+      PlatformApiError,
+    );
+    assertEquals(srv.requests.length, 1);
+    assertEquals(e.retryAfterMs, 300_000);
+    assert(e.message.includes("wait 300 s"), e.message);
+  } finally {
+    await srv.close();
+  }
+});
+
+Deno.test("list follows next cursors until next is null, one page at a time", async () => {
+  const srv = startRecordingServer();
+  const n = (id: string) => ({
+    id,
+    createdAt: 1,
+    updatedAt: 2,
+    status: "COMPLETED",
+    eventType: "e",
+  });
+  srv.script.push(
+    { status: 200, body: { data: [n("a"), n("b")], next: "c1", total: 3 } },
+    { status: 200, body: { data: [n("c")], next: null } },
+  );
+  try {
+    const client = await clientFor(srv.url);
+    const ids: string[] = [];
+    for await (const item of listNotifications(client, "w1", { pageSize: 2 })) ids.push(item.id);
+    assertEquals(ids, ["a", "b", "c"]);
+    assertEquals(srv.requests.map((r) => r.search), ["?pageSize=2", "?pageCursor=c1&pageSize=2"]);
+  } finally {
+    await srv.close();
+  }
+});
+
+Deno.test("an answer of the wrong shape is an error naming the field", async () => {
+  const srv = startRecordingServer({ status: 200, body: { id: 5 } });
+  try {
+    const client = await clientFor(srv.url);
+    const e = await assertRejects(() => updateWebhook(client, "w1", { enabled: true }));
+    assert(/unexpected shape \(id:/.test((e as Error).message), (e as Error).message);
+    assertEquals(exitCodeFor(e), 1);
+  } finally {
+    await srv.close();
+  }
+});

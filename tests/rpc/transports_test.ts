@@ -1,0 +1,305 @@
+/**
+ * The bridge's transports against a real anvil, started as a user starts it
+ * (`main.ts rpc`, no child). The platform is not needed for reads: the
+ * credentials point at a closed port, so a signing request fails cleanly.
+ */
+import assert from "node:assert/strict";
+import { type Anvil, startAnvil } from "../support/tools.ts";
+import {
+  type BridgeProcess,
+  httpRpc,
+  IpcClient,
+  startBridgeProcess,
+  tempPrivateKey,
+} from "../support/rpc.ts";
+
+let anvil: Anvil;
+let keyPath: string;
+let http: BridgeProcess;
+let ipc: BridgeProcess;
+
+function common(rpcUrl: string) {
+  return [
+    "--apiKey",
+    "test-key",
+    "--privateKey",
+    keyPath,
+    "--apiBaseUrl",
+    "http://127.0.0.1:9",
+    "--retries",
+    "0",
+    "--rpcUrl",
+    rpcUrl,
+    "--assetId",
+    "ETH_TEST",
+  ];
+}
+
+const req = (method: string, params: unknown[] = [], id: unknown = 1) => ({
+  jsonrpc: "2.0",
+  id,
+  method,
+  params,
+});
+
+Deno.test.beforeAll(async () => {
+  anvil = await startAnvil();
+  keyPath = await tempPrivateKey();
+  [http, ipc] = await Promise.all([
+    startBridgeProcess([...common(anvil.url), "--http"]),
+    startBridgeProcess(common(anvil.url)),
+  ]);
+});
+
+Deno.test.afterAll(async () => {
+  await Promise.all([http?.stop(), ipc?.stop()]);
+  await anvil?.stop();
+  await Deno.remove(keyPath).catch(() => {});
+});
+
+Deno.test("HTTP address is loopback with a random per-run path", () => {
+  assert.match(http.address, /^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}$/);
+  assert.ok(!http.address.includes("test-key"));
+});
+
+Deno.test("a read passes through and equals anvil's own answer", async () => {
+  const direct = await httpRpc(
+    anvil.url,
+    req("eth_getBalance", [
+      "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+      "latest",
+    ]),
+  );
+  const via = await httpRpc(
+    http.address,
+    req("eth_getBalance", ["0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", "latest"]),
+  );
+  assert.equal(via.status, 200);
+  assert.deepEqual(via.json(), direct.json());
+});
+
+Deno.test("a batch returns every result, notifications get no element", async () => {
+  const r = await httpRpc(http.address, [
+    req("eth_blockNumber", [], 1),
+    req("eth_chainId", [], "two"),
+    { jsonrpc: "2.0", method: "eth_blockNumber", params: [] },
+    req("net_version", [], 3),
+    req("eth_getBalance", ["0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", "latest"], 4),
+    { jsonrpc: "2.0", id: 5 },
+  ]);
+  assert.equal(r.status, 200);
+  const items = r.json() as { id: unknown; result?: unknown; error?: { code: number } }[];
+  assert.equal(items.length, 5);
+  const byId = new Map(items.map((i) => [i.id, i]));
+  assert.equal(byId.get(1)?.result, "0x0");
+  assert.equal(byId.get("two")?.result, "0x7a69");
+  assert.equal(byId.get(3)?.result, "31337");
+  assert.match(String(byId.get(4)?.result), /^0x[0-9a-f]+$/);
+  assert.equal(byId.get(5)?.error?.code, -32600);
+});
+
+Deno.test("an empty batch is -32600, bad JSON is -32700, both as JSON with HTTP 400", async () => {
+  const empty = await httpRpc(http.address, "[]");
+  assert.equal(empty.status, 400);
+  assert.equal((empty.json() as { error: { code: number } }).error.code, -32600);
+  const bad = await httpRpc(http.address, '{"jsonrpc":"2.0",');
+  assert.equal(bad.status, 400);
+  assert.match(bad.headers.get("content-type") ?? "", /application\/json/);
+  assert.equal((bad.json() as { error: { code: number } }).error.code, -32700);
+});
+
+Deno.test("a notification over HTTP gets no body", async () => {
+  const r = await httpRpc(http.address, { jsonrpc: "2.0", method: "eth_blockNumber" });
+  assert.equal(r.status, 204);
+  assert.equal(r.text, "");
+});
+
+Deno.test("a 12 MB request body is accepted", async () => {
+  const r = await httpRpc(http.address, req("web3_clientVersion", ["x".repeat(12_000_000)]));
+  assert.equal(r.status, 200);
+  assert.match(String((r.json() as { result: string }).result), /^service\//);
+});
+
+Deno.test("a web page's request (Origin header) is refused and nothing runs", async () => {
+  const r = await httpRpc(http.address, req("eth_accounts"), { origin: "http://evil.example" });
+  assert.equal(r.status, 403);
+  assert.equal(r.headers.get("access-control-allow-origin"), null);
+  assert.match((r.json() as { error: { message: string } }).error.message, /--allowOrigin/);
+});
+
+Deno.test("a non-loopback Host (DNS rebinding) is refused", async () => {
+  const u = new URL(http.address);
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(u.port) });
+  const body = JSON.stringify(req("eth_chainId"));
+  await conn.write(
+    new TextEncoder().encode(
+      `POST ${u.pathname} HTTP/1.1\r\nHost: attacker.example:${u.port}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    ),
+  );
+  let text = "";
+  const buf = new Uint8Array(4096);
+  for (;;) {
+    const n = await conn.read(buf);
+    if (n === null) break;
+    text += new TextDecoder().decode(buf.subarray(0, n));
+  }
+  conn.close();
+  assert.match(text, /^HTTP\/1\.1 403/);
+  assert.match(text, /loopback/);
+});
+
+Deno.test("a wrong path is refused with a JSON error", async () => {
+  const u = new URL(http.address);
+  const r = await httpRpc(`${u.origin}/`, req("eth_chainId"));
+  assert.equal(r.status, 404);
+  assert.equal((r.json() as { error: { code: number } }).error.code, -32600);
+});
+
+Deno.test("IPC socket is 0600 in a private 0700 directory", async () => {
+  const st = await Deno.stat(ipc.address);
+  assert.equal(st.mode! & 0o777, 0o600);
+  const dir = ipc.address.slice(0, ipc.address.lastIndexOf("/"));
+  assert.equal((await Deno.stat(dir)).mode! & 0o777, 0o700);
+});
+
+Deno.test("IPC: a request split across writes and pipelined requests are all answered", async () => {
+  const c = await IpcClient.connect(ipc.address);
+  try {
+    const a = JSON.stringify(req("eth_chainId", [], 1));
+    const b = JSON.stringify(req("eth_blockNumber", [], 2));
+    const d = JSON.stringify([req("net_version", [], 3), req("eth_chainId", [], 4)]);
+    await c.write(a.slice(0, 10));
+    await new Promise((r) => setTimeout(r, 30));
+    await c.write(a.slice(10) + b + "\n" + d.slice(0, 5));
+    await new Promise((r) => setTimeout(r, 30));
+    await c.write(d.slice(5));
+    const lines = [await c.readLine(), await c.readLine(), await c.readLine()].map((l) =>
+      JSON.parse(l!)
+    );
+    const single = lines.filter((l) => !Array.isArray(l));
+    const batch = lines.find((l) => Array.isArray(l));
+    assert.deepEqual(single.map((l) => l.id).sort(), [1, 2]);
+    assert.equal(batch?.length, 2);
+  } finally {
+    c.close();
+  }
+});
+
+Deno.test("IPC: a 5 MB request is answered", async () => {
+  const c = await IpcClient.connect(ipc.address);
+  try {
+    await c.write(JSON.stringify(req("web3_clientVersion", ["0x" + "ab".repeat(2_500_000)], 9)));
+    const r = JSON.parse((await c.readLine(20_000))!);
+    assert.equal(r.id, 9);
+    assert.match(r.result, /^service\//);
+  } finally {
+    c.close();
+  }
+});
+
+Deno.test("IPC: garbage gets -32700 and drops only that connection", async () => {
+  const other = await IpcClient.connect(ipc.address);
+  const c = await IpcClient.connect(ipc.address);
+  try {
+    await c.write("\x00\x01garbage{}");
+    const r = JSON.parse((await c.readLine())!);
+    assert.equal(r.error.code, -32700);
+    assert.equal(await c.readLine(), undefined); // closed by the bridge
+    await other.write(JSON.stringify(req("eth_chainId", [], 5)) + "\n");
+    assert.equal(JSON.parse((await other.readLine())!).result, "0x7a69");
+    const fresh = await IpcClient.connect(ipc.address);
+    await fresh.write(JSON.stringify(req("eth_chainId", [], 6)) + "\n");
+    assert.equal(JSON.parse((await fresh.readLine())!).id, 6);
+    fresh.close();
+  } finally {
+    c.close();
+    other.close();
+  }
+});
+
+Deno.test("the node going down gives a JSON-RPC error per request; the bridge stays up", async () => {
+  const spare = await startAnvil();
+  const b = await startBridgeProcess([...common(spare.url), "--http"]);
+  try {
+    await spare.stop();
+    const r = await httpRpc(b.address, [req("eth_blockNumber", [], 1), req("eth_gasPrice", [], 2)]);
+    const items = r.json() as { id: number; error: { code: number; message: string } }[];
+    assert.equal(items.length, 2);
+    for (const i of items) assert.equal(i.error.code, -32002);
+    const local = await httpRpc(b.address, req("eth_chainId", [], 3));
+    assert.equal((local.json() as { result: string }).result, "0x7a69");
+  } finally {
+    await b.stop();
+  }
+});
+
+Deno.test("a stale socket file is replaced; a live one is never taken over", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/node.ipc`;
+  // A socket file with nobody listening, as a crash leaves it: a process that exits without closing.
+  const crashed = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `Deno.listen({ transport: "unix", path: ${JSON.stringify(path)} }); Deno.exit(0);`,
+    ],
+  }).output();
+  assert.equal(crashed.code, 0);
+  assert.ok((await Deno.lstat(path)).isSocket, "a stale socket file is present");
+  const b = await startBridgeProcess([...common(anvil.url), "--ipcPath", path]);
+  try {
+    assert.equal(b.address, path);
+    const c = await IpcClient.connect(path);
+    await c.write(JSON.stringify(req("eth_chainId")) + "\n");
+    assert.equal(JSON.parse((await c.readLine())!).result, "0x7a69");
+    c.close();
+    // A second bridge on the same live path refuses to start (exit 2).
+    const second = await startBridgeProcess([...common(anvil.url), "--ipcPath", path]).then(
+      async (p) => ({ code: await p.stop(), started: true }),
+      (e) => ({ code: -1, started: false, error: String(e) }),
+    );
+    assert.equal(second.started, false);
+  } finally {
+    assert.equal(await b.stop(), 0);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("--allowOrigin lets exactly that page in (CORS echo + preflight); others stay refused", async () => {
+  const b = await startBridgeProcess([
+    ...common(anvil.url),
+    "--http",
+    "--allowOrigin",
+    "http://localhost:3000",
+  ]);
+  try {
+    const pre = await fetch(b.address, {
+      method: "OPTIONS",
+      headers: { origin: "http://localhost:3000", "access-control-request-method": "POST" },
+    });
+    await pre.body?.cancel();
+    assert.equal(pre.status, 204);
+    assert.equal(pre.headers.get("access-control-allow-origin"), "http://localhost:3000");
+    const ok = await httpRpc(b.address, req("eth_chainId"), { origin: "http://localhost:3000" });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers.get("access-control-allow-origin"), "http://localhost:3000");
+    const other = await httpRpc(b.address, req("eth_chainId"), { origin: "http://localhost:3001" });
+    assert.equal(other.status, 403);
+  } finally {
+    await b.stop();
+  }
+});
+
+Deno.test("the Brownie form /<API_KEY> is accepted only with --apiKeyPath, and never printed", async () => {
+  const plain = new URL(http.address);
+  const refused = await httpRpc(`${plain.origin}/test-key`, req("eth_chainId"));
+  assert.equal(refused.status, 404);
+  const b = await startBridgeProcess([...common(anvil.url), "--http", "--apiKeyPath"]);
+  try {
+    assert.ok(!b.address.includes("test-key"));
+    const u = new URL(b.address);
+    const ok = await httpRpc(`${u.origin}/test-key`, req("eth_chainId"));
+    assert.equal((ok.json() as { result: string }).result, "0x7a69");
+  } finally {
+    await b.stop();
+  }
+});

@@ -1,0 +1,79 @@
+/**
+ * The whole stack for end-to-end `rpc` tests: a real anvil, the emulator
+ * (the platform stand-in, in this process) with fresh credentials, and
+ * bridges started as a user starts them (`main.ts rpc`, no child).
+ *
+ * @module
+ */
+
+import { type Anvil, startAnvil } from "./tools.ts";
+import { type BridgeProcess, startBridgeProcess } from "./rpc.ts";
+import { startEmulator } from "../../lib/emulator/mod.ts";
+
+/** anvil's first funded account: the emulator's vault account 0 (default mnemonic). */
+export const VAULT0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+/** anvil's second account: vault account 1. */
+export const VAULT1 = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+
+/** A running stack. */
+export interface Stack {
+  anvil: Anvil;
+  emulator: Awaited<ReturnType<typeof startEmulator>>;
+  /** The bridge's connection flags for this emulator and anvil. */
+  flags: string[];
+  /** Environment with the credentials as variables (for child-env checks). */
+  env: Record<string, string>;
+  /** Starts a bridge with extra flags (no child). */
+  bridge(extra?: string[]): Promise<BridgeProcess>;
+  stop(): Promise<void>;
+}
+
+/** Starts anvil + emulator. */
+export async function startStack(anvilArgs: string[] = []): Promise<Stack> {
+  const anvil = await startAnvil(anvilArgs);
+  const emulator = await startEmulator({ rpcUrl: anvil.url, log: () => {} });
+  const flags = [
+    "--apiKey",
+    emulator.apiKey,
+    "--privateKey",
+    emulator.privateKeyPath,
+    "--apiBaseUrl",
+    emulator.apiBaseUrl,
+    "--rpcUrl",
+    anvil.url,
+  ];
+  const bridges: BridgeProcess[] = [];
+  return {
+    anvil,
+    emulator,
+    flags,
+    env: {
+      SERVICE_API_KEY: emulator.apiKey,
+      SERVICE_API_PRIVATE_KEY_PATH: emulator.privateKeyPath,
+      SERVICE_API_BASE_URL: emulator.apiBaseUrl,
+      SERVICE_RPC_URL: anvil.url,
+    },
+    async bridge(extra = []) {
+      const b = await startBridgeProcess([...flags, ...extra]);
+      bridges.push(b);
+      return b;
+    },
+    async stop() {
+      await Promise.all(bridges.map((b) => b.stop()));
+      await emulator.stop();
+      await anvil.stop();
+    },
+  };
+}
+
+/** Calls anvil directly. */
+export async function anvilCall(url: string, method: string, params: unknown[] = []) {
+  const r = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const j = await r.json();
+  if (j.error) throw new Error(`${method}: ${j.error.message}`);
+  return j.result;
+}

@@ -699,9 +699,11 @@ export class WebhookEngine {
       this.store.updateNotificationProgress(updated);
     });
     if (suspended) {
-      const s = suspended as { reason: string; errors: number; attempts: number };
+      const s = suspended as { reason: string; errors: number; attempts: number; time: number };
       this.#log(
-        `webhook ${ep.row.id} SUSPENDED (${s.reason}): ${s.errors} errors in ${s.attempts} attempts of the window; e-mailed ${this.#admins().length} admin(s)`,
+        `webhook ${ep.row.id} SUSPENDED (${s.reason}) at ${
+          new Date(s.time).toISOString()
+        }: ${s.errors} errors in ${s.attempts} attempts of the window; e-mailed ${this.#admins().length} admin(s)`,
       );
     }
     if (resent?.status === "IN_PROGRESS") {

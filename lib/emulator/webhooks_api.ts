@@ -10,6 +10,9 @@
  *   → 201 `{data: [{id, webhookId}]}`: creates `count` (default 1, at most
  *   10 000) events; each makes one notification per ENABLED or SUSPENDED
  *   endpoint subscribed to `eventType`.
+ * - `GET /admin/attempts[?webhookId=W]` → 200 `{data: [{webhookId, notificationId,
+ *   sentTime, duration, responseCode?, failureReason?}]}`: every attempt in the
+ *   order it was recorded — the delivery log `service breaker simulate` reads.
  * - `GET /admin/outbox` → 200 `{data: [{to, subject, body, webhookId, createdAt}]}`:
  *   the e-mails the emulator "sent" (suspensions).
  *
@@ -193,6 +196,37 @@ export function handleWebhooksApi(
         data: b.data ?? {},
       }));
       return { status: 201, body: { data: engine.publishMany(events) } };
+    }
+    if (seg[1] === "attempts" && seg.length === 2 && m === "GET") {
+      const webhookId = q.get("webhookId");
+      const rows = (webhookId
+        ? engine.store.stmt("SELECT * FROM wh_attempts WHERE webhook_id = ? ORDER BY seq").all(
+          webhookId,
+        )
+        : engine.store.stmt("SELECT * FROM wh_attempts ORDER BY seq").all()) as Record<
+          string,
+          unknown
+        >[];
+      return {
+        status: 200,
+        body: {
+          data: rows.map((r) => {
+            const o: Record<string, unknown> = {
+              webhookId: r.webhook_id,
+              notificationId: r.notification_id,
+              sentTime: r.sent_time,
+              duration: r.duration,
+            };
+            if (r.response_code !== null) {
+              o.responseCode = r.response_code;
+            }
+            if (r.failure_reason !== null) {
+              o.failureReason = r.failure_reason;
+            }
+            return o;
+          }),
+        },
+      };
     }
     if (seg[1] === "outbox" && seg.length === 2 && m === "GET") {
       return {

@@ -26,9 +26,11 @@ import { base64url } from "../platform/mod.ts";
 
 /** A request after authentication: the path without `/v1`. */
 export interface ApiRequest {
+  /** HTTP method, upper case. */
   method: string;
   /** e.g. `/webhooks/abc/notifications` */
   path: string;
+  /** The query string. */
   query: URLSearchParams;
   /** The parsed JSON body, or undefined when there was none. */
   body: unknown;
@@ -36,8 +38,11 @@ export interface ApiRequest {
 
 /** What to answer. `body` undefined: no body. */
 export interface ApiResult {
+  /** HTTP status. */
   status: number;
+  /** JSON body, or none. */
   body?: unknown;
+  /** Extra headers (e.g. `Location`). */
   headers?: Record<string, string>;
 }
 

@@ -21,6 +21,7 @@ export interface AttemptRecord {
 
 /** Options of {@linkcode deliverOnce}. */
 export interface DeliverOptions {
+  /** The endpoint. */
   url: string;
   /** The exact bytes that were signed. */
   body: string;

@@ -45,14 +45,19 @@ import type {
 
 /** An event that produces notifications. */
 export interface WebhookEvent {
+  /** e.g. `transaction.created`. */
   eventType: string;
+  /** The resource's id (e.g. the transaction id), or none. */
   resourceId?: string | null;
+  /** The resource as the API shows it; `{}` when absent. */
   data?: unknown;
 }
 
 /** Options of {@linkcode WebhookEngine}. */
 export interface WebhookEngineOptions {
+  /** The tables. */
   store: WebhookStore;
+  /** The signing key. */
   signer: WebhookSigner;
   /** Divides every retry delay and breaker duration. Default 1. */
   timeScale?: number;
@@ -111,12 +116,19 @@ const DAY = 86_400_000;
 
 /** The delivery engine; see the module doc. */
 export class WebhookEngine {
+  /** The tables. */
   readonly store: WebhookStore;
+  /** The signing key. */
   readonly signer: WebhookSigner;
+  /** The retry schedule in force (delays already divided by timeScale). */
   readonly retryCfg: RetryConfig;
+  /** The breaker in force (durations already divided by timeScale). */
   readonly breakerCfg: BreakerConfig;
+  /** HTTP timeout of one attempt, ms. */
   readonly deliveryTimeoutMs: number;
+  /** Attempts in flight per endpoint. */
   readonly concurrency: number;
+  /** Put in every payload. */
   readonly workspaceId: string;
   #admins: () => string[];
   #log: (line: string) => void;
@@ -699,9 +711,11 @@ export class WebhookEngine {
       this.store.updateNotificationProgress(updated);
     });
     if (suspended) {
-      const s = suspended as { reason: string; errors: number; attempts: number };
+      const s = suspended as { reason: string; errors: number; attempts: number; time: number };
       this.#log(
-        `webhook ${ep.row.id} SUSPENDED (${s.reason}): ${s.errors} errors in ${s.attempts} attempts of the window; e-mailed ${this.#admins().length} admin(s)`,
+        `webhook ${ep.row.id} SUSPENDED (${s.reason}) at ${
+          new Date(s.time).toISOString()
+        }: ${s.errors} errors in ${s.attempts} attempts of the window; e-mailed ${this.#admins().length} admin(s)`,
       );
     }
     if (resent?.status === "IN_PROGRESS") {

@@ -21,13 +21,17 @@ const ALG = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-512" } as const;
 
 /** A public key in a JWKS document. */
 export interface PublicJwk extends JsonWebKey {
+  /** Key id, as in each signature's protected header. */
   kid: string;
+  /** Always RS512. */
   alg: "RS512";
+  /** Always "sig". */
   use: "sig";
 }
 
 /** The JWKS document served at `/.well-known/jwks.json`. */
 export interface Jwks {
+  /** The public keys. */
   keys: PublicJwk[];
 }
 

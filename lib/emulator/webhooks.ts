@@ -42,6 +42,7 @@ export interface WebhooksOptions {
 
 /** The running webhook side; see {@linkcode startWebhooks}. */
 export interface Webhooks {
+  /** The delivery engine. */
   engine: WebhookEngine;
   /** The JWKS document to serve at `/.well-known/jwks.json`. */
   jwks(): Jwks;

@@ -10,6 +10,9 @@
  *   → 201 `{data: [{id, webhookId}]}`: creates `count` (default 1, at most
  *   10 000) events; each makes one notification per ENABLED or SUSPENDED
  *   endpoint subscribed to `eventType`.
+ * - `GET /admin/attempts[?webhookId=W]` → 200 `{data: [{webhookId, notificationId,
+ *   sentTime, duration, responseCode?, failureReason?}]}`: every attempt in the
+ *   order it was recorded — the delivery log `service breaker simulate` reads.
  * - `GET /admin/outbox` → 200 `{data: [{to, subject, body, webhookId, createdAt}]}`:
  *   the e-mails the emulator "sent" (suspensions).
  *
@@ -23,9 +26,11 @@ import { base64url } from "../platform/mod.ts";
 
 /** A request after authentication: the path without `/v1`. */
 export interface ApiRequest {
+  /** HTTP method, upper case. */
   method: string;
   /** e.g. `/webhooks/abc/notifications` */
   path: string;
+  /** The query string. */
   query: URLSearchParams;
   /** The parsed JSON body, or undefined when there was none. */
   body: unknown;
@@ -33,8 +38,11 @@ export interface ApiRequest {
 
 /** What to answer. `body` undefined: no body. */
 export interface ApiResult {
+  /** HTTP status. */
   status: number;
+  /** JSON body, or none. */
   body?: unknown;
+  /** Extra headers (e.g. `Location`). */
   headers?: Record<string, string>;
 }
 
@@ -193,6 +201,37 @@ export function handleWebhooksApi(
         data: b.data ?? {},
       }));
       return { status: 201, body: { data: engine.publishMany(events) } };
+    }
+    if (seg[1] === "attempts" && seg.length === 2 && m === "GET") {
+      const webhookId = q.get("webhookId");
+      const rows = (webhookId
+        ? engine.store.stmt("SELECT * FROM wh_attempts WHERE webhook_id = ? ORDER BY seq").all(
+          webhookId,
+        )
+        : engine.store.stmt("SELECT * FROM wh_attempts ORDER BY seq").all()) as Record<
+          string,
+          unknown
+        >[];
+      return {
+        status: 200,
+        body: {
+          data: rows.map((r) => {
+            const o: Record<string, unknown> = {
+              webhookId: r.webhook_id,
+              notificationId: r.notification_id,
+              sentTime: r.sent_time,
+              duration: r.duration,
+            };
+            if (r.response_code !== null) {
+              o.responseCode = r.response_code;
+            }
+            if (r.failure_reason !== null) {
+              o.failureReason = r.failure_reason;
+            }
+            return o;
+          }),
+        },
+      };
     }
     if (seg[1] === "outbox" && seg.length === 2 && m === "GET") {
       return {

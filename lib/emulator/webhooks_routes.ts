@@ -14,6 +14,9 @@
  *   201 `{data: [{id, webhookId}]}`: `count` events (default 1, at most
  *   10 000); each makes one notification per ENABLED or SUSPENDED endpoint
  *   subscribed to `eventType` (suspended ones wait ON_HOLD).
+ * - `GET /admin/attempts[?webhookId=W]` → 200 `{data: [{webhookId, notificationId,
+ *   sentTime, duration, responseCode?, failureReason?}]}`: every attempt in the
+ *   order it was recorded, i.e. a delivery log for `service breaker simulate`.
  * - `GET /admin/outbox` → 200 `{data: [{to, subject, body, webhookId, createdAt}]}`:
  *   the e-mails "sent" to the workspace admins (one per suspension and admin).
  *
@@ -78,6 +81,7 @@ export const webhooksRoutes: RouteModule = {
     api("GET", `${N}/:notificationId/attempts`),
     { method: "POST", pattern: "/admin/notifications", auth: "admin", handle },
     { method: "GET", pattern: "/admin/outbox", auth: "admin", handle },
+    { method: "GET", pattern: "/admin/attempts", auth: "admin", handle },
   ],
   async start(ctx) {
     const extra = (ctx.extensions.get(WEBHOOKS_OPTIONS_EXTENSION) ?? {}) as Partial<

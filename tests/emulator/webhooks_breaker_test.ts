@@ -3,7 +3,8 @@
  * parameters, durations divided by --timeScale 3600: window 1 s, band 4 s):
  * immediate suspension above 80%, sustained suspension after the band is
  * held for the scaled 4 hours, nothing delivered while suspended, PATCH
- * enabled:true resumes, and the outbox holds the e-mails.
+ * enabled:true resumes, and the outbox holds the e-mails. The attempt log
+ * replayed through `service breaker simulate` gives the same suspensions.
  */
 
 import assert from "node:assert/strict";
@@ -13,6 +14,7 @@ import {
   waitFor,
 } from "../support/emulator_process.ts";
 import { type ReceiverAnswer, startReceiver } from "../support/receiver.ts";
+import { runCli } from "../support/tools.ts";
 
 const SCALE = 3600;
 const SUSTAIN_MS = 4 * 3_600_000 / SCALE;
@@ -40,7 +42,14 @@ async function status(emu: EmulatorProcess, w: string): Promise<string> {
 }
 
 Deno.test("the breaker suspends above 80% at once and after the scaled 4 h in the band; PATCH enabled:true resumes", async () => {
-  const emu = await startEmulatorOnAnvil(["--timeScale", String(SCALE)]);
+  // one attempt in flight per endpoint: attempts are evaluated in the order
+  // they were sent, so the recorded log replays exactly (see the end)
+  const emu = await startEmulatorOnAnvil([
+    "--timeScale",
+    String(SCALE),
+    "--webhookConcurrency",
+    "1",
+  ]);
   let immediateAnswers: ReceiverAnswer = 500;
   const rc = startReceiver({
     jwksUrl: emu.ready.jwksUrl,
@@ -67,7 +76,9 @@ Deno.test("the breaker suspends above 80% at once and after the scaled 4 h in th
     // 4 errors of 5 is exactly 0.80, which is not above: the 6th attempt (5 of 6) suspends
     await waitFor(
       "the suspension log line",
-      () => emu.stderr().includes(`webhook ${imm} SUSPENDED (immediate): 5 errors in 6 attempts`),
+      () =>
+        new RegExp(`webhook ${imm} SUSPENDED \\(immediate\\) at \\S+: 5 errors in 6 attempts`)
+          .test(emu.stderr()),
       5_000,
     );
     await new Promise((r) => setTimeout(r, 100)); // answers already on the wire settle
@@ -99,6 +110,7 @@ Deno.test("the breaker suspends above 80% at once and after the scaled 4 h in th
     });
     assert.equal(p.status, 200);
     assert.equal(p.data.status, "ENABLED");
+    const enabledAt = (p.data as unknown as { updatedAt: number }).updatedAt;
     await waitFor("the held notifications to be delivered", async () => {
       const r = await emu.api<{ total: number }>("GET", `/v1/webhooks/${imm}/notifications`, {
         query: { statuses: ["COMPLETED"] },
@@ -159,6 +171,42 @@ Deno.test("the breaker suspends above 80% at once and after the scaled 4 h in th
     assert.equal(m.status, 200);
     assert.match(m.data.value, /^\d+$/);
     assert.ok(Number(m.data.value) >= 50 && Number(m.data.value) <= 80, `rate ${m.data.value}`);
+
+    // ---- the same attempt log replayed by `service breaker simulate` reaches the same decisions
+    const log = await emu.api<{ data: Record<string, unknown>[] }>("GET", "/admin/attempts");
+    assert.equal(log.status, 200);
+    const lines = log.data.data.map((a) => JSON.stringify(a));
+    lines.push(JSON.stringify({ webhookId: imm, sentTime: enabledAt, action: "enable" }));
+    const file = await Deno.makeTempFile({ suffix: ".ndjson" });
+    try {
+      // the log is in recorded order per webhook; --sort merges the re-enable line in by time
+      await Deno.writeTextFile(file, lines.join("\n") + "\n");
+      const sim = await runCli([
+        "breaker",
+        "simulate",
+        file,
+        "--sort",
+        "--window",
+        String(3_600_000 / SCALE),
+        "--sustainedFor",
+        String(SUSTAIN_MS),
+        "--format",
+        "ndjson",
+      ]);
+      assert.equal(sim.code, 0, sim.stderr);
+      const replayed = sim.stdout.trim().split("\n").map((l) => JSON.parse(l))
+        .filter((e) => e.type === "suspended")
+        .map((e) => `${e.webhookId} ${e.reason} ${e.time} ${e.errors}/${e.attempts}`);
+      const live = [
+        ...emu.stderr().matchAll(
+          /webhook (\S+) SUSPENDED \((\w+)\) at (\S+): (\d+) errors in (\d+) attempts/g,
+        ),
+      ].map((x) => `${x[1]} ${x[2]} ${x[3]} ${x[4]}/${x[5]}`);
+      assert.equal(live.length, 2);
+      assert.deepEqual(replayed.sort(), live.sort());
+    } finally {
+      await Deno.remove(file);
+    }
   } finally {
     await rc.close();
     await emu.stop();

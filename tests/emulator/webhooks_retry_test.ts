@@ -15,9 +15,10 @@ import {
 import { startReceiver } from "../support/receiver.ts";
 
 const SCALE = 10_000;
-const TIMEOUT_MS = 150;
+// long enough that a loaded machine still answers a 200 in time; each "hang" attempt costs this much
+const TIMEOUT_MS = 1000;
 /** Scheduling slack allowed on a loaded 2-core machine, in ms (a correctness bound, not a speed claim). */
-const SLACK_MS = 400;
+const SLACK_MS = 1000;
 
 interface Attempt {
   sentTime: number;
@@ -130,7 +131,11 @@ Deno.test("each kind of answer is retried or not exactly as breaker.md says, on 
       const nid = byHook.get(w)!;
       assert.equal(finals[k].status, exp.status, `${k}: status`);
       const attempts = await allAttempts(emu, w, nid);
-      assert.equal(attempts.length, exp.attempts, `${k}: number of attempts listed by the API`);
+      assert.equal(
+        attempts.length,
+        exp.attempts,
+        `${k}: number of attempts listed by the API: ${JSON.stringify(attempts)}`,
+      );
       // what the receiver saw is what the API lists
       if (k !== "refused") {
         const seen = rc.received.filter((r) => r.json.id === nid);

@@ -63,7 +63,7 @@ const list = leaf({
   examples: ["service webhooks list --format json"],
   async run({ flags }, ctx) {
     const client = await platformClient(flags, ctx);
-    const { getErrorRate, getWebhook, listWebhooks, updateWebhook } = await import(
+    const { listWebhooks } = await import(
       "../platform/mod.ts"
     );
     await ctx.out.records(
@@ -82,7 +82,7 @@ const get = leaf({
   async run({ flags }, ctx) {
     const id = requireWebhookId(flags.webhookId, ctx.path);
     const client = await platformClient(flags, ctx);
-    const { getErrorRate, getWebhook, listWebhooks, updateWebhook } = await import(
+    const { getWebhook } = await import(
       "../platform/mod.ts"
     );
     await ctx.out.object(await getWebhook(client, id));
@@ -101,7 +101,7 @@ function setEnabled(enabled: boolean) {
     async run({ flags }, ctx) {
       const id = requireWebhookId(flags.webhookId, ctx.path);
       const client = await platformClient(flags, ctx);
-      const { getErrorRate, getWebhook, listWebhooks, updateWebhook } = await import(
+      const { getWebhook, updateWebhook } = await import(
         "../platform/mod.ts"
       );
       const before = enabled ? await getWebhook(client, id).catch(() => undefined) : undefined;
@@ -128,7 +128,7 @@ const metrics = leaf({
   async run({ flags }, ctx) {
     const id = requireWebhookId(flags.webhookId, ctx.path);
     const client = await platformClient(flags, ctx);
-    const { getErrorRate, getWebhook, listWebhooks, updateWebhook } = await import(
+    const { getErrorRate } = await import(
       "../platform/mod.ts"
     );
     const value = await getErrorRate(client, id);

@@ -377,9 +377,9 @@ export class PlatformClient {
   async *paginate<Item>(
     path: string,
     options:
-      & Omit<RequestOptions<{ data: Item[]; next?: string | null; total?: number }>, "body">
+      & Omit<RequestOptions<Page<Item>>, "body">
       & {
-        onPage?: (page: { data: Item[]; next?: string | null; total?: number }) => void;
+        onPage?: (page: Page<Item>) => void;
       },
   ): AsyncGenerator<Item> {
     let cursor: string | undefined = options.query?.pageCursor as string | undefined;

@@ -10,7 +10,7 @@ import {
   startEmulatorOnAnvil,
   waitFor,
 } from "../support/emulator_process.ts";
-import { type Receiver, type ReceiverAnswer, startReceiver } from "../support/receiver.ts";
+import { type ReceiverAnswer, startReceiver } from "../support/receiver.ts";
 
 // Retry delays and breaker durations divided by 1000: 10 s -> 10 ms, 60 min -> 3.6 s.
 const TIME_SCALE = 1000;

@@ -199,11 +199,16 @@ export class CustodySigner implements Signer {
   /** `eth_sendTransaction`: resolves with the transaction hash. */
   async sendTransaction(tx: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
     try {
-      const from = tx.from;
+      let from = tx.from;
+      if (from === undefined || from === null) {
+        // Like a node with one unlocked account: the only exposed account is the default.
+        const all = await this.#load(signal);
+        if (all.length === 1) from = all[0].address;
+      }
       if (typeof from !== "string" || !ADDRESS.test(from)) {
         throw new RpcError(
           RpcErrorCode.invalidParams,
-          'eth_sendTransaction: "from" must be the address of an exposed vault account.',
+          'eth_sendTransaction: "from" must be the address of an exposed vault account (it may be left out only when exactly one is exposed).',
         );
       }
       const body = toTransactionRequest(tx, {
@@ -216,7 +221,7 @@ export class CustodySigner implements Signer {
       return await this.#serialized(vaultId, async () => {
         if (tx.nonce !== undefined && tx.nonce !== null && this.#o.pendingNonce) {
           const want = parseQuantity(tx.nonce, "nonce");
-          const next = await this.#o.pendingNonce(from);
+          const next = await this.#o.pendingNonce(from as string);
           if (want < next) {
             throw new RpcError(
               RpcErrorCode.server,

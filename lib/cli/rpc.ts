@@ -109,7 +109,7 @@ const flags = {
   pollingInterval: {
     type: "duration",
     placeholder: "DURATION",
-    description: "Fixed transaction status polling interval (default: 200ms growing to 2s).",
+    description: "Fixed transaction status polling interval (default: 100ms growing to 2s).",
   },
   txTimeout: {
     type: "duration",

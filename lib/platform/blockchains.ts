@@ -7,9 +7,30 @@
 
 import { z } from "zod";
 import type { PlatformClient } from "./client.ts";
+import type { Page, Schema } from "./schemas.ts";
 
 /** A blockchain as the platform lists it. */
-export const Blockchain = z.looseObject({
+export interface Blockchain {
+  /** The platform's id of the chain. */
+  id: string;
+  /** The older asset-style id. */
+  legacyId?: string;
+  /** Human name. */
+  displayName?: string;
+  /** Id of the native asset (look it up for its `legacyId`). */
+  nativeAssetId?: string;
+  /** On-chain facts; `chainId` for EVM chains. */
+  onchain?: {
+    protocol?: string;
+    chainId?: string | number | null;
+    test?: boolean;
+    [extra: string]: unknown;
+  };
+  /** Fields the platform adds. */
+  [extra: string]: unknown;
+}
+
+const BlockchainSchema = z.looseObject({
   id: z.string(),
   legacyId: z.string().optional(),
   displayName: z.string().optional(),
@@ -20,17 +41,24 @@ export const Blockchain = z.looseObject({
     test: z.boolean().optional(),
   }).optional(),
 });
-export type Blockchain = z.infer<typeof Blockchain>;
 
 /** An asset as `GET /v1/assets/{id}` returns it. */
-export const Asset = z.looseObject({
+export interface Asset {
+  /** The asset's id. */
+  id: string;
+  /** The id that vault and transaction calls use (e.g. `ETH_TEST5`). */
+  legacyId: string;
+  /** Fields the platform adds. */
+  [extra: string]: unknown;
+}
+
+const AssetSchema: Schema<Asset> = z.looseObject({
   id: z.string(),
   legacyId: z.string(),
 });
-export type Asset = z.infer<typeof Asset>;
 
-const BlockchainPage = z.looseObject({
-  data: z.array(Blockchain),
+const BlockchainPage: Schema<Page<Blockchain>> = z.looseObject({
+  data: z.array(BlockchainSchema),
   next: z.string().nullish(),
 });
 
@@ -55,7 +83,7 @@ export async function getAsset(
 ): Promise<Asset> {
   const r = await client.request("GET", `/v1/assets/${encodeURIComponent(assetId)}`, {
     operation: `get asset ${JSON.stringify(assetId)}`,
-    schema: Asset,
+    schema: AssetSchema,
     signal,
   });
   return r.data;

@@ -58,15 +58,15 @@ export {
   updateWebhook,
 } from "./webhooks.ts";
 export type { NotificationQuery } from "./webhooks.ts";
-export { getFirstAddress, listVaultAccounts, VaultAccount, VaultAddress } from "./vaults.ts";
-export { Asset, Blockchain, findNativeAssetId, getAsset, listBlockchains } from "./blockchains.ts";
+export { getFirstAddress, listVaultAccounts } from "./vaults.ts";
+export type { VaultAccount, VaultAddress } from "./vaults.ts";
+export { findNativeAssetId, getAsset, listBlockchains } from "./blockchains.ts";
+export type { Asset, Blockchain } from "./blockchains.ts";
 export {
   createTransaction,
-  CreateTransactionResponse,
   FINAL_FAILURE_STATUSES,
   findTransactionByExternalId,
   getTransaction,
   SENT_STATUSES,
-  Transaction,
 } from "./transactions.ts";
-export type { TransactionRequest } from "./transactions.ts";
+export type { CreateTransactionResponse, Transaction, TransactionRequest } from "./transactions.ts";

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { PlatformClient } from "./client.ts";
 import { PlatformApiError } from "./errors.ts";
+import type { Schema } from "./schemas.ts";
 
 /** Transaction statuses after which nothing changes. */
 export const FINAL_FAILURE_STATUSES = [
@@ -22,7 +23,27 @@ export const FINAL_FAILURE_STATUSES = [
 export const SENT_STATUSES = ["BROADCASTING", "CONFIRMING", "COMPLETED"] as const;
 
 /** A transaction as `GET /v1/transactions/{id}` returns it. */
-export const Transaction = z.looseObject({
+export interface Transaction {
+  /** The platform's transaction id. */
+  id: string;
+  /** SUBMITTED … COMPLETED, or a final failure (see {@linkcode FINAL_FAILURE_STATUSES}). */
+  status: string;
+  /** Why, for a failure. */
+  subStatus?: string | null;
+  /** The chain transaction hash, once there is one. */
+  txHash?: string | null;
+  /** The caller's unique id given at creation. */
+  externalTxId?: string | null;
+  /** For TYPED_MESSAGE: the signatures. */
+  signedMessages?: {
+    signature?: { r?: string; s?: string; v?: number; fullSig?: string };
+    [extra: string]: unknown;
+  }[] | null;
+  /** Fields the platform adds. */
+  [extra: string]: unknown;
+}
+
+const TransactionSchema: Schema<Transaction> = z.looseObject({
   id: z.string(),
   status: z.string(),
   subStatus: z.string().nullish(),
@@ -37,30 +58,51 @@ export const Transaction = z.looseObject({
     }).optional(),
   })).nullish(),
 });
-export type Transaction = z.infer<typeof Transaction>;
 
 /** `POST /v1/transactions` answer. */
-export const CreateTransactionResponse = z.looseObject({
+export interface CreateTransactionResponse {
+  /** The new transaction's id. */
+  id: string;
+  /** Its first status. */
+  status?: string;
+  /** Fields the platform adds. */
+  [extra: string]: unknown;
+}
+
+const CreateTransactionResponseSchema: Schema<CreateTransactionResponse> = z.looseObject({
   id: z.string(),
   status: z.string().optional(),
 });
-export type CreateTransactionResponse = z.infer<typeof CreateTransactionResponse>;
 
 /** The body of a create (only the fields the bridge uses are typed). */
 export interface TransactionRequest {
+  /** What to do. */
   operation: "TRANSFER" | "CONTRACT_CALL" | "TYPED_MESSAGE";
+  /** The chain's asset id. */
   assetId: string;
+  /** The signing vault account. */
   source: { type: "VAULT_ACCOUNT"; id: string };
+  /** The recipient (`0x0` for a contract creation). */
   destination?: { type: "ONE_TIME_ADDRESS"; oneTimeAddress: { address: string } };
+  /** Value in ether, decimal string. */
   amount?: string;
+  /** Gas limit, decimal string. */
   gasLimit?: string;
+  /** EIP-1559 max fee per gas, gwei. */
   maxFee?: string;
+  /** EIP-1559 priority fee per gas, gwei. */
   priorityFee?: string;
+  /** Legacy gas price, gwei (unused by the bridge: it sends `fee`). */
   gasPrice?: string;
+  /** Legacy gas price, gwei. */
   fee?: string;
+  /** Fee level when no fee is given. */
   feeLevel?: "LOW" | "MEDIUM" | "HIGH";
+  /** Free text. */
   note?: string;
+  /** The caller's unique id of this transaction. */
   externalTxId?: string;
+  /** `contractCallData` or `rawMessageData`. */
   extraParameters?: Record<string, unknown>;
 }
 
@@ -76,7 +118,7 @@ export async function createTransaction(
   const r = await client.request("POST", "/v1/transactions", {
     operation: `create a ${body.operation} transaction`,
     body,
-    schema: CreateTransactionResponse,
+    schema: CreateTransactionResponseSchema,
     idempotencyKey: options.idempotencyKey,
     signal: options.signal,
     retries: options.retries,
@@ -92,7 +134,7 @@ export async function getTransaction(
 ): Promise<Transaction> {
   const r = await client.request("GET", `/v1/transactions/${encodeURIComponent(id)}`, {
     operation: `get transaction ${JSON.stringify(id)}`,
-    schema: Transaction,
+    schema: TransactionSchema,
     signal,
   });
   return r.data;
@@ -113,7 +155,7 @@ export async function findTransactionByExternalId(
       `/v1/transactions/external_tx_id/${encodeURIComponent(externalTxId)}`,
       {
         operation: `find transaction with externalTxId ${JSON.stringify(externalTxId)}`,
-        schema: Transaction,
+        schema: TransactionSchema,
         signal,
       },
     );

@@ -7,31 +7,48 @@
 
 import { z } from "zod";
 import type { PlatformClient } from "./client.ts";
+import type { Schema } from "./schemas.ts";
 
 const seg = encodeURIComponent;
 
 /** A vault account as listed by `accounts_paged`. */
-export const VaultAccount = z.looseObject({
+export interface VaultAccount {
+  /** The account's id, e.g. `"0"`. */
+  id: string;
+  /** Its name. */
+  name?: string;
+  /** The assets it holds. */
+  assets?: { id: string; [extra: string]: unknown }[];
+  /** Fields the platform adds. */
+  [extra: string]: unknown;
+}
+
+const VaultAccountSchema = z.looseObject({
   id: z.string(),
   name: z.string().optional(),
   assets: z.array(z.looseObject({ id: z.string() })).optional(),
 });
-export type VaultAccount = z.infer<typeof VaultAccount>;
 
-const VaultAccountsPage = z.looseObject({
-  accounts: z.array(VaultAccount),
+const VaultAccountsPage: Schema<{
+  accounts: VaultAccount[];
+  paging?: { before?: string | null; after?: string | null } | null;
+}> = z.looseObject({
+  accounts: z.array(VaultAccountSchema),
   paging: z.looseObject({ before: z.string().nullish(), after: z.string().nullish() }).nullish(),
 });
 
 /** One deposit address of a vault account's asset. */
-export const VaultAddress = z.looseObject({
-  assetId: z.string().optional(),
-  address: z.string(),
-});
-export type VaultAddress = z.infer<typeof VaultAddress>;
+export interface VaultAddress {
+  /** The asset id. */
+  assetId?: string;
+  /** The address (for EVM assets: the account's 0x address). */
+  address: string;
+  /** Fields the platform adds. */
+  [extra: string]: unknown;
+}
 
-const AddressesPage = z.looseObject({
-  addresses: z.array(VaultAddress),
+const AddressesPage: Schema<{ addresses: VaultAddress[] }> = z.looseObject({
+  addresses: z.array(z.looseObject({ assetId: z.string().optional(), address: z.string() })),
   paging: z.looseObject({ before: z.string().nullish(), after: z.string().nullish() }).nullish(),
 });
 

@@ -48,7 +48,7 @@ export interface CustodyOptions {
   externalTxIdPrefix?: string;
   /** Note attached to every transaction; default none. */
   note?: string;
-  /** Fixed polling interval in ms; default adaptive (200 ms growing ×1.5 to 2 s). */
+  /** Fixed polling interval in ms; default adaptive (100 ms growing ×1.5 to 2 s). */
   pollingIntervalMs?: number;
   /** Overall deadline of one transaction in ms; default 4 h (human approvals). */
   txTimeoutMs?: number;
@@ -67,10 +67,10 @@ export interface CustodyOptions {
 /** Default overall deadline of one transaction: 4 hours. */
 export const DEFAULT_TX_TIMEOUT_MS = 4 * 3_600_000;
 
-/** The adaptive polling schedule: 200 ms, ×1.5 each poll, capped at 2 s. */
+/** The adaptive polling schedule: 100 ms, ×1.5 each poll, capped at 2 s. */
 export function pollDelay(poll: number, fixedMs?: number): number {
   if (fixedMs !== undefined) return fixedMs;
-  return Math.min(2000, Math.round(200 * 1.5 ** poll));
+  return Math.min(2000, Math.round(100 * 1.5 ** poll));
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -199,11 +199,16 @@ export class CustodySigner implements Signer {
   /** `eth_sendTransaction`: resolves with the transaction hash. */
   async sendTransaction(tx: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
     try {
-      const from = tx.from;
+      let from = tx.from;
+      if (from === undefined || from === null) {
+        // Like a node with one unlocked account: the only exposed account is the default.
+        const all = await this.#load(signal);
+        if (all.length === 1) from = all[0].address;
+      }
       if (typeof from !== "string" || !ADDRESS.test(from)) {
         throw new RpcError(
           RpcErrorCode.invalidParams,
-          'eth_sendTransaction: "from" must be the address of an exposed vault account.',
+          'eth_sendTransaction: "from" must be the address of an exposed vault account (it may be left out only when exactly one is exposed).',
         );
       }
       const body = toTransactionRequest(tx, {
@@ -216,7 +221,7 @@ export class CustodySigner implements Signer {
       return await this.#serialized(vaultId, async () => {
         if (tx.nonce !== undefined && tx.nonce !== null && this.#o.pendingNonce) {
           const want = parseQuantity(tx.nonce, "nonce");
-          const next = await this.#o.pendingNonce(from);
+          const next = await this.#o.pendingNonce(from as string);
           if (want < next) {
             throw new RpcError(
               RpcErrorCode.server,

@@ -173,6 +173,14 @@ export const LOCAL_METHODS: Readonly<Record<string, LocalMethod>> = {
   eth_signTypedData: signTypedData("eth_signTypedData"),
   eth_signTypedData_v3: signTypedData("eth_signTypedData_v3"),
   eth_signTypedData_v4: signTypedData("eth_signTypedData_v4"),
+  // Subscriptions need a push channel from the node per client: not offered.
+  eth_subscribe: () => {
+    throw new RpcError(
+      RpcErrorCode.methodNotFound,
+      "eth_subscribe is not supported by this bridge: use polling (eth_newFilter + eth_getFilterChanges, or your library's polling mode).",
+    );
+  },
+  eth_unsubscribe: () => false,
   // geth's personal_* names for the same operations
   personal_sendTransaction: (params, d) => LOCAL_METHODS.eth_sendTransaction([params[0]], d),
   personal_listAccounts: (_p, d) => d.signer ? d.signer.accounts(d.signal) : [],

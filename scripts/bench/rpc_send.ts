@@ -1,6 +1,6 @@
 /**
  * Sequential `eth_sendTransaction` through the emulator: transactions per
- * second with the bridge's adaptive polling (first poll 200 ms, backing off
+ * second with the bridge's adaptive polling (first poll 100 ms, backing off
  * to 2 s) versus a fixed 1 s poll (the platform's own bridge's way), same
  * run, same anvil and emulator.
  *

@@ -72,6 +72,24 @@ Deno.test("curl with the seed's eth_accounts example returns vault account 0", a
   const j = JSON.parse(r.out);
   assert.equal(j.id, 1);
   assert.deepEqual(j.result.map((a: string) => a.toLowerCase()), [VAULT0.toLowerCase()]);
+  // with one account exposed, "from" may be left out
+  const sent = await httpRpc(b.address, {
+    jsonrpc: "2.0",
+    id: 2,
+    method: "eth_sendTransaction",
+    params: [{ to: VAULT1, value: "0x5" }],
+  });
+  const hash = (sent.json() as { result: string }).result;
+  const tx = await anvilCall(stack.anvil.url, "eth_getTransactionByHash", [hash]);
+  assert.equal(tx.from.toLowerCase(), VAULT0.toLowerCase());
+  // with two exposed, it may not
+  const ambiguous = await httpRpc(http.address, {
+    jsonrpc: "2.0",
+    id: 3,
+    method: "eth_sendTransaction",
+    params: [{ to: VAULT1, value: "0x5" }],
+  });
+  assert.equal((ambiguous.json() as { error: { code: number } }).error.code, -32602);
 });
 
 Deno.test("cast: block number, balance, and send --unlocked from vault 0 (HTTP and IPC)", async () => {

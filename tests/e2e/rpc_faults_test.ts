@@ -269,3 +269,30 @@ Deno.test("--note and --externalTxIdPrefix reach the platform; every transaction
     await bridge.stop();
   }
 });
+
+Deno.test("without --vaultAccountIds, eth_accounts follows the platform's pages (250 accounts)", async () => {
+  const { startEmulator } = await import("../../lib/emulator/mod.ts");
+  const big = await startEmulator({ rpcUrl: stack.anvil.url, vaultAccounts: 250 });
+  const { startBridgeProcess } = await import("../support/rpc.ts");
+  const bridge = await startBridgeProcess([
+    "--apiKey",
+    big.apiKey,
+    "--privateKey",
+    big.privateKeyPath,
+    "--apiBaseUrl",
+    big.apiBaseUrl,
+    "--rpcUrl",
+    stack.anvil.url,
+    "--http",
+  ]);
+  try {
+    const r = await httpRpc(bridge.address, { jsonrpc: "2.0", id: 1, method: "eth_accounts" });
+    const accounts = (r.json() as { result: string[] }).result;
+    assert.equal(accounts.length, 250);
+    assert.equal(new Set(accounts.map((a) => a.toLowerCase())).size, 250);
+    assert.equal(accounts[0].toLowerCase(), VAULT0.toLowerCase());
+  } finally {
+    await bridge.stop();
+    await big.stop();
+  }
+});

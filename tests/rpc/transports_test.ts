@@ -354,6 +354,9 @@ Deno.test("signing methods never reach the node (anvil would sign with its own d
     const r = await httpRpc(http.address, req(method, [...params]));
     assert.equal((r.json() as { error: { code: number } }).error.code, 4200, method);
   }
+  // subscriptions are refused here, not half-served
+  const sub = await httpRpc(http.address, req("eth_subscribe", ["newHeads"]));
+  assert.equal((sub.json() as { error: { code: number } }).error.code, -32601);
   // and in a batch
   const b = await httpRpc(http.address, [
     req("personal_newAccount", [""], 1),

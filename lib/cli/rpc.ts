@@ -275,10 +275,10 @@ export const rpcCommand = leaf({
             apiBaseUrl: emu.apiBaseUrl,
           },
           ctx,
-          { fetch: rpc.noReplayFetch(ctx.fetch) },
+          { fetch: ctx.fetch },
         );
       } else {
-        client = await platformClient(f, ctx, { fetch: rpc.noReplayFetch(ctx.fetch) });
+        client = await platformClient(f, ctx, { fetch: ctx.fetch });
       }
 
       let chainId: bigint;

@@ -12,6 +12,7 @@
 import type { Page, Schema } from "./schemas.ts";
 import type { Credentials } from "./credentials.ts";
 import { signRequestToken } from "./jwt.ts";
+import { noReplayFetch } from "./no_replay_fetch.ts";
 import {
   PlatformApiError,
   PlatformResponseError,
@@ -64,7 +65,7 @@ export interface ApiResponse<T> {
 
 /** Options of {@linkcode PlatformClient}; every default is stated. */
 export interface ClientOptions {
-  /** Injected fetch; default the global `fetch`. */
+  /** Injected fetch; default the global `fetch`. POSTs always go over a connection that is not reused. */
   fetch?: typeof fetch;
   /** Clock in ms; default `Date.now`. */
   now?: () => number;
@@ -170,7 +171,8 @@ export class PlatformClient {
     this.#creds = credentials;
     this.baseUrl = credentials.baseUrl;
     this.#o = {
-      fetch: options.fetch ?? ((...a) => fetch(...a)),
+      // Never let the runtime re-send a POST on its own (see no_replay_fetch.ts).
+      fetch: noReplayFetch(options.fetch ?? ((...a) => fetch(...a))),
       now: options.now ?? Date.now,
       uuid: options.uuid ?? (() => crypto.randomUUID()),
       sleep: options.sleep ?? defaultSleep,

@@ -54,6 +54,5 @@ export { formatUnits, parseQuantity } from "./units.ts";
 export { nodeChainId, randomToken, startBridge } from "./bridge.ts";
 export type { Bridge, BridgeOptions } from "./bridge.ts";
 export { toTransactionRequest } from "./transaction_request.ts";
-export { noReplayFetch } from "./no_replay_fetch.ts";
 export { UpstreamBatcher } from "./upstream_batcher.ts";
 export type { BatcherOptions } from "./upstream_batcher.ts";

@@ -275,3 +275,51 @@ Deno.test("an answer of the wrong shape is an error naming the field", async () 
     await srv.close();
   }
 });
+
+Deno.test("a POST is never re-sent by the runtime when a kept-alive connection closes", async () => {
+  // A raw HTTP/1.1 server: answers the first request with keep-alive, then reads the
+  // next request on the same connection and closes without answering.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  const seen: string[] = [];
+  const serve = (async () => {
+    for await (const conn of listener) {
+      (async () => {
+        const buf = new Uint8Array(65536);
+        let answered = false;
+        let pending = "";
+        for (;;) {
+          const n = await conn.read(buf).catch(() => null);
+          if (n === null) break;
+          pending += new TextDecoder().decode(buf.subarray(0, n));
+          const m = pending.match(/^(\w+) (\S+) HTTP\/1\.1\r\n[\s\S]*?\r\n\r\n/);
+          if (!m) continue;
+          const len = Number(pending.match(/content-length: (\d+)/i)?.[1] ?? 0);
+          if (pending.length < m[0].length + len) continue;
+          seen.push(`${m[1]} ${m[2]}`);
+          pending = pending.slice(m[0].length + len);
+          if (answered) break; // drop the connection after reading the request
+          answered = true;
+          await conn.write(new TextEncoder().encode(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\n{}",
+          ));
+        }
+        try {
+          conn.close();
+        } catch { /* closed */ }
+      })();
+    }
+  })();
+  try {
+    const client = await clientFor(`http://127.0.0.1:${port}`, { retries: 0 });
+    await client.request("POST", "/v1/a", { operation: "first", body: { n: 1 } });
+    await client.request("POST", "/v1/b", { operation: "second", body: { n: 2 } }).catch(() => {});
+    await new Promise((r) => setTimeout(r, 100));
+    // Each POST reached the server exactly once: the second was not replayed behind our back.
+    assertEquals(seen.filter((s) => s === "POST /v1/b").length <= 1, true, seen.join(", "));
+    assertEquals(seen.filter((s) => s === "POST /v1/a").length, 1, seen.join(", "));
+  } finally {
+    listener.close();
+    await serve.catch(() => {});
+  }
+});

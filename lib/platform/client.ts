@@ -93,7 +93,15 @@ export interface ClientOptions {
 
 const encoder = new TextEncoder();
 
-function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+/**
+ * Waits `ms` milliseconds; rejects with the signal's reason when it aborts.
+ *
+ * @example
+ * ```ts
+ * await abortableSleep(250, AbortSignal.timeout(1000));
+ * ```
+ */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const t = setTimeout(() => {
@@ -175,7 +183,7 @@ export class PlatformClient {
       fetch: noReplayFetch(options.fetch ?? ((...a) => fetch(...a))),
       now: options.now ?? Date.now,
       uuid: options.uuid ?? (() => crypto.randomUUID()),
-      sleep: options.sleep ?? defaultSleep,
+      sleep: options.sleep ?? abortableSleep,
       random: options.random ?? Math.random,
       retries: options.retries ?? 4,
       backoffMs: options.backoffMs ?? 250,

@@ -5,7 +5,8 @@
  * @module
  */
 
-export { parseRetryAfter, PlatformClient, queryString } from "./client.ts";
+export { abortableSleep, parseRetryAfter, PlatformClient, queryString } from "./client.ts";
+export { noReplayFetch } from "./no_replay_fetch.ts";
 export type { ApiResponse, ClientOptions, QueryValue, RequestOptions } from "./client.ts";
 export {
   importPrivateKeyPem,

@@ -15,6 +15,7 @@
  */
 
 import {
+  abortableSleep,
   createTransaction,
   FINAL_FAILURE_STATUSES,
   findTransactionByExternalId,
@@ -73,21 +74,6 @@ export function pollDelay(poll: number, fixedMs?: number): number {
   return Math.min(2000, Math.round(100 * 1.5 ** poll));
 }
 
-function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /** Did a create perhaps reach the platform without us hearing the answer? */
 function ambiguous(e: unknown): boolean {
   if (e instanceof PlatformUnreachableError || e instanceof PlatformTimeoutError) return true;
@@ -133,7 +119,7 @@ export class CustodySigner implements Signer {
   constructor(options: CustodyOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
-    this.#sleep = options.sleep ?? defaultSleep;
+    this.#sleep = options.sleep ?? abortableSleep;
     this.#uuid = options.uuid ?? (() => crypto.randomUUID());
   }
 

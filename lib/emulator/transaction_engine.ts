@@ -226,10 +226,10 @@ export class TransactionEngine {
 
   readonly #stmts;
 
-  /** `pollMs`: how often CONFIRMING transactions are checked (default 50). */
+  /** `pollMs`: how often CONFIRMING transactions are checked (default 25). */
   constructor(ctx: EmulatorContext, options: { pollMs?: number } = {}) {
     this.#ctx = ctx;
-    this.pollMs = options.pollMs ?? 50;
+    this.pollMs = options.pollMs ?? 25;
     const db = ctx.store.db;
     this.#stmts = {
       insert: db.prepare(
@@ -706,6 +706,7 @@ export class TransactionEngine {
         );
       }
     }
+    let sent: Hex | undefined;
     await this.#withLock(req.accountId, async () => {
       for (let attempt = 0; attempt < 2; attempt++) {
         if (this.#stopped) return;
@@ -759,7 +760,7 @@ export class TransactionEngine {
           await client.request({ method: "eth_sendRawTransaction", params: [raw] });
           this.#nonces.set(req.accountId, nonce + 1);
           this.#update(id, { status: "CONFIRMING" });
-          this.#watch(id);
+          sent = hash;
           return;
         } catch (e) {
           this.#nonces.delete(req.accountId);
@@ -778,6 +779,20 @@ export class TransactionEngine {
         }
       }
     });
+    if (sent) await this.#confirmNow(id, sent);
+  }
+
+  /**
+   * Looks for the receipt at once (a node that mines on every transaction,
+   * like anvil by default, has it already), else leaves it to the watcher.
+   */
+  async #confirmNow(id: string, hash: Hex): Promise<void> {
+    let receipt: TransactionReceipt | undefined;
+    try {
+      receipt = await this.#receipt(hash);
+    } catch { /* the watcher retries */ }
+    if (receipt && !this.#stopped) this.#complete(id, receipt);
+    else this.#watch(id);
   }
 
   async #rebroadcast(id: string, row: Row, req: ChainRequest): Promise<void> {

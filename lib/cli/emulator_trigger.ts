@@ -75,6 +75,9 @@ export const emulatorTriggerCommand = leaf({
       "/admin/notifications",
       {
         operation: `trigger ${flags.count} "${flags.eventType}" event(s) in the emulator`,
+        // the admin endpoint keeps no Idempotency-Key: a retry could create the events twice
+        retries: 0,
+        noIdempotencyKey: true,
         body: {
           eventType: flags.eventType,
           resourceId: flags.resourceId,

@@ -22,7 +22,7 @@
 import { base64url } from "../platform/mod.ts";
 
 /** Snapshots kept at once (oldest dropped first). */
-export const MAX_SNAPSHOTS = 256;
+export const MAX_SNAPSHOTS = 64;
 /** How long a snapshot (so a cursor) stays usable: 1 hour. */
 export const SNAPSHOT_TTL_MS = 3_600_000;
 

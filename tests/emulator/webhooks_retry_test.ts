@@ -76,10 +76,17 @@ Deno.test("each kind of answer is retried or not exactly as breaker.md says, on 
       return path ? plans[path] : 599;
     },
   });
+  // "back" refuses connections for a while (its listener is closed), then answers 200
+  const back = startReceiver({ jwksUrl: emu.ready.jwksUrl });
+  await back.refuse();
   const hooks: Record<string, string> = {};
   try {
-    for (const k of [...Object.keys(plans), "refused"]) {
-      const url = k === "refused" ? `http://127.0.0.1:${closedPort()}/hook` : `${rc.url}/${k}`;
+    for (const k of [...Object.keys(plans), "refused", "back"]) {
+      const url = k === "refused"
+        ? `http://127.0.0.1:${closedPort()}/hook`
+        : k === "back"
+        ? `${back.url}/back`
+        : `${rc.url}/${k}`;
       const r = await emu.api<{ id: string; status: string }>("POST", "/v1/webhooks", {
         body: { url, events: ["transaction.created"], description: k },
       });
@@ -95,6 +102,12 @@ Deno.test("each kind of answer is retried or not exactly as breaker.md says, on 
     assert.equal(t.status, 201);
     assert.equal(t.data.data.length, Object.keys(hooks).length);
     const byHook = new Map(t.data.data.map((n) => [n.webhookId, n.id]));
+    const backId = byHook.get(hooks.back)!;
+    await waitFor(
+      "3 refused attempts",
+      async () => (await allAttempts(emu, hooks.back, backId)).length >= 3,
+    );
+    back.reopen();
 
     // wait until every notification is final
     const finals = await waitFor(
@@ -176,7 +189,20 @@ Deno.test("each kind of answer is retried or not exactly as breaker.md says, on 
     }
     // the refused endpoint's attempts never reached anyone
     assert.equal(rc.received.filter((r) => r.json.webhookId === hooks.refused).length, 0);
+    // refused while closed, then delivered once the receiver listened again
+    assert.equal(finals.back.status, "COMPLETED");
+    const backAttempts = await allAttempts(emu, hooks.back, backId);
+    const last = backAttempts.pop()!;
+    assert.equal(last.responseCode, 200);
+    assert.ok(
+      backAttempts.length >= 3 && backAttempts.length <= 8,
+      `${backAttempts.length} refused`,
+    );
+    for (const a of backAttempts) assert.equal(a.failureReason, "NO_RESPONSE");
+    assert.equal(back.received.length, 1);
+    assert.ok(back.received[0].signatureOk);
   } finally {
+    await back.close();
     await rc.close();
     await emu.stop();
   }

@@ -107,6 +107,14 @@ Deno.test("the official SDK's webhooksV2 methods work unchanged against the emul
     }
     const none = await api.getNotifications({ webhookId: w.id, endTime: 1 });
     assert.equal(none.data.total, 0);
+    const later = await api.getNotifications({ webhookId: w.id, startTime: Date.now() + 60_000 });
+    assert.equal(later.data.total, 0);
+    const window = await api.getNotifications({
+      webhookId: w.id,
+      startTime: Date.now() - 60_000,
+      endTime: Date.now() + 60_000,
+    });
+    assert.equal(window.data.total, 8);
 
     // get with and without data, attempts
     const one = await api.getNotification({

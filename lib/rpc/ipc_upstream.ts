@@ -8,6 +8,7 @@
  * @module
  */
 
+import { ConnectionPool } from "./connection_pool.ts";
 import { JsonStreamDecoder } from "./json_stream.ts";
 import { Upstream, UpstreamClient, UpstreamError } from "./upstream.ts";
 
@@ -96,29 +97,42 @@ export class IpcUpstreamClient extends Upstream {
   readonly url: string;
   /** The socket path (not a secret). */
   readonly shownUrl: string;
-  readonly #max: number;
-  readonly #idle: IpcConnection[] = [];
-  readonly #all = new Set<IpcConnection>();
-  readonly #queue: { resolve: (c: IpcConnection) => void; reject: (e: unknown) => void }[] = [];
-  #opening = 0;
-  #closed = false;
+  readonly #pool: ConnectionPool<IpcConnection>;
 
   /** Creates a client for the socket at `path`; nothing is opened yet. */
   constructor(path: string, options: { maxConnections?: number } = {}) {
     super();
     this.url = path;
     this.shownUrl = path;
-    this.#max = options.maxConnections ?? 32;
+    this.#pool = new ConnectionPool<IpcConnection>({
+      max: options.maxConnections ?? 32,
+      error: (message, cause) => new UpstreamError(message, { cause }),
+      open: async (onClose) => {
+        try {
+          return new IpcConnection(
+            await Deno.connect({ transport: "unix", path: this.url }),
+            onClose,
+          );
+        } catch (e) {
+          throw new UpstreamError(
+            `the node at ${this.shownUrl} cannot be reached (${
+              e instanceof Error ? e.message : String(e)
+            })`,
+            { cause: e },
+          );
+        }
+      },
+    });
   }
 
   /** Sends one message; a message that does not end in a newline gets one. */
   async send(body: string | Uint8Array): Promise<string> {
     const text = typeof body === "string" ? body : decoder.decode(body);
     const bytes = encoder.encode(text.endsWith("\n") ? text : text + "\n");
-    const conn = await this.#acquire();
+    const conn = await this.#pool.acquire();
     try {
       const answer = await conn.send(bytes);
-      this.#release(conn);
+      this.#pool.release(conn);
       return answer;
     } catch (e) {
       conn.close();
@@ -131,49 +145,7 @@ export class IpcUpstreamClient extends Upstream {
 
   /** Closes every connection; later sends fail. */
   close(): void {
-    this.#closed = true;
-    for (const c of [...this.#all]) c.close();
-    for (const q of this.#queue.splice(0)) q.reject(new UpstreamError("the bridge is stopping"));
-  }
-
-  async #acquire(): Promise<IpcConnection> {
-    if (this.#closed) throw new UpstreamError("the bridge is stopping");
-    const idle = this.#idle.pop();
-    if (idle) return idle;
-    if (this.#all.size + this.#opening < this.#max) {
-      this.#opening++;
-      try {
-        const conn = await Deno.connect({ transport: "unix", path: this.url });
-        const c = new IpcConnection(conn, (x) => this.#forget(x));
-        this.#all.add(c);
-        return c;
-      } catch (e) {
-        throw new UpstreamError(
-          `the node at ${this.shownUrl} cannot be reached (${
-            e instanceof Error ? e.message : String(e)
-          })`,
-          { cause: e },
-        );
-      } finally {
-        this.#opening--;
-      }
-    }
-    return await new Promise((resolve, reject) => this.#queue.push({ resolve, reject }));
-  }
-
-  #release(c: IpcConnection): void {
-    if (c.closed) return;
-    const next = this.#queue.shift();
-    if (next) next.resolve(c);
-    else this.#idle.push(c);
-  }
-
-  #forget(c: IpcConnection): void {
-    this.#all.delete(c);
-    const i = this.#idle.indexOf(c);
-    if (i !== -1) this.#idle.splice(i, 1);
-    const next = this.#queue.shift();
-    if (next && !this.#closed) this.#acquire().then(next.resolve, next.reject);
+    this.#pool.close();
   }
 }
 

@@ -9,6 +9,8 @@
  * @module
  */
 
+import { ConnectionPool } from "./connection_pool.ts";
+
 /** The node could not be reached or answered with something that is not JSON-RPC. */
 export class UpstreamError extends Error {
   /** Creates the error with its reason. */
@@ -309,13 +311,8 @@ export class UpstreamClient extends Upstream {
   readonly #port: number;
   readonly #tls: boolean;
   readonly #headPrefix: string;
-  readonly #max: number;
   readonly #timeoutMs: number;
-  readonly #idle: Connection[] = [];
-  readonly #all = new Set<Connection>();
-  #opening = 0;
-  readonly #queue: { resolve: (c: Connection) => void; reject: (e: unknown) => void }[] = [];
-  #closed = false;
+  readonly #pool: ConnectionPool<Connection>;
   #sweeper: ReturnType<typeof setInterval> | undefined;
 
   /** Creates a client for `url` (http or https); no connection is opened yet. */
@@ -338,8 +335,28 @@ export class UpstreamClient extends Upstream {
     this.#headPrefix = `POST ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n` +
       `User-Agent: service-rpc\r\nAccept: application/json\r\n${auth}` +
       `Content-Type: application/json\r\nContent-Length: `;
-    this.#max = options.maxConnections ?? 64;
     this.#timeoutMs = options.timeoutMs ?? 120_000;
+    this.#pool = new ConnectionPool<Connection>({
+      max: options.maxConnections ?? 64,
+      error: (message, cause) => new UpstreamError(message, { cause }),
+      onOpen: () => this.#sweep(),
+      open: async (onClose) => {
+        try {
+          const conn = this.#tls
+            ? await Deno.connectTls({ hostname: this.#host, port: this.#port })
+            : await Deno.connect({ hostname: this.#host, port: this.#port });
+          if (!this.#tls) (conn as Deno.TcpConn).setNoDelay(true);
+          return new Connection(conn, onClose);
+        } catch (e) {
+          throw new UpstreamError(
+            `the node at ${this.shownUrl} cannot be reached (${
+              e instanceof Error ? e.message : String(e)
+            })`,
+            { cause: e },
+          );
+        }
+      },
+    });
   }
 
   /**
@@ -352,15 +369,15 @@ export class UpstreamClient extends Upstream {
     const head = encoder.encode(this.#headPrefix + bytes.length + "\r\n\r\n");
     // One retry on a reused connection that the node closed while idle.
     for (let attempt = 0;; attempt++) {
-      const conn = await this.#acquire();
+      const conn = await this.#pool.acquire();
       try {
         const text = await conn.send(head, bytes);
-        this.#release(conn);
+        this.#pool.release(conn);
         return text;
       } catch (e) {
         conn.close();
         if (e instanceof UpstreamError) throw e;
-        if (attempt === 0 && conn.uses > 1 && !this.#closed) continue;
+        if (attempt === 0 && conn.uses > 1 && !this.#pool.closed) continue;
         throw new UpstreamError(
           `the node at ${this.shownUrl} failed: ${e instanceof Error ? e.message : String(e)}`,
           { cause: e },
@@ -374,7 +391,7 @@ export class UpstreamClient extends Upstream {
     if (this.#sweeper !== undefined) return;
     const sweeper = setInterval(() => {
       const now = performance.now();
-      for (const c of this.#all) {
+      for (const c of this.#pool.connections) {
         if (c.busySince && now - c.busySince > this.#timeoutMs) {
           c.expire(new UpstreamError(`no answer from the node within ${this.#timeoutMs} ms`));
         }
@@ -386,56 +403,7 @@ export class UpstreamClient extends Upstream {
 
   /** Closes every connection; later sends fail. */
   close(): void {
-    this.#closed = true;
     if (this.#sweeper !== undefined) clearInterval(this.#sweeper);
-    for (const c of [...this.#all]) c.close();
-    for (const q of this.#queue.splice(0)) q.reject(new UpstreamError("the bridge is stopping"));
-  }
-
-  async #acquire(): Promise<Connection> {
-    if (this.#closed) throw new UpstreamError("the bridge is stopping");
-    const idle = this.#idle.pop();
-    if (idle) return idle;
-    if (this.#all.size + this.#opening < this.#max) {
-      this.#opening++;
-      try {
-        const conn = this.#tls
-          ? await Deno.connectTls({ hostname: this.#host, port: this.#port })
-          : await Deno.connect({ hostname: this.#host, port: this.#port });
-        if (!this.#tls) (conn as Deno.TcpConn).setNoDelay(true);
-        const c = new Connection(conn, (x) => this.#forget(x));
-        this.#all.add(c);
-        this.#sweep();
-        return c;
-      } catch (e) {
-        throw new UpstreamError(
-          `the node at ${this.shownUrl} cannot be reached (${
-            e instanceof Error ? e.message : String(e)
-          })`,
-          { cause: e },
-        );
-      } finally {
-        this.#opening--;
-      }
-    }
-    return await new Promise<Connection>((resolve, reject) => {
-      this.#queue.push({ resolve, reject });
-    });
-  }
-
-  #release(c: Connection): void {
-    if (c.closed) return;
-    const next = this.#queue.shift();
-    if (next) next.resolve(c);
-    else this.#idle.push(c);
-  }
-
-  #forget(c: Connection): void {
-    this.#all.delete(c);
-    const i = this.#idle.indexOf(c);
-    if (i !== -1) this.#idle.splice(i, 1);
-    // A waiter queued for a connection may now open a new one.
-    const next = this.#queue.shift();
-    if (next && !this.#closed) this.#acquire().then(next.resolve, next.reject);
+    this.#pool.close();
   }
 }

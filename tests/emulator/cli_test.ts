@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { runCli, startAnvil } from "../support/tools.ts";
-import { spawnEmulator } from "../support/emulator_fixture.ts";
+import { spawnEmulator } from "../support/emulator_process.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 

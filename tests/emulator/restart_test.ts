@@ -7,13 +7,8 @@
 
 import assert from "node:assert/strict";
 import { startAnvil } from "../support/tools.ts";
-import {
-  claimsFor,
-  clientForReady,
-  signClaims,
-  spawnEmulator,
-  transfer,
-} from "../support/emulator_fixture.ts";
+import { claimsFor, signClaims, transfer } from "../support/emulator_fixture.ts";
+import { clientForReady, spawnEmulator } from "../support/emulator_process.ts";
 import type { PlatformClient } from "../../lib/platform/mod.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };

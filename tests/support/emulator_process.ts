@@ -22,6 +22,7 @@ export interface ReadyLine {
   privateKeyPath: string;
   consoleUrl: string;
   jwksUrl: string;
+  adminUrl: string;
 }
 
 /** An answer of {@linkcode EmulatorProcess.api}, 2xx or not. */
@@ -31,93 +32,124 @@ export interface ApiAnswer<T = unknown> {
   headers: Headers;
 }
 
-/** A running emulator process. */
-export interface EmulatorProcess {
+/** `service emulator` run as a process, after its ready line. */
+export interface EmulatorChild {
   ready: ReadyLine;
   process: Deno.ChildProcess;
+  /** Everything it wrote on standard output after the ready line (should stay empty). */
+  stdoutRest(): string;
   /** Everything it wrote on standard error so far. */
   stderr(): string;
+  /** Sends `signal` (default SIGTERM) and waits for the exit status. */
+  stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
+  /** SIGKILL and wait (no clean shutdown). */
+  kill(): Promise<Deno.CommandStatus>;
+}
+
+/** A running emulator process with a signed API helper. */
+export interface EmulatorProcess extends EmulatorChild {
   /** One request, signed like any client's; never throws for a 4xx/5xx answer. */
   api<T = unknown>(
     method: "GET" | "POST" | "PATCH" | "DELETE",
     path: string,
     opts?: { body?: unknown; query?: Record<string, QueryValue>; idempotencyKey?: string },
   ): Promise<ApiAnswer<T>>;
-  /** SIGTERM and wait. */
-  stop(): Promise<void>;
-  /** SIGKILL and wait (no clean shutdown). */
-  kill(): Promise<void>;
 }
 
 /**
- * Spawns the emulator on the node at `rpcUrl` (e.g. anvil) with `args` after `emulator --port 0` and waits for
- * its ready line (fails after 60 s, with what it wrote on stderr).
+ * Spawns `deno run -A main.ts emulator ...args` with a clean environment and
+ * waits for its ready line (fails after 60 s, with what it wrote on stderr).
  */
-export async function startEmulatorProcess(
-  rpcUrl: string,
-  args: string[] = [],
-): Promise<EmulatorProcess> {
+export async function spawnEmulator(args: string[]): Promise<EmulatorChild> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}main.ts`, "emulator", "--port", "0", "--rpcUrl", rpcUrl, ...args],
+    args: ["run", "-A", `${ROOT}main.ts`, "emulator", ...args],
     cwd: ROOT,
+    clearEnv: true,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "",
+      HOME: Deno.env.get("HOME") ?? "/tmp",
+      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
+      RUST_BACKTRACE: "0",
+      NO_COLOR: "1",
+    },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-    env: { RUST_BACKTRACE: "0", NO_COLOR: "1" },
   }).spawn();
   let err = "";
+  let out = "";
+  const dec = new TextDecoder();
   const errDone = (async () => {
-    const dec = new TextDecoder();
-    for await (const chunk of child.stderr) err += dec.decode(chunk, { stream: true });
+    for await (const c of child.stderr) err += dec.decode(c, { stream: true });
   })().catch(() => {});
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = "";
-  let ready: ReadyLine | undefined;
-  const deadline = Date.now() + 60_000;
-  while (!ready && Date.now() < deadline) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buf += value;
-    const nl = buf.indexOf("\n");
-    if (nl >= 0) ready = JSON.parse(buf.slice(0, nl));
-  }
-  (async () => {
-    try {
-      while (!(await reader.read()).done) { /* drain */ }
-    } catch { /* closed */ }
-  })();
-  if (!ready) {
-    try {
-      child.kill("SIGKILL");
-    } catch { /* gone */ }
-    await child.status;
-    await errDone;
-    throw new Error(`The emulator did not print its ready line. stderr:\n${err}`);
-  }
-  const creds = await loadCredentials({
-    apiKey: ready.apiKey,
-    privateKey: ready.privateKeyPath,
-    apiBaseUrl: ready.apiBaseUrl,
-  });
-  const client = new PlatformClient(creds, { retries: 0, timeoutMs: 30_000 });
+  let resolveLine: (l: string | undefined) => void = () => {};
+  const firstLine = new Promise<string | undefined>((r) => resolveLine = r);
+  const outDone = (async () => {
+    for await (const c of child.stdout) {
+      out += dec.decode(c, { stream: true });
+      const nl = out.indexOf("\n");
+      if (nl >= 0) resolveLine(out.slice(0, nl));
+    }
+    resolveLine(undefined);
+  })().catch(() => resolveLine(undefined));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<undefined>((r) => timer = setTimeout(() => r(undefined), 60_000));
+  const line = await Promise.race([firstLine, timeout]);
+  clearTimeout(timer);
   let exited = false;
   const status = child.status.then((s) => {
     exited = true;
     return s;
   });
-  const end = async (sig: Deno.Signal) => {
+  const stop = async (signal: Deno.Signal = "SIGTERM") => {
     if (!exited) {
       try {
-        child.kill(sig);
+        child.kill(signal);
       } catch { /* gone */ }
     }
-    await status;
+    const s = await status;
     await errDone;
+    await outDone;
+    return s;
   };
+  if (!line) {
+    await stop("SIGKILL");
+    throw new Error(`The emulator did not print its ready line. stderr:\n${err}`);
+  }
   return {
-    ready,
+    ready: JSON.parse(line),
     process: child,
+    stdoutRest: () => out.slice(out.indexOf("\n") + 1),
     stderr: () => err,
+    stop,
+    kill: () => stop("SIGKILL"),
+  };
+}
+
+/** A platform client for a ready line (reads the key file, as a user would). */
+export async function clientForReady(ready: ReadyLine): Promise<PlatformClient> {
+  return new PlatformClient(
+    await loadCredentials({
+      apiKey: ready.apiKey,
+      privateKey: ready.privateKeyPath,
+      apiBaseUrl: ready.apiBaseUrl,
+    }),
+    { retries: 0, timeoutMs: 30_000 },
+  );
+}
+
+/**
+ * Spawns the emulator on the node at `rpcUrl` (e.g. anvil) with `args` after
+ * `emulator --port 0 --rpcUrl URL`, and adds a signed API helper.
+ */
+export async function startEmulatorProcess(
+  rpcUrl: string,
+  args: string[] = [],
+): Promise<EmulatorProcess> {
+  const emu = await spawnEmulator(["--port", "0", "--rpcUrl", rpcUrl, ...args]);
+  const client = await clientForReady(emu.ready);
+  return {
+    ...emu,
     async api(method, path, opts = {}) {
       try {
         const r = await client.request(method, path, {
@@ -134,8 +166,6 @@ export async function startEmulatorProcess(
         throw e;
       }
     },
-    stop: () => end("SIGTERM"),
-    kill: () => end("SIGKILL"),
   };
 }
 
@@ -172,9 +202,10 @@ export async function startEmulatorOnAnvil(
   return {
     ...emu,
     anvil,
-    async stop() {
-      await emu.stop();
+    async stop(signal?: Deno.Signal) {
+      const s = await emu.stop(signal);
       await anvil.stop();
+      return s;
     },
   };
 }

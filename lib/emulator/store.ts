@@ -18,6 +18,34 @@ const BASE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
+/** `db.isTransaction`: there at run time (Deno 2.9, checked), missing from its bundled types. */
+function inTransaction(db: DatabaseSync): boolean {
+  return (db as unknown as { isTransaction: boolean }).isTransaction;
+}
+
+/**
+ * Runs `fn` in one SQLite transaction on `db`; a call made while a
+ * transaction is already open on the connection (by anyone) joins it. `fn`
+ * must be synchronous: nothing else may interleave on the connection.
+ *
+ * @example
+ * ```ts
+ * withTransaction(db, () => db.exec("INSERT INTO meta VALUES ('a', 'b')"));
+ * ```
+ */
+export function withTransaction<T>(db: DatabaseSync, fn: () => T): T {
+  if (inTransaction(db)) return fn();
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const out = fn();
+    db.exec("COMMIT");
+    return out;
+  } catch (e) {
+    if (inTransaction(db)) db.exec("ROLLBACK");
+    throw e;
+  }
+}
+
 /**
  * The SQLite store.
  *
@@ -32,7 +60,6 @@ export class Store {
   readonly db: DatabaseSync;
   /** The database file, or `undefined` in memory. */
   readonly path: string | undefined;
-  #depth = 0;
 
   private constructor(db: DatabaseSync, path: string | undefined) {
     this.db = db;
@@ -61,19 +88,7 @@ export class Store {
    * be synchronous: nothing else may interleave on the connection.
    */
   transaction<T>(fn: () => T): T {
-    if (this.#depth > 0) return fn();
-    this.db.exec("BEGIN IMMEDIATE");
-    this.#depth++;
-    try {
-      const out = fn();
-      this.db.exec("COMMIT");
-      return out;
-    } catch (e) {
-      this.db.exec("ROLLBACK");
-      throw e;
-    } finally {
-      this.#depth--;
-    }
+    return withTransaction(this.db, fn);
   }
 
   /** Reads a metadata value. */

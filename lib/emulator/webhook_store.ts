@@ -13,6 +13,7 @@
  */
 
 import type { DatabaseSync } from "node:sqlite";
+import { withTransaction } from "./store.ts";
 
 /** Webhook endpoint status. */
 export type WebhookStatus = "ENABLED" | "DISABLED" | "SUSPENDED";
@@ -238,7 +239,6 @@ export class WebhookStore {
   readonly db: DatabaseSync;
   // deno-lint-ignore no-explicit-any
   #stmts = new Map<string, any>();
-  #depth = 0;
 
   /** Creates the tables when missing. */
   constructor(db: DatabaseSync) {
@@ -263,19 +263,7 @@ export class WebhookStore {
    * the outer one.
    */
   tx<T>(fn: () => T): T {
-    if (this.#depth > 0 || (this.db as { isTransaction?: boolean }).isTransaction) return fn();
-    this.db.exec("BEGIN IMMEDIATE");
-    this.#depth++;
-    try {
-      const r = fn();
-      this.db.exec("COMMIT");
-      return r;
-    } catch (e) {
-      this.db.exec("ROLLBACK");
-      throw e;
-    } finally {
-      this.#depth--;
-    }
+    return withTransaction(this.db, fn);
   }
 
   // ---- meta

@@ -6,6 +6,7 @@
  */
 
 import { type Anvil, startAnvil } from "./tools.ts";
+import { apiCaller } from "./emulator_process.ts";
 import {
   type EmulatorOptions,
   type RunningEmulator,
@@ -15,7 +16,6 @@ import {
   base64url,
   importPrivateKeyPem,
   loadCredentials,
-  PlatformApiError,
   PlatformClient,
   type QueryValue,
   sha256Hex,
@@ -69,22 +69,7 @@ export async function startFixture(
     }),
     { retries: 0, timeoutMs: 20_000 },
   );
-  const api: Fixture["api"] = async (method, path, opts = {}) => {
-    try {
-      const r = await client.request(method, path, {
-        operation: `${method} ${path}`,
-        body: opts.body,
-        query: opts.query,
-        idempotencyKey: opts.idempotencyKey,
-      });
-      return { status: r.status, data: r.data as never, headers: r.headers };
-    } catch (e) {
-      if (e instanceof PlatformApiError) {
-        return { status: e.status, data: e.body as never, headers: new Headers() };
-      }
-      throw e;
-    }
-  };
+  const api: Fixture["api"] = apiCaller(client);
   return {
     anvil,
     emu,

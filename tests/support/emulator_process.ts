@@ -138,6 +138,26 @@ export async function clientForReady(ready: ReadyLine): Promise<PlatformClient> 
   );
 }
 
+/** An `api()` over `client`: one signed request that never throws for a 4xx/5xx answer. */
+export function apiCaller(client: PlatformClient): EmulatorProcess["api"] {
+  return async (method, path, opts = {}) => {
+    try {
+      const r = await client.request(method, path, {
+        operation: `${method} ${path}`,
+        body: opts.body,
+        query: opts.query,
+        idempotencyKey: opts.idempotencyKey,
+      });
+      return { status: r.status, data: r.data as never, headers: r.headers };
+    } catch (e) {
+      if (e instanceof PlatformApiError) {
+        return { status: e.status, data: e.body as never, headers: new Headers() };
+      }
+      throw e;
+    }
+  };
+}
+
 /**
  * Spawns the emulator on the node at `rpcUrl` (e.g. anvil) with `args` after
  * `emulator --port 0 --rpcUrl URL`, and adds a signed API helper.
@@ -150,22 +170,7 @@ export async function startEmulatorProcess(
   const client = await clientForReady(emu.ready);
   return {
     ...emu,
-    async api(method, path, opts = {}) {
-      try {
-        const r = await client.request(method, path, {
-          operation: `${method} ${path}`,
-          body: opts.body,
-          query: opts.query,
-          idempotencyKey: opts.idempotencyKey,
-        });
-        return { status: r.status, data: r.data as never, headers: r.headers };
-      } catch (e) {
-        if (e instanceof PlatformApiError) {
-          return { status: e.status, data: e.body as never, headers: new Headers() };
-        }
-        throw e;
-      }
-    },
+    api: apiCaller(client),
   };
 }
 

@@ -84,6 +84,12 @@ Deno.test("the webhook signer uses OpenSSL, and its headers verify against the J
       kid: signer.kid,
     });
     assert.equal((await verifyWebhookSignature(header, body + " ", signer.jwks())).ok, false);
+    // every padding length, and bytes whose base64 has "+" and "/" (base64url: "-" and "_")
+    for (let len = 0; len <= 5; len++) {
+      const raw = new Uint8Array(len).fill(0xfb).map((b, i) => b ^ (i & 4));
+      const h = await signer.sign(raw);
+      assert.equal((await verifyWebhookSignature(h, raw, signer.jwks())).ok, true, `${len} bytes`);
+    }
     // the same header as the WebCrypto path makes for the same key
     const plain = await WebhookSigner.fromPrivateJwk(signer.toPrivateJwk());
     assert.equal(plain.mode, "main-thread");

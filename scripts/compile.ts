@@ -26,6 +26,7 @@ const PERMISSIONS = [
   "--allow-env",
   "--allow-run",
   "--allow-sys",
+  "--allow-ffi",
   "--no-prompt",
 ];
 

@@ -11,6 +11,7 @@
  */
 
 import { base64url } from "../platform/mod.ts";
+import { OpenSslSigner } from "./openssl_signer.ts";
 import { SignPool } from "./sign_pool.ts";
 
 /** The signature header's name. */
@@ -29,10 +30,36 @@ export interface PublicJwk extends JsonWebKey {
   use: "sig";
 }
 
+/** Options of {@linkcode WebhookSigner.useFastSigning}. */
+export interface FastSigningOptions {
+  /** WebCrypto worker threads used when OpenSSL is not. Default 2; 0 signs on the main thread. */
+  workers?: number;
+  /** Where the one line naming the signer in use goes (and a later fallback's line). */
+  log?: (line: string) => void;
+  /** libcrypto names or paths tried in order; default the OS's usual ones. `[]` skips OpenSSL. */
+  libcryptoPaths?: readonly string[];
+  /** Opens the OpenSSL signer; default {@linkcode OpenSslSigner.open}. A seam for tests. */
+  openOpenSsl?: (pkcs8: Uint8Array, paths: readonly string[] | undefined) => OpenSslSigner;
+}
+
+/** How signatures are made: OpenSSL via FFI, WebCrypto on workers, or WebCrypto here. */
+export type SigningMode = "openssl" | "workers" | "main-thread";
+
 /** The JWKS document served at `/.well-known/jwks.json`. */
 export interface Jwks {
   /** The public keys. */
   keys: PublicJwk[];
+}
+
+type NativeBase64 = { toBase64(o: { alphabet: "base64url"; omitPadding: boolean }): string };
+const NATIVE_BASE64 =
+  typeof (Uint8Array.prototype as Partial<NativeBase64>).toBase64 === "function";
+
+/** base64url without padding; the runtime's native encoder when it has one (the hot path). */
+function b64url(bytes: Uint8Array): string {
+  return NATIVE_BASE64
+    ? (bytes as unknown as NativeBase64).toBase64({ alphabet: "base64url", omitPadding: true })
+    : base64url(bytes);
 }
 
 function b64urlDecode(s: string): Uint8Array {
@@ -60,6 +87,9 @@ export class WebhookSigner {
   #privateJwk: JsonWebKey & { kid: string };
   #protectedHeader: string;
   #pool: SignPool | undefined;
+  #openssl: OpenSslSigner | undefined;
+  #log: (line: string) => void = () => {};
+  #fallbackWorkers = 0;
 
   private constructor(privateKey: CryptoKey, publicJwk: PublicJwk, privateJwk: JsonWebKey) {
     this.#privateKey = privateKey;
@@ -126,8 +156,80 @@ export class WebhookSigner {
     }
   }
 
-  /** Stops the signing workers, if any. */
+  /**
+   * Picks the fastest way to sign that works here and logs one line naming
+   * it: OpenSSL's libcrypto through FFI (several times faster than Deno's
+   * RSA) when it loads, reads the key and makes a signature byte-identical
+   * to WebCrypto's; otherwise WebCrypto on `workers` worker threads (or on
+   * the calling thread). Should an OpenSSL signature later fail, that
+   * signature and every later one are made by WebCrypto, with one log line.
+   * Call {@linkcode WebhookSigner.close} at the end.
+   */
+  async useFastSigning(opts: FastSigningOptions = {}): Promise<SigningMode> {
+    this.#log = opts.log ?? (() => {});
+    this.#fallbackWorkers = opts.workers ?? 2;
+    if (this.#openssl) return "openssl";
+    let why: string;
+    try {
+      this.#openssl = await this.#openOpenSsl(opts);
+      this.#log(
+        `webhook signatures: RS512 by OpenSSL (${this.#openssl.library}) through FFI`,
+      );
+      return "openssl";
+    } catch (e) {
+      why = String((e as Error)?.message ?? e).split("\n")[0];
+    }
+    await this.useWorkers(this.#fallbackWorkers);
+    const where = this.#pool ? `${this.#fallbackWorkers} worker thread(s)` : "the main thread";
+    this.#log(`webhook signatures: RS512 by WebCrypto on ${where} (OpenSSL not used: ${why})`);
+    return this.#pool ? "workers" : "main-thread";
+  }
+
+  /** Loads the key into OpenSSL and checks one signature against WebCrypto's. */
+  async #openOpenSsl(opts: FastSigningOptions): Promise<OpenSslSigner> {
+    const { kid: _kid, ...jwk } = this.#privateJwk;
+    const extractable = await crypto.subtle.importKey(
+      "jwk",
+      { ...jwk, alg: "RS512", key_ops: ["sign"] },
+      ALG,
+      true,
+      ["sign"],
+    );
+    const der = new Uint8Array(await crypto.subtle.exportKey("pkcs8", extractable));
+    let signer: OpenSslSigner;
+    try {
+      signer = opts.openOpenSsl
+        ? opts.openOpenSsl(der, opts.libcryptoPaths)
+        : OpenSslSigner.open(der, { paths: opts.libcryptoPaths });
+    } finally {
+      der.fill(0);
+    }
+    try {
+      const probe = enc.encode(`${this.#protectedHeader}.${base64url("signer self-check")}`);
+      const [ours, theirs] = await Promise.all([
+        signer.sign(probe),
+        crypto.subtle.sign(ALG, this.#privateKey, probe),
+      ]);
+      const ref = new Uint8Array(theirs);
+      if (ours.length !== ref.length || ours.some((b, i) => b !== ref[i])) {
+        throw new Error("its signature differs from WebCrypto's");
+      }
+      return signer;
+    } catch (e) {
+      signer.close();
+      throw e;
+    }
+  }
+
+  /** Which way signatures are made now. */
+  get mode(): SigningMode {
+    return this.#openssl ? "openssl" : this.#pool ? "workers" : "main-thread";
+  }
+
+  /** Stops the signing workers and frees OpenSSL's copy of the key, if any. */
   close(): void {
+    this.#openssl?.close();
+    this.#openssl = undefined;
     this.#pool?.close();
     this.#pool = undefined;
   }
@@ -135,10 +237,27 @@ export class WebhookSigner {
   /** Signs the raw body; returns the header value `<header>..<signature>`. */
   async sign(body: Uint8Array | string): Promise<string> {
     const bytes = typeof body === "string" ? enc.encode(body) : body;
-    const input = `${this.#protectedHeader}.${base64url(bytes)}`;
+    const input = `${this.#protectedHeader}.${b64url(bytes)}`;
+    const openssl = this.#openssl;
+    if (openssl) {
+      try {
+        return `${this.#protectedHeader}..${b64url(await openssl.sign(enc.encode(input)))}`;
+      } catch (e) {
+        if (this.#openssl === openssl) this.#dropOpenSsl(e);
+      }
+    }
     if (this.#pool) return `${this.#protectedHeader}..${await this.#pool.sign(input)}`;
     const sig = new Uint8Array(await crypto.subtle.sign(ALG, this.#privateKey, enc.encode(input)));
     return `${this.#protectedHeader}..${base64url(sig)}`;
+  }
+
+  /** After a failed OpenSSL signature: WebCrypto from now on (workers once they start). */
+  #dropOpenSsl(e: unknown): void {
+    this.#openssl?.close();
+    this.#openssl = undefined;
+    const why = String((e as Error)?.message ?? e).split("\n")[0];
+    this.#log(`webhook signatures: OpenSSL failed (${why}); RS512 by WebCrypto from now on`);
+    this.useWorkers(this.#fallbackWorkers).catch(() => {});
   }
 }
 

@@ -36,8 +36,13 @@ export interface WebhooksOptions {
   log?: (line: string) => void;
   /** Clock. */
   now?: () => number;
-  /** Worker threads that make the RS512 signatures. Default 2; 0 signs on the main thread. */
+  /**
+   * WebCrypto worker threads that make the RS512 signatures when OpenSSL's
+   * libcrypto cannot be used. Default 2; 0 signs on the main thread.
+   */
   signWorkers?: number;
+  /** libcrypto names or paths to try (default the OS's usual ones; `[]`: WebCrypto only). */
+  libcryptoPaths?: readonly string[];
 }
 
 /** The running webhook side; see {@linkcode startWebhooks}. */
@@ -81,7 +86,11 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     signer = await WebhookSigner.generate();
     store.setMeta(KEY_META, JSON.stringify(signer.toPrivateJwk()));
   }
-  await signer.useWorkers(opts.signWorkers ?? 2);
+  await signer.useFastSigning({
+    workers: opts.signWorkers ?? 2,
+    log: opts.log,
+    libcryptoPaths: opts.libcryptoPaths,
+  });
   const now = opts.now ?? Date.now;
   const engine = new WebhookEngine({
     store,

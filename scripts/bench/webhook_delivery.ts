@@ -4,8 +4,10 @@
  * answering 500 to 30% of first attempts (retried at the scaled 10 s).
  * Baselines in the same run, on the same receiver:
  *   - raw: plain fetch POSTs of the same body (the receiver's capacity from here);
- *   - signed: the same POSTs, each signed RS512 like a delivery (the floor
- *     that the signature alone sets on this machine).
+ *   - signed: the same POSTs, each signed RS512 by WebCrypto on the calling
+ *     thread (Deno's own RSA: the floor it sets on this machine);
+ *   - signedFast: the same POSTs, each signed the way the emulator signs
+ *     (OpenSSL's libcrypto through FFI when it loads, else WebCrypto workers).
  * The emulator runs as its own process (`main.ts emulator`, in-memory
  * state); notifications are created through its admin endpoint in batches.
  *
@@ -108,6 +110,27 @@ async function baselineSigned(): Promise<number> {
   return N / ((performance.now() - t0) / 1000);
 }
 
+async function baselineSignedFast(): Promise<number> {
+  const signer = await WebhookSigner.generate();
+  await signer.useFastSigning();
+  try {
+    const t0 = performance.now();
+    await pool(N, CONCURRENCY, async (i) => {
+      const body = sample + i;
+      const sig = await signer.sign(body);
+      const r = await fetch(`${rxUrl}/signed`, {
+        method: "POST",
+        body,
+        headers: { "service-webhook-signature": sig },
+      });
+      await r.body?.cancel();
+    });
+    return N / ((performance.now() - t0) / 1000);
+  } finally {
+    signer.close();
+  }
+}
+
 async function emulatorRun(m: "ok" | "30pct"): Promise<Record<string, number>> {
   mode = m;
   delivered.clear();
@@ -179,17 +202,20 @@ const rounds: Record<string, number>[] = [];
 for (let r = 0; r < ROUNDS; r++) {
   const raw = await baselineRaw();
   const signed = await baselineSigned();
+  const signedFast = await baselineSignedFast();
   const ok = await emulatorRun("ok");
   const mixed = await emulatorRun("30pct");
   const round = {
     round: r + 1,
     rawPostsPerSecond: Math.round(raw),
     signedPostsPerSecond: Math.round(signed),
+    signedFastPostsPerSecond: Math.round(signedFast),
     deliveredPerSecond200: ok.deliveredPerSecond,
     deliveredPerSecond30pct500: mixed.deliveredPerSecond,
     attempts30pct: mixed.attempts,
     ratioToRawPosts: Number((ok.deliveredPerSecond / raw).toFixed(3)),
     ratioToSignedPosts: Number((ok.deliveredPerSecond / signed).toFixed(3)),
+    ratioToSignedFastPosts: Number((ok.deliveredPerSecond / signedFast).toFixed(3)),
     ratio30pctTo200: Number((mixed.deliveredPerSecond / ok.deliveredPerSecond).toFixed(3)),
   };
   console.log(JSON.stringify(round));

@@ -1,0 +1,260 @@
+/**
+ * RS512 (RSASSA-PKCS1-v1_5 with SHA-512) signatures through the system's
+ * OpenSSL `libcrypto`, loaded with `Deno.dlopen`. Deno's own RSA (WebCrypto
+ * and `node:crypto` alike) is several times slower than OpenSSL's on the same
+ * machine; the webhook engine signs every delivery, so this is its hot path.
+ *
+ * PKCS#1 v1.5 signatures are deterministic: for one key and one message this
+ * signer's output is byte-identical to WebCrypto's. {@linkcode WebhookSigner}
+ * checks that once when it switches to this signer, and falls back to
+ * WebCrypto on any failure (no library, no `--allow-ffi`, an old OpenSSL, a
+ * failed signature).
+ *
+ * The signature itself is made on Deno's blocking thread pool (a
+ * `nonblocking` foreign call), so the event loop never waits for it; the
+ * cheap set-up of each signing context runs on the calling thread.
+ *
+ * @module
+ */
+
+const SYMBOLS = {
+  BIO_new_mem_buf: { parameters: ["buffer", "i32"], result: "pointer" },
+  BIO_free: { parameters: ["pointer"], result: "i32" },
+  d2i_PrivateKey_bio: { parameters: ["pointer", "pointer"], result: "pointer" },
+  EVP_PKEY_free: { parameters: ["pointer"], result: "void" },
+  EVP_sha512: { parameters: [], result: "pointer" },
+  EVP_MD_CTX_new: { parameters: [], result: "pointer" },
+  EVP_MD_CTX_free: { parameters: ["pointer"], result: "void" },
+  EVP_DigestSignInit: {
+    parameters: ["pointer", "pointer", "pointer", "pointer", "pointer"],
+    result: "i32",
+  },
+  EVP_DigestSign: {
+    parameters: ["pointer", "buffer", "buffer", "buffer", "usize"],
+    result: "i32",
+  },
+  EVP_DigestSignAsync: {
+    name: "EVP_DigestSign",
+    parameters: ["pointer", "buffer", "buffer", "buffer", "usize"],
+    result: "i32",
+    nonblocking: true,
+  },
+  ERR_clear_error: { parameters: [], result: "void" },
+} as const satisfies Deno.ForeignLibraryInterface;
+
+type Lib = Deno.DynamicLibrary<typeof SYMBOLS>;
+
+/**
+ * Libraries loaded so far, by name. They are never unloaded: OpenSSL keeps
+ * per-thread state whose destructors must stay mapped (it pins itself too).
+ */
+const loaded = new Map<string, Lib>();
+
+/**
+ * Where `libcrypto` is looked for on this OS, in order. Linux: the dynamic
+ * loader's search path. macOS: Homebrew's OpenSSL 3 (never the system's
+ * `/usr/lib/libcrypto.dylib`, which aborts a process that loads it directly).
+ * Elsewhere: nowhere.
+ */
+export function defaultLibcryptoPaths(os: typeof Deno.build.os = Deno.build.os): string[] {
+  if (os === "linux") return ["libcrypto.so.3", "libcrypto.so"];
+  if (os === "darwin") {
+    return [
+      "/opt/homebrew/opt/openssl@3/lib/libcrypto.3.dylib",
+      "/usr/local/opt/openssl@3/lib/libcrypto.3.dylib",
+      "/opt/homebrew/lib/libcrypto.3.dylib",
+      "/usr/local/lib/libcrypto.3.dylib",
+    ];
+  }
+  return [];
+}
+
+/** Options of {@linkcode OpenSslSigner.open}. */
+export interface OpenSslSignerOptions {
+  /** Library names or paths tried in order; default {@linkcode defaultLibcryptoPaths}. */
+  paths?: readonly string[];
+  /**
+   * Signatures computed at once on the blocking thread pool; more wait their
+   * turn (unbounded, they would crowd out the event loop's thread). Default:
+   * the number of CPU cores.
+   */
+  parallel?: number;
+}
+
+/**
+ * An RS512 signer holding one private key inside OpenSSL.
+ *
+ * @example
+ * ```ts
+ * const signer = OpenSslSigner.open(pkcs8Der);
+ * const sig = await signer.sign(new TextEncoder().encode("header.payload"));
+ * signer.close();
+ * ```
+ */
+export class OpenSslSigner {
+  #lib: Lib;
+  #pkey: Deno.PointerObject;
+  #md: Deno.PointerObject;
+  #sigSize: number;
+  #inFlight = 0;
+  #closing = false;
+  #parallel = 1;
+  #running = 0;
+  #waiting: (() => void)[] = [];
+  /** The library that was loaded (name or path as given). */
+  readonly library: string;
+
+  private constructor(lib: Lib, library: string, pkey: Deno.PointerObject, md: Deno.PointerObject) {
+    this.#lib = lib;
+    this.library = library;
+    this.#pkey = pkey;
+    this.#md = md;
+    this.#sigSize = 0;
+  }
+
+  /**
+   * Loads `libcrypto` and the private key (PKCS#8 DER). Throws an Error
+   * saying what failed; the caller falls back. The key bytes are not kept.
+   */
+  static open(pkcs8: Uint8Array, opts: OpenSslSignerOptions = {}): OpenSslSigner {
+    const paths = opts.paths ?? defaultLibcryptoPaths();
+    if (paths.length === 0) throw new Error(`no libcrypto location known on ${Deno.build.os}`);
+    let lib: Lib | undefined;
+    let library = "";
+    const failures: string[] = [];
+    for (const p of paths) {
+      try {
+        lib = loaded.get(p) ?? Deno.dlopen(p, SYMBOLS);
+        loaded.set(p, lib);
+        library = p;
+        break;
+      } catch (e) {
+        failures.push(`${p}: ${firstLine(e)}`);
+      }
+    }
+    if (!lib) throw new Error(`libcrypto not loaded (${failures.join("; ")})`);
+    const der = new Uint8Array(pkcs8); // a copy that can be wiped
+    try {
+      const bio = lib.symbols.BIO_new_mem_buf(der, der.length);
+      if (!bio) throw new Error("BIO_new_mem_buf failed");
+      let pkey: Deno.PointerValue;
+      try {
+        pkey = lib.symbols.d2i_PrivateKey_bio(bio, null);
+      } finally {
+        lib.symbols.BIO_free(bio);
+      }
+      if (!pkey) throw new Error("libcrypto could not read the private key (PKCS#8 DER)");
+      const md = lib.symbols.EVP_sha512();
+      if (!md) {
+        lib.symbols.EVP_PKEY_free(pkey);
+        throw new Error("EVP_sha512 returned nothing");
+      }
+      const signer = new OpenSslSigner(lib, library, pkey, md);
+      signer.#parallel = Math.max(
+        1,
+        Math.floor(opts.parallel ?? navigator.hardwareConcurrency ?? 1),
+      );
+      signer.#sigSize = signer.#signatureSize();
+      return signer;
+    } catch (e) {
+      lib.symbols.ERR_clear_error();
+      throw e;
+    } finally {
+      der.fill(0);
+    }
+  }
+
+  /** A fresh context initialised for RS512 with the key; the caller frees it. */
+  #context(): Deno.PointerObject {
+    const s = this.#lib.symbols;
+    const ctx = s.EVP_MD_CTX_new();
+    if (!ctx) throw new Error("EVP_MD_CTX_new failed");
+    if (s.EVP_DigestSignInit(ctx, null, this.#md, null, this.#pkey) !== 1) {
+      s.EVP_MD_CTX_free(ctx);
+      s.ERR_clear_error();
+      throw new Error("EVP_DigestSignInit failed");
+    }
+    return ctx;
+  }
+
+  /** Asks OpenSSL for the signature's length (no signature is made). */
+  #signatureSize(): number {
+    const ctx = this.#context();
+    try {
+      const len = new BigUint64Array(1);
+      if (this.#lib.symbols.EVP_DigestSign(ctx, null, len, new Uint8Array(1), 0n) !== 1) {
+        this.#lib.symbols.ERR_clear_error();
+        throw new Error("EVP_DigestSign (length) failed");
+      }
+      const n = Number(len[0]);
+      if (n < 64 || n > 2048) throw new Error(`unexpected signature length ${n}`);
+      return n;
+    } finally {
+      this.#lib.symbols.EVP_MD_CTX_free(ctx);
+    }
+  }
+
+  /** Signs on the calling thread (blocks it for the signature's time). */
+  signSync(data: Uint8Array): Uint8Array {
+    if (this.#closing) throw new Error("OpenSSL signer closed");
+    const ctx = this.#context();
+    try {
+      const sig = new Uint8Array(this.#sigSize);
+      const len = new BigUint64Array([BigInt(sig.length)]);
+      if (this.#lib.symbols.EVP_DigestSign(ctx, sig, len, data, BigInt(data.length)) !== 1) {
+        this.#lib.symbols.ERR_clear_error();
+        throw new Error("EVP_DigestSign failed");
+      }
+      return sig.subarray(0, Number(len[0]));
+    } finally {
+      this.#lib.symbols.EVP_MD_CTX_free(ctx);
+    }
+  }
+
+  /** Signs on Deno's blocking thread pool; the event loop goes on meanwhile. */
+  async sign(data: Uint8Array): Promise<Uint8Array> {
+    if (this.#closing) throw new Error("OpenSSL signer closed");
+    this.#inFlight++;
+    if (this.#running < this.#parallel) this.#running++;
+    else await new Promise<void>((r) => this.#waiting.push(r)); // the slot is handed over
+    let ctx: Deno.PointerObject | undefined;
+    try {
+      if (this.#closing) throw new Error("OpenSSL signer closed");
+      ctx = this.#context();
+      const sig = new Uint8Array(this.#sigSize);
+      const len = new BigUint64Array([BigInt(sig.length)]);
+      // data, sig and len stay referenced here until the call returns
+      const ok = await this.#lib.symbols.EVP_DigestSignAsync(
+        ctx,
+        sig,
+        len,
+        data,
+        BigInt(data.length),
+      );
+      if (ok !== 1) throw new Error("EVP_DigestSign failed");
+      return sig.subarray(0, Number(len[0]));
+    } finally {
+      if (ctx) this.#lib.symbols.EVP_MD_CTX_free(ctx);
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#running--;
+      this.#inFlight--;
+      if (this.#closing && this.#inFlight === 0) this.#release();
+    }
+  }
+
+  /** Frees the key (after the signatures in flight end). */
+  close(): void {
+    if (this.#closing) return;
+    this.#closing = true;
+    if (this.#inFlight === 0) this.#release();
+  }
+
+  #release(): void {
+    this.#lib.symbols.EVP_PKEY_free(this.#pkey);
+  }
+}
+
+function firstLine(e: unknown): string {
+  return String((e as Error)?.message ?? e).split("\n")[0];
+}

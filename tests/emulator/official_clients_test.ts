@@ -5,8 +5,8 @@
  */
 
 import assert from "node:assert/strict";
-import { Fireblocks } from "@fireblocks/ts-sdk";
-import { FireblocksWeb3Provider } from "@fireblocks/fireblocks-web3-provider";
+import { Fireblocks as OfficialSdk } from "@fireblocks/ts-sdk";
+import { FireblocksWeb3Provider as OfficialWeb3Provider } from "@fireblocks/fireblocks-web3-provider";
 import {
   createPublicClient,
   type Hex,
@@ -29,7 +29,7 @@ Deno.test("official clients drive the emulator unchanged", opts, async (t) => {
   const chain = createPublicClient({ transport: http(fx.anvil.url) });
   try {
     await t.step("ts-sdk lists vault accounts with their real balances", async () => {
-      const fb = new Fireblocks({
+      const fb = new OfficialSdk({
         apiKey: fx.emu.apiKey,
         secretKey: fx.emu.privateKeyPem,
         basePath: fx.emu.apiBaseUrl + "/v1",
@@ -57,7 +57,7 @@ Deno.test("official clients drive the emulator unchanged", opts, async (t) => {
     await t.step(
       "ts-sdk creates a transfer and reads it until COMPLETED with a mined hash",
       async () => {
-        const fb = new Fireblocks({
+        const fb = new OfficialSdk({
           apiKey: fx.emu.apiKey,
           secretKey: fx.emu.privateKeyPem,
           basePath: fx.emu.apiBaseUrl + "/v1",
@@ -97,7 +97,7 @@ Deno.test("official clients drive the emulator unchanged", opts, async (t) => {
     );
 
     await t.step("ts-sdk finds the chain's asset id through the blockchains lookup", async () => {
-      const fb = new Fireblocks({
+      const fb = new OfficialSdk({
         apiKey: fx.emu.apiKey,
         secretKey: fx.emu.privateKeyPem,
         basePath: fx.emu.apiBaseUrl + "/v1",
@@ -109,7 +109,7 @@ Deno.test("official clients drive the emulator unchanged", opts, async (t) => {
       assert.deepEqual(asset.data.legacyId, fx.emu.assetId);
     });
 
-    const provider = new FireblocksWeb3Provider({
+    const provider = new OfficialWeb3Provider({
       apiKey: fx.emu.apiKey,
       privateKey: fx.emu.privateKeyPem,
       apiBaseUrl: fx.emu.apiBaseUrl,
@@ -162,7 +162,7 @@ Deno.test("official clients drive the emulator unchanged", opts, async (t) => {
     await t.step(
       "web3 provider without one-time addresses sends to another vault account",
       async () => {
-        const whitelisted = new FireblocksWeb3Provider({
+        const whitelisted = new OfficialWeb3Provider({
           apiKey: fx.emu.apiKey,
           privateKey: fx.emu.privateKeyPem,
           apiBaseUrl: fx.emu.apiBaseUrl,

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { Fireblocks, type Notification, type Webhook } from "@fireblocks/ts-sdk";
+import { Fireblocks as OfficialSdk, type Notification, type Webhook } from "@fireblocks/ts-sdk";
 import { startEmulatorOnAnvil, waitFor } from "../support/emulator_process.ts";
 import { startReceiver } from "../support/receiver.ts";
 
@@ -17,7 +17,7 @@ Deno.test("the official SDK's webhooksV2 methods work unchanged against the emul
     script: (_n, body) => (body.resourceId === "r-fail" ? 404 : 200),
   });
   try {
-    const sdk = new Fireblocks({
+    const sdk = new OfficialSdk({
       apiKey: emu.ready.apiKey,
       secretKey: await Deno.readTextFile(emu.ready.privateKeyPath),
       basePath: `${emu.ready.apiBaseUrl}/v1`,

@@ -4,7 +4,7 @@
  * recording server; method, path, query, body, the platform's header names and
  * the JWT claim set must agree (nonce and times aside).
  */
-import { Fireblocks } from "@fireblocks/ts-sdk";
+import { Fireblocks as OfficialSdk } from "@fireblocks/ts-sdk";
 import { assert, assertEquals } from "../support/expect.ts";
 import {
   listNotificationsPage,
@@ -49,7 +49,7 @@ Deno.test("our client and the official SDK put the same requests on the wire", a
   const srv = startRecordingServer({ status: 200, body: {} });
   try {
     const base = srv.url + "/v1";
-    const sdk = new Fireblocks({ apiKey: API_KEY, secretKey: keys.pkcs8Pem, basePath: base });
+    const sdk = new OfficialSdk({ apiKey: API_KEY, secretKey: keys.pkcs8Pem, basePath: base });
     const ours = new PlatformClient(
       await loadCredentials({ apiKey: API_KEY, privateKey: keys.pkcs8Pem, apiBaseUrl: base }),
     );

@@ -9,50 +9,24 @@
  */
 
 import { ensureNodeModules } from "./ensure_deps.ts";
+import { foundryBin, startAnvil } from "./anvil.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 await ensureNodeModules("demo");
-const bin = (name: string) => `${root}node_modules/@foundry-rs/${name}-linux-amd64/bin/${name}`;
+const bin = foundryBin;
 const VAULT0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const VAULT1 = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const bold = (
   s: string,
 ) => (Deno.stdout.isTerminal() && !Deno.env.get("NO_COLOR") ? `\x1b[1m${s}\x1b[0m` : s);
 
-for (const b of ["anvil", "cast", "forge"]) {
+for (const b of ["anvil", "cast", "forge"] as const) {
   try {
     Deno.statSync(bin(b));
   } catch {
     console.error(`demo: ${bin(b)} is missing: run "npm ci" first.`);
     Deno.exit(1);
   }
-}
-
-async function startAnvil(): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = new Deno.Command(bin("anvil"), {
-    args: ["--port", "0"],
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = "";
-  let port = 0;
-  while (!port) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("anvil did not start");
-    buf += value;
-    port = Number(buf.match(/Listening on [\d.]+:(\d+)/)?.[1] ?? 0);
-  }
-  (async () => {
-    while (!(await reader.read()).done) { /* drain */ }
-  })().catch(() => {});
-  return {
-    url: `http://127.0.0.1:${port}`,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-    },
-  };
 }
 
 /** Runs `service rpc --emulator ... -- <child>` and prints the child's output. */

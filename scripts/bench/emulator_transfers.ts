@@ -16,7 +16,7 @@
 import { parseArgs } from "node:util";
 import { createPublicClient, type Hex, http, keccak256, parseEther } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
-import { foundryBin } from "../../tests/support/tools.ts";
+import { startAnvil } from "../anvil.ts";
 import { loadCredentials, PlatformClient } from "../../lib/platform/mod.ts";
 
 const { values } = parseArgs({
@@ -32,34 +32,6 @@ const ROUNDS = Number(values.rounds);
 const ACCOUNTS = 10;
 const MNEMONIC = "test test test test test test test test test test test junk";
 const ROOT = new URL("../../", import.meta.url).pathname;
-
-async function anvil(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const child = new Deno.Command(foundryBin("anvil"), {
-    args: ["--port", "0"],
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = "";
-  let port = 0;
-  while (!port) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("anvil did not start");
-    buf += value;
-    port = Number(buf.match(/Listening on [\d.]+:(\d+)/)?.[1] ?? 0);
-  }
-  (async () => {
-    while (!(await reader.read()).done) { /* drain */ }
-  })().catch(() => {});
-  return {
-    url: `http://127.0.0.1:${port}`,
-    pid: child.pid,
-    async stop() {
-      child.kill("SIGKILL");
-      await child.status;
-    },
-  };
-}
 
 /** CPU time (user + system) of a process in ms, from /proc (Linux); NaN elsewhere. */
 async function cpuMs(pid: number | "self"): Promise<number> {
@@ -93,7 +65,7 @@ function destinations(): Hex[] {
 }
 
 async function baseline(): Promise<{ ms: number; anvilCpuMs: number }> {
-  const node = await anvil();
+  const node = await startAnvil();
   try {
     const client = createPublicClient({ transport: http(node.url, { batch: false }) });
     const chainId = await client.getChainId();
@@ -121,7 +93,7 @@ async function baseline(): Promise<{ ms: number; anvilCpuMs: number }> {
       );
     }
     // send in nonce order per account: ordered groups, concurrency across accounts
-    const anvilCpu0 = await cpuMs(node.pid);
+    const anvilCpu0 = await cpuMs(node.process.pid);
     const t0 = performance.now();
     const byAccount = Array.from(
       { length: ACCOUNTS },
@@ -150,7 +122,7 @@ async function baseline(): Promise<{ ms: number; anvilCpuMs: number }> {
       }),
     );
     const ms = performance.now() - t0;
-    return { ms, anvilCpuMs: (await cpuMs(node.pid)) - anvilCpu0 };
+    return { ms, anvilCpuMs: (await cpuMs(node.process.pid)) - anvilCpu0 };
   } finally {
     await node.stop();
   }
@@ -159,7 +131,7 @@ async function baseline(): Promise<{ ms: number; anvilCpuMs: number }> {
 async function throughEmulator(): Promise<
   { ms: number; polls: number; emulatorCpuMs: number; clientCpuMs: number; anvilCpuMs: number }
 > {
-  const node = await anvil();
+  const node = await startAnvil();
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -199,7 +171,7 @@ async function throughEmulator(): Promise<
       .getChainId()}`;
     const to = destinations();
     let polls = 0;
-    const cpu0 = [await cpuMs(child.pid), await cpuMs("self"), await cpuMs(node.pid)];
+    const cpu0 = [await cpuMs(child.pid), await cpuMs("self"), await cpuMs(node.process.pid)];
     const t0 = performance.now();
     await pool(
       CONCURRENCY,
@@ -230,7 +202,7 @@ async function throughEmulator(): Promise<
       }),
     );
     const ms = performance.now() - t0;
-    const cpu1 = [await cpuMs(child.pid), await cpuMs("self"), await cpuMs(node.pid)];
+    const cpu1 = [await cpuMs(child.pid), await cpuMs("self"), await cpuMs(node.process.pid)];
     return {
       ms,
       polls,

@@ -23,6 +23,8 @@ export interface ConnectionPoolOptions<C extends Pooled> {
   max: number;
   /** The error to throw (the pool is closing, or opening failed). */
   error: (message: string, cause?: unknown) => Error;
+  /** The node as it may be shown in messages (no secrets). */
+  shownUrl: string;
   /** Called for each newly opened connection. */
   onOpen?: (c: C) => void;
 }
@@ -68,7 +70,17 @@ export class ConnectionPool<C extends Pooled> {
     if (this.#all.size + this.#opening < this.#o.max) {
       this.#opening++;
       try {
-        const c = await this.#o.open((x) => this.#forget(x));
+        let c: C;
+        try {
+          c = await this.#o.open((x) => this.#forget(x));
+        } catch (e) {
+          throw this.#o.error(
+            `the node at ${this.#o.shownUrl} cannot be reached (${
+              e instanceof Error ? e.message : String(e)
+            })`,
+            e,
+          );
+        }
         this.#all.add(c);
         this.#o.onOpen?.(c);
         return c;

@@ -107,20 +107,12 @@ export class IpcUpstreamClient extends Upstream {
     this.#pool = new ConnectionPool<IpcConnection>({
       max: options.maxConnections ?? 32,
       error: (message, cause) => new UpstreamError(message, { cause }),
+      shownUrl: this.shownUrl,
       open: async (onClose) => {
-        try {
-          return new IpcConnection(
-            await Deno.connect({ transport: "unix", path: this.url }),
-            onClose,
-          );
-        } catch (e) {
-          throw new UpstreamError(
-            `the node at ${this.shownUrl} cannot be reached (${
-              e instanceof Error ? e.message : String(e)
-            })`,
-            { cause: e },
-          );
-        }
+        return new IpcConnection(
+          await Deno.connect({ transport: "unix", path: this.url }),
+          onClose,
+        );
       },
     });
   }

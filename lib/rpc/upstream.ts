@@ -340,21 +340,13 @@ export class UpstreamClient extends Upstream {
       max: options.maxConnections ?? 64,
       error: (message, cause) => new UpstreamError(message, { cause }),
       onOpen: () => this.#sweep(),
+      shownUrl: this.shownUrl,
       open: async (onClose) => {
-        try {
-          const conn = this.#tls
-            ? await Deno.connectTls({ hostname: this.#host, port: this.#port })
-            : await Deno.connect({ hostname: this.#host, port: this.#port });
-          if (!this.#tls) (conn as Deno.TcpConn).setNoDelay(true);
-          return new Connection(conn, onClose);
-        } catch (e) {
-          throw new UpstreamError(
-            `the node at ${this.shownUrl} cannot be reached (${
-              e instanceof Error ? e.message : String(e)
-            })`,
-            { cause: e },
-          );
-        }
+        const conn = this.#tls
+          ? await Deno.connectTls({ hostname: this.#host, port: this.#port })
+          : await Deno.connect({ hostname: this.#host, port: this.#port });
+        if (!this.#tls) (conn as Deno.TcpConn).setNoDelay(true);
+        return new Connection(conn, onClose);
       },
     });
   }

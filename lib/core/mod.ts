@@ -1,0 +1,34 @@
+/**
+ * What every area shares: the error base, the encoding helper and the
+ * vocabulary of statuses. Light on purpose (no zod, no viem): safe on the
+ * `--help` path.
+ *
+ * @example
+ * ```ts
+ * import { BaseError, isRetryableHttpStatus, toBase64Url } from "./lib/core/mod.ts";
+ * ```
+ *
+ * @module
+ */
+
+export { BaseError, messageOf, walk } from "./errors.ts";
+export type { BaseErrorOptions } from "./errors.ts";
+export { fromBase64, fromBase64Url, fromHex, toBase64, toBase64Url, toHex } from "./encoding.ts";
+export {
+  isFinalTransactionStatus,
+  isRetryableHttpStatus,
+  NOTIFICATION_STATUSES,
+  RESEND_JOB_STATUSES,
+  TRANSACTION_FAILURE_STATUSES,
+  TRANSACTION_FINAL_STATUSES,
+  TRANSACTION_PROGRESS_STATUSES,
+  TRANSACTION_SENT_STATUSES,
+  TRANSACTION_STATUSES,
+  WEBHOOK_STATUSES,
+} from "./vocabulary.ts";
+export type {
+  NotificationStatus,
+  ResendJobStatus,
+  TransactionStatus,
+  WebhookStatus,
+} from "./vocabulary.ts";

@@ -1,0 +1,81 @@
+/**
+ * One vocabulary for every area: the platform's status values and which HTTP
+ * statuses are worth a retry. Plain constants (no zod), so the `--help` path
+ * stays light; `platform/schemas.ts` builds its zod enums from these.
+ *
+ * @module
+ */
+
+/** Webhook endpoint statuses. */
+export const WEBHOOK_STATUSES = ["ENABLED", "DISABLED", "SUSPENDED"] as const;
+/** A webhook endpoint's status. */
+export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+
+/** Notification statuses (webhooks v2). */
+export const NOTIFICATION_STATUSES = ["COMPLETED", "FAILED", "IN_PROGRESS", "ON_HOLD"] as const;
+/** A notification's status. */
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+
+/** Resend-job statuses. */
+export const RESEND_JOB_STATUSES = ["QUEUED", "IN_PROGRESS", "COMPLETED", "FAILED"] as const;
+/** A resend job's status. */
+export type ResendJobStatus = (typeof RESEND_JOB_STATUSES)[number];
+
+/** Transaction statuses on the way to completion, in order. */
+export const TRANSACTION_PROGRESS_STATUSES = [
+  "SUBMITTED",
+  "PENDING_SIGNATURE",
+  "BROADCASTING",
+  "CONFIRMING",
+] as const;
+
+/** Transaction statuses that end in failure; nothing changes after them. */
+export const TRANSACTION_FAILURE_STATUSES = [
+  "CANCELLED",
+  "REJECTED",
+  "BLOCKED",
+  "FAILED",
+  "TIMEOUT",
+] as const;
+
+/** Transaction statuses after which nothing changes: `COMPLETED` and the failures. */
+export const TRANSACTION_FINAL_STATUSES = ["COMPLETED", ...TRANSACTION_FAILURE_STATUSES] as const;
+
+/** Every transaction status. */
+export const TRANSACTION_STATUSES = [
+  ...TRANSACTION_PROGRESS_STATUSES,
+  ...TRANSACTION_FINAL_STATUSES,
+] as const;
+/** A transaction's status. */
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+
+/** Statuses at which a transaction with a `txHash` counts as sent. */
+export const TRANSACTION_SENT_STATUSES = ["BROADCASTING", "CONFIRMING", "COMPLETED"] as const;
+
+/**
+ * Whether a transaction status is final (nothing changes after it).
+ *
+ * @example
+ * ```ts
+ * isFinalTransactionStatus("CONFIRMING"); // false
+ * isFinalTransactionStatus("REJECTED"); // true
+ * ```
+ */
+export function isFinalTransactionStatus(status: string): boolean {
+  return (TRANSACTION_FINAL_STATUSES as readonly string[]).includes(status);
+}
+
+/**
+ * Whether an HTTP error status from the platform is worth a retry: 408, 429
+ * and every 5xx. Used by the platform client's retry loop and by the bridge
+ * when it decides whether a failed send may be retried.
+ *
+ * @example
+ * ```ts
+ * isRetryableHttpStatus(503); // true
+ * isRetryableHttpStatus(404); // false
+ * ```
+ */
+export function isRetryableHttpStatus(status: number): boolean {
+  return status >= 500 || status === 429 || status === 408;
+}

@@ -7,11 +7,11 @@
  */
 
 import type { Store } from "./store.ts";
-import type { ApiUser } from "./api_user.ts";
+import type { ApiUser } from "./http/api_user.ts";
 import type { EventBus } from "./events.ts";
-import type { Faults } from "./faults.ts";
+import type { Faults } from "./faults/faults.ts";
 import type { Chain } from "./chain.ts";
-import type { VaultKeys } from "./vault_keys.ts";
+import type { VaultKeys } from "./vault/keys.ts";
 
 /** Settings fixed at start. */
 export interface EmulatorConfig {

@@ -8,19 +8,19 @@
  */
 
 import { Store } from "./store.ts";
-import { ensureApiUser } from "./api_user.ts";
+import { ensureApiUser } from "./http/api_user.ts";
 import { EventBus, type EventSink } from "./events.ts";
-import { Faults, type FaultSpec, parseFaultSpec } from "./faults.ts";
+import { Faults, type FaultSpec, parseFaultSpec } from "./faults/faults.ts";
 import { Chain } from "./chain.ts";
-import { ANVIL_MNEMONIC, VaultKeys } from "./vault_keys.ts";
-import { chainInfo } from "./assets.ts";
+import { ANVIL_MNEMONIC, VaultKeys } from "./vault/keys.ts";
+import { chainInfo } from "./vault/assets.ts";
 import type { EmulatorContext } from "./context.ts";
-import { createHandler } from "./handler.ts";
-import { ROUTE_MODULES } from "./routes.ts";
-import type { RouteModule } from "./router.ts";
-import { serveHandler } from "./server.ts";
-import type { WebhooksOptions } from "./webhooks.ts";
-import { WEBHOOKS_OPTIONS_EXTENSION } from "./webhooks_routes.ts";
+import { createHandler } from "./http/handler.ts";
+import { ROUTE_MODULES } from "./http/routes.ts";
+import type { RouteModule } from "./http/router.ts";
+import { serveHandler } from "./http/server.ts";
+import type { WebhooksOptions } from "./webhooks/start.ts";
+import { WEBHOOKS_OPTIONS_EXTENSION } from "./webhooks/routes.ts";
 
 /** Options of {@linkcode startEmulator}; every default is stated. */
 export interface EmulatorOptions {

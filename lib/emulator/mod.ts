@@ -17,34 +17,39 @@
 
 export { EmulatorConfigError, startEmulator } from "./emulator.ts";
 export type { EmulatorOptions, RunningEmulator } from "./emulator.ts";
-export { createHandler, IDEMPOTENCY_SCHEMA, IDEMPOTENCY_TTL_MS } from "./handler.ts";
-export type { EmulatorHandler } from "./handler.ts";
-export { ROUTE_MODULES } from "./routes.ts";
-export { Router } from "./router.ts";
-export type { Match, Route, RouteAuth, RouteModule, RouteRequest } from "./router.ts";
-export { ApiError, DROP_HEADER, ErrorCode, isDropResponse, json } from "./http.ts";
-export type { Reply } from "./http.ts";
+export { createHandler, IDEMPOTENCY_SCHEMA, IDEMPOTENCY_TTL_MS } from "./http/handler.ts";
+export type { EmulatorHandler } from "./http/handler.ts";
+export { ROUTE_MODULES } from "./http/routes.ts";
+export { Router } from "./http/router.ts";
+export type { Match, Route, RouteAuth, RouteModule, RouteRequest } from "./http/router.ts";
+export { ApiError, DROP_HEADER, ErrorCode, isDropResponse, json } from "./http/reply.ts";
+export type { Reply } from "./http/reply.ts";
 export { EventBus } from "./events.ts";
 export type { EmulatorEvent, EventSink } from "./events.ts";
-export { Faults, FORCEABLE_STATUSES, parseFaultSpec } from "./faults.ts";
-export type { Fault, FaultSpec } from "./faults.ts";
+export { Faults, FORCEABLE_STATUSES, parseFaultSpec } from "./faults/faults.ts";
+export type { Fault, FaultSpec } from "./faults/faults.ts";
 export { Store } from "./store.ts";
 export type { Row } from "./store.ts";
 export type { EmulatorConfig, EmulatorContext } from "./context.ts";
-export { chainInfo, KNOWN_CHAINS } from "./assets.ts";
-export type { ChainInfo } from "./assets.ts";
-export { ANVIL_MNEMONIC, VaultKeys } from "./vault_keys.ts";
-export { CONSOLE_SECTIONS, JWKS_PROVIDER } from "./console_page.ts";
-export { engineOf, TRANSACTION_ENGINE } from "./transactions.ts";
-export { classifyNodeError, FINAL_STATUSES, TransactionEngine } from "./transaction_engine.ts";
-export type { TransactionRecord } from "./transaction_engine.ts";
-export { MAX_TOKEN_LIFETIME_SECONDS, NonceCache, NONCES_SCHEMA, verifyRequest } from "./auth.ts";
-export type { AuthInput } from "./auth.ts";
-export { ensureApiUser } from "./api_user.ts";
-export type { ApiUser } from "./api_user.ts";
+export { chainInfo, KNOWN_CHAINS } from "./vault/assets.ts";
+export type { ChainInfo } from "./vault/assets.ts";
+export { ANVIL_MNEMONIC, VaultKeys } from "./vault/keys.ts";
+export { CONSOLE_SECTIONS, JWKS_PROVIDER } from "./console/page.ts";
+export { engineOf, TRANSACTION_ENGINE } from "./transactions/routes.ts";
+export { classifyNodeError, FINAL_STATUSES, TransactionEngine } from "./transactions/engine.ts";
+export type { TransactionRecord } from "./transactions/engine.ts";
+export {
+  MAX_TOKEN_LIFETIME_SECONDS,
+  NonceCache,
+  NONCES_SCHEMA,
+  verifyRequest,
+} from "./http/auth.ts";
+export type { AuthInput } from "./http/auth.ts";
+export { ensureApiUser } from "./http/api_user.ts";
+export type { ApiUser } from "./http/api_user.ts";
 export { Chain } from "./chain.ts";
 export type { FeeLevel, Fees } from "./chain.ts";
-export { serveHandler } from "./server.ts";
-export type { HttpServer } from "./server.ts";
-export type { WebhooksOptions } from "./webhooks.ts";
+export { serveHandler } from "./http/server.ts";
+export type { HttpServer } from "./http/server.ts";
+export type { WebhooksOptions } from "./webhooks/start.ts";
 export type { BreakerConfig } from "../webhooks/mod.ts";

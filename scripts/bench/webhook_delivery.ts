@@ -22,7 +22,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { WebhookSigner } from "../../lib/emulator/webhook_signing.ts";
+import { WebhookSigner } from "../../lib/emulator/webhooks/signing/signer.ts";
 import { startEmulatorOnAnvil } from "../../tests/support/emulator_process.ts";
 
 const { values } = parseArgs({

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { SNAPSHOT_TTL_MS, SnapshotPager } from "../../lib/emulator/notification_paging.ts";
+import { SNAPSHOT_TTL_MS, SnapshotPager } from "../../lib/emulator/webhooks/notification_paging.ts";
 
 Deno.test("pages walk the snapshot taken at the first page, whatever happens later", () => {
   const now = 1_000;

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
-import { defaultLibcryptoPaths, OpenSslSigner } from "../../lib/emulator/openssl_signer.ts";
-import { verifyWebhookSignature, WebhookSigner } from "../../lib/emulator/webhook_signing.ts";
+import {
+  defaultLibcryptoPaths,
+  OpenSslSigner,
+} from "../../lib/emulator/webhooks/signing/openssl.ts";
+import {
+  verifyWebhookSignature,
+  WebhookSigner,
+} from "../../lib/emulator/webhooks/signing/signer.ts";
 import { base64url } from "../../lib/platform/mod.ts";
 
 const ALG = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-512" } as const;

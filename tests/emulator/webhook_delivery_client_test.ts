@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { deliverOnce } from "../../lib/emulator/webhook_delivery_client.ts";
+import { deliverOnce } from "../../lib/emulator/webhooks/delivery.ts";
 
 Deno.test("an attempt records the status, a redirect is not followed, a hang times out, a closed port is NO_RESPONSE", async () => {
   const hits: string[] = [];

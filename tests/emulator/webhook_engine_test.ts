@@ -6,9 +6,9 @@
 
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { WebhookEngine } from "../../lib/emulator/webhook_engine.ts";
-import { WebhookSigner } from "../../lib/emulator/webhook_signing.ts";
-import { WebhookStore } from "../../lib/emulator/webhook_store.ts";
+import { WebhookEngine } from "../../lib/emulator/webhooks/engine.ts";
+import { WebhookSigner } from "../../lib/emulator/webhooks/signing/signer.ts";
+import { WebhookStore } from "../../lib/emulator/webhooks/store.ts";
 import { DEFAULT_BREAKER_CONFIG } from "../../lib/webhooks/mod.ts";
 import { startReceiver } from "../support/receiver.ts";
 

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
-import { verifyWebhookSignature, WebhookSigner } from "../../lib/emulator/webhook_signing.ts";
+import {
+  verifyWebhookSignature,
+  WebhookSigner,
+} from "../../lib/emulator/webhooks/signing/signer.ts";
 
 Deno.test("a signature is a detached RS512 JWS with the kid, and verifies against the JWKS", async () => {
   const signer = await WebhookSigner.generate();

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { type Jwks, verifyWebhookSignature } from "../../lib/emulator/webhook_signing.ts";
+import { type Jwks, verifyWebhookSignature } from "../../lib/emulator/webhooks/signing/signer.ts";
 
 /** One scripted answer: an HTTP status, or "hang" (never answer until closed). */
 export type ReceiverAnswer = number | "hang";

@@ -10,9 +10,9 @@
  * @module
  */
 
-import { base64url } from "../platform/mod.ts";
-import { OpenSslSigner } from "./openssl_signer.ts";
-import { SignPool } from "./sign_pool.ts";
+import { base64url } from "../../../platform/mod.ts";
+import { OpenSslSigner } from "./openssl.ts";
+import { SignPool } from "./workers.ts";
 
 /** The signature header's name. */
 export const SIGNATURE_HEADER = "Service-Webhook-Signature";

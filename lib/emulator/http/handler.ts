@@ -8,12 +8,12 @@
  * @module
  */
 
-import { ApiError, DROP_HEADER, ErrorCode, type Reply } from "./http.ts";
+import { ApiError, DROP_HEADER, ErrorCode, type Reply } from "./reply.ts";
 import type { Route, RouteModule, RouteRequest } from "./router.ts";
 import { Router } from "./router.ts";
 import { NonceCache, NONCES_SCHEMA, verifyRequest } from "./auth.ts";
-import type { EmulatorContext } from "./context.ts";
-import type { Row } from "./store.ts";
+import type { EmulatorContext } from "../context.ts";
+import type { Row } from "../store.ts";
 
 /** Schema of the handler's own table: idempotency records (24 h). */
 export const IDEMPOTENCY_SCHEMA = `

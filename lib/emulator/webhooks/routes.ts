@@ -23,11 +23,11 @@
  * @module
  */
 
-import type { Route, RouteModule, RouteRequest } from "./router.ts";
-import type { EmulatorContext } from "./context.ts";
-import type { Reply } from "./http.ts";
-import { CONSOLE_SECTIONS, JWKS_PROVIDER } from "./console_page.ts";
-import { startWebhooks, type Webhooks, type WebhooksOptions } from "./webhooks.ts";
+import type { Route, RouteModule, RouteRequest } from "../http/router.ts";
+import type { EmulatorContext } from "../context.ts";
+import type { Reply } from "../http/reply.ts";
+import { CONSOLE_SECTIONS, JWKS_PROVIDER } from "../console/page.ts";
+import { startWebhooks, type Webhooks, type WebhooksOptions } from "./start.ts";
 
 /** Extension key of the running {@linkcode Webhooks} (tests, other areas). */
 export const WEBHOOKS_EXTENSION = "webhooks";

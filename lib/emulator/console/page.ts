@@ -7,9 +7,9 @@
  * @module
  */
 
-import type { RouteModule } from "./router.ts";
-import type { EmulatorContext } from "./context.ts";
-import type { Row } from "./store.ts";
+import type { RouteModule } from "../http/router.ts";
+import type { EmulatorContext } from "../context.ts";
+import type { Row } from "../store.ts";
 
 /** Extension key: `() => string` HTML sections appended to the console. */
 export const CONSOLE_SECTIONS = "console.sections";

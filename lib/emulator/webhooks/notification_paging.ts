@@ -19,7 +19,7 @@
  * @module
  */
 
-import { base64url } from "../platform/mod.ts";
+import { base64url } from "../../platform/mod.ts";
 
 /** Snapshots kept at once (oldest dropped first). */
 export const MAX_SNAPSHOTS = 64;

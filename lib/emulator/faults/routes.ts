@@ -14,11 +14,11 @@
  * @module
  */
 
-import { ApiError, ErrorCode, json } from "./http.ts";
-import type { RouteModule } from "./router.ts";
+import { ApiError, ErrorCode, json } from "../http/reply.ts";
+import type { RouteModule } from "../http/router.ts";
 import { parseFaultSpec } from "./faults.ts";
 
-/** The admin routes for faults (transaction admin routes live in `transactions.ts`). */
+/** The admin routes for faults (transaction admin routes live in `../transactions/routes.ts`). */
 export const adminRoutes: RouteModule = {
   name: "admin",
   routes: [

@@ -34,11 +34,11 @@ import {
   parseSignature,
   type TransactionReceipt,
 } from "viem";
-import { ApiError, ErrorCode } from "./http.ts";
-import type { EmulatorContext } from "./context.ts";
-import type { Row } from "./store.ts";
-import { accountName } from "./vault.ts";
-import type { FeeLevel, Fees } from "./chain.ts";
+import { ApiError, ErrorCode } from "../http/reply.ts";
+import type { EmulatorContext } from "../context.ts";
+import type { Row } from "../store.ts";
+import { accountName } from "../vault/accounts.ts";
+import type { FeeLevel, Fees } from "../chain.ts";
 
 /** Schema of the transactions table. */
 export const TRANSACTIONS_SCHEMA = `

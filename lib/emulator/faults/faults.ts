@@ -1,6 +1,6 @@
 /**
  * Fault injection for tests, set at start (`--fault`) or at run time through
- * the admin endpoint (`admin.ts`). Kinds:
+ * the admin endpoint (`routes.ts`). Kinds:
  *
  * - `status`: answer the next `count` matching requests with `status`
  *   (5xx or 429; 429/503 carry `Retry-After: retryAfter` seconds when given);

@@ -5,16 +5,16 @@
  * `GET /v1/transactions/external_tx_id/{externalTxId}`,
  * `POST /v1/transactions/{id}/cancel`, and the admin routes that approve,
  * reject or force the status of a transaction. The lifecycle itself is in
- * `transaction_engine.ts`.
+ * `engine.ts`.
  *
  * @module
  */
 
-import { ApiError, ErrorCode, json } from "./http.ts";
-import type { RouteModule } from "./router.ts";
-import type { EmulatorContext } from "./context.ts";
-import { TransactionEngine, TRANSACTIONS_SCHEMA } from "./transaction_engine.ts";
-import { FORCEABLE_STATUSES } from "./faults.ts";
+import { ApiError, ErrorCode, json } from "../http/reply.ts";
+import type { RouteModule } from "../http/router.ts";
+import type { EmulatorContext } from "../context.ts";
+import { TransactionEngine, TRANSACTIONS_SCHEMA } from "./engine.ts";
+import { FORCEABLE_STATUSES } from "../faults/faults.ts";
 
 /** Extension key of the running {@linkcode TransactionEngine}. */
 export const TRANSACTION_ENGINE = "transactions.engine";

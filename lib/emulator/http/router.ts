@@ -7,8 +7,8 @@
  * @module
  */
 
-import type { Reply } from "./http.ts";
-import type { EmulatorContext } from "./context.ts";
+import type { Reply } from "./reply.ts";
+import type { EmulatorContext } from "../context.ts";
 
 /**
  * Who may call a route: `api` = the platform's request authentication

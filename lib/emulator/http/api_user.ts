@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Store } from "./store.ts";
+import type { Store } from "../store.ts";
 
 /** The API user the emulator accepts. */
 export interface ApiUser {

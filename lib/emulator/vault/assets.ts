@@ -11,9 +11,9 @@
  * @module
  */
 
-import { ApiError, ErrorCode, json } from "./http.ts";
-import type { RouteModule } from "./router.ts";
-import type { EmulatorContext } from "./context.ts";
+import { ApiError, ErrorCode, json } from "../http/reply.ts";
+import type { RouteModule } from "../http/router.ts";
+import type { EmulatorContext } from "../context.ts";
 
 /** One EVM chain the emulator knows. */
 export interface ChainInfo {

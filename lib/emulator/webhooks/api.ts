@@ -4,7 +4,7 @@
  * result. The emulator's router does authentication, `Idempotency-Key`,
  * `X-Request-ID` and JSON encoding; this file only knows the shapes.
  *
- * Admin endpoints (paths without `/v1`; see `webhooks_routes.ts`):
+ * Admin endpoints (paths without `/v1`; see `routes.ts`):
  *
  * - `POST /admin/notifications` `{eventType, resourceId?, data?, count?}`
  *   → 201 `{data: [{id, webhookId}]}`: creates `count` (default 1, at most
@@ -20,9 +20,9 @@
  */
 
 import type { SnapshotPager } from "./notification_paging.ts";
-import { WebhookApiError, type WebhookEngine } from "./webhook_engine.ts";
-import type { AttemptRow, NotificationRow, WebhookRow } from "./webhook_store.ts";
-import { base64url } from "../platform/mod.ts";
+import { WebhookApiError, type WebhookEngine } from "./engine.ts";
+import type { AttemptRow, NotificationRow, WebhookRow } from "./store.ts";
+import { base64url } from "../../platform/mod.ts";
 
 /** A request after authentication: the path without `/v1`. */
 export interface ApiRequest {

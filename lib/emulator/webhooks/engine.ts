@@ -31,9 +31,9 @@ import {
   type RetryConfig,
   transition,
   windowErrorRate,
-} from "../webhooks/mod.ts";
-import { type AttemptRecord, deliverOnce } from "./webhook_delivery_client.ts";
-import { SIGNATURE_HEADER, type WebhookSigner } from "./webhook_signing.ts";
+} from "../../webhooks/mod.ts";
+import { type AttemptRecord, deliverOnce } from "./delivery.ts";
+import { SIGNATURE_HEADER, type WebhookSigner } from "./signing/signer.ts";
 import type {
   JobRow,
   NotificationRow,
@@ -41,7 +41,7 @@ import type {
   WebhookRow,
   WebhookStatus,
   WebhookStore,
-} from "./webhook_store.ts";
+} from "./store.ts";
 
 /** An event that produces notifications. */
 export interface WebhookEvent {

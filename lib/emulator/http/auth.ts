@@ -11,7 +11,7 @@
  */
 
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { ApiError, ErrorCode } from "./http.ts";
+import { ApiError, ErrorCode } from "./reply.ts";
 
 const dec = new TextDecoder();
 const enc = new TextEncoder();

@@ -8,8 +8,8 @@
  * @module
  */
 
-import { json } from "./http.ts";
-import type { RouteModule } from "./router.ts";
+import { json } from "../http/reply.ts";
+import type { RouteModule } from "../http/router.ts";
 
 /** The (empty) whitelist routes. */
 export const walletRoutes: RouteModule = {

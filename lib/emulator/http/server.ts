@@ -11,7 +11,7 @@
 
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { isDropResponse } from "./http.ts";
+import { isDropResponse } from "./reply.ts";
 
 /** A listening server. */
 export interface HttpServer {

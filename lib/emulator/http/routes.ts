@@ -6,13 +6,13 @@
  */
 
 import type { RouteModule } from "./router.ts";
-import { vaultRoutes } from "./vault.ts";
-import { walletRoutes } from "./wallets.ts";
-import { assetRoutes } from "./assets.ts";
-import { transactionRoutes } from "./transactions.ts";
-import { adminRoutes } from "./admin.ts";
-import { consoleRoutes } from "./console_page.ts";
-import { webhooksRoutes } from "./webhooks_routes.ts";
+import { vaultRoutes } from "../vault/accounts.ts";
+import { walletRoutes } from "../vault/wallets.ts";
+import { assetRoutes } from "../vault/assets.ts";
+import { transactionRoutes } from "../transactions/routes.ts";
+import { adminRoutes } from "../faults/routes.ts";
+import { consoleRoutes } from "../console/page.ts";
+import { webhooksRoutes } from "../webhooks/routes.ts";
 import { IDEMPOTENCY_SCHEMA } from "./handler.ts";
 
 const core: RouteModule = { name: "core", schema: IDEMPOTENCY_SCHEMA, routes: [] };

@@ -13,7 +13,7 @@
  */
 
 import type { DatabaseSync } from "node:sqlite";
-import { withTransaction } from "./store.ts";
+import { withTransaction } from "../store.ts";
 
 /** Webhook endpoint status. */
 export type WebhookStatus = "ENABLED" | "DISABLED" | "SUSPENDED";

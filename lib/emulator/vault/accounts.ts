@@ -9,9 +9,9 @@
  */
 
 import { formatEther } from "viem";
-import { ApiError, ErrorCode, json } from "./http.ts";
-import type { RouteModule } from "./router.ts";
-import type { EmulatorContext } from "./context.ts";
+import { ApiError, ErrorCode, json } from "../http/reply.ts";
+import type { RouteModule } from "../http/router.ts";
+import type { EmulatorContext } from "../context.ts";
 
 /** The name of vault account `i`. */
 export function accountName(i: number): string {

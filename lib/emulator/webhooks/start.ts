@@ -10,11 +10,11 @@
 
 import type { DatabaseSync } from "node:sqlite";
 import { SnapshotPager } from "./notification_paging.ts";
-import { WebhookEngine, type WebhookEvent } from "./webhook_engine.ts";
-import { type Jwks, WebhookSigner } from "./webhook_signing.ts";
-import { WebhookStore } from "./webhook_store.ts";
-import { type ApiRequest, type ApiResult, errorResult, handleWebhooksApi } from "./webhooks_api.ts";
-import type { BreakerConfig } from "../webhooks/mod.ts";
+import { WebhookEngine, type WebhookEvent } from "./engine.ts";
+import { type Jwks, WebhookSigner } from "./signing/signer.ts";
+import { WebhookStore } from "./store.ts";
+import { type ApiRequest, type ApiResult, errorResult, handleWebhooksApi } from "./api.ts";
+import type { BreakerConfig } from "../../webhooks/mod.ts";
 
 /** Options of {@linkcode startWebhooks}. */
 export interface WebhooksOptions {

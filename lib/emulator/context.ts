@@ -1,7 +1,7 @@
 /**
  * What every route and background worker of the emulator shares: the store,
  * the API user, the chain, the vault keys, the event bus, the faults, the
- * clock and the log. Built once by `startEmulator`.
+ * transaction engine, the clock and the log. Built once by `startEmulator`.
  *
  * @module
  */
@@ -12,6 +12,7 @@ import type { EventBus } from "./events.ts";
 import type { Faults } from "./faults/faults.ts";
 import type { Chain } from "./chain.ts";
 import type { VaultKeys } from "./vault/keys.ts";
+import type { TransactionEngine } from "./transactions/engine.ts";
 
 /** Settings fixed at start. */
 export interface EmulatorConfig {
@@ -43,8 +44,10 @@ export interface EmulatorContext {
   keys: VaultKeys;
   /** `emit({eventType, resourceId, data})`; listeners subscribe with `listen`. */
   events: EventBus;
-  /** Fault rules in force. */
+  /** Fault rules in force (applied in `faults/apply.ts`). */
   faults: Faults;
+  /** The transaction lifecycle engine (`transactions/engine.ts`). */
+  transactions: TransactionEngine;
   /** A log line on standard error (never secrets). */
   log(line: string): void;
   /** Clock, ms. */

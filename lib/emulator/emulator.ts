@@ -17,6 +17,7 @@ import { chainInfo } from "./vault/assets.ts";
 import type { EmulatorContext } from "./context.ts";
 import { createHandler } from "./http/handler.ts";
 import { ROUTE_MODULES } from "./http/routes.ts";
+import { TransactionEngine } from "./transactions/engine.ts";
 import type { RouteModule } from "./http/router.ts";
 import { serveHandler } from "./http/server.ts";
 import type { WebhooksOptions } from "./webhooks/start.ts";
@@ -203,7 +204,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
     const info = chainInfo(chainId);
     const events = new EventBus((e) => log(`event listener failed: ${(e as Error)?.message ?? e}`));
     if (o.events) events.listen(o.events);
-    const ctx: EmulatorContext = {
+    const shared: Omit<EmulatorContext, "transactions"> = {
       config: {
         chainId,
         assetId: info.assetId,
@@ -225,6 +226,9 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
         o.webhooks ? [[WEBHOOKS_OPTIONS_EXTENSION, o.webhooks]] : [],
       ),
     };
+    const ctx: EmulatorContext = Object.assign(shared, {
+      transactions: new TransactionEngine(shared),
+    });
     const modules = [...ROUTE_MODULES, ...(o.modules ?? [])];
     for (const m of modules) if (m.schema) store.migrate(m.schema);
     const { handle } = createHandler(ctx, modules);

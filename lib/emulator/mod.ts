@@ -26,8 +26,10 @@ export { ApiError, DROP_HEADER, ErrorCode, isDropResponse, json } from "./http/r
 export type { Reply } from "./http/reply.ts";
 export { EventBus } from "./events.ts";
 export type { EmulatorEvent, EventSink } from "./events.ts";
-export { Faults, FORCEABLE_STATUSES, parseFaultSpec } from "./faults/faults.ts";
+export { Faults, parseFaultSpec } from "./faults/faults.ts";
 export type { Fault, FaultSpec } from "./faults/faults.ts";
+export { dropResponse, RequestFaults, transactionFault } from "./faults/apply.ts";
+export type { TransactionFault } from "./faults/apply.ts";
 export { Store } from "./store.ts";
 export type { Row } from "./store.ts";
 export type { EmulatorConfig, EmulatorContext } from "./context.ts";
@@ -35,9 +37,21 @@ export { chainInfo, KNOWN_CHAINS } from "./vault/assets.ts";
 export type { ChainInfo } from "./vault/assets.ts";
 export { ANVIL_MNEMONIC, VaultKeys } from "./vault/keys.ts";
 export { CONSOLE_SECTIONS, JWKS_PROVIDER } from "./console/page.ts";
-export { engineOf, TRANSACTION_ENGINE } from "./transactions/routes.ts";
-export { classifyNodeError, FINAL_STATUSES, TransactionEngine } from "./transactions/engine.ts";
-export type { TransactionRecord } from "./transactions/engine.ts";
+export { TransactionEngine } from "./transactions/engine.ts";
+export type { EngineContext } from "./transactions/engine.ts";
+export {
+  CANCELLABLE_STATUSES,
+  canFollow,
+  FORCEABLE_STATUSES,
+  HELD_STATUS,
+  TRANSITIONS,
+} from "./transactions/status.ts";
+export type { EmulatorTransactionStatus, ForceableStatus } from "./transactions/status.ts";
+export { TRANSACTION_STATUSES } from "../core/mod.ts";
+export type { TransactionStatus } from "../core/mod.ts";
+export type { TransactionRecord } from "./transactions/store.ts";
+export { classifyNodeError } from "./transactions/node_errors.ts";
+export type { NodeFailure } from "./transactions/node_errors.ts";
 export {
   MAX_TOKEN_LIFETIME_SECONDS,
   NonceCache,

@@ -15,19 +15,13 @@
  *   before anything is signed.
  *
  * `path` is a pattern where `*` matches any characters (default `*`);
- * `method` is optional (any). Admin paths are never affected.
+ * `method` is optional (any). Admin paths are never affected. This file
+ * keeps the rules; `apply.ts` is where they take effect.
  *
  * @module
  */
 
-/** Final statuses a `finalStatus` fault or the admin endpoint can force. */
-export const FORCEABLE_STATUSES = [
-  "REJECTED",
-  "BLOCKED",
-  "CANCELLED",
-  "TIMEOUT",
-  "FAILED",
-] as const;
+import { FORCEABLE_STATUSES, type ForceableStatus } from "../transactions/status.ts";
 
 /** A fault rule as given (without its id). */
 export type FaultSpec =
@@ -44,7 +38,7 @@ export type FaultSpec =
   | { kind: "hold"; count?: number }
   | {
     kind: "finalStatus";
-    status: (typeof FORCEABLE_STATUSES)[number];
+    status: ForceableStatus;
     subStatus?: string;
     count?: number;
   };
@@ -123,7 +117,7 @@ export function parseFaultSpec(input: unknown): FaultSpec {
       }
       return {
         kind: "finalStatus",
-        status: status as (typeof FORCEABLE_STATUSES)[number],
+        status: status as ForceableStatus,
         subStatus: o.subStatus === undefined ? undefined : String(o.subStatus),
         count: count ?? 1,
       };

@@ -1,7 +1,7 @@
 /**
  * The emulator's request handler, `(Request) => Promise<Response>`: the one
- * place where every request is given its `X-Request-ID`, faults are applied,
- * the body is read within the limit, the route is found, authentication is
+ * place where every request is given its `X-Request-ID`, the request-level
+ * faults are applied (by calling `../faults/apply.ts`), the body is read within the limit, the route is found, authentication is
  * checked, JSON is parsed, `Idempotency-Key` is honoured, and any error
  * becomes `{message, code}`. Nothing a client sends can crash it.
  *
@@ -14,6 +14,7 @@ import { Router } from "./router.ts";
 import { NonceCache, NONCES_SCHEMA, verifyRequest } from "./auth.ts";
 import type { EmulatorContext } from "../context.ts";
 import type { Row } from "../store.ts";
+import { dropResponse, RequestFaults } from "../faults/apply.ts";
 
 /** Schema of the handler's own table: idempotency records (24 h). */
 export const IDEMPOTENCY_SCHEMA = `
@@ -103,14 +104,7 @@ export function createHandler(
   if (ctx.store.path) ctx.store.migrate(NONCES_SCHEMA);
   const nonces = new NonceCache(ctx.store.path ? ctx.store.db : undefined);
   const inflight = new Map<string, Promise<Reply>>();
-  /**
-   * Tokens of dropped requests (ms expiry). Some HTTP clients (Deno's fetch)
-   * resend a request transparently when a reused connection closes; the
-   * resend carries the identical token and is dropped too, so the client
-   * sees the connection error, as it would from the platform.
-   */
-  const droppedTokens = new Map<string, number>();
-  const dropResponse = () => new Response(null, { status: 599, headers: { [DROP_HEADER]: "1" } });
+  const faults = new RequestFaults(ctx.faults, { now: () => ctx.now(), log: (l) => ctx.log(l) });
   // A replayed answer keeps its headers (e.g. the `Location` of a resend job);
   // state files made before this column existed get it here.
   try {
@@ -206,35 +200,10 @@ export function createHandler(
     const path = url.pathname;
     const method = request.method.toUpperCase();
     const uri = path + url.search;
-    const isAdmin = path === "/admin" || path.startsWith("/admin/");
     const authorization = request.headers.get("authorization");
-    if (authorization && droppedTokens.size > 0) {
-      const now = ctx.now();
-      for (const [k, exp] of droppedTokens) if (exp < now) droppedTokens.delete(k);
-      if (droppedTokens.has(authorization)) return dropResponse();
-    }
-    if (!isAdmin) {
-      const latency = ctx.faults.takeLatency(method, path);
-      if (latency) await new Promise((r) => setTimeout(r, latency.ms));
-      const status = ctx.faults.takeStatus(method, path);
-      if (status) {
-        const headers: Record<string, string> = {};
-        if (status.retryAfter !== undefined) headers["Retry-After"] = String(status.retryAfter);
-        return toResponse(
-          errorReply(
-            new ApiError(
-              status.status,
-              status.status === 429
-                ? "Too many requests (injected fault)."
-                : `Service unavailable (injected fault, status ${status.status}).`,
-              status.status === 429 ? ErrorCode.rateLimited : ErrorCode.injected,
-              headers,
-            ),
-          ),
-          requestId,
-        );
-      }
-    }
+    const early = await faults.before(method, path, authorization);
+    if (early === "drop") return dropResponse();
+    if (early) return toResponse(errorReply(early), requestId);
     const body = await readBody(request, ctx.config.maxBodyBytes);
     const match = router.match(method, path);
     if (match.kind === "none") {
@@ -260,7 +229,7 @@ export function createHandler(
         }
       }
     }
-    const drop = isAdmin ? undefined : ctx.faults.takeDrop(method, path);
+    const drop = faults.takeDrop(method, path);
     const idem = request.headers.get("idempotency-key") ?? undefined;
     const rr: RouteRequest = {
       method,
@@ -274,11 +243,7 @@ export function createHandler(
       idempotencyKey: method === "POST" && match.route.auth === "api" && idem ? idem : undefined,
     };
     const reply = await withIdempotency(match.route, rr);
-    if (drop) {
-      ctx.log(`fault: dropped the connection of ${method} ${path} after answering ${reply.status}`);
-      if (authorization) droppedTokens.set(authorization, ctx.now() + 120_000);
-      return dropResponse();
-    }
+    if (drop) return faults.dropped(method, path, reply.status, authorization);
     return toResponse(reply, requestId);
   }
 

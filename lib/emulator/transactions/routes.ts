@@ -4,39 +4,25 @@
  * `GET /v1/transactions`, `GET /v1/transactions/{id}`,
  * `GET /v1/transactions/external_tx_id/{externalTxId}`,
  * `POST /v1/transactions/{id}/cancel`, and the admin routes that approve,
- * reject or force the status of a transaction. The lifecycle itself is in
- * `engine.ts`.
+ * reject or force the status of a transaction. HTTP only: the checks of a
+ * request are in `request_check.ts`, the lifecycle in `engine.ts` (reached
+ * as `ctx.transactions`), the SQL in `store.ts`.
  *
  * @module
  */
 
 import { ApiError, ErrorCode, json } from "../http/reply.ts";
 import type { RouteModule } from "../http/router.ts";
-import type { EmulatorContext } from "../context.ts";
-import { TransactionEngine, TRANSACTIONS_SCHEMA } from "./engine.ts";
-import { FORCEABLE_STATUSES } from "../faults/faults.ts";
-
-/** Extension key of the running {@linkcode TransactionEngine}. */
-export const TRANSACTION_ENGINE = "transactions.engine";
-
-/** The engine of a running emulator. */
-export function engineOf(ctx: EmulatorContext): TransactionEngine {
-  const e = ctx.extensions.get(TRANSACTION_ENGINE) as TransactionEngine | undefined;
-  if (!e) throw new Error("the transaction engine is not started");
-  return e;
-}
+import { FORCEABLE_STATUSES } from "./status.ts";
 
 /** The transaction routes. */
 export const transactionRoutes: RouteModule = {
   name: "transactions",
-  schema: TRANSACTIONS_SCHEMA,
   start(ctx) {
-    const engine = new TransactionEngine(ctx);
-    ctx.extensions.set(TRANSACTION_ENGINE, engine);
-    engine.resume();
+    ctx.transactions.resume();
   },
   async stop(ctx) {
-    await (ctx.extensions.get(TRANSACTION_ENGINE) as TransactionEngine | undefined)?.stop();
+    await ctx.transactions.stop();
   },
   routes: [
     {
@@ -44,7 +30,7 @@ export const transactionRoutes: RouteModule = {
       pattern: "/v1/transactions",
       auth: "api",
       handle(req, ctx) {
-        const t = engineOf(ctx).create(req.body);
+        const t = ctx.transactions.create(req.body);
         return json(201, { id: t.id, status: t.status });
       },
     },
@@ -60,7 +46,7 @@ export const transactionRoutes: RouteModule = {
         }
         const statuses = (req.query.get("status") ?? "").split(",").filter(Boolean);
         const sort = (req.query.get("sort") ?? "DESC").toUpperCase() === "ASC" ? "ASC" : "DESC";
-        return json(200, engineOf(ctx).list({ limit, statuses, sort }));
+        return json(200, ctx.transactions.list({ limit, statuses, sort }));
       },
     },
     {
@@ -69,7 +55,7 @@ export const transactionRoutes: RouteModule = {
       auth: "api",
       handle(req, ctx) {
         // the stored JSON as it is: polling is the hottest path
-        const t = engineOf(ctx).getJson(req.params.id);
+        const t = ctx.transactions.getJson(req.params.id);
         if (!t) {
           throw new ApiError(404, `Transaction "${req.params.id}" not found.`, ErrorCode.notFound);
         }
@@ -81,7 +67,7 @@ export const transactionRoutes: RouteModule = {
       pattern: "/v1/transactions/external_tx_id/:externalTxId",
       auth: "api",
       handle(req, ctx) {
-        const t = engineOf(ctx).getByExternalId(req.params.externalTxId);
+        const t = ctx.transactions.getByExternalId(req.params.externalTxId);
         if (!t) {
           throw new ApiError(
             404,
@@ -97,7 +83,7 @@ export const transactionRoutes: RouteModule = {
       pattern: "/v1/transactions/:id/cancel",
       auth: "api",
       handle(req, ctx) {
-        engineOf(ctx).cancel(req.params.id);
+        ctx.transactions.cancel(req.params.id);
         return json(200, { success: true });
       },
     },
@@ -106,7 +92,7 @@ export const transactionRoutes: RouteModule = {
       pattern: "/admin/transactions/:id/approve",
       auth: "admin",
       handle(req, ctx) {
-        return json(200, engineOf(ctx).approve(req.params.id));
+        return json(200, ctx.transactions.approve(req.params.id));
       },
     },
     {
@@ -114,7 +100,7 @@ export const transactionRoutes: RouteModule = {
       pattern: "/admin/transactions/:id/reject",
       auth: "admin",
       handle(req, ctx) {
-        return json(200, engineOf(ctx).force(req.params.id, "REJECTED", "REJECTED_BY_USER"));
+        return json(200, ctx.transactions.force(req.params.id, "REJECTED", "REJECTED_BY_USER"));
       },
     },
     {
@@ -124,7 +110,8 @@ export const transactionRoutes: RouteModule = {
       handle(req, ctx) {
         const b = (req.body ?? {}) as Record<string, unknown>;
         const status = String(b.status ?? "").toUpperCase();
-        if (!(FORCEABLE_STATUSES as readonly string[]).includes(status)) {
+        const forceable = FORCEABLE_STATUSES.find((s) => s === status);
+        if (!forceable) {
           throw new ApiError(
             400,
             `status must be one of ${FORCEABLE_STATUSES.join(", ")}.`,
@@ -132,7 +119,7 @@ export const transactionRoutes: RouteModule = {
           );
         }
         const sub = b.subStatus === undefined ? undefined : String(b.subStatus);
-        return json(200, engineOf(ctx).force(req.params.id, status, sub));
+        return json(200, ctx.transactions.force(req.params.id, forceable, sub));
       },
     },
   ],

@@ -1,0 +1,210 @@
+/**
+ * Signing and sending of chain transactions. Each vault account has a lock;
+ * inside it the nonce is the next one after the last sent (first read from
+ * the node's pending count), so concurrent transactions never reuse a nonce.
+ * A transaction is moved to BROADCASTING with its raw bytes before it is
+ * sent, so after a restart it can be sent again ({@linkcode Broadcaster.resend}).
+ * Every status change goes through the engine's {@linkcode StatusMoves}.
+ *
+ * @module
+ */
+
+import { formatGwei, type Hex, keccak256, type TransactionReceipt } from "viem";
+import type { EmulatorContext } from "../context.ts";
+import type { Fees } from "../chain.ts";
+import type { ChainRequest } from "./request_check.ts";
+import { classifyNodeError } from "./node_errors.ts";
+import type { StatusMoves } from "./status.ts";
+
+/** What the broadcaster needs. */
+export interface BroadcasterOptions {
+  /** The node, the vault keys, the chain id and the log. */
+  ctx: Pick<EmulatorContext, "chain" | "keys" | "config" | "log">;
+  /** The engine's status changes. */
+  moves: StatusMoves;
+  /** The receipt of a hash, `undefined` while not mined. */
+  receipt(hash: string): Promise<TransactionReceipt | undefined>;
+  /** Whether the engine stopped (nothing is sent after that). */
+  stopped(): boolean;
+}
+
+/**
+ * Signs and sends chain transactions, one vault account at a time.
+ *
+ * @example
+ * ```ts
+ * const broadcaster = new Broadcaster({ ctx, moves, receipt, stopped: () => false });
+ * const hash = await broadcaster.signAndSend(id, request); // set when CONFIRMING
+ * ```
+ */
+export class Broadcaster {
+  readonly #o: BroadcasterOptions;
+  readonly #locks = new Map<number, Promise<unknown>>();
+  /** The next nonce of each vault account, once known. */
+  readonly #nonces = new Map<number, number>();
+
+  /** A broadcaster with no lock held and no nonce known. */
+  constructor(options: BroadcasterOptions) {
+    this.#o = options;
+  }
+
+  async #withLock<T>(accountId: number, fn: () => Promise<T>): Promise<T> {
+    const prev = this.#locks.get(accountId) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => {});
+    this.#locks.set(accountId, tail);
+    try {
+      return await next;
+    } finally {
+      if (this.#locks.get(accountId) === tail) this.#locks.delete(accountId);
+    }
+  }
+
+  async #fees(req: ChainRequest): Promise<Fees> {
+    if (req.fees.kind === "eip1559") {
+      return {
+        type: "eip1559",
+        maxFeePerGas: req.fees.maxFee,
+        maxPriorityFeePerGas: req.fees.priorityFee,
+      };
+    }
+    if (req.fees.kind === "legacy") return { type: "legacy", gasPrice: req.fees.gasPrice };
+    return await this.#o.ctx.chain.fees(req.fees.level);
+  }
+
+  /**
+   * Signs the PENDING_SIGNATURE transaction `id` and sends it: BROADCASTING,
+   * then CONFIRMING (returns its hash), or FAILED (returns `undefined`). A
+   * refused nonce is read again from the node once.
+   */
+  async signAndSend(id: string, req: ChainRequest): Promise<Hex | undefined> {
+    const { ctx, moves } = this.#o;
+    const client = ctx.chain.client;
+    const account = ctx.keys.account(req.accountId);
+    let gas = req.gasLimit;
+    let fees: Fees;
+    try {
+      fees = await this.#fees(req);
+    } catch (e) {
+      const c = classifyNodeError(e);
+      moves.fail(
+        id,
+        c.subStatus === "ERROR_BROADCASTING" ? "NETWORK_ERROR" : c.subStatus,
+        c.description,
+      );
+      return undefined;
+    }
+    if (gas === undefined) {
+      try {
+        gas = await client.estimateGas({
+          account: account.address,
+          to: req.to,
+          value: req.value,
+          data: req.data,
+        });
+      } catch (e) {
+        const c = classifyNodeError(e);
+        moves.fail(
+          id,
+          c.subStatus === "ERROR_BROADCASTING" ? "SMART_CONTRACT_EXECUTION_FAILED" : c.subStatus,
+          c.description,
+        );
+        return undefined;
+      }
+    }
+    let sent: Hex | undefined;
+    await this.#withLock(req.accountId, async () => {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        if (this.#o.stopped()) return;
+        // forced to a final status (admin) while waiting for the lock: nothing to send
+        if (moves.statusOf(id) !== "PENDING_SIGNATURE") return;
+        let nonce = this.#nonces.get(req.accountId);
+        if (nonce === undefined) {
+          try {
+            nonce = await client.getTransactionCount({
+              address: account.address,
+              blockTag: "pending",
+            });
+          } catch (e) {
+            const c = classifyNodeError(e);
+            return moves.fail(id, "NETWORK_ERROR", c.description);
+          }
+        }
+        const base = {
+          chainId: ctx.config.chainId,
+          to: req.to ?? null,
+          value: req.value,
+          data: req.data,
+          gas,
+          nonce,
+        };
+        const raw = fees.type === "eip1559"
+          ? await account.signTransaction({
+            ...base,
+            type: "eip1559",
+            maxFeePerGas: fees.maxFeePerGas,
+            maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+          })
+          : await account.signTransaction({ ...base, type: "legacy", gasPrice: fees.gasPrice });
+        const hash = keccak256(raw);
+        moves.move(id, "BROADCASTING", {
+          txHash: hash,
+          nonce: String(nonce),
+          gasLimit: gas!.toString(),
+          ...(fees.type === "eip1559"
+            ? {
+              maxFee: formatGwei(fees.maxFeePerGas),
+              priorityFee: formatGwei(fees.maxPriorityFeePerGas),
+            }
+            : { gasPrice: formatGwei(fees.gasPrice) }),
+        }, { raw, nonce });
+        try {
+          await client.request({ method: "eth_sendRawTransaction", params: [raw] });
+          this.#nonces.set(req.accountId, nonce + 1);
+          moves.move(id, "CONFIRMING");
+          sent = hash;
+          return;
+        } catch (e) {
+          this.#nonces.delete(req.accountId);
+          const c = classifyNodeError(e);
+          if (c.subStatus === "INVALID_NONCE" && attempt === 0) {
+            ctx.log(
+              `transaction ${id}: nonce ${nonce} refused (${c.description}); retrying with the node's nonce`,
+            );
+            moves.move(id, "PENDING_SIGNATURE", { txHash: "" }, { raw: null, nonce: null });
+            continue;
+          }
+          return moves.fail(id, c.subStatus, c.description);
+        }
+      }
+    });
+    return sent;
+  }
+
+  /**
+   * Sends again the raw bytes of a BROADCASTING transaction (after a
+   * restart) and moves it to CONFIRMING (returns true); a node that no longer
+   * takes them and has no receipt either makes it FAILED (returns false).
+   */
+  async resend(id: string, raw: Hex, txHash: string, accountId: number): Promise<boolean> {
+    const { ctx, moves } = this.#o;
+    return await this.#withLock(accountId, async () => {
+      try {
+        await ctx.chain.client.request({ method: "eth_sendRawTransaction", params: [raw] });
+      } catch (e) {
+        const c = classifyNodeError(e);
+        const known = /already known|already imported|known transaction/i.test(c.description);
+        if (!known) {
+          // maybe it was mined before the restart
+          const receipt = await this.#o.receipt(txHash);
+          if (!receipt) {
+            moves.fail(id, c.subStatus, c.description);
+            return false;
+          }
+        }
+      }
+      moves.move(id, "CONFIRMING");
+      return true;
+    });
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * Receipt polling: the CONFIRMING transactions are watched in one loop that
+ * reads the block number every `pollMs` and, once per new block, asks the
+ * node for each one's receipt. A receipt moves the transaction to COMPLETED
+ * (status 1) or FAILED (`SMART_CONTRACT_EXECUTION_FAILED`, reverted),
+ * through the engine's {@linkcode StatusMoves}.
+ *
+ * @module
+ */
+
+import {
+  formatEther,
+  formatGwei,
+  type Hex,
+  type PublicClient,
+  type TransactionReceipt,
+  TransactionReceiptNotFoundError,
+} from "viem";
+import { classifyNodeError } from "./node_errors.ts";
+import type { StatusMoves } from "./status.ts";
+import type { TransactionRecord } from "./store.ts";
+
+/** What the watcher needs. */
+export interface ConfirmationsOptions {
+  /** The node. */
+  client: PublicClient;
+  /** How often the block number is read while something is CONFIRMING, ms. */
+  pollMs: number;
+  /** The engine's status changes (and current statuses). */
+  moves: StatusMoves;
+  /** The record of transaction `id`, or `undefined`. */
+  record(id: string): TransactionRecord | undefined;
+  /** A log line. */
+  log(line: string): void;
+  /** Whether the engine stopped (nothing changes after that). */
+  stopped(): boolean;
+}
+
+/**
+ * The change a mined receipt makes: COMPLETED or FAILED, with the block,
+ * fee and contract address.
+ *
+ * @example
+ * ```ts
+ * const { status, patch } = receiptOutcome(receipt);
+ * ```
+ */
+export function receiptOutcome(
+  receipt: TransactionReceipt,
+): { status: "COMPLETED" | "FAILED"; patch: Partial<TransactionRecord> } {
+  const networkFee = formatEther(receipt.gasUsed * receipt.effectiveGasPrice);
+  const common = {
+    blockInfo: { blockHeight: receipt.blockNumber.toString(), blockHash: receipt.blockHash },
+    numOfConfirmations: 1,
+    networkFee: Number(networkFee),
+    fee: Number(networkFee),
+    feeInfo: { networkFee, gasPrice: formatGwei(receipt.effectiveGasPrice) },
+    networkRecords: [],
+    ...(receipt.contractAddress ? { contractAddress: receipt.contractAddress } : {}),
+  };
+  if (receipt.status === "success") {
+    return { status: "COMPLETED", patch: { ...common, subStatus: "CONFIRMED" } };
+  }
+  return {
+    status: "FAILED",
+    patch: {
+      ...common,
+      subStatus: "SMART_CONTRACT_EXECUTION_FAILED",
+      errorDescription: "The transaction was mined but reverted.",
+    },
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * The watcher of CONFIRMING transactions.
+ *
+ * @example
+ * ```ts
+ * const confirmations = new Confirmations({ client, pollMs: 25, moves, record, log, stopped });
+ * confirmations.watch(id);
+ * ```
+ */
+export class Confirmations {
+  readonly #o: ConfirmationsOptions;
+  /** CONFIRMING transactions: id → block number last checked (−1 = never). */
+  readonly #confirming = new Map<string, bigint>();
+  #loop: Promise<void> | undefined;
+
+  /** A watcher over `options.client`; nothing is watched yet. */
+  constructor(options: ConfirmationsOptions) {
+    this.#o = options;
+  }
+
+  /** The receipt of `hash`, or `undefined` while it is not mined. */
+  async receipt(hash: string): Promise<TransactionReceipt | undefined> {
+    try {
+      return await this.#o.client.getTransactionReceipt({ hash: hash as Hex });
+    } catch (e) {
+      if (e instanceof TransactionReceiptNotFoundError) return undefined;
+      throw e;
+    }
+  }
+
+  /**
+   * Looks for the receipt at once (a node that mines on every transaction,
+   * like anvil by default, has it already), else watches `id`.
+   */
+  async confirmNow(id: string, hash: Hex): Promise<void> {
+    let receipt: TransactionReceipt | undefined;
+    try {
+      receipt = await this.receipt(hash);
+    } catch { /* the watcher retries */ }
+    if (receipt && !this.#o.stopped()) this.#complete(id, receipt);
+    else this.watch(id);
+  }
+
+  /** Watches the CONFIRMING transaction `id` until its receipt is mined. */
+  watch(id: string): void {
+    this.#confirming.set(id, -1n);
+    if (!this.#loop) this.#loop = this.#work().finally(() => this.#loop = undefined);
+  }
+
+  /** Stops watching `id` (it ended otherwise). */
+  forget(id: string): void {
+    this.#confirming.delete(id);
+  }
+
+  /** Resolves when the loop has ended (call after the engine stopped). */
+  async idle(): Promise<void> {
+    await this.#loop;
+  }
+
+  #complete(id: string, receipt: TransactionReceipt): void {
+    const { status, patch } = receiptOutcome(receipt);
+    this.#o.moves.move(id, status, patch);
+  }
+
+  async #work(): Promise<void> {
+    const client = this.#o.client;
+    while (this.#confirming.size > 0 && !this.#o.stopped()) {
+      let block: bigint;
+      try {
+        block = await client.getBlockNumber({ cacheTime: 0 });
+      } catch (e) {
+        this.#o.log(`cannot read the block number: ${classifyNodeError(e).description}`);
+        await sleep(this.#o.pollMs * 10);
+        continue;
+      }
+      const due = [...this.#confirming].filter(([, at]) => at < block).map(([id]) => id);
+      await Promise.all(due.map(async (id) => {
+        const t = this.#o.record(id);
+        if (!t || t.status !== "CONFIRMING") {
+          this.#confirming.delete(id);
+          return;
+        }
+        let receipt: TransactionReceipt | undefined;
+        try {
+          receipt = await this.receipt(t.txHash);
+        } catch {
+          return;
+        }
+        if (!receipt) {
+          this.#confirming.set(id, block);
+          return;
+        }
+        this.#confirming.delete(id);
+        if (this.#o.stopped()) return;
+        this.#complete(id, receipt);
+      }));
+      if (this.#confirming.size > 0) await sleep(this.#o.pollMs);
+    }
+  }
+}

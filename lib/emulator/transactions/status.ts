@@ -1,0 +1,155 @@
+/**
+ * The statuses of an emulated transaction and the ONE table saying which
+ * status may follow which. The engine (`engine.ts`) checks every change
+ * against {@linkcode canFollow}; nothing else changes a status.
+ *
+ * The walk, on the way to completion:
+ *
+ * ```
+ * SUBMITTED ─┬─> PENDING_SIGNATURE ─┬─> BROADCASTING ──> CONFIRMING ──> COMPLETED
+ *            │         ^            │        │
+ *            │         │            │        └─> PENDING_SIGNATURE (nonce refused: signed again)
+ *            │         │            └─> COMPLETED (messages: signed, nothing sent)
+ *            └─> PENDING_AUTHORIZATION (held by a fault, until approved)
+ * ```
+ *
+ * Any status not yet final may also end in a failure (`CANCELLED`,
+ * `REJECTED`, `BLOCKED`, `FAILED`, `TIMEOUT`): a fault, the admin endpoint,
+ * a cancel or a node error. A final status (`isFinalTransactionStatus` of
+ * the vocabulary) has no successor.
+ *
+ * The status names come from the shared vocabulary (`lib/core/vocabulary.ts`);
+ * only `PENDING_AUTHORIZATION`, which the emulator alone uses (a held
+ * transaction), is added here.
+ *
+ * @module
+ */
+
+import { BaseError, TRANSACTION_FAILURE_STATUSES, type TransactionStatus } from "../../core/mod.ts";
+import type { SignedBytes, TransactionRecord } from "./store.ts";
+
+/** The status of a transaction held by a `hold` fault until approved. */
+export const HELD_STATUS = "PENDING_AUTHORIZATION";
+
+/** A status an emulated transaction can have: the vocabulary's, plus {@linkcode HELD_STATUS}. */
+export type EmulatorTransactionStatus = TransactionStatus | typeof HELD_STATUS;
+
+/** A final status that ends a transaction in failure. */
+type FailureStatus = (typeof TRANSACTION_FAILURE_STATUSES)[number];
+
+/**
+ * Final statuses a `finalStatus` fault or the admin endpoint can force, in
+ * the order error messages list them (the vocabulary's failure statuses).
+ */
+export const FORCEABLE_STATUSES = [
+  "REJECTED",
+  "BLOCKED",
+  "CANCELLED",
+  "TIMEOUT",
+  "FAILED",
+] as const satisfies readonly FailureStatus[];
+
+/** A final status that can be forced (one of {@linkcode FORCEABLE_STATUSES}). */
+export type ForceableStatus = (typeof FORCEABLE_STATUSES)[number];
+
+/** Statuses from which a user may still cancel (nothing signed yet). */
+export const CANCELLABLE_STATUSES = [
+  "SUBMITTED",
+  HELD_STATUS,
+] as const satisfies readonly EmulatorTransactionStatus[];
+
+/**
+ * The transition table: for each status, the statuses that may follow it.
+ * Every status not yet final may also go to any failure status.
+ */
+export const TRANSITIONS: Readonly<
+  Record<EmulatorTransactionStatus, readonly EmulatorTransactionStatus[]>
+> = {
+  SUBMITTED: [HELD_STATUS, "PENDING_SIGNATURE", ...TRANSACTION_FAILURE_STATUSES],
+  [HELD_STATUS]: ["PENDING_SIGNATURE", ...TRANSACTION_FAILURE_STATUSES],
+  PENDING_SIGNATURE: ["BROADCASTING", "COMPLETED", ...TRANSACTION_FAILURE_STATUSES],
+  BROADCASTING: ["CONFIRMING", "PENDING_SIGNATURE", ...TRANSACTION_FAILURE_STATUSES],
+  CONFIRMING: ["COMPLETED", ...TRANSACTION_FAILURE_STATUSES],
+  COMPLETED: [],
+  CANCELLED: [],
+  REJECTED: [],
+  BLOCKED: [],
+  FAILED: [],
+  TIMEOUT: [],
+};
+
+/**
+ * Whether status `to` may follow status `from` (per {@linkcode TRANSITIONS}).
+ *
+ * @example
+ * ```ts
+ * canFollow("BROADCASTING", "CONFIRMING"); // true
+ * canFollow("COMPLETED", "FAILED"); // false
+ * ```
+ */
+export function canFollow(from: EmulatorTransactionStatus, to: EmulatorTransactionStatus): boolean {
+  return TRANSITIONS[from]?.includes(to) ?? false;
+}
+
+/**
+ * A status change the engine refused: not in {@linkcode TRANSITIONS}, or on a
+ * transaction that is not stored. A bug of the emulator, never a client's
+ * mistake; the walk ends such a transaction in FAILED (`INTERNAL_ERROR`).
+ *
+ * @example
+ * ```ts
+ * throw new TransactionStateError('Transaction "t1" cannot go from COMPLETED to FAILED.');
+ * ```
+ */
+export class TransactionStateError extends BaseError {
+  /** The class name. */
+  override name = "TransactionStateError";
+}
+
+/**
+ * The `subStatus` a forced failure gets when none is given.
+ *
+ * @example
+ * ```ts
+ * defaultSubStatus("REJECTED"); // "REJECTED_BY_USER"
+ * defaultSubStatus("FAILED"); // ""
+ * ```
+ */
+export function defaultSubStatus(status: EmulatorTransactionStatus): string {
+  switch (status) {
+    case "REJECTED":
+      return "REJECTED_BY_USER";
+    case "BLOCKED":
+      return "BLOCKED_BY_POLICY";
+    case "CANCELLED":
+      return "CANCELLED_BY_USER";
+    case "TIMEOUT":
+      return "TIMEOUT";
+    default:
+      return "";
+  }
+}
+
+/**
+ * The one way to change a transaction's status, which the engine provides
+ * to the broadcaster and the confirmation watcher: every move is checked
+ * against {@linkcode TRANSITIONS}. A move on a transaction that already
+ * ended (e.g. forced through the admin endpoint while the walk was busy) is
+ * ignored: a final status never changes.
+ */
+export interface StatusMoves {
+  /**
+   * Moves transaction `id` to `status`, with the other fields of `patch`
+   * and, when given, the signed bytes kept with it; returns the record.
+   */
+  move(
+    id: string,
+    status: EmulatorTransactionStatus,
+    patch?: Partial<TransactionRecord>,
+    signed?: SignedBytes,
+  ): TransactionRecord;
+  /** Moves transaction `id` to FAILED with `subStatus` and the node's `description`. */
+  fail(id: string, subStatus: string, description: string): void;
+  /** The current status of `id`, or `undefined`. */
+  statusOf(id: string): EmulatorTransactionStatus | undefined;
+}

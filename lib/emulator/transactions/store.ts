@@ -1,0 +1,196 @@
+/**
+ * Where transactions are kept: the `transactions` table and every query on
+ * it. The only file of the transactions room with SQL. A row keeps the
+ * record as the API returns it (JSON), the checked request (to sign after a
+ * restart), and the signed raw transaction with its nonce (to send again
+ * after a restart).
+ *
+ * @module
+ */
+
+import type { StatementSync } from "node:sqlite";
+import type { Hex } from "viem";
+import { TRANSACTION_FINAL_STATUSES } from "../../core/mod.ts";
+import type { Row, Store } from "../store.ts";
+import type { CheckedRequest } from "./request_check.ts";
+import type { EmulatorTransactionStatus } from "./status.ts";
+
+/** Schema of the transactions table. */
+export const TRANSACTIONS_SCHEMA = `
+CREATE TABLE IF NOT EXISTS transactions (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  external_tx_id TEXT UNIQUE,
+  status TEXT NOT NULL,
+  sub_status TEXT NOT NULL DEFAULT '',
+  operation TEXT NOT NULL,
+  account_id INTEGER NOT NULL,
+  tx_hash TEXT,
+  raw_tx TEXT,
+  nonce INTEGER,
+  request TEXT NOT NULL,
+  record TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS transactions_status ON transactions (status);
+`;
+
+/** A transaction as the API returns it. */
+export type TransactionRecord = Record<string, unknown> & {
+  id: string;
+  status: EmulatorTransactionStatus;
+  subStatus: string;
+  txHash: string;
+};
+
+/** What the engine needs of a stored transaction besides its record. */
+export interface StoredTransaction {
+  /** The record as the API returns it. */
+  record: TransactionRecord;
+  /** The checked request it was created from. */
+  request: CheckedRequest;
+  /** The signed raw transaction, once signed (cleared when signed again). */
+  raw: Hex | null;
+  /** The nonce of `raw`. */
+  nonce: number | null;
+}
+
+/** The signed bytes kept with a transaction: `raw` and its `nonce`. */
+export interface SignedBytes {
+  /** The raw transaction (`null`: none). */
+  raw: string | null;
+  /** Its nonce (`null`: none). */
+  nonce: number | null;
+}
+
+// bigints of a checked request are stored as "<digits>n"
+function encodeRequest(request: CheckedRequest): string {
+  return JSON.stringify(request, (_k, v) => typeof v === "bigint" ? `${v}n` : v);
+}
+
+function decodeRequest(text: string): CheckedRequest {
+  return JSON.parse(
+    text,
+    (_k, v) => typeof v === "string" && /^\d+n$/.test(v) ? BigInt(v.slice(0, -1)) : v,
+  );
+}
+
+const FINAL_LIST = TRANSACTION_FINAL_STATUSES.map((s) => `'${s}'`).join(",");
+
+/**
+ * The transactions table of one emulator store. Creates the table when
+ * missing.
+ *
+ * @example
+ * ```ts
+ * const transactions = new TransactionStore(store);
+ * transactions.recordJson("6f1c…"); // the stored JSON, or undefined
+ * ```
+ */
+export class TransactionStore {
+  readonly #store: Store;
+  readonly #stmts: Record<
+    "insert" | "byId" | "byExternal" | "update" | "unfinished",
+    StatementSync
+  >;
+
+  /** Prepares the queries on `store` (creating the table first). */
+  constructor(store: Store) {
+    this.#store = store;
+    store.migrate(TRANSACTIONS_SCHEMA);
+    const db = store.db;
+    this.#stmts = {
+      insert: db.prepare(
+        `INSERT INTO transactions (id, external_tx_id, status, sub_status, operation, account_id, request, record, created_at, updated_at)
+         VALUES (?, ?, ?, '', ?, ?, ?, ?, ?, ?)`,
+      ),
+      byId: db.prepare("SELECT * FROM transactions WHERE id = ?"),
+      byExternal: db.prepare("SELECT * FROM transactions WHERE external_tx_id = ?"),
+      update: db.prepare(
+        `UPDATE transactions SET status = ?, sub_status = ?, tx_hash = ?, raw_tx = ?, nonce = ?, record = ?, updated_at = ?
+         WHERE id = ?`,
+      ),
+      unfinished: db.prepare(
+        `SELECT id FROM transactions WHERE status NOT IN (${FINAL_LIST}) ORDER BY seq`,
+      ),
+    };
+  }
+
+  /** The transaction `id` with its request and signed bytes, or `undefined`. */
+  find(id: string): StoredTransaction | undefined {
+    const r = this.#stmts.byId.get(id) as Row | undefined;
+    if (!r) return undefined;
+    return {
+      record: JSON.parse(String(r.record)),
+      request: decodeRequest(String(r.request)),
+      raw: (r.raw_tx as Hex | null) ?? null,
+      nonce: (r.nonce as number | null) ?? null,
+    };
+  }
+
+  /** The transaction `id` as the API returns it, or `undefined`. */
+  record(id: string): TransactionRecord | undefined {
+    const json = this.recordJson(id);
+    return json === undefined ? undefined : JSON.parse(json);
+  }
+
+  /** The transaction `id` as stored JSON text (no parse), or `undefined`. */
+  recordJson(id: string): string | undefined {
+    const r = this.#stmts.byId.get(id) as Row | undefined;
+    return r ? String(r.record) : undefined;
+  }
+
+  /** The (first) transaction with this `externalTxId`, or `undefined`. */
+  byExternalId(externalTxId: string): TransactionRecord | undefined {
+    const r = this.#stmts.byExternal.get(externalTxId) as Row | undefined;
+    return r ? JSON.parse(String(r.record)) : undefined;
+  }
+
+  /** The latest transactions, optionally only those in `statuses`. */
+  list(o: { limit: number; statuses: string[]; sort: "ASC" | "DESC" }): TransactionRecord[] {
+    const where = o.statuses.length
+      ? `WHERE status IN (${o.statuses.map(() => "?").join(",")})`
+      : "";
+    const rows = this.#store.db.prepare(
+      `SELECT record FROM transactions ${where} ORDER BY seq ${o.sort} LIMIT ?`,
+    ).all(...o.statuses, o.limit) as Row[];
+    return rows.map((r) => JSON.parse(String(r.record)));
+  }
+
+  /** Stores a new transaction. */
+  insert(
+    t: { record: TransactionRecord; request: CheckedRequest; externalTxId?: string; at: number },
+  ): void {
+    this.#stmts.insert.run(
+      t.record.id,
+      t.externalTxId ?? null,
+      t.record.status,
+      t.record.operation as string,
+      t.request.accountId,
+      encodeRequest(t.request),
+      JSON.stringify(t.record),
+      t.at,
+      t.at,
+    );
+  }
+
+  /** Writes a changed record and the signed bytes kept with it. */
+  update(record: TransactionRecord, signed: SignedBytes, at: number): void {
+    this.#stmts.update.run(
+      record.status,
+      record.subStatus ?? "",
+      record.txHash || null,
+      signed.raw,
+      signed.nonce,
+      JSON.stringify(record),
+      at,
+      record.id,
+    );
+  }
+
+  /** Ids of the transactions not yet final, oldest first. */
+  unfinishedIds(): string[] {
+    return (this.#stmts.unfinished.all() as Row[]).map((r) => String(r.id));
+  }
+}

@@ -1,7 +1,8 @@
 /**
  * The emulator's request handler, `(Request) => Promise<Response>`: the one
  * place where every request is given its `X-Request-ID`, the request-level
- * faults are applied (by calling `../faults/apply.ts`), the body is read within the limit, the route is found, authentication is
+ * faults are applied (it calls `../faults/apply.ts`, which decides them),
+ * the body is read within the limit, the route is found, authentication is
  * checked, JSON is parsed, `Idempotency-Key` is honoured, and any error
  * becomes `{message, code}`. Nothing a client sends can crash it.
  *

@@ -2,7 +2,8 @@
  * Serves a `(Request) => Promise<Response>` handler over HTTP/1.1 with
  * `node:http`, because fault injection must be able to drop a connection
  * without any answer (`Deno.serve` always sends the status line first). A
- * response carrying the drop marker (`isDropResponse`) destroys the socket.
+ * response carrying the drop marker (`isDropResponse`; made by
+ * `../faults/apply.ts`, where the drop fault is decided) destroys the socket.
  * Bodies are read up to `maxBodyBytes + 1` bytes; the rest is discarded and
  * the handler answers 413.
  *

@@ -3,14 +3,14 @@
  * status may follow which. The engine (`engine.ts`) checks every change
  * against {@linkcode canFollow}; nothing else changes a status.
  *
- * The walk, on the way to completion:
+ * The walk, on the way to completion ({@linkcode TRANSITIONS} says it as data):
  *
  * ```
- * SUBMITTED ─┬─> PENDING_SIGNATURE ─┬─> BROADCASTING ──> CONFIRMING ──> COMPLETED
- *            │         ^            │        │
- *            │         │            │        └─> PENDING_SIGNATURE (nonce refused: signed again)
- *            │         │            └─> COMPLETED (messages: signed, nothing sent)
- *            └─> PENDING_AUTHORIZATION (held by a fault, until approved)
+ * SUBMITTED             → PENDING_AUTHORIZATION (held by a fault) | PENDING_SIGNATURE
+ * PENDING_AUTHORIZATION → PENDING_SIGNATURE (approved through the admin endpoint)
+ * PENDING_SIGNATURE     → BROADCASTING (signed) | COMPLETED (messages: signed, nothing sent)
+ * BROADCASTING          → CONFIRMING (sent) | PENDING_SIGNATURE (nonce refused: signed again)
+ * CONFIRMING            → COMPLETED (mined)
  * ```
  *
  * Any status not yet final may also end in a failure (`CANCELLED`,

@@ -40,7 +40,7 @@ const DROPPED_TOKEN_MS = 120_000;
  *
  * @example
  * ```ts
- * const requestFaults = new RequestFaults(ctx.faults, { now: Date.now, log: console.error });
+ * const requestFaults = new RequestFaults(ctx.faults, { now: Date.now, log: ctx.log });
  * const early = await requestFaults.before("POST", "/v1/transactions", null);
  * ```
  */

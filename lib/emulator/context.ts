@@ -1,7 +1,8 @@
 /**
  * What every route and background worker of the emulator shares: the store,
  * the API user, the chain, the vault keys, the event bus, the faults, the
- * clock and the log. Built once by `startEmulator`.
+ * clock and the log, plus the areas started later (the webhook side) and
+ * the console's sections. Built once by `startEmulator`.
  *
  * @module
  */
@@ -12,6 +13,13 @@ import type { EventBus } from "./events.ts";
 import type { Faults } from "./faults/faults.ts";
 import type { Chain } from "./chain.ts";
 import type { VaultKeys } from "./vault/keys.ts";
+import type { Webhooks, WebhooksOptions } from "./webhooks/start.ts";
+
+/** Webhook delivery settings given at start (the rest comes from the emulator's own). */
+export type WebhookSettings = Pick<
+  WebhooksOptions,
+  "deliveryTimeoutMs" | "concurrency" | "breaker" | "signWorkers"
+>;
 
 /** Settings fixed at start. */
 export interface EmulatorConfig {
@@ -27,6 +35,8 @@ export interface EmulatorConfig {
   maxBodyBytes: number;
   /** Log one line per request (method, path, status, time, request id). */
   logRequests?: boolean;
+  /** Webhook delivery settings (each has its default in {@linkcode WebhooksOptions}). */
+  webhooks?: WebhookSettings;
 }
 
 /** The shared state of one running emulator. */
@@ -51,6 +61,10 @@ export interface EmulatorContext {
   now(): number;
   /** Id source. */
   uuid(): string;
-  /** Slots for areas added later (e.g. the webhook engine), by name. */
+  /** The webhook side, once its module has started (undefined before). */
+  webhooks?: Webhooks;
+  /** HTML sections other areas append to the console page, in order. */
+  consoleSections: (() => string)[];
+  /** Slots for areas added later (the transaction engine), by name. */
   extensions: Map<string, unknown>;
 }

@@ -9,7 +9,7 @@
 
 import type { RouteModule } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
-import type { Row } from "../store.ts";
+import { latestTransactions } from "./latest_transactions.ts";
 
 function esc(s: unknown): string {
   return String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -22,14 +22,11 @@ function render(ctx: EmulatorContext): string {
   ).join("");
   let txRows = "";
   try {
-    const rows = ctx.store.db.prepare(
-      "SELECT id, status, sub_status, operation, tx_hash, created_at FROM transactions ORDER BY seq DESC LIMIT 50",
-    ).all() as Row[];
-    txRows = rows.map((r) =>
+    txRows = latestTransactions(ctx.store, 50).map((r) =>
       `<tr><td><code>${esc(r.id)}</code></td><td>${esc(r.operation)}</td><td>${esc(r.status)}${
-        r.sub_status ? ` (${esc(r.sub_status)})` : ""
-      }</td><td><code>${esc(r.tx_hash)}</code></td><td>${
-        esc(new Date(Number(r.created_at)).toISOString())
+        r.subStatus ? ` (${esc(r.subStatus)})` : ""
+      }</td><td><code>${esc(r.txHash)}</code></td><td>${
+        esc(new Date(r.createdAt).toISOString())
       }</td></tr>`
     ).join("");
   } catch { /* no transactions table */ }

@@ -32,7 +32,7 @@ import {
 } from "../../webhooks/mod.ts";
 import type { NotificationStatus } from "../../core/mod.ts";
 import { type AttemptRecord, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from "./delivery.ts";
-import { SIGNATURE_HEADER, type WebhookSigner } from "./signing/signer.ts";
+import { SIGNATURE_HEADER } from "./signing/signer.ts";
 import type { JobRow, NotificationRow, WebhookRow, WebhookStore } from "./store.ts";
 import { type Endpoint, Endpoints, type WebhookPatch } from "./endpoints.ts";
 import { type Clock, type DueEntry, Scheduler, systemClock } from "./scheduler.ts";
@@ -50,12 +50,18 @@ export interface WebhookEvent {
   data?: unknown;
 }
 
+/** What signs a payload: the value of the signature header for `body` (the `WebhookSigner`). */
+export interface BodySigner {
+  /** The signature header's value for exactly these bytes. */
+  sign(body: string): Promise<string>;
+}
+
 /** Options of {@linkcode WebhookEngine}. */
 export interface WebhookEngineOptions {
   /** The tables. */
   store: WebhookStore;
   /** The signing key. */
-  signer: WebhookSigner;
+  signer: BodySigner;
   /** Divides every retry delay and breaker duration. Default 1. */
   timeScale?: number;
   /** HTTP timeout of one attempt in ms (not scaled). Default 10 000. */
@@ -97,8 +103,6 @@ function scaled(b: BreakerConfig, scale: number): BreakerConfig {
 export class WebhookEngine {
   /** The tables. */
   readonly store: WebhookStore;
-  /** The signing key. */
-  readonly signer: WebhookSigner;
   /** The retry schedule in force (delays already divided by timeScale). */
   readonly retryCfg: RetryConfig;
   /** The breaker in force (durations already divided by timeScale). */
@@ -109,10 +113,9 @@ export class WebhookEngine {
   readonly concurrency: number;
   /** Put in every payload. */
   readonly workspaceId: string;
-  /** The endpoints. */
-  readonly endpoints: Endpoints;
-  /** Resends and resend jobs. */
-  readonly resends: Resends;
+  readonly #signer: BodySigner;
+  readonly #endpoints: Endpoints;
+  readonly #resends: Resends;
   readonly #admins: () => string[];
   readonly #log: (line: string) => void;
   readonly #clock: Clock;
@@ -134,7 +137,7 @@ export class WebhookEngine {
     const scale = opts.timeScale ?? 1;
     if (!(scale > 0)) throw new RangeError(`timeScale must be above 0, got ${scale}.`);
     this.store = opts.store;
-    this.signer = opts.signer;
+    this.#signer = opts.signer;
     const r = opts.retry ?? DEFAULT_RETRY_CONFIG;
     this.retryCfg = { ...r, delaysMs: r.delaysMs.map((d) => d / scale) };
     const configured = opts.breaker ?? DEFAULT_BREAKER_CONFIG;
@@ -149,23 +152,23 @@ export class WebhookEngine {
     this.#fetch = opts.fetch;
     this.#scheduler = new Scheduler(this.#clock, (due) => this.#onDue(due));
     const now = () => this.#clock.now();
-    this.endpoints = new Endpoints({
+    this.#endpoints = new Endpoints({
       store: this.store,
       scheduler: this.#scheduler,
       breaker: this.breakerCfg,
       now,
       uuid: this.#uuid,
     });
-    this.resends = new Resends({
+    this.#resends = new Resends({
       store: this.store,
-      endpoints: this.endpoints,
+      endpoints: this.#endpoints,
       scheduler: this.#scheduler,
       clock: this.#clock,
       uuid: this.#uuid,
     });
     this.#breaker = {
       store: this.store,
-      endpoints: this.endpoints,
+      endpoints: this.#endpoints,
       breaker: this.breakerCfg,
       configured,
       admins: this.#admins,
@@ -176,21 +179,21 @@ export class WebhookEngine {
 
   /** Loads endpoints (rebuilding each breaker from stored attempts), pending notifications and unfinished jobs. */
   start(): void {
-    this.endpoints.load();
+    this.#endpoints.load();
     const now = this.#clock.now();
     for (const n of this.store.pendingNotifications()) {
       if (n.status === "IN_PROGRESS") {
         this.#scheduler.schedule(n.seq, n.webhookId, n.nextAttemptAt ?? now);
       }
     }
-    this.resends.resume();
+    this.#resends.resume();
   }
 
   /** Stops the timer and aborts attempts in flight (they are not recorded, so they are made again after a restart). */
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#scheduler.stop();
-    this.resends.stop();
+    this.#resends.stop();
     this.#abort.abort(new DOMException("emulator stopping", "AbortError"));
     await Promise.allSettled([...this.#inflight]);
   }
@@ -206,32 +209,32 @@ export class WebhookEngine {
   createWebhook(
     input: { url: string; events: string[]; description?: string; enabled?: boolean },
   ): WebhookRow {
-    return this.endpoints.create(input);
+    return this.#endpoints.create(input);
   }
 
   /** An endpoint or a 404. */
   webhook(id: string): WebhookRow {
-    return this.endpoints.row(id);
+    return this.#endpoints.row(id);
   }
 
   /** Every endpoint, in creation order. */
   webhooks(): WebhookRow[] {
-    return this.endpoints.all().map((e) => e.row);
+    return this.#endpoints.all().map((e) => e.row);
   }
 
   /** Updates an endpoint; see {@linkcode Endpoints.update}. */
   updateWebhook(id: string, patch: WebhookPatch): WebhookRow {
-    return this.endpoints.update(id, patch);
+    return this.#endpoints.update(id, patch);
   }
 
   /** Deletes an endpoint; its waiting notifications are no longer delivered. */
   deleteWebhook(id: string): WebhookRow {
-    return this.endpoints.delete(id);
+    return this.#endpoints.delete(id);
   }
 
   /** The `LAST_ACTIVE_HOUR_ERROR_RATE` metric in whole percent; see {@linkcode Endpoints.errorRatePercent}. */
   errorRatePercent(id: string): string {
-    return this.endpoints.errorRatePercent(id);
+    return this.#endpoints.errorRatePercent(id);
   }
 
   // ------------------------------------------------------------ notifications
@@ -248,7 +251,7 @@ export class WebhookEngine {
   publishMany(events: WebhookEvent[]): { id: string; webhookId: string }[] {
     const now = this.#clock.now();
     const out: { id: string; webhookId: string; seq: number; status: NotificationStatus }[] = [];
-    const targets = this.endpoints.all().filter((e) =>
+    const targets = this.#endpoints.all().filter((e) =>
       e.row.status === "ENABLED" || e.row.status === "SUSPENDED"
     );
     this.store.tx(() => {
@@ -283,17 +286,17 @@ export class WebhookEngine {
 
   /** A notification or a 404. */
   notification(webhookId: string, id: string): NotificationRow {
-    return this.resends.notification(webhookId, id);
+    return this.#resends.notification(webhookId, id);
   }
 
   /** Resends one notification; see {@linkcode Resends.resend}. */
   resend(webhookId: string, id: string): void {
-    this.resends.resend(webhookId, id);
+    this.#resends.resend(webhookId, id);
   }
 
   /** Resends a resource's notifications; see {@linkcode Resends.resendByResource}. */
   resendByResource(webhookId: string, resourceId: string, excludeStatuses?: string[]): number {
-    return this.resends.resendByResource(webhookId, resourceId, excludeStatuses);
+    return this.#resends.resendByResource(webhookId, resourceId, excludeStatuses);
   }
 
   /** Resends the FAILED notifications as a job; see {@linkcode Resends.resendFailed}. */
@@ -301,12 +304,12 @@ export class WebhookEngine {
     webhookId: string,
     opts: { startTime?: number; events?: string[] },
   ): { total: number; job?: JobRow } {
-    return this.resends.resendFailed(webhookId, opts);
+    return this.#resends.resendFailed(webhookId, opts);
   }
 
   /** A resend job or a 404. */
   job(webhookId: string, jobId: string): JobRow {
-    return this.resends.job(webhookId, jobId);
+    return this.#resends.job(webhookId, jobId);
   }
 
   // ------------------------------------------------------------ the delivery loop
@@ -314,7 +317,7 @@ export class WebhookEngine {
   #onDue(due: DueEntry[]): void {
     const touched = new Set<Endpoint>();
     for (const e of due) {
-      const ep = this.endpoints.get(e.webhookId);
+      const ep = this.#endpoints.get(e.webhookId);
       if (!ep || ep.row.status !== "ENABLED") {
         this.#scheduler.cancel(e.seq);
         continue;
@@ -368,7 +371,7 @@ export class WebhookEngine {
     let signed = this.#bodies.get(seq);
     if (!signed || signed.series !== n.series) {
       const body = this.#payload(n);
-      signed = { series: n.series, body, sig: await this.signer.sign(body) };
+      signed = { series: n.series, body, sig: await this.#signer.sign(body) };
       this.#bodies.set(seq, signed);
     }
     const rec = await deliverOnce({
@@ -387,7 +390,7 @@ export class WebhookEngine {
   /** Records the attempt (rules applied in one transaction), then schedules what follows. */
   #afterAttempt(ep: Endpoint, started: NotificationRow, rec: AttemptRecord): void {
     const now = this.#clock.now();
-    const live = this.endpoints.get(started.webhookId) === ep;
+    const live = this.#endpoints.get(started.webhookId) === ep;
     const { suspended, updated, resent } = recordAttempt(this.#breaker, this.retryCfg, {
       ep,
       live,

@@ -20,14 +20,23 @@ import type { NotificationStatus, ResendJobStatus, WebhookStatus } from "../../c
 export interface WebhookRow {
   /** Creation order. */
   seq: number;
+  /** Its id (a UUID). */
   id: string;
+  /** Where notifications are POSTed. */
   url: string;
+  /** Event types it is subscribed to. */
   events: string[];
+  /** Free text, or null. */
   description: string | null;
+  /** ENABLED, DISABLED or SUSPENDED. */
   status: WebhookStatus;
+  /** Epoch ms. */
   createdAt: number;
+  /** Epoch ms. */
   updatedAt: number;
+  /** When the breaker's error rate entered the band, or null. */
   bandSince: number | null;
+  /** Time of the last attempt the breaker evaluated, or null. */
   lastAttemptAt: number | null;
   /** Attempts with a seq at or below this were evaluated before the last suspension/re-enable. */
   breakerResetSeq: number;
@@ -35,17 +44,27 @@ export interface WebhookRow {
 
 /** A notification row. */
 export interface NotificationRow {
+  /** Row id (creation order). */
   seq: number;
+  /** Its id (a UUID). */
   id: string;
+  /** Its endpoint. */
   webhookId: string;
+  /** e.g. `transaction.created`. */
   eventType: string;
+  /** The resource it is about, or null. */
   resourceId: string | null;
+  /** The resource as JSON text. */
   data: string;
+  /** Where its delivery stands. */
   status: NotificationStatus;
+  /** Epoch ms. */
   createdAt: number;
+  /** Epoch ms. */
   updatedAt: number;
   /** Attempts in the current series. */
   attempts: number;
+  /** sentTime of the latest attempt of the series, or null. */
   lastSentTime: number | null;
   /** When the next attempt is due (IN_PROGRESS / ON_HOLD), else null. */
   nextAttemptAt: number | null;
@@ -55,12 +74,19 @@ export interface NotificationRow {
 
 /** An attempt row. */
 export interface AttemptRow {
+  /** Row id (recording order). */
   seq: number;
+  /** The notification attempted. */
   notificationId: string;
+  /** Its endpoint. */
   webhookId: string;
+  /** Epoch ms when the request was started. */
   sentTime: number;
+  /** Milliseconds until the answer or the failure. */
   duration: number;
+  /** HTTP status, or null when none arrived. */
   responseCode: number | null;
+  /** Why no status arrived, or null. */
   failureReason: "TIMED_OUT" | "NO_RESPONSE" | null;
   /** 1 when the attempt counted as an error for the breaker. */
   error: number;
@@ -70,23 +96,35 @@ export interface AttemptRow {
 
 /** A resend-failed job row. */
 export interface JobRow {
+  /** Its id (a UUID). */
   id: string;
+  /** Its endpoint. */
   webhookId: string;
+  /** Where the job stands. */
   status: ResendJobStatus;
+  /** Notifications handled so far. */
   processed: number;
+  /** Notifications to handle. */
   total: number;
   /** The notification seqs still to resend (JSON array). */
   pending: number[];
+  /** Epoch ms. */
   createdAt: number;
 }
 
 /** An e-mail in the outbox. */
 export interface OutboxMail {
+  /** Row id (sending order). */
   seq: number;
+  /** Recipient address. */
   to: string;
+  /** Subject line. */
   subject: string;
+  /** Plain-text body. */
   body: string;
+  /** The suspended endpoint. */
   webhookId: string;
+  /** Epoch ms. */
   createdAt: number;
 }
 

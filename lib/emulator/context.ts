@@ -1,7 +1,8 @@
 /**
  * What every route and background worker of the emulator shares: the store,
  * the API user, the chain, the vault keys, the event bus, the faults, the
- * transaction engine, the clock and the log. Built once by `startEmulator`.
+ * transaction engine, the clock and the log, plus the areas started later
+ * (the webhook side) and the console's sections. Built once by `startEmulator`.
  *
  * @module
  */
@@ -13,6 +14,13 @@ import type { Faults } from "./faults/faults.ts";
 import type { Chain } from "./chain.ts";
 import type { VaultKeys } from "./vault/keys.ts";
 import type { TransactionEngine } from "./transactions/engine.ts";
+import type { Webhooks, WebhooksOptions } from "./webhooks/start.ts";
+
+/** Webhook delivery settings given at start (the rest comes from the emulator's own). */
+export type WebhookSettings = Pick<
+  WebhooksOptions,
+  "deliveryTimeoutMs" | "concurrency" | "breaker" | "signWorkers"
+>;
 
 /** Settings fixed at start. */
 export interface EmulatorConfig {
@@ -28,6 +36,8 @@ export interface EmulatorConfig {
   maxBodyBytes: number;
   /** Log one line per request (method, path, status, time, request id). */
   logRequests?: boolean;
+  /** Webhook delivery settings (each has its default in {@linkcode WebhooksOptions}). */
+  webhooks?: WebhookSettings;
 }
 
 /** The shared state of one running emulator. */
@@ -54,6 +64,8 @@ export interface EmulatorContext {
   now(): number;
   /** Id source. */
   uuid(): string;
-  /** Slots for areas added later (e.g. the webhook engine), by name. */
-  extensions: Map<string, unknown>;
+  /** The webhook side, once its module has started (undefined before). */
+  webhooks?: Webhooks;
+  /** HTML sections other areas append to the console page, in order. */
+  consoleSections: (() => string)[];
 }

@@ -14,14 +14,12 @@ import { Faults, type FaultSpec, parseFaultSpec } from "./faults/faults.ts";
 import { Chain } from "./chain.ts";
 import { ANVIL_MNEMONIC, VaultKeys } from "./vault/keys.ts";
 import { chainInfo } from "./vault/assets.ts";
-import type { EmulatorContext } from "./context.ts";
+import type { EmulatorContext, WebhookSettings } from "./context.ts";
 import { createHandler } from "./http/handler.ts";
 import { ROUTE_MODULES } from "./http/routes.ts";
 import { TransactionEngine } from "./transactions/engine.ts";
 import type { RouteModule } from "./http/router.ts";
 import { serveHandler } from "./http/server.ts";
-import type { WebhooksOptions } from "./webhooks/start.ts";
-import { WEBHOOKS_OPTIONS_EXTENSION } from "./webhooks/routes.ts";
 
 /** Options of {@linkcode startEmulator}; every default is stated. */
 export interface EmulatorOptions {
@@ -63,7 +61,7 @@ export interface EmulatorOptions {
    * attempts in flight per endpoint (default 8), breaker parameters before
    * `timeScale` (default breaker.md's), WebCrypto signing workers when OpenSSL's libcrypto is not usable (default 2).
    */
-  webhooks?: Pick<WebhooksOptions, "deliveryTimeoutMs" | "concurrency" | "breaker" | "signWorkers">;
+  webhooks?: WebhookSettings;
 }
 
 /** A running emulator. */
@@ -212,6 +210,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
         vaultAccounts: accountCount,
         maxBodyBytes: o.maxBodyBytes ?? 1024 * 1024,
         logRequests: o.logRequests ?? false,
+        webhooks: o.webhooks,
       },
       store,
       apiUser,
@@ -222,9 +221,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       log,
       now: Date.now,
       uuid: () => crypto.randomUUID(),
-      extensions: new Map<string, unknown>(
-        o.webhooks ? [[WEBHOOKS_OPTIONS_EXTENSION, o.webhooks]] : [],
-      ),
+      consoleSections: [],
     };
     const ctx: EmulatorContext = Object.assign(shared, {
       transactions: new TransactionEngine(shared),

@@ -32,11 +32,10 @@ export { dropResponse, RequestFaults, transactionFault } from "./faults/apply.ts
 export type { TransactionFault } from "./faults/apply.ts";
 export { Store } from "./store.ts";
 export type { Row } from "./store.ts";
-export type { EmulatorConfig, EmulatorContext } from "./context.ts";
+export type { EmulatorConfig, EmulatorContext, WebhookSettings } from "./context.ts";
 export { chainInfo, KNOWN_CHAINS } from "./vault/assets.ts";
 export type { ChainInfo } from "./vault/assets.ts";
 export { ANVIL_MNEMONIC, VaultKeys } from "./vault/keys.ts";
-export { CONSOLE_SECTIONS, JWKS_PROVIDER } from "./console/page.ts";
 export { TransactionEngine } from "./transactions/engine.ts";
 export type { EngineContext } from "./transactions/engine.ts";
 export {
@@ -65,5 +64,31 @@ export { Chain } from "./chain.ts";
 export type { FeeLevel, Fees } from "./chain.ts";
 export { serveHandler } from "./http/server.ts";
 export type { HttpServer } from "./http/server.ts";
-export type { WebhooksOptions } from "./webhooks/start.ts";
-export type { BreakerConfig } from "../webhooks/mod.ts";
+export { startWebhooks } from "./webhooks/start.ts";
+export type { Webhooks, WebhooksOptions } from "./webhooks/start.ts";
+export { WebhookEngine } from "./webhooks/engine.ts";
+export type { BodySigner, WebhookEngineOptions, WebhookEvent } from "./webhooks/engine.ts";
+export type { WebhookPatch } from "./webhooks/endpoints.ts";
+export { Scheduler, systemClock } from "./webhooks/scheduler.ts";
+export type { Clock, DueEntry, TimerHandle } from "./webhooks/scheduler.ts";
+export { NOTIFICATION_SORT_KEYS, WebhookStore } from "./webhooks/store.ts";
+export type {
+  AttemptRow,
+  JobRow,
+  NotificationFilter,
+  NotificationRow,
+  NotificationSortKey,
+  OutboxMail,
+  WebhookRow,
+} from "./webhooks/store.ts";
+export { deliverOnce } from "./webhooks/delivery.ts";
+export type { AttemptRecord, DeliverOptions } from "./webhooks/delivery.ts";
+export { SnapshotPager } from "./webhooks/notification_paging.ts";
+export { suspensionMail } from "./webhooks/suspension_mail.ts";
+export type { Suspension, SuspensionMail } from "./webhooks/suspension_mail.ts";
+export type { Jwks, PublicJwk } from "./webhooks/signing/signer.ts";
+export { cursorInt, decodeCursor, encodeCursor } from "./http/cursor.ts";
+export type { CursorFields } from "./http/cursor.ts";
+export type { BreakerConfig, RetryConfig } from "../webhooks/mod.ts";
+export { NOTIFICATION_STATUSES, RESEND_JOB_STATUSES, WEBHOOK_STATUSES } from "../core/mod.ts";
+export type { NotificationStatus, ResendJobStatus, WebhookStatus } from "../core/mod.ts";

@@ -1,20 +1,15 @@
 /**
  * Public pages: `/console` (a minimal HTML page listing the vault accounts
- * and the latest transactions; other areas add sections through
- * `consoleSections`) and `/.well-known/jwks.json` (the webhook signing keys;
- * empty until the webhook side provides them through `jwksProvider`).
+ * and the latest transactions; other areas append sections to the context's
+ * `consoleSections`) and `/.well-known/jwks.json` (the webhook signing keys
+ * of the context's `webhooks`; empty until the webhook side has started).
  *
  * @module
  */
 
 import type { RouteModule } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
-import type { Row } from "../store.ts";
-
-/** Extension key: `() => string` HTML sections appended to the console. */
-export const CONSOLE_SECTIONS = "console.sections";
-/** Extension key: `() => {keys: unknown[]}` served as the JWKS. */
-export const JWKS_PROVIDER = "jwks.provider";
+import { latestTransactions } from "./latest_transactions.ts";
 
 function esc(s: unknown): string {
   return String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -27,18 +22,14 @@ function render(ctx: EmulatorContext): string {
   ).join("");
   let txRows = "";
   try {
-    const rows = ctx.store.db.prepare(
-      "SELECT id, status, sub_status, operation, tx_hash, created_at FROM transactions ORDER BY seq DESC LIMIT 50",
-    ).all() as Row[];
-    txRows = rows.map((r) =>
+    txRows = latestTransactions(ctx.store, 50).map((r) =>
       `<tr><td><code>${esc(r.id)}</code></td><td>${esc(r.operation)}</td><td>${esc(r.status)}${
-        r.sub_status ? ` (${esc(r.sub_status)})` : ""
-      }</td><td><code>${esc(r.tx_hash)}</code></td><td>${
-        esc(new Date(Number(r.created_at)).toISOString())
+        r.subStatus ? ` (${esc(r.subStatus)})` : ""
+      }</td><td><code>${esc(r.txHash)}</code></td><td>${
+        esc(new Date(r.createdAt).toISOString())
       }</td></tr>`
     ).join("");
   } catch { /* no transactions table */ }
-  const sections = (ctx.extensions.get(CONSOLE_SECTIONS) as (() => string)[] | undefined) ?? [];
   return `<!doctype html><html><head><meta charset="utf-8"><title>service emulator</title>
 <style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}</style>
 </head><body><h1>service emulator</h1>
@@ -46,7 +37,7 @@ function render(ctx: EmulatorContext): string {
 <h2>Vault accounts</h2><table><thead><tr><th>id</th><th>address</th></tr></thead><tbody>${accounts}</tbody></table>
 <h2>Latest transactions</h2><table><thead><tr><th>id</th><th>operation</th><th>status</th><th>hash</th><th>created</th></tr></thead>
 <tbody>${txRows || '<tr><td colspan="5">No transactions yet.</td></tr>'}</tbody></table>
-${sections.map((s) => s()).join("\n")}
+${ctx.consoleSections.map((s) => s()).join("\n")}
 </body></html>`;
 }
 
@@ -67,10 +58,7 @@ export const consoleRoutes: RouteModule = {
       method: "GET",
       pattern: "/.well-known/jwks.json",
       auth: "none",
-      handle: (_req, ctx) => {
-        const p = ctx.extensions.get(JWKS_PROVIDER) as (() => unknown) | undefined;
-        return { status: 200, body: p ? p() : { keys: [] } };
-      },
+      handle: (_req, ctx) => ({ status: 200, body: ctx.webhooks?.jwks() ?? { keys: [] } }),
     },
   ],
 };

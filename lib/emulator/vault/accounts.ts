@@ -10,6 +10,7 @@
 
 import { formatEther } from "viem";
 import { ApiError, ErrorCode, json } from "../http/reply.ts";
+import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import type { RouteModule } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
 
@@ -56,19 +57,15 @@ async function account(ctx: EmulatorContext, index: number) {
 }
 
 function cursor(id: number): string {
-  return btoa(`account:${id}`);
+  return encodeCursor({ account: id });
 }
 
 function uncursor(text: string, name: string): number {
-  let raw = "";
-  try {
-    raw = atob(text);
-  } catch { /* below */ }
-  const m = raw.match(/^account:(\d+)$/);
-  if (!m) {
+  const id = cursorInt(text, "account");
+  if (id === undefined) {
     throw new ApiError(400, `${name} is not a cursor this server gave.`, ErrorCode.badRequest);
   }
-  return Number(m[1]);
+  return id;
 }
 
 function nodeDown(e: unknown): never {

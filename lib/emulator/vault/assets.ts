@@ -12,6 +12,7 @@
  */
 
 import { ApiError, ErrorCode, json } from "../http/reply.ts";
+import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import type { RouteModule } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
 
@@ -103,14 +104,11 @@ function pageArgs(q: URLSearchParams, max: number, dflt: number): { start: numbe
   const cursor = q.get("pageCursor");
   let start = 0;
   if (cursor) {
-    try {
-      start = Number(atob(cursor));
-    } catch {
-      start = NaN;
-    }
-    if (!Number.isInteger(start) || start < 0) {
+    const at = cursorInt(cursor, "start");
+    if (at === undefined) {
       throw new ApiError(400, "pageCursor is not a cursor this server gave.", ErrorCode.badRequest);
     }
+    start = at;
   }
   return { start, size };
 }
@@ -136,7 +134,7 @@ export const assetRoutes: RouteModule = {
         }
         const { start, size } = pageArgs(q, 1000, 500);
         const page = list.slice(start, start + size);
-        const next = start + size < list.length ? btoa(String(start + size)) : null;
+        const next = start + size < list.length ? encodeCursor({ start: start + size }) : null;
         return json(200, { data: page.map(blockchain), next });
       },
     },

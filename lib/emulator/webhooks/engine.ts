@@ -1,15 +1,20 @@
 /**
- * The emulator's Webhooks V2 delivery engine: endpoints, notifications,
- * real HTTP delivery, retries (breaker.md §2) and the circuit breaker (§3).
+ * The emulator's webhook delivery engine: it turns events into
+ * notifications and keeps every endpoint served. Its parts, one file each:
  *
- * The rules are not here: they are the shared pure functions of
- * `lib/webhooks/` ({@linkcode afterAttempt}, {@linkcode classifyOutcome},
- * {@linkcode transition}), fed with the real clock and with every duration
- * divided by `timeScale`.
+ * - `endpoints.ts`: the endpoints with their breaker states (CRUD);
+ * - `scheduler.ts`: when each next attempt is due (one timer, injectable clock);
+ * - `delivery.ts`: one attempt over HTTP;
+ * - `attempt_recorder.ts` + `endpoint_breaker.ts`: recording an attempt and
+ *   applying the shared rules of `lib/webhooks` (retry schedule, breaker);
+ * - `resend_jobs.ts`: resends and resend jobs;
+ * - `store.ts`: the tables (the only SQL).
  *
- * Scheduling: one timer over a min-heap of due times (no polling). Each
- * endpoint has a FIFO of due notifications and at most `concurrency`
- * attempts in flight, so a slow endpoint only ever occupies its own slots.
+ * This file is the loop between them: due notifications are queued per
+ * endpoint, each endpoint has at most `concurrency` attempts in flight (so a
+ * slow endpoint only ever occupies its own slots), each attempt is signed,
+ * made, recorded, and its next attempt scheduled. Every duration of the
+ * rules is divided by `timeScale`.
  *
  * Durability: every state change is one SQLite transaction, committed before
  * the caller is answered. An attempt is written when its outcome is known;
@@ -20,28 +25,20 @@
  */
 
 import {
-  afterAttempt,
-  type AttemptOutcome,
   type BreakerConfig,
-  type BreakerState,
-  classifyOutcome,
   DEFAULT_BREAKER_CONFIG,
   DEFAULT_RETRY_CONFIG,
-  restoreBreakerState,
   type RetryConfig,
-  transition,
-  windowErrorRate,
 } from "../../webhooks/mod.ts";
-import { type AttemptRecord, deliverOnce } from "./delivery.ts";
-import { SIGNATURE_HEADER, type WebhookSigner } from "./signing/signer.ts";
-import type {
-  JobRow,
-  NotificationRow,
-  NotificationStatusV2,
-  WebhookRow,
-  WebhookStatus,
-  WebhookStore,
-} from "./store.ts";
+import type { NotificationStatus } from "../../core/mod.ts";
+import { type AttemptRecord, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from "./delivery.ts";
+import { SIGNATURE_HEADER } from "./signing/signer.ts";
+import type { JobRow, NotificationRow, WebhookRow, WebhookStore } from "./store.ts";
+import { type Endpoint, Endpoints, type WebhookPatch } from "./endpoints.ts";
+import { type Clock, type DueEntry, Scheduler, systemClock } from "./scheduler.ts";
+import { Resends } from "./resend_jobs.ts";
+import { recordAttempt } from "./attempt_recorder.ts";
+import type { BreakerContext } from "./endpoint_breaker.ts";
 
 /** An event that produces notifications. */
 export interface WebhookEvent {
@@ -53,12 +50,18 @@ export interface WebhookEvent {
   data?: unknown;
 }
 
+/** What signs a payload: the value of the signature header for `body` (the `WebhookSigner`). */
+export interface BodySigner {
+  /** The signature header's value for exactly these bytes. */
+  sign(body: string): Promise<string>;
+}
+
 /** Options of {@linkcode WebhookEngine}. */
 export interface WebhookEngineOptions {
   /** The tables. */
   store: WebhookStore;
   /** The signing key. */
-  signer: WebhookSigner;
+  signer: BodySigner;
   /** Divides every retry delay and breaker duration. Default 1. */
   timeScale?: number;
   /** HTTP timeout of one attempt in ms (not scaled). Default 10 000. */
@@ -69,57 +72,37 @@ export interface WebhookEngineOptions {
   breaker?: BreakerConfig;
   /** The retry schedule before scaling. Default breaker.md's. */
   retry?: RetryConfig;
-  /** The workspace id put in every payload. */
+  /** The workspace id put in every payload. Default `emulator-workspace`. */
   workspaceId?: string;
   /** E-mail addresses of the workspace's admins (told of each suspension). */
   admins?: () => string[];
-  /** A log line to standard error. */
+  /** A log line to standard error. Default none. */
   log?: (line: string) => void;
-  /** Clock; default Date.now. */
+  /** Clock; default `Date.now`. Ignored when `clock` is given. */
   now?: () => number;
+  /** Clock and timers; default real timers over `now`. Tests pass a virtual one. */
+  clock?: Clock;
+  /** Id source; default `crypto.randomUUID`. */
+  uuid?: () => string;
   /** fetch used for delivery; default the global one. */
   fetch?: typeof fetch;
 }
 
-/** An API-level error: HTTP status + message. */
-export class WebhookApiError extends Error {
-  /** HTTP status to answer with. */
-  readonly status: number;
-  /** Numeric error code in the body. */
-  readonly code: number;
-  /** Creates an error answered as `{message, code}` with `status`. */
-  constructor(status: number, message: string, code = status === 404 ? 1003 : 1000) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
+function scaled(b: BreakerConfig, scale: number): BreakerConfig {
+  return {
+    ...b,
+    windowMs: b.windowMs / scale,
+    sustainedForMs: b.sustainedForMs / scale,
+    bandResetsAfterIdleMs: b.bandResetsAfterIdleMs === null
+      ? null
+      : b.bandResetsAfterIdleMs / scale,
+  };
 }
-
-interface Endpoint {
-  row: WebhookRow;
-  breaker: BreakerState;
-  inFlight: number;
-  ready: number[];
-  readyHead: number;
-  /** Last time given to transition (events must not go back in time). */
-  lastEvalT: number;
-}
-
-interface HeapEntry {
-  due: number;
-  seq: number;
-  gen: number;
-  webhookId: string;
-}
-
-const DAY = 86_400_000;
 
 /** The delivery engine; see the module doc. */
 export class WebhookEngine {
   /** The tables. */
   readonly store: WebhookStore;
-  /** The signing key. */
-  readonly signer: WebhookSigner;
   /** The retry schedule in force (delays already divided by timeScale). */
   readonly retryCfg: RetryConfig;
   /** The breaker in force (durations already divided by timeScale). */
@@ -130,24 +113,22 @@ export class WebhookEngine {
   readonly concurrency: number;
   /** Put in every payload. */
   readonly workspaceId: string;
-  #admins: () => string[];
-  #log: (line: string) => void;
-  #now: () => number;
-  #fetch?: typeof fetch;
-  #endpoints = new Map<string, Endpoint>();
-  #heap: HeapEntry[] = [];
-  /** seq → generation of its one valid heap entry. */
-  #scheduled = new Map<number, number>();
-  #gen = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #timerDue = Infinity;
+  readonly #signer: BodySigner;
+  readonly #endpoints: Endpoints;
+  readonly #resends: Resends;
+  readonly #admins: () => string[];
+  readonly #log: (line: string) => void;
+  readonly #clock: Clock;
+  readonly #uuid: () => string;
+  readonly #fetch?: typeof fetch;
+  readonly #scheduler: Scheduler;
+  readonly #breaker: BreakerContext;
   #abort = new AbortController();
   #inflight = new Set<Promise<void>>();
   #bodies = new Map<number, { series: number; body: string; sig: string }>();
   /** Notifications with an attempt on the wire: never two at once for one notification. */
   #onWire = new Set<number>();
   #stopped = false;
-  #jobsRunning = new Set<string>();
   /** Called after each recorded attempt (tests, console). */
   onAttempt?: (n: NotificationRow, a: AttemptRecord) => void;
 
@@ -156,70 +137,70 @@ export class WebhookEngine {
     const scale = opts.timeScale ?? 1;
     if (!(scale > 0)) throw new RangeError(`timeScale must be above 0, got ${scale}.`);
     this.store = opts.store;
-    this.signer = opts.signer;
+    this.#signer = opts.signer;
     const r = opts.retry ?? DEFAULT_RETRY_CONFIG;
     this.retryCfg = { ...r, delaysMs: r.delaysMs.map((d) => d / scale) };
-    const b = opts.breaker ?? DEFAULT_BREAKER_CONFIG;
-    this.breakerCfg = {
-      ...b,
-      windowMs: b.windowMs / scale,
-      sustainedForMs: b.sustainedForMs / scale,
-      bandResetsAfterIdleMs: b.bandResetsAfterIdleMs === null
-        ? null
-        : b.bandResetsAfterIdleMs / scale,
-    };
-    this.deliveryTimeoutMs = opts.deliveryTimeoutMs ?? 10_000;
+    const configured = opts.breaker ?? DEFAULT_BREAKER_CONFIG;
+    this.breakerCfg = scaled(configured, scale);
+    this.deliveryTimeoutMs = opts.deliveryTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
     this.concurrency = opts.concurrency ?? 8;
     this.workspaceId = opts.workspaceId ?? "emulator-workspace";
     this.#admins = opts.admins ?? (() => ["admin@emulator.local"]);
     this.#log = opts.log ?? (() => {});
-    this.#now = opts.now ?? Date.now;
+    this.#clock = opts.clock ?? systemClock(opts.now ?? Date.now);
+    this.#uuid = opts.uuid ?? (() => crypto.randomUUID());
     this.#fetch = opts.fetch;
+    this.#scheduler = new Scheduler(this.#clock, (due) => this.#onDue(due));
+    const now = () => this.#clock.now();
+    this.#endpoints = new Endpoints({
+      store: this.store,
+      scheduler: this.#scheduler,
+      breaker: this.breakerCfg,
+      now,
+      uuid: this.#uuid,
+    });
+    this.#resends = new Resends({
+      store: this.store,
+      endpoints: this.#endpoints,
+      scheduler: this.#scheduler,
+      clock: this.#clock,
+      uuid: this.#uuid,
+    });
+    this.#breaker = {
+      store: this.store,
+      endpoints: this.#endpoints,
+      breaker: this.breakerCfg,
+      configured,
+      admins: this.#admins,
+    };
   }
 
   // ------------------------------------------------------------ lifecycle
 
   /** Loads endpoints (rebuilding each breaker from stored attempts), pending notifications and unfinished jobs. */
   start(): void {
-    for (const row of this.store.allWebhooks()) this.#endpoints.set(row.id, this.#load(row));
-    const now = this.#now();
+    this.#endpoints.load();
+    const now = this.#clock.now();
     for (const n of this.store.pendingNotifications()) {
-      if (n.status === "IN_PROGRESS") this.#schedule(n.seq, n.webhookId, n.nextAttemptAt ?? now);
+      if (n.status === "IN_PROGRESS") {
+        this.#scheduler.schedule(n.seq, n.webhookId, n.nextAttemptAt ?? now);
+      }
     }
-    for (const j of this.store.unfinishedJobs()) this.#runJob(j);
+    this.#resends.resume();
   }
 
   /** Stops the timer and aborts attempts in flight (they are not recorded, so they are made again after a restart). */
   async stop(): Promise<void> {
     this.#stopped = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#scheduler.stop();
+    this.#resends.stop();
     this.#abort.abort(new DOMException("emulator stopping", "AbortError"));
     await Promise.allSettled([...this.#inflight]);
   }
 
-  #load(row: WebhookRow): Endpoint {
-    const since = (row.lastAttemptAt ?? 0) - this.breakerCfg.windowMs;
-    const window: [number, 0 | 1][] = row.status === "SUSPENDED"
-      ? []
-      : this.store.windowAttempts(row.id, row.breakerResetSeq, since).map((a) => [
-        a.sentTime,
-        a.error ? 1 : 0,
-      ]);
-    const breaker = restoreBreakerState({
-      status: row.status === "SUSPENDED" ? "SUSPENDED" : "ENABLED",
-      window,
-      bandSince: row.bandSince,
-      lastAttemptAt: row.lastAttemptAt,
-    });
-    return {
-      row,
-      breaker,
-      inFlight: 0,
-      ready: [],
-      readyHead: 0,
-      lastEvalT: row.lastAttemptAt ?? -Infinity,
-    };
+  /** Resolves once no attempt is on the wire (tests on virtual time wait with it). */
+  async settled(): Promise<void> {
+    while (this.#inflight.size) await Promise.allSettled([...this.#inflight]);
   }
 
   // ------------------------------------------------------------ endpoints
@@ -228,126 +209,32 @@ export class WebhookEngine {
   createWebhook(
     input: { url: string; events: string[]; description?: string; enabled?: boolean },
   ): WebhookRow {
-    const now = this.#now();
-    const row = this.store.insertWebhook({
-      id: crypto.randomUUID(),
-      url: input.url,
-      events: input.events,
-      description: input.description ?? null,
-      status: input.enabled === false ? "DISABLED" : "ENABLED",
-      createdAt: now,
-      updatedAt: now,
-    });
-    this.#endpoints.set(row.id, this.#load(row));
-    return row;
+    return this.#endpoints.create(input);
   }
 
   /** An endpoint or a 404. */
   webhook(id: string): WebhookRow {
-    const ep = this.#endpoints.get(id);
-    if (!ep) throw new WebhookApiError(404, `Webhook ${JSON.stringify(id)} not found.`, 1003);
-    return ep.row;
+    return this.#endpoints.row(id);
   }
 
   /** Every endpoint, in creation order. */
   webhooks(): WebhookRow[] {
-    return [...this.#endpoints.values()].map((e) => e.row);
+    return this.#endpoints.all().map((e) => e.row);
   }
 
-  /**
-   * Updates an endpoint. `enabled: true` re-enables a SUSPENDED (or
-   * DISABLED) one at once, with an empty window and no band (breaker.md §3);
-   * its waiting notifications resume. `enabled: false` disables it.
-   */
-  updateWebhook(
-    id: string,
-    patch: { url?: string; description?: string; events?: string[]; enabled?: boolean },
-  ): WebhookRow {
-    const ep = this.#endpoints.get(id);
-    if (!ep) throw new WebhookApiError(404, `Webhook ${JSON.stringify(id)} not found.`, 1003);
-    const now = this.#now();
-    const row = { ...ep.row };
-    if (patch.url !== undefined) row.url = patch.url;
-    if (patch.description !== undefined) row.description = patch.description;
-    if (patch.events !== undefined) row.events = patch.events;
-    row.updatedAt = now;
-    let resume = false;
-    this.store.tx(() => {
-      if (patch.enabled === true && row.status !== "ENABLED") {
-        if (ep.breaker.status === "SUSPENDED") {
-          transition(ep.breaker, { type: "enable", time: now }, this.breakerCfg);
-          row.breakerResetSeq = this.store.maxAttemptSeq();
-          row.bandSince = null;
-        }
-        row.status = "ENABLED";
-        resume = true;
-        this.store.stmt(
-          `UPDATE wh_notifications SET status = 'IN_PROGRESS', updated_at = ?,
-           next_attempt_at = MAX(COALESCE(next_attempt_at, ?), ?)
-           WHERE webhook_id = ? AND status = 'ON_HOLD'`,
-        ).run(now, now, now, id);
-      } else if (patch.enabled === false && row.status !== "DISABLED") {
-        row.status = "DISABLED";
-        this.#holdAll(id, now);
-      }
-      this.store.updateWebhook(row);
-    });
-    ep.row = row;
-    if (resume) {
-      for (const n of this.store.pendingNotifications(id)) {
-        if (n.status === "IN_PROGRESS") this.#schedule(n.seq, id, n.nextAttemptAt ?? now);
-      }
-    }
-    return row;
+  /** Updates an endpoint; see {@linkcode Endpoints.update}. */
+  updateWebhook(id: string, patch: WebhookPatch): WebhookRow {
+    return this.#endpoints.update(id, patch);
   }
 
   /** Deletes an endpoint; its waiting notifications are no longer delivered. */
   deleteWebhook(id: string): WebhookRow {
-    const row = this.webhook(id);
-    const now = this.#now();
-    this.store.tx(() => {
-      this.store.deleteWebhook(id, now);
-      this.#holdAll(id, now);
-    });
-    this.#endpoints.delete(id);
-    return row;
+    return this.#endpoints.delete(id);
   }
 
-  /** Moves an endpoint's IN_PROGRESS notifications to ON_HOLD and forgets their schedule. */
-  #holdAll(webhookId: string, now: number): void {
-    this.store.stmt(
-      `UPDATE wh_notifications SET status = 'ON_HOLD', updated_at = ?
-       WHERE webhook_id = ? AND status = 'IN_PROGRESS'`,
-    ).run(now, webhookId);
-    const ep = this.#endpoints.get(webhookId);
-    if (ep) {
-      for (let i = ep.readyHead; i < ep.ready.length; i++) this.#scheduled.delete(ep.ready[i]);
-      ep.ready = [];
-      ep.readyHead = 0;
-    }
-    // heap entries of this endpoint become stale: their seq is no longer in #scheduled
-    for (const e of this.#heap) if (e.webhookId === webhookId) this.#scheduled.delete(e.seq);
-  }
-
-  /**
-   * The error rate of the endpoint's last active hour (scaled): over
-   * (L - W, L] where L is its latest attempt, in whole percent, as the
-   * platform's `LAST_ACTIVE_HOUR_ERROR_RATE` metric.
-   */
+  /** The `LAST_ACTIVE_HOUR_ERROR_RATE` metric in whole percent; see {@linkcode Endpoints.errorRatePercent}. */
   errorRatePercent(id: string): string {
-    this.webhook(id);
-    const last = this.store.lastAttemptTime(id);
-    if (last === null) return "0";
-    const W = this.breakerCfg.windowMs;
-    const rows = this.store.attemptsBetween(id, last - W, last);
-    const state = restoreBreakerState({
-      status: "ENABLED",
-      window: rows.map((a) => [a.sentTime, a.error ? 1 : 0]),
-      bandSince: null,
-      lastAttemptAt: null,
-    });
-    const { rate } = windowErrorRate(state, last, this.breakerCfg);
-    return String(Math.round(rate * 100));
+    return this.#endpoints.errorRatePercent(id);
   }
 
   // ------------------------------------------------------------ notifications
@@ -362,9 +249,9 @@ export class WebhookEngine {
 
   /** {@linkcode WebhookEngine.publish} for many events in one transaction. */
   publishMany(events: WebhookEvent[]): { id: string; webhookId: string }[] {
-    const now = this.#now();
-    const out: { id: string; webhookId: string; seq: number; status: NotificationStatusV2 }[] = [];
-    const targets = [...this.#endpoints.values()].filter((e) =>
+    const now = this.#clock.now();
+    const out: { id: string; webhookId: string; seq: number; status: NotificationStatus }[] = [];
+    const targets = this.#endpoints.all().filter((e) =>
       e.row.status === "ENABLED" || e.row.status === "SUSPENDED"
     );
     this.store.tx(() => {
@@ -372,7 +259,7 @@ export class WebhookEngine {
         const data = JSON.stringify(ev.data ?? {});
         for (const ep of targets) {
           if (!ep.row.events.includes(ev.eventType)) continue;
-          const id = crypto.randomUUID();
+          const id = this.#uuid();
           const status = ep.row.status === "ENABLED" ? "IN_PROGRESS" : "ON_HOLD";
           const seq = this.store.insertNotification({
             id,
@@ -391,178 +278,54 @@ export class WebhookEngine {
         }
       }
     });
-    for (const o of out) if (o.status === "IN_PROGRESS") this.#schedule(o.seq, o.webhookId, now);
+    for (const o of out) {
+      if (o.status === "IN_PROGRESS") this.#scheduler.schedule(o.seq, o.webhookId, now);
+    }
     return out.map(({ id, webhookId }) => ({ id, webhookId }));
   }
 
   /** A notification or a 404. */
   notification(webhookId: string, id: string): NotificationRow {
-    this.webhook(webhookId);
-    const n = this.store.getNotification(webhookId, id);
-    if (!n) {
-      throw new WebhookApiError(404, `Notification ${JSON.stringify(id)} not found.`, 1003);
-    }
-    return n;
+    return this.#resends.notification(webhookId, id);
   }
 
-  /** Starts a fresh series of attempts for one notification (no age limit here; the API checks 30 days). */
-  #resendRow(n: NotificationRow, now: number): NotificationRow {
-    const ep = this.#endpoints.get(n.webhookId);
-    const status: NotificationStatusV2 = ep?.row.status === "ENABLED" ? "IN_PROGRESS" : "ON_HOLD";
-    const next: NotificationRow = {
-      ...n,
-      status,
-      attempts: 0,
-      lastSentTime: null,
-      nextAttemptAt: now,
-      updatedAt: now,
-      series: n.series + 1,
-    };
-    this.store.updateNotificationProgress(next);
-    return next;
-  }
-
-  /** Resends one notification (202). */
+  /** Resends one notification; see {@linkcode Resends.resend}. */
   resend(webhookId: string, id: string): void {
-    const n = this.notification(webhookId, id);
-    const now = this.#now();
-    if (n.createdAt < now - 30 * DAY) {
-      throw new WebhookApiError(
-        400,
-        `Notification ${id} is older than 30 days and cannot be resent.`,
-        1000,
-      );
-    }
-    const next = this.store.tx(() => this.#resendRow(n, now));
-    if (next.status === "IN_PROGRESS") this.#schedule(next.seq, webhookId, now);
+    this.#resends.resend(webhookId, id);
   }
 
-  /**
-   * Resends the endpoint's notifications of a resource from the last 30 days.
-   * `excludeStatuses` absent: every status but COMPLETED; `[]`: all.
-   */
+  /** Resends a resource's notifications; see {@linkcode Resends.resendByResource}. */
   resendByResource(webhookId: string, resourceId: string, excludeStatuses?: string[]): number {
-    this.webhook(webhookId);
-    const now = this.#now();
-    const exclude = new Set(excludeStatuses ?? ["COMPLETED"]);
-    const rows = this.store.stmt(
-      `SELECT * FROM wh_notifications WHERE webhook_id = ? AND resource_id = ? AND created_at >= ?`,
-    ).all(webhookId, resourceId, now - 30 * DAY) as Record<string, unknown>[];
-    const chosen = rows.filter((r) => !exclude.has(r.status as string));
-    const done = this.store.tx(() =>
-      chosen.map((r) => this.#resendRow(this.store.notificationBySeq(r.seq as number)!, now))
-    );
-    for (const n of done) if (n.status === "IN_PROGRESS") this.#schedule(n.seq, webhookId, now);
-    return done.length;
+    return this.#resends.resendByResource(webhookId, resourceId, excludeStatuses);
   }
 
-  /**
-   * Resends the endpoint's FAILED notifications of the last 24 hours
-   * (from `startTime` when later), optionally of some event types. Returns
-   * `{total: 0}` when there is nothing, else a job (processed in the
-   * background, batch by batch, and resumed after a restart).
-   */
+  /** Resends the FAILED notifications as a job; see {@linkcode Resends.resendFailed}. */
   resendFailed(
     webhookId: string,
     opts: { startTime?: number; events?: string[] },
   ): { total: number; job?: JobRow } {
-    this.webhook(webhookId);
-    const now = this.#now();
-    const since = Math.max(opts.startTime ?? 0, now - DAY);
-    let rows = this.store.stmt(
-      `SELECT seq, event_type FROM wh_notifications WHERE webhook_id = ? AND status = 'FAILED'
-       AND created_at >= ? ORDER BY seq`,
-    ).all(webhookId, since) as { seq: number; event_type: string }[];
-    if (opts.events?.length) {
-      const ev = new Set(opts.events);
-      rows = rows.filter((r) => ev.has(r.event_type));
-    }
-    if (rows.length === 0) return { total: 0 };
-    const job: JobRow = {
-      id: crypto.randomUUID(),
-      webhookId,
-      status: "QUEUED",
-      processed: 0,
-      total: rows.length,
-      pending: rows.map((r) => r.seq),
-      createdAt: now,
-    };
-    this.store.saveJob(job);
-    this.#runJob(job);
-    return { total: job.total, job };
+    return this.#resends.resendFailed(webhookId, opts);
   }
 
   /** A resend job or a 404. */
   job(webhookId: string, jobId: string): JobRow {
-    this.webhook(webhookId);
-    const j = this.store.getJob(webhookId, jobId);
-    if (!j) throw new WebhookApiError(404, `Job ${JSON.stringify(jobId)} not found.`, 1003);
-    return j;
+    return this.#resends.job(webhookId, jobId);
   }
 
-  #runJob(job: JobRow): void {
-    if (this.#jobsRunning.has(job.id)) return;
-    this.#jobsRunning.add(job.id);
-    const BATCH = 200;
-    const step = () => {
-      if (this.#stopped) return;
-      const now = this.#now();
-      const batch = job.pending.splice(0, BATCH);
-      const done = this.store.tx(() => {
-        const out: NotificationRow[] = [];
-        for (const seq of batch) {
-          const n = this.store.notificationBySeq(seq);
-          if (n && n.status === "FAILED") out.push(this.#resendRow(n, now));
-        }
-        job.processed += batch.length;
-        job.status = job.pending.length ? "IN_PROGRESS" : "COMPLETED";
-        this.store.saveJob(job);
-        return out;
-      });
-      for (const n of done) if (n.status === "IN_PROGRESS") this.#schedule(n.seq, n.webhookId, now);
-      if (job.pending.length) setTimeout(step, 0);
-      else this.#jobsRunning.delete(job.id);
-    };
-    setTimeout(step, 0);
-  }
+  // ------------------------------------------------------------ the delivery loop
 
-  // ------------------------------------------------------------ scheduling
-
-  #schedule(seq: number, webhookId: string, due: number): void {
-    if (this.#stopped) return;
-    const gen = ++this.#gen;
-    this.#scheduled.set(seq, gen);
-    heapPush(this.#heap, { due, seq, gen, webhookId });
-    this.#arm();
-  }
-
-  #arm(): void {
-    const top = this.#heap[0];
-    if (!top || this.#stopped) return;
-    if (this.#timer !== undefined && this.#timerDue <= top.due) return;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timerDue = top.due;
-    this.#timer = setTimeout(() => this.#tick(), Math.max(0, top.due - this.#now()));
-  }
-
-  #tick(): void {
-    this.#timer = undefined;
-    this.#timerDue = Infinity;
-    const now = this.#now();
+  #onDue(due: DueEntry[]): void {
     const touched = new Set<Endpoint>();
-    while (this.#heap.length && this.#heap[0].due <= now) {
-      const e = heapPop(this.#heap)!;
-      if (this.#scheduled.get(e.seq) !== e.gen) continue; // stale
+    for (const e of due) {
       const ep = this.#endpoints.get(e.webhookId);
       if (!ep || ep.row.status !== "ENABLED") {
-        this.#scheduled.delete(e.seq);
+        this.#scheduler.cancel(e.seq);
         continue;
       }
       ep.ready.push(e.seq);
       touched.add(ep);
     }
     for (const ep of touched) this.#pump(ep);
-    this.#arm();
   }
 
   #pump(ep: Endpoint): void {
@@ -571,9 +334,7 @@ export class WebhookEngine {
       ep.row.status === "ENABLED"
     ) {
       const seq = ep.ready[ep.readyHead++];
-      const gen = this.#scheduled.get(seq);
-      if (gen === undefined) continue; // cancelled while queued
-      this.#scheduled.delete(seq);
+      if (!this.#scheduler.take(seq)) continue; // cancelled while queued
       // already on the wire (re-enabled or resent meanwhile): its completion schedules what follows
       if (this.#onWire.has(seq)) continue;
       this.#onWire.add(seq);
@@ -610,7 +371,7 @@ export class WebhookEngine {
     let signed = this.#bodies.get(seq);
     if (!signed || signed.series !== n.series) {
       const body = this.#payload(n);
-      signed = { series: n.series, body, sig: await this.signer.sign(body) };
+      signed = { series: n.series, body, sig: await this.#signer.sign(body) };
       this.#bodies.set(seq, signed);
     }
     const rec = await deliverOnce({
@@ -620,178 +381,38 @@ export class WebhookEngine {
       timeoutMs: this.deliveryTimeoutMs,
       signal: this.#abort.signal,
       fetch: this.#fetch,
-      now: this.#now,
+      now: () => this.#clock.now(),
     });
     if (this.#stopped) return; // not recorded: made again after a restart
-    this.#record(ep, n, rec);
+    this.#afterAttempt(ep, n, rec);
   }
 
-  /** Records one attempt, moves the notification and the breaker, in one transaction. */
-  #record(ep: Endpoint, started: NotificationRow, rec: AttemptRecord): void {
-    const outcome: AttemptOutcome = rec.responseCode !== undefined
-      ? { responseCode: rec.responseCode }
-      : { failureReason: rec.failureReason! };
-    const cls = classifyOutcome(outcome);
-    const now = this.#now();
-    let suspended: ReturnType<typeof transition>["effect"] = null;
-    let updated: NotificationRow | undefined;
-    let resent: NotificationRow | undefined;
+  /** Records the attempt (rules applied in one transaction), then schedules what follows. */
+  #afterAttempt(ep: Endpoint, started: NotificationRow, rec: AttemptRecord): void {
+    const now = this.#clock.now();
     const live = this.#endpoints.get(started.webhookId) === ep;
-    this.store.tx(() => {
-      const evaluate = live && ep.breaker.status === "ENABLED";
-      const attemptSeq = this.store.insertAttempt({
-        notificationId: started.id,
-        webhookId: started.webhookId,
-        sentTime: rec.sentTime,
-        duration: rec.duration,
-        responseCode: rec.responseCode ?? null,
-        failureReason: rec.failureReason ?? null,
-        error: cls.error ? 1 : 0,
-        evaluated: evaluate ? 1 : 0,
-      });
-      if (evaluate) {
-        // Attempts finish out of order when several are in flight; the rules
-        // need non-decreasing times per endpoint, so a late finisher is
-        // evaluated at the latest time already seen.
-        const t = Math.max(rec.sentTime, ep.lastEvalT);
-        ep.lastEvalT = t;
-        const bandBefore = ep.breaker.bandSince;
-        const { effect } = transition(
-          ep.breaker,
-          { type: "attempt", time: t, error: cls.error },
-          this.breakerCfg,
-        );
-        if (effect?.type === "suspended") {
-          suspended = effect;
-          ep.row = {
-            ...ep.row,
-            status: "SUSPENDED",
-            updatedAt: now,
-            bandSince: null,
-            lastAttemptAt: t,
-            breakerResetSeq: attemptSeq,
-          };
-          this.store.updateWebhook(ep.row);
-          this.#holdAll(ep.row.id, now);
-          this.#mail(ep.row, effect, now);
-        } else if (bandBefore !== ep.breaker.bandSince || ep.row.lastAttemptAt !== t) {
-          ep.row = { ...ep.row, bandSince: ep.breaker.bandSince, lastAttemptAt: t };
-          this.store.updateBreaker(ep.row.id, ep.row.bandSince, t);
-        }
-      }
-      const cur = this.store.notificationBySeq(started.seq);
-      if (!cur) return;
-      if (cur.series !== started.series) {
-        // resent meanwhile: this attempt counted for the breaker; the new series goes on
-        resent = cur;
-        return;
-      }
-      const p = afterAttempt(
-        {
-          status: "IN_PROGRESS",
-          attempts: cur.attempts,
-          lastSentTime: cur.lastSentTime,
-          nextAttemptAt: cur.nextAttemptAt,
-        },
-        outcome,
-        rec.sentTime,
-        this.retryCfg,
-      );
-      let status: NotificationStatusV2 = p.status;
-      const endpointStatus: WebhookStatus | undefined = live ? ep.row.status : undefined;
-      if (status === "IN_PROGRESS" && endpointStatus !== "ENABLED") status = "ON_HOLD";
-      updated = {
-        ...cur,
-        status,
-        attempts: p.attempts,
-        lastSentTime: p.lastSentTime,
-        nextAttemptAt: p.nextAttemptAt,
-        updatedAt: now,
-      };
-      this.store.updateNotificationProgress(updated);
+    const { suspended, updated, resent } = recordAttempt(this.#breaker, this.retryCfg, {
+      ep,
+      live,
+      started,
+      rec,
+      now,
     });
     if (suspended) {
-      const s = suspended as { reason: string; errors: number; attempts: number; time: number };
       this.#log(
-        `webhook ${ep.row.id} SUSPENDED (${s.reason}) at ${
-          new Date(s.time).toISOString()
-        }: ${s.errors} errors in ${s.attempts} attempts of the window; e-mailed ${this.#admins().length} admin(s)`,
+        `webhook ${ep.row.id} SUSPENDED (${suspended.reason}) at ${
+          new Date(suspended.time).toISOString()
+        }: ${suspended.errors} errors in ${suspended.attempts} attempts of the window; e-mailed ${this.#admins().length} admin(s)`,
       );
     }
     if (resent?.status === "IN_PROGRESS") {
-      this.#schedule(resent.seq, resent.webhookId, resent.nextAttemptAt ?? now);
+      this.#scheduler.schedule(resent.seq, resent.webhookId, resent.nextAttemptAt ?? now);
     }
     if (updated) {
       if (updated.status === "IN_PROGRESS") {
-        this.#schedule(updated.seq, updated.webhookId, updated.nextAttemptAt!);
+        this.#scheduler.schedule(updated.seq, updated.webhookId, updated.nextAttemptAt!);
       } else if (updated.status !== "ON_HOLD") this.#bodies.delete(updated.seq);
       this.onAttempt?.(updated, rec);
     }
   }
-
-  #mail(
-    row: WebhookRow,
-    effect: { reason: string; errorRate: number; errors: number; attempts: number },
-    now: number,
-  ): void {
-    const pct = Math.round(effect.errorRate * 100);
-    for (const to of this.#admins()) {
-      this.store.insertMail({
-        webhookId: row.id,
-        to,
-        subject: `Webhook endpoint suspended: ${row.url}`,
-        body: [
-          `Your webhook endpoint ${row.url} (id ${row.id}) was suspended at ${
-            new Date(now).toISOString()
-          }.`,
-          `Reason: ${
-            effect.reason === "immediate"
-              ? "error rate above 80%"
-              : "error rate at or above 50% for 4 hours"
-          } ` +
-          `(${effect.errors} of ${effect.attempts} attempts in the last hour failed, ${pct}%).`,
-          `No notifications are sent to it while it is suspended; they wait ON_HOLD.`,
-          `Re-enable it in the console or with PATCH /v1/webhooks/${row.id} {"enabled": true}.`,
-        ].join("\n"),
-        createdAt: now,
-      });
-    }
-  }
-}
-
-// ---- a small binary min-heap on (due, gen)
-
-function less(a: HeapEntry, b: HeapEntry): boolean {
-  return a.due < b.due || (a.due === b.due && a.gen < b.gen);
-}
-
-function heapPush(h: HeapEntry[], e: HeapEntry): void {
-  h.push(e);
-  let i = h.length - 1;
-  while (i > 0) {
-    const p = (i - 1) >> 1;
-    if (!less(h[i], h[p])) break;
-    [h[i], h[p]] = [h[p], h[i]];
-    i = p;
-  }
-}
-
-function heapPop(h: HeapEntry[]): HeapEntry | undefined {
-  const top = h[0];
-  const last = h.pop();
-  if (h.length && last) {
-    h[0] = last;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < h.length && less(h[l], h[m])) m = l;
-      if (r < h.length && less(h[r], h[m])) m = r;
-      if (m === i) break;
-      [h[i], h[m]] = [h[m], h[i]];
-      i = m;
-    }
-  }
-  return top;
 }

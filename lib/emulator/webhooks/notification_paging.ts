@@ -19,7 +19,7 @@
  * @module
  */
 
-import { base64url } from "../../platform/mod.ts";
+import { decodeCursor, encodeCursor } from "../http/cursor.ts";
 
 /** Snapshots kept at once (oldest dropped first). */
 export const MAX_SNAPSHOTS = 64;
@@ -30,11 +30,6 @@ interface Snapshot {
   seqs: Int32Array;
   createdAt: number;
   key: string;
-}
-
-function decode(s: string): unknown {
-  const b = s.replace(/-/g, "+").replace(/_/g, "/");
-  return JSON.parse(atob(b + "===".slice((b.length + 3) % 4)));
 }
 
 /** The snapshots of one emulator; see the module doc. */
@@ -62,14 +57,7 @@ export class SnapshotPager {
 
   /** A later page; throws `RangeError` with a user-facing message for a bad or expired cursor. */
   next(key: string, cursor: string, pageSize: number): { page: number[]; next: string | null } {
-    let c: { s?: unknown; o?: unknown };
-    try {
-      c = decode(cursor) as typeof c;
-    } catch {
-      throw new RangeError(
-        "pageCursor is not a cursor this emulator gave out; omit it to start again.",
-      );
-    }
+    const c = decodeCursor(cursor);
     if (typeof c?.s !== "string" || !Number.isInteger(c.o) || (c.o as number) < 0) {
       throw new RangeError(
         "pageCursor is not a cursor this emulator gave out; omit it to start again.",
@@ -93,7 +81,7 @@ export class SnapshotPager {
   }
 
   #cursor(id: string, offset: number): string {
-    return base64url(JSON.stringify({ s: id, o: offset }));
+    return encodeCursor({ s: id, o: offset });
   }
 
   #gc(): void {

@@ -1,14 +1,13 @@
 /**
- * The webhook side as one of the emulator's route modules: the Webhooks V2
- * routes (platform authentication), the admin routes (`/admin/...`, the
- * emulator's API key), the JWKS and console section through the context's
- * extension slots, and the event bus listener that turns the emulator's own
- * events (`transaction.created`, `transaction.status.updated`, ...) into
- * notifications.
+ * The webhook side's HTTP surface as ordinary routes of the emulator's one
+ * router: the Webhooks V2 API (`platform-api.md`, platform authentication)
+ * and the admin endpoints (`X-API-Key: <the emulator's API key>`). Each
+ * handler checks its input, calls the engine and shapes the answer; errors
+ * are `ApiError`s, answered by the emulator's handler like every other area.
+ * No SQL here.
  *
- * Admin endpoints (header `X-API-Key: <the emulator's API key>`; the
- * platform's signed JWT is accepted too, so `service emulator trigger` uses
- * the ordinary client):
+ * Admin endpoints (the platform's signed JWT is accepted too, so
+ * `service emulator trigger` uses the ordinary client):
  *
  * - `POST /admin/notifications` `{eventType, resourceId?, data?, count?}` →
  *   201 `{data: [{id, webhookId}]}`: `count` events (default 1, at most
@@ -25,39 +24,267 @@
 
 import type { Route, RouteModule, RouteRequest } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
-import type { Reply } from "../http/reply.ts";
-import { CONSOLE_SECTIONS, JWKS_PROVIDER } from "../console/page.ts";
-import { startWebhooks, type Webhooks, type WebhooksOptions } from "./start.ts";
+import { ApiError, ErrorCode, json, type Reply } from "../http/reply.ts";
+import { cursorInt, encodeCursor } from "../http/cursor.ts";
+import { startWebhooks, type Webhooks } from "./start.ts";
+import {
+  bad,
+  bodyObject,
+  checkEvents,
+  checkStatuses,
+  checkUrl,
+  intParam,
+  isNotificationStatus,
+  listParam,
+  orderParam,
+  timeParam,
+} from "./request_checks.ts";
+import {
+  attemptJson,
+  attemptLogJson,
+  jobJson,
+  mailJson,
+  notificationJson,
+  webhookJson,
+} from "./views.ts";
+import { NOTIFICATION_SORT_KEYS, type NotificationSortKey } from "./store.ts";
+import type { WebhookPatch } from "./endpoints.ts";
+import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
 
-/** Extension key of the running {@linkcode Webhooks} (tests, other areas). */
-export const WEBHOOKS_EXTENSION = "webhooks";
-/** Extension key of extra {@linkcode WebhooksOptions} set by the command (delivery timeout, breaker). */
-export const WEBHOOKS_OPTIONS_EXTENSION = "webhooks.options";
+const DAY = 86_400_000;
+const BAD_CURSOR = "pageCursor is not a cursor this emulator gave out; omit it to start again.";
 
 function webhooksOf(ctx: EmulatorContext): Webhooks {
-  const w = ctx.extensions.get(WEBHOOKS_EXTENSION) as Webhooks | undefined;
-  if (!w) throw new Error("the webhook side has not started");
-  return w;
+  if (!ctx.webhooks) throw new Error("the webhook side has not started");
+  return ctx.webhooks;
 }
 
-function handle(req: RouteRequest, ctx: EmulatorContext): Reply {
-  const path = req.path.startsWith("/v1/") ? req.path.slice(3) : req.path;
-  const r = webhooksOf(ctx).handle({
-    method: req.method,
-    path,
-    query: req.query,
-    body: req.body,
+type Handler = (req: RouteRequest, w: Webhooks, ctx: EmulatorContext) => Reply;
+
+function route(method: Route["method"], pattern: string, auth: Route["auth"], h: Handler): Route {
+  return { method, pattern, auth, handle: (req, ctx) => h(req, webhooksOf(ctx), ctx) };
+}
+
+// ---------------------------------------------------------------- endpoints
+
+const listWebhooks: Handler = (req, { engine }) => {
+  const q = req.query;
+  const order = orderParam(q, "DESC");
+  const pageSize = intParam(q, "pageSize", 10, 1, 100);
+  const cur = q.get("pageCursor");
+  let after: number | null = null;
+  if (cur) after = cursorInt(cur, "after") ?? bad(BAD_CURSOR);
+  const rows = engine.store.webhookPage(order, after, pageSize + 1);
+  const page = rows.slice(0, pageSize);
+  const next = rows.length > pageSize ? encodeCursor({ after: page[page.length - 1].seq }) : null;
+  return json(200, { data: page.map(webhookJson), next });
+};
+
+const createWebhook: Handler = (req, { engine }) => {
+  const b = bodyObject(req.body, "create webhook");
+  const url = checkUrl(b.url);
+  const events = checkEvents(b.events);
+  if (b.description !== undefined && typeof b.description !== "string") {
+    bad("description must be a string.");
+  }
+  if (b.enabled !== undefined && typeof b.enabled !== "boolean") {
+    bad("enabled must be true or false.");
+  }
+  const w = engine.createWebhook({
+    url,
+    events,
+    description: b.description as string | undefined,
+    enabled: b.enabled as boolean | undefined,
   });
-  return r ??
-    { status: 404, body: { message: `Not found: ${req.method} ${req.path}.`, code: 1003 } };
+  return json(201, webhookJson(w));
+};
+
+const getWebhook: Handler = (req, { engine }) =>
+  json(200, webhookJson(engine.webhook(req.params.webhookId)));
+
+const updateWebhook: Handler = (req, { engine }) => {
+  const b = bodyObject(req.body, "update webhook");
+  const patch: WebhookPatch = {};
+  if (b.url !== undefined) patch.url = checkUrl(b.url);
+  if (b.events !== undefined) patch.events = checkEvents(b.events);
+  if (b.description !== undefined) {
+    if (typeof b.description !== "string") bad("description must be a string.");
+    patch.description = b.description;
+  }
+  if (b.enabled !== undefined) {
+    if (typeof b.enabled !== "boolean") bad("enabled must be true or false.");
+    patch.enabled = b.enabled;
+  }
+  return json(200, webhookJson(engine.updateWebhook(req.params.webhookId, patch)));
+};
+
+const deleteWebhook: Handler = (req, { engine }) =>
+  json(200, webhookJson(engine.deleteWebhook(req.params.webhookId)));
+
+const metric: Handler = (req, { engine }) => {
+  const name = req.params.metricName;
+  if (name !== "LAST_ACTIVE_HOUR_ERROR_RATE") {
+    throw new ApiError(
+      404,
+      `Unknown metric ${JSON.stringify(name)}: the one metric is LAST_ACTIVE_HOUR_ERROR_RATE.`,
+      ErrorCode.notFound,
+    );
+  }
+  return json(200, { value: engine.errorRatePercent(req.params.webhookId) });
+};
+
+// ---------------------------------------------------------------- notifications
+
+function sortKey(q: URLSearchParams): NotificationSortKey {
+  const sortBy = q.get("sortBy") || "updatedAt";
+  if (!(NOTIFICATION_SORT_KEYS as readonly string[]).includes(sortBy)) {
+    bad(
+      `sortBy must be one of ${NOTIFICATION_SORT_KEYS.join(", ")}, got ${JSON.stringify(sortBy)}.`,
+    );
+  }
+  return sortBy as NotificationSortKey;
 }
 
-const api = (method: Route["method"], pattern: string): Route => ({
-  method,
-  pattern,
-  auth: "api",
-  handle,
-});
+const listNotifications: Handler = (req, { engine, pager }, ctx) => {
+  const webhookId = req.params.webhookId;
+  const q = req.query;
+  engine.webhook(webhookId);
+  const order = orderParam(q, "DESC");
+  const sortBy = sortKey(q);
+  const pageSize = intParam(q, "pageSize", 100, 1, 100);
+  const cursor = q.get("pageCursor");
+  let seqs: number[];
+  let next: string | null;
+  let total: number | undefined;
+  if (cursor) {
+    try {
+      ({ page: seqs, next } = pager.next(webhookId, cursor, pageSize));
+    } catch (e) {
+      bad((e as Error).message);
+    }
+  } else {
+    const startTime = timeParam(q, "startTime") ?? ctx.now() - 31 * DAY;
+    const endTime = timeParam(q, "endTime");
+    const statuses = listParam(q, "statuses");
+    for (const s of statuses) {
+      if (!isNotificationStatus(s)) {
+        bad(
+          `statuses must be among ${NOTIFICATION_STATUSES.join(", ")}, got ${JSON.stringify(s)}.`,
+        );
+      }
+    }
+    const all = engine.store.notificationSeqs({
+      webhookId,
+      startTime,
+      endTime,
+      statuses,
+      events: listParam(q, "events"),
+      resourceId: q.get("resourceId"),
+      sortBy,
+      order,
+    });
+    total = all.length;
+    ({ page: seqs, next } = pager.first(webhookId, all, pageSize));
+  }
+  const data = seqs.map((s) => engine.store.notificationBySeq(s)).filter((n) => n !== undefined)
+    .map((n) => notificationJson(n));
+  const body: Record<string, unknown> = { data, next };
+  if (total !== undefined) body.total = total;
+  return json(200, body);
+};
+
+const getNotification: Handler = (req, { engine }) => {
+  const n = engine.notification(req.params.webhookId, req.params.notificationId);
+  return json(200, notificationJson(n, req.query.get("includeData") === "true"));
+};
+
+const listAttempts: Handler = (req, { engine }) => {
+  const n = engine.notification(req.params.webhookId, req.params.notificationId);
+  const pageSize = intParam(req.query, "pageSize", 10, 1, 100);
+  const cur = req.query.get("pageCursor");
+  let after = 0;
+  if (cur) after = cursorInt(cur, "after") ?? bad(BAD_CURSOR);
+  const rows = engine.store.attemptPage(n.id, after, pageSize + 1);
+  const page = rows.slice(0, pageSize);
+  const next = rows.length > pageSize ? encodeCursor({ after: page[page.length - 1].seq }) : null;
+  return json(200, { data: page.map(attemptJson), next });
+};
+
+// ---------------------------------------------------------------- resends
+
+const resendNotification: Handler = (req, { engine }) => {
+  engine.resend(req.params.webhookId, req.params.notificationId);
+  return { status: 202 };
+};
+
+const resendByResource: Handler = (req, { engine }) => {
+  const b = bodyObject(req.body, "resend by resource");
+  if (typeof b.resourceId !== "string" || !b.resourceId) bad("resourceId is required.");
+  const exclude = b.excludeStatuses === undefined
+    ? undefined
+    : checkStatuses(b.excludeStatuses, "excludeStatuses");
+  engine.resendByResource(req.params.webhookId, b.resourceId, exclude);
+  return { status: 202 };
+};
+
+const resendFailed: Handler = (req, { engine }) => {
+  const webhookId = req.params.webhookId;
+  const b = bodyObject(req.body, "resend failed");
+  if (
+    b.startTime !== undefined && (!Number.isInteger(b.startTime) || (b.startTime as number) < 0)
+  ) {
+    bad("startTime must be epoch milliseconds.");
+  }
+  if (b.events !== undefined) checkEvents(b.events);
+  const r = engine.resendFailed(webhookId, {
+    startTime: b.startTime as number | undefined,
+    events: b.events as string[] | undefined,
+  });
+  if (!r.job) return json(200, { total: 0 });
+  return json(202, { total: r.total }, {
+    location: `/v1/webhooks/${
+      encodeURIComponent(webhookId)
+    }/notifications/resend_failed/jobs/${r.job.id}`,
+  });
+};
+
+const getJob: Handler = (req, { engine }) =>
+  json(200, jobJson(engine.job(req.params.webhookId, req.params.jobId)));
+
+// ---------------------------------------------------------------- admin
+
+const createNotifications: Handler = (req, { engine }) => {
+  const b = bodyObject(req.body, "create notifications");
+  if (typeof b.eventType !== "string" || !b.eventType) {
+    bad('eventType is required, e.g. "transaction.created".');
+  }
+  if (b.resourceId !== undefined && b.resourceId !== null && typeof b.resourceId !== "string") {
+    bad("resourceId must be a string.");
+  }
+  const count = b.count === undefined ? 1 : b.count;
+  if (!Number.isInteger(count) || (count as number) < 1 || (count as number) > 10_000) {
+    bad(`count must be a whole number from 1 to 10000, got ${JSON.stringify(b.count)}.`);
+  }
+  if (b.data !== undefined && (typeof b.data !== "object" || b.data === null)) {
+    bad("data must be a JSON object.");
+  }
+  const events = Array.from({ length: count as number }, () => ({
+    eventType: b.eventType as string,
+    resourceId: (b.resourceId as string | undefined) ?? null,
+    data: b.data ?? {},
+  }));
+  return json(201, { data: engine.publishMany(events) });
+};
+
+const attemptLog: Handler = (req, { engine }) =>
+  json(200, {
+    data: engine.store.attemptLog(req.query.get("webhookId") || undefined).map(attemptLogJson),
+  });
+
+const outbox: Handler = (_req, { engine }) =>
+  json(200, { data: engine.store.outbox().map(mailJson) });
+
+// ---------------------------------------------------------------- the module
 
 const W = "/v1/webhooks/:webhookId";
 const N = `${W}/notifications`;
@@ -66,43 +293,36 @@ const N = `${W}/notifications`;
 export const webhooksRoutes: RouteModule = {
   name: "webhooks",
   routes: [
-    api("GET", "/v1/webhooks"),
-    api("POST", "/v1/webhooks"),
-    api("GET", W),
-    api("PATCH", W),
-    api("DELETE", W),
-    api("GET", `${W}/metrics/:metricName`),
-    api("GET", N),
-    api("POST", `${N}/resend_by_resource`),
-    api("POST", `${N}/resend_failed`),
-    api("GET", `${N}/resend_failed/jobs/:jobId`),
-    api("GET", `${N}/:notificationId`),
-    api("POST", `${N}/:notificationId/resend`),
-    api("GET", `${N}/:notificationId/attempts`),
-    { method: "POST", pattern: "/admin/notifications", auth: "admin", handle },
-    { method: "GET", pattern: "/admin/outbox", auth: "admin", handle },
-    { method: "GET", pattern: "/admin/attempts", auth: "admin", handle },
+    route("GET", "/v1/webhooks", "api", listWebhooks),
+    route("POST", "/v1/webhooks", "api", createWebhook),
+    route("GET", W, "api", getWebhook),
+    route("PATCH", W, "api", updateWebhook),
+    route("DELETE", W, "api", deleteWebhook),
+    route("GET", `${W}/metrics/:metricName`, "api", metric),
+    route("GET", N, "api", listNotifications),
+    route("POST", `${N}/resend_by_resource`, "api", resendByResource),
+    route("POST", `${N}/resend_failed`, "api", resendFailed),
+    route("GET", `${N}/resend_failed/jobs/:jobId`, "api", getJob),
+    route("GET", `${N}/:notificationId`, "api", getNotification),
+    route("POST", `${N}/:notificationId/resend`, "api", resendNotification),
+    route("GET", `${N}/:notificationId/attempts`, "api", listAttempts),
+    route("POST", "/admin/notifications", "admin", createNotifications),
+    route("GET", "/admin/outbox", "admin", outbox),
+    route("GET", "/admin/attempts", "admin", attemptLog),
   ],
   async start(ctx) {
-    const extra = (ctx.extensions.get(WEBHOOKS_OPTIONS_EXTENSION) ?? {}) as Partial<
-      WebhooksOptions
-    >;
     const webhooks = await startWebhooks({
-      ...extra,
+      ...ctx.config.webhooks,
       db: ctx.store.db,
       timeScale: ctx.config.timeScale,
       log: (l) => ctx.log(l),
       now: () => ctx.now(),
     });
-    ctx.extensions.set(WEBHOOKS_EXTENSION, webhooks);
-    ctx.extensions.set(JWKS_PROVIDER, () => webhooks.jwks());
-    const sections = (ctx.extensions.get(CONSOLE_SECTIONS) as (() => string)[] | undefined) ?? [];
-    sections.push(() => webhooks.consoleHtml());
-    ctx.extensions.set(CONSOLE_SECTIONS, sections);
+    ctx.webhooks = webhooks;
+    ctx.consoleSections.push(() => webhooks.consoleHtml());
     ctx.events.listen((e) => webhooks.emit(e));
   },
   async stop(ctx) {
-    const w = ctx.extensions.get(WEBHOOKS_EXTENSION) as Webhooks | undefined;
-    await w?.stop();
+    await ctx.webhooks?.stop();
   },
 };

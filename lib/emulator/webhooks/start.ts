@@ -2,8 +2,8 @@
  * The emulator's webhook side in one object, so that wiring it into the
  * emulator is a handful of lines: tables in the emulator's database, the
  * signing key (kept in the database, so `--state` keeps the JWKS stable
- * across restarts), the delivery engine, the REST handler, the events sink
- * and a console fragment.
+ * across restarts), the delivery engine, the notification pager, the events
+ * sink and a console fragment. Its HTTP routes are in `routes.ts`.
  *
  * @module
  */
@@ -13,7 +13,7 @@ import { SnapshotPager } from "./notification_paging.ts";
 import { WebhookEngine, type WebhookEvent } from "./engine.ts";
 import { type Jwks, WebhookSigner } from "./signing/signer.ts";
 import { WebhookStore } from "./store.ts";
-import { type ApiRequest, type ApiResult, errorResult, handleWebhooksApi } from "./api.ts";
+import { webhooksConsoleSection } from "./console_section.ts";
 import type { BreakerConfig } from "../../webhooks/mod.ts";
 
 /** Options of {@linkcode startWebhooks}. */
@@ -49,13 +49,10 @@ export interface WebhooksOptions {
 export interface Webhooks {
   /** The delivery engine. */
   engine: WebhookEngine;
+  /** Stable paging of notification lists. */
+  pager: SnapshotPager;
   /** The JWKS document to serve at `/.well-known/jwks.json`. */
   jwks(): Jwks;
-  /**
-   * Handles a Webhooks V2 or admin request (path without `/v1`); `null` when
-   * the path is not one of them. Never throws: errors become `{message, code}`.
-   */
-  handle(req: ApiRequest): ApiResult | null;
   /** The events sink: creates notifications for the subscribed endpoints. */
   emit(event: WebhookEvent): void;
   /** An HTML fragment for the console page. */
@@ -73,7 +70,7 @@ const KEY_META = "signing_key_jwk";
  * @example
  * ```ts
  * const webhooks = await startWebhooks({ db, timeScale: 1000, log: (l) => io.log(l) });
- * const r = webhooks.handle({ method: "GET", path: "/webhooks", query, body: undefined });
+ * webhooks.engine.createWebhook({ url: "http://127.0.0.1:8080/hook", events: ["transaction.created"] });
  * ```
  */
 export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
@@ -105,62 +102,17 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     now,
   });
   engine.start();
-  const pager = new SnapshotPager(now);
-  const log = opts.log ?? (() => {});
   return {
     engine,
+    pager: new SnapshotPager(now),
     jwks: () => signer.jwks(),
-    handle(req) {
-      try {
-        return handleWebhooksApi(engine, pager, req, now);
-      } catch (e) {
-        const r = errorResult(e);
-        if (r.status >= 500) {
-          log(`webhooks API error on ${req.method} ${req.path}: ${(e as Error)?.stack ?? e}`);
-        }
-        return r;
-      }
-    },
     emit(event) {
       engine.publish(event);
     },
-    consoleHtml: () => renderConsole(engine),
+    consoleHtml: () => webhooksConsoleSection(engine),
     async stop() {
       await engine.stop();
       signer.close();
     },
   };
-}
-
-function esc(s: unknown): string {
-  return String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-function renderConsole(engine: WebhookEngine): string {
-  const hooks = engine.webhooks();
-  const recent = engine.store.stmt(
-    `SELECT id, webhook_id, event_type, resource_id, status, attempts, updated_at
-     FROM wh_notifications ORDER BY seq DESC LIMIT 50`,
-  ).all() as Record<string, unknown>[];
-  const hookRows = hooks.map((w) =>
-    `<tr><td><code>${esc(w.id)}</code></td><td>${esc(w.url)}</td><td>${
-      esc(w.events.join(", "))
-    }</td>` +
-    `<td class="st-${esc(w.status)}">${esc(w.status)}</td><td>${
-      esc(engine.errorRatePercent(w.id))
-    }%</td></tr>`
-  ).join("");
-  const nRows = recent.map((n) =>
-    `<tr><td><code>${esc(n.id)}</code></td><td><code>${esc(n.webhook_id)}</code></td>` +
-    `<td>${esc(n.event_type)}</td><td>${esc(n.resource_id)}</td><td>${esc(n.status)}</td>` +
-    `<td>${esc(n.attempts)}</td><td>${
-      esc(new Date(n.updated_at as number).toISOString())
-    }</td></tr>`
-  ).join("");
-  return `<section id="webhooks"><h2>Webhooks</h2>
-<table><thead><tr><th>id</th><th>url</th><th>events</th><th>status</th><th>error rate (last active hour)</th></tr></thead>
-<tbody>${hookRows || '<tr><td colspan="5">No webhook endpoints yet.</td></tr>'}</tbody></table>
-<h3>Recent notifications</h3>
-<table><thead><tr><th>id</th><th>webhook</th><th>event</th><th>resource</th><th>status</th><th>attempts</th><th>updated</th></tr></thead>
-<tbody>${nRows || '<tr><td colspan="7">No notifications yet.</td></tr>'}</tbody></table></section>`;
 }

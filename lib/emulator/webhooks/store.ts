@@ -14,23 +14,29 @@
 
 import type { DatabaseSync } from "node:sqlite";
 import { withTransaction } from "../store.ts";
-
-/** Webhook endpoint status. */
-export type WebhookStatus = "ENABLED" | "DISABLED" | "SUSPENDED";
-/** Notification status as the API shows it. */
-export type NotificationStatusV2 = "COMPLETED" | "FAILED" | "IN_PROGRESS" | "ON_HOLD";
+import type { NotificationStatus, ResendJobStatus, WebhookStatus } from "../../core/mod.ts";
 
 /** A webhook endpoint row. */
 export interface WebhookRow {
+  /** Creation order. */
   seq: number;
+  /** Its id (a UUID). */
   id: string;
+  /** Where notifications are POSTed. */
   url: string;
+  /** Event types it is subscribed to. */
   events: string[];
+  /** Free text, or null. */
   description: string | null;
+  /** ENABLED, DISABLED or SUSPENDED. */
   status: WebhookStatus;
+  /** Epoch ms. */
   createdAt: number;
+  /** Epoch ms. */
   updatedAt: number;
+  /** When the breaker's error rate entered the band, or null. */
   bandSince: number | null;
+  /** Time of the last attempt the breaker evaluated, or null. */
   lastAttemptAt: number | null;
   /** Attempts with a seq at or below this were evaluated before the last suspension/re-enable. */
   breakerResetSeq: number;
@@ -38,17 +44,27 @@ export interface WebhookRow {
 
 /** A notification row. */
 export interface NotificationRow {
+  /** Row id (creation order). */
   seq: number;
+  /** Its id (a UUID). */
   id: string;
+  /** Its endpoint. */
   webhookId: string;
+  /** e.g. `transaction.created`. */
   eventType: string;
+  /** The resource it is about, or null. */
   resourceId: string | null;
+  /** The resource as JSON text. */
   data: string;
-  status: NotificationStatusV2;
+  /** Where its delivery stands. */
+  status: NotificationStatus;
+  /** Epoch ms. */
   createdAt: number;
+  /** Epoch ms. */
   updatedAt: number;
   /** Attempts in the current series. */
   attempts: number;
+  /** sentTime of the latest attempt of the series, or null. */
   lastSentTime: number | null;
   /** When the next attempt is due (IN_PROGRESS / ON_HOLD), else null. */
   nextAttemptAt: number | null;
@@ -58,12 +74,19 @@ export interface NotificationRow {
 
 /** An attempt row. */
 export interface AttemptRow {
+  /** Row id (recording order). */
   seq: number;
+  /** The notification attempted. */
   notificationId: string;
+  /** Its endpoint. */
   webhookId: string;
+  /** Epoch ms when the request was started. */
   sentTime: number;
+  /** Milliseconds until the answer or the failure. */
   duration: number;
+  /** HTTP status, or null when none arrived. */
   responseCode: number | null;
+  /** Why no status arrived, or null. */
   failureReason: "TIMED_OUT" | "NO_RESPONSE" | null;
   /** 1 when the attempt counted as an error for the breaker. */
   error: number;
@@ -73,23 +96,35 @@ export interface AttemptRow {
 
 /** A resend-failed job row. */
 export interface JobRow {
+  /** Its id (a UUID). */
   id: string;
+  /** Its endpoint. */
   webhookId: string;
-  status: "QUEUED" | "IN_PROGRESS" | "COMPLETED" | "FAILED";
+  /** Where the job stands. */
+  status: ResendJobStatus;
+  /** Notifications handled so far. */
   processed: number;
+  /** Notifications to handle. */
   total: number;
   /** The notification seqs still to resend (JSON array). */
   pending: number[];
+  /** Epoch ms. */
   createdAt: number;
 }
 
 /** An e-mail in the outbox. */
 export interface OutboxMail {
+  /** Row id (sending order). */
   seq: number;
+  /** Recipient address. */
   to: string;
+  /** Subject line. */
   subject: string;
+  /** Plain-text body. */
   body: string;
+  /** The suspended endpoint. */
   webhookId: string;
+  /** Epoch ms. */
   createdAt: number;
 }
 
@@ -164,6 +199,47 @@ CREATE TABLE IF NOT EXISTS wh_meta (
 
 type Row = Record<string, unknown>;
 
+/** The keys a notification list may be sorted by (the API's names). */
+export const NOTIFICATION_SORT_KEYS = [
+  "id",
+  "createdAt",
+  "updatedAt",
+  "status",
+  "eventType",
+  "resourceId",
+] as const;
+/** One of {@linkcode NOTIFICATION_SORT_KEYS}. */
+export type NotificationSortKey = (typeof NOTIFICATION_SORT_KEYS)[number];
+
+const SORT_COLUMNS: Record<NotificationSortKey, string> = {
+  id: "id",
+  createdAt: "created_at",
+  updatedAt: "updated_at",
+  status: "status",
+  eventType: "event_type",
+  resourceId: "resource_id",
+};
+
+/** Which notifications of an endpoint a listing wants, and in which order. */
+export interface NotificationFilter {
+  /** The endpoint. */
+  webhookId: string;
+  /** Created at or after (epoch ms). */
+  startTime: number;
+  /** Created at or before (epoch ms), when given. */
+  endTime?: number;
+  /** Only these statuses (all when empty). */
+  statuses: readonly string[];
+  /** Only these event types (all when empty). */
+  events: readonly string[];
+  /** Only this resource, when given. */
+  resourceId?: string | null;
+  /** Sort key. */
+  sortBy: NotificationSortKey;
+  /** Sort direction. */
+  order: "ASC" | "DESC";
+}
+
 function webhookFrom(r: Row): WebhookRow {
   return {
     seq: r.seq as number,
@@ -189,7 +265,7 @@ export function notificationFrom(r: Row): NotificationRow {
     eventType: r.event_type as string,
     resourceId: (r.resource_id as string | null) ?? null,
     data: r.data as string,
-    status: r.status as NotificationStatusV2,
+    status: r.status as NotificationStatus,
     createdAt: r.created_at as number,
     updatedAt: r.updated_at as number,
     attempts: r.attempts as number,
@@ -246,9 +322,8 @@ export class WebhookStore {
     db.exec(SCHEMA);
   }
 
-  /** A cached prepared statement. */
   // deno-lint-ignore no-explicit-any
-  stmt(sql: string): any {
+  #stmt(sql: string): any {
     let s = this.#stmts.get(sql);
     if (!s) {
       s = this.db.prepare(sql);
@@ -270,13 +345,13 @@ export class WebhookStore {
 
   /** A stored value of wh_meta. */
   getMeta(key: string): string | undefined {
-    const r = this.stmt("SELECT value FROM wh_meta WHERE key = ?").get(key) as Row | undefined;
+    const r = this.#stmt("SELECT value FROM wh_meta WHERE key = ?").get(key) as Row | undefined;
     return r?.value as string | undefined;
   }
 
   /** Stores a value in wh_meta. */
   setMeta(key: string, value: string): void {
-    this.stmt("INSERT OR REPLACE INTO wh_meta (key, value) VALUES (?, ?)").run(key, value);
+    this.#stmt("INSERT OR REPLACE INTO wh_meta (key, value) VALUES (?, ?)").run(key, value);
   }
 
   // ---- webhooks
@@ -285,7 +360,7 @@ export class WebhookStore {
   insertWebhook(
     w: Omit<WebhookRow, "seq" | "bandSince" | "lastAttemptAt" | "breakerResetSeq">,
   ): WebhookRow {
-    this.stmt(
+    this.#stmt(
       `INSERT INTO wh_webhooks (id, url, events, description, status, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     ).run(
@@ -302,13 +377,13 @@ export class WebhookStore {
 
   /** An endpoint by id (not deleted). */
   getWebhook(id: string): WebhookRow | undefined {
-    const r = this.stmt("SELECT * FROM wh_webhooks WHERE id = ? AND deleted = 0").get(id);
+    const r = this.#stmt("SELECT * FROM wh_webhooks WHERE id = ? AND deleted = 0").get(id);
     return r ? webhookFrom(r) : undefined;
   }
 
   /** Every live endpoint. */
   allWebhooks(): WebhookRow[] {
-    return this.stmt("SELECT * FROM wh_webhooks WHERE deleted = 0 ORDER BY seq").all().map(
+    return this.#stmt("SELECT * FROM wh_webhooks WHERE deleted = 0 ORDER BY seq").all().map(
       webhookFrom,
     );
   }
@@ -317,14 +392,14 @@ export class WebhookStore {
   webhookPage(order: "ASC" | "DESC", afterSeq: number | null, limit: number): WebhookRow[] {
     const cmp = order === "ASC" ? ">" : "<";
     const start = afterSeq ?? (order === "ASC" ? 0 : Number.MAX_SAFE_INTEGER);
-    return this.stmt(
+    return this.#stmt(
       `SELECT * FROM wh_webhooks WHERE deleted = 0 AND seq ${cmp} ? ORDER BY seq ${order} LIMIT ?`,
     ).all(start, limit).map(webhookFrom);
   }
 
   /** Updates the editable fields and status of an endpoint. */
   updateWebhook(w: WebhookRow): void {
-    this.stmt(
+    this.#stmt(
       `UPDATE wh_webhooks SET url = ?, events = ?, description = ?, status = ?, updated_at = ?,
        band_since = ?, last_attempt_at = ?, breaker_reset_seq = ? WHERE id = ?`,
     ).run(
@@ -342,7 +417,7 @@ export class WebhookStore {
 
   /** Stores the breaker's band and last evaluated attempt time. */
   updateBreaker(id: string, bandSince: number | null, lastAttemptAt: number | null): void {
-    this.stmt("UPDATE wh_webhooks SET band_since = ?, last_attempt_at = ? WHERE id = ?").run(
+    this.#stmt("UPDATE wh_webhooks SET band_since = ?, last_attempt_at = ? WHERE id = ?").run(
       bandSince,
       lastAttemptAt,
       id,
@@ -351,18 +426,18 @@ export class WebhookStore {
 
   /** Marks an endpoint deleted and drops its pending notifications' schedule. */
   deleteWebhook(id: string, now: number): void {
-    this.stmt("UPDATE wh_webhooks SET deleted = 1, updated_at = ? WHERE id = ?").run(now, id);
+    this.#stmt("UPDATE wh_webhooks SET deleted = 1, updated_at = ? WHERE id = ?").run(now, id);
   }
 
   /** The highest attempt seq so far (0 when none). */
   maxAttemptSeq(): number {
-    const r = this.stmt("SELECT MAX(seq) AS m FROM wh_attempts").get() as Row;
+    const r = this.#stmt("SELECT MAX(seq) AS m FROM wh_attempts").get() as Row;
     return (r.m as number | null) ?? 0;
   }
 
   /** Evaluated attempts of an endpoint after `afterSeq` with sentTime > `since`, oldest first. */
   windowAttempts(webhookId: string, afterSeq: number, since: number): AttemptRow[] {
-    return this.stmt(
+    return this.#stmt(
       `SELECT * FROM wh_attempts WHERE webhook_id = ? AND seq > ? AND evaluated = 1
        AND sent_time > ? ORDER BY seq`,
     ).all(webhookId, afterSeq, since).map(attemptFrom);
@@ -370,7 +445,7 @@ export class WebhookStore {
 
   /** Every attempt of an endpoint with sentTime in (from, to], oldest first. */
   attemptsBetween(webhookId: string, from: number, to: number): AttemptRow[] {
-    return this.stmt(
+    return this.#stmt(
       `SELECT * FROM wh_attempts WHERE webhook_id = ? AND sent_time > ? AND sent_time <= ?
        ORDER BY seq`,
     ).all(webhookId, from, to).map(attemptFrom);
@@ -378,7 +453,7 @@ export class WebhookStore {
 
   /** The latest attempt time of an endpoint, or null. */
   lastAttemptTime(webhookId: string): number | null {
-    const r = this.stmt("SELECT MAX(sent_time) AS m FROM wh_attempts WHERE webhook_id = ?").get(
+    const r = this.#stmt("SELECT MAX(sent_time) AS m FROM wh_attempts WHERE webhook_id = ?").get(
       webhookId,
     ) as Row;
     return (r.m as number | null) ?? null;
@@ -388,7 +463,7 @@ export class WebhookStore {
 
   /** Inserts a notification; returns its seq. */
   insertNotification(n: Omit<NotificationRow, "seq" | "series">): number {
-    const r = this.stmt(
+    const r = this.#stmt(
       `INSERT INTO wh_notifications (id, webhook_id, event_type, resource_id, data, status,
        created_at, updated_at, attempts, last_sent_time, next_attempt_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -410,13 +485,13 @@ export class WebhookStore {
 
   /** A notification by seq. */
   notificationBySeq(seq: number): NotificationRow | undefined {
-    const r = this.stmt("SELECT * FROM wh_notifications WHERE seq = ?").get(seq);
+    const r = this.#stmt("SELECT * FROM wh_notifications WHERE seq = ?").get(seq);
     return r ? notificationFrom(r) : undefined;
   }
 
   /** A notification of an endpoint by id. */
   getNotification(webhookId: string, id: string): NotificationRow | undefined {
-    const r = this.stmt("SELECT * FROM wh_notifications WHERE id = ? AND webhook_id = ?").get(
+    const r = this.#stmt("SELECT * FROM wh_notifications WHERE id = ? AND webhook_id = ?").get(
       id,
       webhookId,
     );
@@ -425,7 +500,7 @@ export class WebhookStore {
 
   /** Writes a notification's delivery fields. */
   updateNotificationProgress(n: NotificationRow): void {
-    this.stmt(
+    this.#stmt(
       `UPDATE wh_notifications SET status = ?, updated_at = ?, attempts = ?, last_sent_time = ?,
        next_attempt_at = ?, series = ? WHERE seq = ?`,
     ).run(n.status, n.updatedAt, n.attempts, n.lastSentTime, n.nextAttemptAt, n.series, n.seq);
@@ -434,10 +509,10 @@ export class WebhookStore {
   /** Notifications waiting (IN_PROGRESS or ON_HOLD), optionally of one endpoint. */
   pendingNotifications(webhookId?: string): NotificationRow[] {
     const rows = webhookId === undefined
-      ? this.stmt(
+      ? this.#stmt(
         "SELECT * FROM wh_notifications WHERE status IN ('IN_PROGRESS', 'ON_HOLD') ORDER BY seq",
       ).all()
-      : this.stmt(
+      : this.#stmt(
         `SELECT * FROM wh_notifications WHERE status IN ('IN_PROGRESS', 'ON_HOLD')
          AND webhook_id = ? ORDER BY seq`,
       ).all(webhookId);
@@ -446,7 +521,7 @@ export class WebhookStore {
 
   /** Inserts an attempt; returns its seq. */
   insertAttempt(a: Omit<AttemptRow, "seq">): number {
-    const r = this.stmt(
+    const r = this.#stmt(
       `INSERT INTO wh_attempts (notification_id, webhook_id, sent_time, duration, response_code,
        failure_reason, error, evaluated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
@@ -464,16 +539,97 @@ export class WebhookStore {
 
   /** A page of a notification's attempts in the order they were made. */
   attemptPage(notificationId: string, afterSeq: number, limit: number): AttemptRow[] {
-    return this.stmt(
+    return this.#stmt(
       "SELECT * FROM wh_attempts WHERE notification_id = ? AND seq > ? ORDER BY seq LIMIT ?",
     ).all(notificationId, afterSeq, limit).map(attemptFrom);
+  }
+
+  /** ON_HOLD notifications of an endpoint become IN_PROGRESS, due now at the latest. */
+  resumeHeld(webhookId: string, now: number): void {
+    this.#stmt(
+      `UPDATE wh_notifications SET status = 'IN_PROGRESS', updated_at = ?,
+       next_attempt_at = MAX(COALESCE(next_attempt_at, ?), ?)
+       WHERE webhook_id = ? AND status = 'ON_HOLD'`,
+    ).run(now, now, now, webhookId);
+  }
+
+  /** IN_PROGRESS notifications of an endpoint become ON_HOLD. */
+  holdInProgress(webhookId: string, now: number): void {
+    this.#stmt(
+      `UPDATE wh_notifications SET status = 'ON_HOLD', updated_at = ?
+       WHERE webhook_id = ? AND status = 'IN_PROGRESS'`,
+    ).run(now, webhookId);
+  }
+
+  /** An endpoint's notifications of one resource created at or after `since`. */
+  notificationsOfResource(webhookId: string, resourceId: string, since: number): NotificationRow[] {
+    return this.#stmt(
+      `SELECT * FROM wh_notifications WHERE webhook_id = ? AND resource_id = ? AND created_at >= ?`,
+    ).all(webhookId, resourceId, since).map(notificationFrom);
+  }
+
+  /** An endpoint's FAILED notifications created at or after `since`, oldest first. */
+  failedSince(webhookId: string, since: number): { seq: number; eventType: string }[] {
+    return this.#stmt(
+      `SELECT seq, event_type FROM wh_notifications WHERE webhook_id = ? AND status = 'FAILED'
+       AND created_at >= ? ORDER BY seq`,
+    ).all(webhookId, since).map((r: Row) => ({
+      seq: r.seq as number,
+      eventType: r.event_type as string,
+    }));
+  }
+
+  /**
+   * The row ids (seqs) of an endpoint's notifications matching `filter`, in
+   * the order asked (ties broken by creation order).
+   */
+  notificationSeqs(filter: NotificationFilter): number[] {
+    const where = ["webhook_id = ?", "created_at >= ?"];
+    const args: (string | number)[] = [filter.webhookId, filter.startTime];
+    if (filter.endTime !== undefined) {
+      where.push("created_at <= ?");
+      args.push(filter.endTime);
+    }
+    if (filter.statuses.length) {
+      where.push(`status IN (${filter.statuses.map(() => "?").join(",")})`);
+      args.push(...filter.statuses);
+    }
+    if (filter.events.length) {
+      where.push(`event_type IN (${filter.events.map(() => "?").join(",")})`);
+      args.push(...filter.events);
+    }
+    if (filter.resourceId) {
+      where.push("resource_id = ?");
+      args.push(filter.resourceId);
+    }
+    const col = SORT_COLUMNS[filter.sortBy];
+    const order = filter.order === "ASC" ? "ASC" : "DESC";
+    return this.db.prepare(
+      `SELECT seq FROM wh_notifications WHERE ${where.join(" AND ")}
+       ORDER BY ${col} ${order}, seq ${order}`,
+    ).all(...args).map((r) => (r as { seq: number }).seq);
+  }
+
+  /** The latest notifications of every endpoint, newest first. */
+  latestNotifications(limit: number): NotificationRow[] {
+    return this.#stmt("SELECT * FROM wh_notifications ORDER BY seq DESC LIMIT ?").all(limit).map(
+      notificationFrom,
+    );
+  }
+
+  /** Every attempt (of one endpoint, or of all) in the order it was recorded. */
+  attemptLog(webhookId?: string): AttemptRow[] {
+    const rows = webhookId
+      ? this.#stmt("SELECT * FROM wh_attempts WHERE webhook_id = ? ORDER BY seq").all(webhookId)
+      : this.#stmt("SELECT * FROM wh_attempts ORDER BY seq").all();
+    return rows.map(attemptFrom);
   }
 
   // ---- jobs
 
   /** Inserts or replaces a job. */
   saveJob(j: JobRow): void {
-    this.stmt(
+    this.#stmt(
       `INSERT OR REPLACE INTO wh_jobs (id, webhook_id, status, processed, total, pending,
        created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
     ).run(
@@ -489,13 +645,16 @@ export class WebhookStore {
 
   /** A job by id. */
   getJob(webhookId: string, id: string): JobRow | undefined {
-    const r = this.stmt("SELECT * FROM wh_jobs WHERE id = ? AND webhook_id = ?").get(id, webhookId);
+    const r = this.#stmt("SELECT * FROM wh_jobs WHERE id = ? AND webhook_id = ?").get(
+      id,
+      webhookId,
+    );
     return r ? jobFrom(r) : undefined;
   }
 
   /** Jobs not finished (to resume after a restart). */
   unfinishedJobs(): JobRow[] {
-    return this.stmt("SELECT * FROM wh_jobs WHERE status IN ('QUEUED', 'IN_PROGRESS')").all().map(
+    return this.#stmt("SELECT * FROM wh_jobs WHERE status IN ('QUEUED', 'IN_PROGRESS')").all().map(
       jobFrom,
     );
   }
@@ -504,7 +663,7 @@ export class WebhookStore {
 
   /** Adds an e-mail to the outbox. */
   insertMail(m: Omit<OutboxMail, "seq">): void {
-    this.stmt(
+    this.#stmt(
       `INSERT INTO wh_outbox (webhook_id, to_addr, subject, body, created_at)
        VALUES (?, ?, ?, ?, ?)`,
     ).run(m.webhookId, m.to, m.subject, m.body, m.createdAt);
@@ -512,7 +671,7 @@ export class WebhookStore {
 
   /** The outbox, oldest first. */
   outbox(): OutboxMail[] {
-    return this.stmt("SELECT * FROM wh_outbox ORDER BY seq").all().map((r: Row) => ({
+    return this.#stmt("SELECT * FROM wh_outbox ORDER BY seq").all().map((r: Row) => ({
       seq: r.seq as number,
       to: r.to_addr as string,
       subject: r.subject as string,

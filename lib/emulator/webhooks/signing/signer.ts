@@ -10,7 +10,7 @@
  * @module
  */
 
-import { base64url } from "../../../platform/mod.ts";
+import { fromBase64Url, toBase64Url } from "../../../core/mod.ts";
 import { OpenSslSigner } from "./openssl.ts";
 import { SignPool } from "./workers.ts";
 
@@ -51,24 +51,10 @@ export interface Jwks {
   keys: PublicJwk[];
 }
 
-type NativeBase64 = { toBase64(o: { alphabet: "base64url"; omitPadding: boolean }): string };
-const NATIVE_BASE64 =
-  typeof (Uint8Array.prototype as Partial<NativeBase64>).toBase64 === "function";
-
-/** base64url without padding; the runtime's native encoder when it has one (the hot path). */
-function b64url(bytes: Uint8Array): string {
-  return NATIVE_BASE64
-    ? (bytes as unknown as NativeBase64).toBase64({ alphabet: "base64url", omitPadding: true })
-    : base64url(bytes);
-}
-
-function b64urlDecode(s: string): Uint8Array {
+/** A JWS part: base64url WITHOUT padding (RFC 7515 §2), so a padded one is malformed. */
+function jwsPartBytes(s: string): Uint8Array {
   if (!/^[A-Za-z0-9_-]*$/.test(s)) throw new TypeError("not base64url");
-  const pad = s.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((s.length + 3) % 4);
-  const bin = atob(pad);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
+  return fromBase64Url(s);
 }
 
 /**
@@ -95,7 +81,7 @@ export class WebhookSigner {
     this.#privateKey = privateKey;
     this.#publicJwk = publicJwk;
     this.#privateJwk = { ...privateJwk, kid: publicJwk.kid };
-    this.#protectedHeader = base64url(JSON.stringify({ alg: "RS512", kid: publicJwk.kid }));
+    this.#protectedHeader = toBase64Url(JSON.stringify({ alg: "RS512", kid: publicJwk.kid }));
   }
 
   /** Makes a fresh RSA-2048 key pair with a random `kid`. */
@@ -205,7 +191,7 @@ export class WebhookSigner {
       der.fill(0);
     }
     try {
-      const probe = enc.encode(`${this.#protectedHeader}.${base64url("signer self-check")}`);
+      const probe = enc.encode(`${this.#protectedHeader}.${toBase64Url("signer self-check")}`);
       const [ours, theirs] = await Promise.all([
         signer.sign(probe),
         crypto.subtle.sign(ALG, this.#privateKey, probe),
@@ -237,18 +223,18 @@ export class WebhookSigner {
   /** Signs the raw body; returns the header value `<header>..<signature>`. */
   async sign(body: Uint8Array | string): Promise<string> {
     const bytes = typeof body === "string" ? enc.encode(body) : body;
-    const input = `${this.#protectedHeader}.${b64url(bytes)}`;
+    const input = `${this.#protectedHeader}.${toBase64Url(bytes)}`;
     const openssl = this.#openssl;
     if (openssl) {
       try {
-        return `${this.#protectedHeader}..${b64url(await openssl.sign(enc.encode(input)))}`;
+        return `${this.#protectedHeader}..${toBase64Url(await openssl.sign(enc.encode(input)))}`;
       } catch (e) {
         if (this.#openssl === openssl) this.#dropOpenSsl(e);
       }
     }
     if (this.#pool) return `${this.#protectedHeader}..${await this.#pool.sign(input)}`;
     const sig = new Uint8Array(await crypto.subtle.sign(ALG, this.#privateKey, enc.encode(input)));
-    return `${this.#protectedHeader}..${base64url(sig)}`;
+    return `${this.#protectedHeader}..${toBase64Url(sig)}`;
   }
 
   /** After a failed OpenSSL signature: WebCrypto from now on (workers once they start). */
@@ -289,8 +275,8 @@ export async function verifyWebhookSignature(
   let head: { alg?: string; kid?: string };
   let sig: Uint8Array;
   try {
-    head = JSON.parse(new TextDecoder().decode(b64urlDecode(parts[0])));
-    sig = b64urlDecode(parts[2]);
+    head = JSON.parse(new TextDecoder().decode(jwsPartBytes(parts[0])));
+    sig = jwsPartBytes(parts[2]);
   } catch {
     return { ok: false, reason: "malformed JWS" };
   }
@@ -305,7 +291,7 @@ export async function verifyWebhookSignature(
     ["verify"],
   );
   const bytes = typeof body === "string" ? enc.encode(body) : body;
-  const input = enc.encode(`${parts[0]}.${base64url(bytes)}`);
+  const input = enc.encode(`${parts[0]}.${toBase64Url(bytes)}`);
   const ok = await crypto.subtle.verify(ALG, key, sig as BufferSource, input);
   return ok ? { ok: true, kid: jwk.kid } : { ok: false, reason: "signature does not match" };
 }

@@ -5,10 +5,14 @@
  * workers hold the private key and sign; the main thread only posts bodies.
  *
  * The worker's code is inline (a `data:` URL) so that it needs no file next
- * to a compiled binary.
+ * to a compiled binary. For that reason it keeps its own four-line base64url
+ * encoder: a worker started from a `data:` URL cannot import
+ * `lib/core/encoding.ts`, the one the rest of the emulator uses.
  *
  * @module
  */
+
+import { toBase64 } from "../../../core/mod.ts";
 
 const WORKER_SOURCE = `
 let key;
@@ -60,7 +64,7 @@ export class SignPool {
   /** Starts `size` workers holding the key; rejects when workers cannot start. */
   static async start(privateJwk: JsonWebKey, size: number): Promise<SignPool> {
     const pool = new SignPool();
-    const url = `data:application/javascript;base64,${btoa(WORKER_SOURCE)}`;
+    const url = `data:application/javascript;base64,${toBase64(WORKER_SOURCE)}`;
     const jwk = { ...privateJwk };
     delete (jwk as { kid?: string }).kid;
     jwk.alg = "RS512";

@@ -1,0 +1,47 @@
+/**
+ * The console's one read of the transactions table: the latest transactions,
+ * newest first (the console page shows them; it writes nothing).
+ *
+ * @module
+ */
+
+import type { Row, Store } from "../store.ts";
+
+/** A transaction as the console lists it. */
+export interface ConsoleTransaction {
+  /** Transaction id. */
+  id: unknown;
+  /** Its status. */
+  status: unknown;
+  /** Its sub-status, if any. */
+  subStatus: unknown;
+  /** e.g. `TRANSFER`. */
+  operation: unknown;
+  /** The chain hash, once sent. */
+  txHash: unknown;
+  /** Epoch ms. */
+  createdAt: number;
+}
+
+/**
+ * The `limit` latest transactions; throws when the transactions table does
+ * not exist (the transactions area is not loaded).
+ *
+ * @example
+ * ```ts
+ * const rows = latestTransactions(ctx.store, 50);
+ * ```
+ */
+export function latestTransactions(store: Store, limit: number): ConsoleTransaction[] {
+  const rows = store.db.prepare(
+    "SELECT id, status, sub_status, operation, tx_hash, created_at FROM transactions ORDER BY seq DESC LIMIT ?",
+  ).all(limit) as Row[];
+  return rows.map((r) => ({
+    id: r.id,
+    status: r.status,
+    subStatus: r.sub_status,
+    operation: r.operation,
+    txHash: r.tx_hash,
+    createdAt: Number(r.created_at),
+  }));
+}

@@ -1,0 +1,245 @@
+/**
+ * The webhook endpoints in memory, each with its breaker state and its queue
+ * of due notifications, kept in step with the store: create, read, update
+ * (`enabled: true` re-enables a SUSPENDED endpoint at once, breaker.md §3),
+ * delete, and holding an endpoint's notifications when it stops receiving.
+ *
+ * @module
+ */
+
+import {
+  type BreakerConfig,
+  type BreakerState,
+  restoreBreakerState,
+  transition,
+  windowErrorRate,
+} from "../../webhooks/mod.ts";
+import { ApiError, ErrorCode } from "../http/reply.ts";
+import type { Scheduler } from "./scheduler.ts";
+import type { WebhookRow, WebhookStore } from "./store.ts";
+
+/** One endpoint as the engine holds it. */
+export interface Endpoint {
+  /** Its row as stored. */
+  row: WebhookRow;
+  /** Its breaker (rebuilt from the stored attempts at start). */
+  breaker: BreakerState;
+  /** Attempts on the wire. */
+  inFlight: number;
+  /** Due notifications (seqs) waiting for a free slot, FIFO from `readyHead`. */
+  ready: number[];
+  /** Index of the next ready seq. */
+  readyHead: number;
+  /** Last time given to the breaker (its events must not go back in time). */
+  lastEvalT: number;
+}
+
+/** The fields `PATCH /v1/webhooks/{id}` may change. */
+export interface WebhookPatch {
+  /** New URL. */
+  url?: string;
+  /** New description. */
+  description?: string;
+  /** New event types. */
+  events?: string[];
+  /** true: ENABLED (re-enables a suspended one); false: DISABLED. */
+  enabled?: boolean;
+}
+
+/** Options of {@linkcode Endpoints}. */
+export interface EndpointsOptions {
+  /** The tables. */
+  store: WebhookStore;
+  /** The due-time queue (to cancel and resume schedules). */
+  scheduler: Scheduler;
+  /** The breaker in force (durations already scaled). */
+  breaker: BreakerConfig;
+  /** Clock. */
+  now: () => number;
+  /** Id source. */
+  uuid: () => string;
+}
+
+/**
+ * The live endpoints; see the module doc.
+ *
+ * @example
+ * ```ts
+ * const endpoints = new Endpoints({ store, scheduler, breaker, now: Date.now, uuid: () => crypto.randomUUID() });
+ * endpoints.load();
+ * endpoints.create({ url: "http://127.0.0.1:8080/hook", events: ["transaction.created"] });
+ * ```
+ */
+export class Endpoints {
+  readonly #store: WebhookStore;
+  readonly #scheduler: Scheduler;
+  readonly #breaker: BreakerConfig;
+  readonly #now: () => number;
+  readonly #uuid: () => string;
+  readonly #byId = new Map<string, Endpoint>();
+
+  /** Builds an empty set; {@linkcode Endpoints.load} reads the stored ones. */
+  constructor(opts: EndpointsOptions) {
+    this.#store = opts.store;
+    this.#scheduler = opts.scheduler;
+    this.#breaker = opts.breaker;
+    this.#now = opts.now;
+    this.#uuid = opts.uuid;
+  }
+
+  /** Loads every stored endpoint, rebuilding each breaker from its stored attempts. */
+  load(): void {
+    for (const row of this.#store.allWebhooks()) this.#byId.set(row.id, this.#endpointOf(row));
+  }
+
+  #endpointOf(row: WebhookRow): Endpoint {
+    const since = (row.lastAttemptAt ?? 0) - this.#breaker.windowMs;
+    const window: [number, 0 | 1][] = row.status === "SUSPENDED"
+      ? []
+      : this.#store.windowAttempts(row.id, row.breakerResetSeq, since).map((a) => [
+        a.sentTime,
+        a.error ? 1 : 0,
+      ]);
+    const breaker = restoreBreakerState({
+      status: row.status === "SUSPENDED" ? "SUSPENDED" : "ENABLED",
+      window,
+      bandSince: row.bandSince,
+      lastAttemptAt: row.lastAttemptAt,
+    });
+    return {
+      row,
+      breaker,
+      inFlight: 0,
+      ready: [],
+      readyHead: 0,
+      lastEvalT: row.lastAttemptAt ?? -Infinity,
+    };
+  }
+
+  /** The live endpoint `id`, or undefined (deleted, unknown). */
+  get(id: string): Endpoint | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** The row of endpoint `id`, or a 404. */
+  row(id: string): WebhookRow {
+    const ep = this.#byId.get(id);
+    if (!ep) {
+      throw new ApiError(404, `Webhook ${JSON.stringify(id)} not found.`, ErrorCode.notFound);
+    }
+    return ep.row;
+  }
+
+  /** Every live endpoint, in creation order. */
+  all(): Endpoint[] {
+    return [...this.#byId.values()];
+  }
+
+  /** Creates an endpoint (ENABLED unless `enabled: false`). */
+  create(
+    input: { url: string; events: string[]; description?: string; enabled?: boolean },
+  ): WebhookRow {
+    const now = this.#now();
+    const row = this.#store.insertWebhook({
+      id: this.#uuid(),
+      url: input.url,
+      events: input.events,
+      description: input.description ?? null,
+      status: input.enabled === false ? "DISABLED" : "ENABLED",
+      createdAt: now,
+      updatedAt: now,
+    });
+    this.#byId.set(row.id, this.#endpointOf(row));
+    return row;
+  }
+
+  /**
+   * Updates an endpoint. `enabled: true` re-enables a SUSPENDED (or
+   * DISABLED) one at once, with an empty window and no band (breaker.md §3);
+   * its waiting notifications resume. `enabled: false` disables it.
+   */
+  update(id: string, patch: WebhookPatch): WebhookRow {
+    const ep = this.#byId.get(id);
+    if (!ep) {
+      throw new ApiError(404, `Webhook ${JSON.stringify(id)} not found.`, ErrorCode.notFound);
+    }
+    const now = this.#now();
+    const row = { ...ep.row };
+    if (patch.url !== undefined) row.url = patch.url;
+    if (patch.description !== undefined) row.description = patch.description;
+    if (patch.events !== undefined) row.events = patch.events;
+    row.updatedAt = now;
+    let resume = false;
+    this.#store.tx(() => {
+      if (patch.enabled === true && row.status !== "ENABLED") {
+        if (ep.breaker.status === "SUSPENDED") {
+          transition(ep.breaker, { type: "enable", time: now }, this.#breaker);
+          row.breakerResetSeq = this.#store.maxAttemptSeq();
+          row.bandSince = null;
+        }
+        row.status = "ENABLED";
+        resume = true;
+        this.#store.resumeHeld(id, now);
+      } else if (patch.enabled === false && row.status !== "DISABLED") {
+        row.status = "DISABLED";
+        this.hold(id, now);
+      }
+      this.#store.updateWebhook(row);
+    });
+    ep.row = row;
+    if (resume) {
+      for (const n of this.#store.pendingNotifications(id)) {
+        if (n.status === "IN_PROGRESS") this.#scheduler.schedule(n.seq, id, n.nextAttemptAt ?? now);
+      }
+    }
+    return row;
+  }
+
+  /** Deletes an endpoint; its waiting notifications are no longer delivered. */
+  delete(id: string): WebhookRow {
+    const row = this.row(id);
+    const now = this.#now();
+    this.#store.tx(() => {
+      this.#store.deleteWebhook(id, now);
+      this.hold(id, now);
+    });
+    this.#byId.delete(id);
+    return row;
+  }
+
+  /**
+   * Moves an endpoint's IN_PROGRESS notifications to ON_HOLD and forgets
+   * their schedule. Call inside the store transaction of the change.
+   */
+  hold(webhookId: string, now: number): void {
+    this.#store.holdInProgress(webhookId, now);
+    const ep = this.#byId.get(webhookId);
+    if (ep) {
+      for (let i = ep.readyHead; i < ep.ready.length; i++) this.#scheduler.cancel(ep.ready[i]);
+      ep.ready = [];
+      ep.readyHead = 0;
+    }
+    this.#scheduler.cancelEndpoint(webhookId);
+  }
+
+  /**
+   * The error rate of the endpoint's last active hour (scaled): over
+   * (L - W, L] where L is its latest attempt, in whole percent, as the
+   * platform's `LAST_ACTIVE_HOUR_ERROR_RATE` metric.
+   */
+  errorRatePercent(id: string): string {
+    this.row(id);
+    const last = this.#store.lastAttemptTime(id);
+    if (last === null) return "0";
+    const W = this.#breaker.windowMs;
+    const rows = this.#store.attemptsBetween(id, last - W, last);
+    const state = restoreBreakerState({
+      status: "ENABLED",
+      window: rows.map((a) => [a.sentTime, a.error ? 1 : 0]),
+      bandSince: null,
+      lastAttemptAt: null,
+    });
+    const { rate } = windowErrorRate(state, last, this.#breaker);
+    return String(Math.round(rate * 100));
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * Resends: one notification, the notifications of a resource, and the
+ * "resend failed" jobs (processed in the background, batch by batch,
+ * resumed after a restart). A resend starts a fresh series of up to 10
+ * attempts (breaker.md §2, our choice); it waits ON_HOLD when the endpoint
+ * is not ENABLED.
+ *
+ * @module
+ */
+
+import { ApiError, ErrorCode } from "../http/reply.ts";
+import type { Endpoints } from "./endpoints.ts";
+import type { Clock, Scheduler } from "./scheduler.ts";
+import type { JobRow, NotificationRow, WebhookStore } from "./store.ts";
+import type { NotificationStatus } from "../../core/mod.ts";
+
+const DAY = 86_400_000;
+/** Notifications resent per step of a job. */
+const BATCH = 200;
+
+/** Options of {@linkcode Resends}. */
+export interface ResendsOptions {
+  /** The tables. */
+  store: WebhookStore;
+  /** The live endpoints. */
+  endpoints: Endpoints;
+  /** The due-time queue. */
+  scheduler: Scheduler;
+  /** Clock and timers (a job's steps are timers of 0 ms). */
+  clock: Clock;
+  /** Id source of jobs. */
+  uuid: () => string;
+}
+
+/**
+ * The resend operations; see the module doc.
+ *
+ * @example
+ * ```ts
+ * const resends = new Resends({ store, endpoints, scheduler, clock, uuid: () => crypto.randomUUID() });
+ * resends.resend("w1", "n1");
+ * ```
+ */
+export class Resends {
+  readonly #store: WebhookStore;
+  readonly #endpoints: Endpoints;
+  readonly #scheduler: Scheduler;
+  readonly #clock: Clock;
+  readonly #uuid: () => string;
+  readonly #running = new Set<string>();
+  #stopped = false;
+
+  /** Builds the resend operations over the engine's parts. */
+  constructor(opts: ResendsOptions) {
+    this.#store = opts.store;
+    this.#endpoints = opts.endpoints;
+    this.#scheduler = opts.scheduler;
+    this.#clock = opts.clock;
+    this.#uuid = opts.uuid;
+  }
+
+  /** Resumes the jobs a previous run left unfinished. */
+  resume(): void {
+    for (const j of this.#store.unfinishedJobs()) this.#run(j);
+  }
+
+  /** Stops running jobs (they resume after a restart). */
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  /** A notification of an endpoint, or a 404. */
+  notification(webhookId: string, id: string): NotificationRow {
+    this.#endpoints.row(webhookId);
+    const n = this.#store.getNotification(webhookId, id);
+    if (!n) {
+      throw new ApiError(404, `Notification ${JSON.stringify(id)} not found.`, ErrorCode.notFound);
+    }
+    return n;
+  }
+
+  /** Starts a fresh series of attempts for one notification (no age limit here). */
+  #fresh(n: NotificationRow, now: number): NotificationRow {
+    const ep = this.#endpoints.get(n.webhookId);
+    const status: NotificationStatus = ep?.row.status === "ENABLED" ? "IN_PROGRESS" : "ON_HOLD";
+    const next: NotificationRow = {
+      ...n,
+      status,
+      attempts: 0,
+      lastSentTime: null,
+      nextAttemptAt: now,
+      updatedAt: now,
+      series: n.series + 1,
+    };
+    this.#store.updateNotificationProgress(next);
+    return next;
+  }
+
+  #scheduleAll(rows: NotificationRow[], now: number): void {
+    for (const n of rows) {
+      if (n.status === "IN_PROGRESS") this.#scheduler.schedule(n.seq, n.webhookId, now);
+    }
+  }
+
+  /** Resends one notification (the API answers 202); 400 when it is older than 30 days. */
+  resend(webhookId: string, id: string): void {
+    const n = this.notification(webhookId, id);
+    const now = this.#clock.now();
+    if (n.createdAt < now - 30 * DAY) {
+      throw new ApiError(
+        400,
+        `Notification ${id} is older than 30 days and cannot be resent.`,
+        ErrorCode.badRequest,
+      );
+    }
+    const next = this.#store.tx(() => this.#fresh(n, now));
+    this.#scheduleAll([next], now);
+  }
+
+  /**
+   * Resends the endpoint's notifications of a resource from the last 30 days.
+   * `excludeStatuses` absent: every status but COMPLETED; `[]`: all.
+   */
+  resendByResource(webhookId: string, resourceId: string, excludeStatuses?: string[]): number {
+    this.#endpoints.row(webhookId);
+    const now = this.#clock.now();
+    const exclude = new Set(excludeStatuses ?? ["COMPLETED"]);
+    const chosen = this.#store.notificationsOfResource(webhookId, resourceId, now - 30 * DAY)
+      .filter((n) => !exclude.has(n.status));
+    const done = this.#store.tx(() =>
+      chosen.map((n) => this.#fresh(this.#store.notificationBySeq(n.seq)!, now))
+    );
+    this.#scheduleAll(done, now);
+    return done.length;
+  }
+
+  /**
+   * Resends the endpoint's FAILED notifications of the last 24 hours
+   * (from `startTime` when later), optionally of some event types. Returns
+   * `{total: 0}` when there is nothing, else a job.
+   */
+  resendFailed(
+    webhookId: string,
+    opts: { startTime?: number; events?: string[] },
+  ): { total: number; job?: JobRow } {
+    this.#endpoints.row(webhookId);
+    const now = this.#clock.now();
+    const since = Math.max(opts.startTime ?? 0, now - DAY);
+    let rows = this.#store.failedSince(webhookId, since);
+    if (opts.events?.length) {
+      const ev = new Set(opts.events);
+      rows = rows.filter((r) => ev.has(r.eventType));
+    }
+    if (rows.length === 0) return { total: 0 };
+    const job: JobRow = {
+      id: this.#uuid(),
+      webhookId,
+      status: "QUEUED",
+      processed: 0,
+      total: rows.length,
+      pending: rows.map((r) => r.seq),
+      createdAt: now,
+    };
+    this.#store.saveJob(job);
+    this.#run(job);
+    return { total: job.total, job };
+  }
+
+  /** A resend job of an endpoint, or a 404. */
+  job(webhookId: string, jobId: string): JobRow {
+    this.#endpoints.row(webhookId);
+    const j = this.#store.getJob(webhookId, jobId);
+    if (!j) throw new ApiError(404, `Job ${JSON.stringify(jobId)} not found.`, ErrorCode.notFound);
+    return j;
+  }
+
+  #run(job: JobRow): void {
+    if (this.#running.has(job.id)) return;
+    this.#running.add(job.id);
+    const step = () => {
+      if (this.#stopped) return;
+      const now = this.#clock.now();
+      const batch = job.pending.splice(0, BATCH);
+      const done = this.#store.tx(() => {
+        const out: NotificationRow[] = [];
+        for (const seq of batch) {
+          const n = this.#store.notificationBySeq(seq);
+          if (n && n.status === "FAILED") out.push(this.#fresh(n, now));
+        }
+        job.processed += batch.length;
+        job.status = job.pending.length ? "IN_PROGRESS" : "COMPLETED";
+        this.#store.saveJob(job);
+        return out;
+      });
+      this.#scheduleAll(done, now);
+      if (job.pending.length) this.#clock.setTimer(step, 0);
+      else this.#running.delete(job.id);
+    };
+    this.#clock.setTimer(step, 0);
+  }
+}

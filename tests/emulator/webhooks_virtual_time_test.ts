@@ -1,0 +1,224 @@
+/**
+ * The delivery engine on virtual time: the retry schedule (breaker.md §2) and
+ * the breaker (§3) driven through the engine with an injected clock, no
+ * sleeping, checked against the spec's literal numbers. Delivery goes
+ * through an injected fetch that answers from a script.
+ */
+
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { WebhookEngine } from "../../lib/emulator/webhooks/engine.ts";
+import { WebhookSigner } from "../../lib/emulator/webhooks/signing/signer.ts";
+import { WebhookStore } from "../../lib/emulator/webhooks/store.ts";
+import { suspensionMail } from "../../lib/emulator/webhooks/suspension_mail.ts";
+import { DEFAULT_BREAKER_CONFIG } from "../../lib/webhooks/mod.ts";
+import { VirtualClock } from "../support/virtual_clock.ts";
+
+const T0 = Date.UTC(2026, 0, 1);
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+/** breaker.md §2, literally: DELAYS in seconds. */
+const DELAYS = [10, 30, 120, 300, 900, 1800, 3600, 7200, 14400];
+
+const signer = await WebhookSigner.generate();
+
+/** An engine on a virtual clock whose deliveries are answered by `answer(callIndex)`. */
+function engineOn(
+  answer: (call: number) => number,
+  opts: { minAttempts?: number; concurrency?: number } = {},
+) {
+  const clock = new VirtualClock(T0);
+  const logs: string[] = [];
+  let calls = 0;
+  const store = new WebhookStore(new DatabaseSync(":memory:"));
+  const engine = new WebhookEngine({
+    store,
+    signer,
+    clock,
+    concurrency: opts.concurrency,
+    breaker: { ...DEFAULT_BREAKER_CONFIG, minAttempts: opts.minAttempts ?? 1 },
+    log: (l) => logs.push(l),
+    fetch: (_url, init) => {
+      // the body was read and signed as the platform would send it
+      assert.equal(typeof init?.body, "string");
+      return Promise.resolve(new Response(null, { status: answer(calls++) }));
+    },
+  });
+  engine.start();
+  const settle = () => engine.settled();
+  return { clock, engine, store, logs, settle };
+}
+
+Deno.test("virtual time: a retryable failure is retried after exactly 10 s, 30 s, 2 min, ... 4 h, then FAILED after 10 attempts", async () => {
+  // the breaker is held off (as in the live retry test) so that the series runs to its end
+  const { clock, engine, store, settle } = engineOn(() => 500, { minAttempts: 1_000_000 });
+  try {
+    const w = engine.createWebhook({ url: "http://receiver.invalid/hook", events: ["e"] });
+    const [n] = engine.publish({ eventType: "e", resourceId: "r1" });
+    await clock.runUntilIdle(settle);
+    const attempts = store.attemptLog(w.id);
+    assert.equal(attempts.length, 10);
+    assert.equal(attempts[0].sentTime, T0, "attempt 1 is made when the notification is created");
+    const gaps = attempts.slice(1).map((a, i) => (a.sentTime - attempts[i].sentTime) / SECOND);
+    assert.deepEqual(gaps, DELAYS);
+    const final = engine.notification(w.id, n.id);
+    assert.equal(final.status, "FAILED");
+    assert.equal(final.attempts, 10);
+    assert.equal(final.nextAttemptAt, null);
+    // 10 + 30 + 120 + 300 + 900 + 1800 + 3600 + 7200 + 14400 s after the first
+    assert.equal(attempts[9].sentTime - T0, 28_360 * SECOND);
+  } finally {
+    await engine.stop();
+  }
+});
+
+Deno.test("virtual time: success after three failures completes with gaps 10 s, 30 s, 2 min; a 404 fails at once", async () => {
+  const { clock, engine, store, settle } = engineOn((call) => call < 3 ? 503 : 200, {
+    minAttempts: 1_000_000,
+  });
+  try {
+    const w = engine.createWebhook({ url: "http://receiver.invalid/hook", events: ["e"] });
+    const [n] = engine.publish({ eventType: "e" });
+    await clock.runUntilIdle(settle);
+    const attempts = store.attemptLog(w.id);
+    assert.deepEqual(attempts.map((a) => a.responseCode), [503, 503, 503, 200]);
+    assert.deepEqual(attempts.map((a) => (a.sentTime - T0) / SECOND), [0, 10, 40, 160]);
+    assert.equal(engine.notification(w.id, n.id).status, "COMPLETED");
+  } finally {
+    await engine.stop();
+  }
+  const nf = engineOn(() => 404, { minAttempts: 1_000_000 });
+  try {
+    const w = nf.engine.createWebhook({ url: "http://receiver.invalid/hook", events: ["e"] });
+    const [n] = nf.engine.publish({ eventType: "e" });
+    await nf.clock.runUntilIdle(nf.settle);
+    assert.equal(nf.store.attemptLog(w.id).length, 1);
+    assert.equal(nf.engine.notification(w.id, n.id).status, "FAILED");
+  } finally {
+    await nf.engine.stop();
+  }
+});
+
+Deno.test("virtual time: 4 errors of 5 (exactly 80%) is not above 80%; the 6th attempt, the first retry 10 s later, suspends", async () => {
+  // one success, then only errors; one attempt in flight, so they are evaluated in order
+  const { clock, engine, store, logs, settle } = engineOn((call) => call === 0 ? 200 : 500, {
+    concurrency: 1,
+  });
+  try {
+    const w = engine.createWebhook({ url: "http://receiver.invalid/imm", events: ["e"] });
+    engine.publishMany(Array.from({ length: 5 }, () => ({ eventType: "e" })));
+    await clock.advanceTo(T0, settle);
+    assert.equal(store.attemptLog(w.id).length, 5);
+    assert.equal(engine.webhook(w.id).status, "ENABLED", "4/5 = 0.80 is not above 0.80");
+    await clock.runUntilIdle(settle, T0 + 10 * HOUR);
+    const attempts = store.attemptLog(w.id);
+    assert.equal(attempts.length, 6, "nothing is attempted while suspended");
+    assert.equal(attempts[5].sentTime, T0 + 10 * SECOND);
+    assert.equal(engine.webhook(w.id).status, "SUSPENDED");
+    const at = new Date(T0 + 10 * SECOND).toISOString();
+    assert.deepEqual(
+      logs.filter((l) => l.includes("SUSPENDED")),
+      [
+        `webhook ${w.id} SUSPENDED (immediate) at ${at}: 5 errors in 6 attempts of the window; e-mailed 1 admin(s)`,
+      ],
+    );
+    // the e-mail, word for word as before the breaker's text was built from its configuration
+    const [mail] = store.outbox();
+    assert.equal(mail.to, "admin@emulator.local");
+    assert.equal(mail.subject, "Webhook endpoint suspended: http://receiver.invalid/imm");
+    assert.equal(
+      mail.body,
+      [
+        `Your webhook endpoint http://receiver.invalid/imm (id ${w.id}) was suspended at ${at}.`,
+        "Reason: error rate above 80% (5 of 6 attempts in the last hour failed, 83%).",
+        "No notifications are sent to it while it is suspended; they wait ON_HOLD.",
+        `Re-enable it in the console or with PATCH /v1/webhooks/${w.id} {"enabled": true}.`,
+      ].join("\n"),
+    );
+    // re-enabled: at once, with an empty window; the held notifications are attempted now
+    const enabledAt = clock.now();
+    engine.updateWebhook(w.id, { enabled: true });
+    await clock.advanceTo(enabledAt, settle);
+    assert.equal(
+      store.attemptLog(w.id).length,
+      6 + 1,
+      "one in flight at a time: the first held one",
+    );
+    assert.equal(store.attemptLog(w.id)[6].sentTime, enabledAt);
+  } finally {
+    await engine.stop();
+  }
+});
+
+Deno.test("virtual time: an error rate held in the band (50%..80%) suspends exactly 4 h after the band began", async () => {
+  // success, error, error, over and over: every window of an hour is about 2/3 errors
+  const { clock, engine, store, logs, settle } = engineOn((call) => call % 3 === 0 ? 200 : 500);
+  try {
+    const w = engine.createWebhook({ url: "http://receiver.invalid/band", events: ["e"] });
+    // one event a minute
+    for (let k = 0; k <= 6 * 60 && engine.webhook(w.id).status === "ENABLED"; k++) {
+      await clock.advanceTo(T0 + k * MINUTE, settle);
+      engine.publish({ eventType: "e" });
+      await clock.advanceTo(T0 + k * MINUTE, settle);
+    }
+    assert.equal(engine.webhook(w.id).status, "SUSPENDED");
+    const attempts = store.attemptLog(w.id);
+    const bandSince = attempts.find((a) => a.error)!.sentTime;
+    assert.equal(bandSince, T0 + MINUTE, "the band began with the first error (1 of 2 = 50%)");
+    const lines = logs.filter((l) => l.includes("SUSPENDED"));
+    assert.equal(lines.length, 1);
+    const m = lines[0].match(/SUSPENDED \((\w+)\) at (\S+):/)!;
+    assert.equal(m[1], "sustained");
+    assert.equal(Date.parse(m[2]) - bandSince, 4 * HOUR);
+    // no attempt in the window went above 80% or below 50%: only the sustained rule acted
+    const [mail] = store.outbox();
+    assert.match(
+      mail.body,
+      /^Reason: error rate at or above 50% for 4 hours \(\d+ of \d+ attempts in the last hour failed, \d+%\)\.$/m,
+    );
+  } finally {
+    await engine.stop();
+  }
+});
+
+Deno.test("the suspension e-mail describes the breaker as configured", () => {
+  const endpoint = { url: "https://example.com/hook", webhookId: "w1", time: T0 };
+  const cfg = {
+    ...DEFAULT_BREAKER_CONFIG,
+    windowMs: 30 * MINUTE,
+    immediateAbove: 0.9,
+    sustainedFrom: 0.625,
+    sustainedForMs: 90 * MINUTE,
+  };
+  const imm = suspensionMail(endpoint, {
+    reason: "immediate",
+    errorRate: 0.95,
+    errors: 19,
+    attempts: 20,
+  }, cfg);
+  assert.match(
+    imm.body,
+    /Reason: error rate above 90% \(19 of 20 attempts in the last 30 minutes failed, 95%\)\./,
+  );
+  const sus = suspensionMail(endpoint, {
+    reason: "sustained",
+    errorRate: 0.7,
+    errors: 7,
+    attempts: 10,
+  }, cfg);
+  assert.match(
+    sus.body,
+    /Reason: error rate at or above 62\.5% for 90 minutes \(7 of 10 attempts in the last 30 minutes failed, 70%\)\./,
+  );
+  const dflt = suspensionMail(endpoint, {
+    reason: "sustained",
+    errorRate: 0.5,
+    errors: 4,
+    attempts: 8,
+  }, DEFAULT_BREAKER_CONFIG);
+  assert.match(
+    dflt.body,
+    /Reason: error rate at or above 50% for 4 hours \(4 of 8 attempts in the last hour failed, 50%\)\./,
+  );
+});

@@ -17,7 +17,10 @@
 
 export { EmulatorConfigError, startEmulator } from "./emulator.ts";
 export type { EmulatorOptions, RunningEmulator } from "./emulator.ts";
-export { createHandler, IDEMPOTENCY_SCHEMA, IDEMPOTENCY_TTL_MS } from "./http/handler.ts";
+export { createHandler } from "./http/handler.ts";
+export { Idempotency, IDEMPOTENCY_TTL_MS } from "./http/idempotency.ts";
+export { IDEMPOTENCY_SCHEMA, IdempotencyStore } from "./http/idempotency_store.ts";
+export type { IdempotencyRecord } from "./http/idempotency_store.ts";
 export type { EmulatorHandler } from "./http/handler.ts";
 export { ROUTE_MODULES } from "./http/routes.ts";
 export { Router } from "./http/router.ts";
@@ -51,12 +54,8 @@ export type { TransactionStatus } from "../core/mod.ts";
 export type { TransactionRecord } from "./transactions/store.ts";
 export { classifyNodeError } from "./transactions/node_errors.ts";
 export type { NodeFailure } from "./transactions/node_errors.ts";
-export {
-  MAX_TOKEN_LIFETIME_SECONDS,
-  NonceCache,
-  NONCES_SCHEMA,
-  verifyRequest,
-} from "./http/auth.ts";
+export { MAX_TOKEN_LIFETIME_SECONDS, verifyRequest } from "./http/auth.ts";
+export { NonceCache, NONCES_SCHEMA } from "./http/nonce_cache.ts";
 export type { AuthInput } from "./http/auth.ts";
 export { ensureApiUser } from "./http/api_user.ts";
 export type { ApiUser } from "./http/api_user.ts";

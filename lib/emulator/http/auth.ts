@@ -10,8 +10,9 @@
  * @module
  */
 
-import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { ApiError, ErrorCode } from "./reply.ts";
+import type { NonceCache } from "./nonce_cache.ts";
+import { fromBase64Url, toHex } from "../../core/mod.ts";
 
 const dec = new TextDecoder();
 const enc = new TextEncoder();
@@ -22,80 +23,11 @@ export const MAX_TOKEN_LIFETIME_SECONDS = 60;
 export const CLOCK_SKEW_SECONDS = 60;
 
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
-  return Array.from(d, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-function fromBase64url(s: string): Uint8Array {
-  if (!/^[A-Za-z0-9_-]*$/.test(s)) throw new Error("not base64url");
-  const b = s.replace(/-/g, "+").replace(/_/g, "/");
-  const bin = atob(b + "===".slice((b.length + 3) % 4));
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
+  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource)));
 }
 
 /** SHA-256 of the empty body, and of the two characters `""` (legacy SDK form). */
 const EMPTY_HASHES = Promise.all([sha256Hex(new Uint8Array()), sha256Hex(enc.encode('""'))]);
-
-/** Schema of the persisted nonces (used with a state file). */
-export const NONCES_SCHEMA = `
-CREATE TABLE IF NOT EXISTS auth_nonces (nonce TEXT PRIMARY KEY, exp INTEGER NOT NULL);
-`;
-
-/**
- * Nonces seen, kept until their token expires: in memory, or with `db` in
- * the `auth_nonces` table so that a restart (even after SIGKILL) still
- * refuses replays. Each insert commits with `synchronous=NORMAL` (in WAL
- * mode that survives a process crash without an fsync per request), then
- * the connection goes back to `FULL`.
- *
- * @example
- * ```ts
- * const nonces = new NonceCache();
- * nonces.add("n1", 1700000060, 1700000000); // true
- * nonces.add("n1", 1700000060, 1700000001); // false: a replay
- * ```
- */
-export class NonceCache {
-  readonly #seen = new Map<string, number>();
-  readonly #db: DatabaseSync | undefined;
-  readonly #insert: StatementSync | undefined;
-  readonly #sweep: StatementSync | undefined;
-  #sweepAt = 0;
-
-  /** In memory, or persisted in `db` (which must have {@linkcode NONCES_SCHEMA}). */
-  constructor(db?: DatabaseSync) {
-    this.#db = db;
-    if (db) {
-      this.#insert = db.prepare("INSERT OR IGNORE INTO auth_nonces (nonce, exp) VALUES (?, ?)");
-      this.#sweep = db.prepare("DELETE FROM auth_nonces WHERE exp < ?");
-    }
-  }
-
-  /** Records `nonce` valid until `expSeconds`; false when it was already seen. */
-  add(nonce: string, expSeconds: number, nowSeconds: number): boolean {
-    if (this.#db) {
-      this.#db.exec("PRAGMA synchronous=NORMAL");
-      try {
-        if (nowSeconds >= this.#sweepAt) {
-          this.#sweep!.run(nowSeconds);
-          this.#sweepAt = nowSeconds + 30;
-        }
-        return Number(this.#insert!.run(nonce, expSeconds).changes) === 1;
-      } finally {
-        this.#db.exec("PRAGMA synchronous=FULL");
-      }
-    }
-    if (nowSeconds >= this.#sweepAt) {
-      for (const [n, exp] of this.#seen) if (exp < nowSeconds) this.#seen.delete(n);
-      this.#sweepAt = nowSeconds + 30;
-    }
-    if (this.#seen.has(nonce)) return false;
-    this.#seen.set(nonce, expSeconds);
-    return true;
-  }
-}
 
 /** What {@linkcode verifyRequest} needs. */
 export interface AuthInput {
@@ -140,9 +72,9 @@ export async function verifyRequest(input: AuthInput): Promise<void> {
   let claims: Record<string, unknown>;
   let signature: Uint8Array;
   try {
-    header = JSON.parse(dec.decode(fromBase64url(h)));
-    claims = JSON.parse(dec.decode(fromBase64url(p)));
-    signature = fromBase64url(s);
+    header = JSON.parse(dec.decode(fromBase64Url(h)));
+    claims = JSON.parse(dec.decode(fromBase64Url(p)));
+    signature = fromBase64Url(s);
   } catch {
     refuse("The bearer token is not a valid JWT.");
   }

@@ -12,26 +12,12 @@
 import { ApiError, DROP_HEADER, ErrorCode, type Reply } from "./reply.ts";
 import type { Route, RouteModule, RouteRequest } from "./router.ts";
 import { Router } from "./router.ts";
-import { NonceCache, NONCES_SCHEMA, verifyRequest } from "./auth.ts";
+import { verifyRequest } from "./auth.ts";
+import { NonceCache, NONCES_SCHEMA } from "./nonce_cache.ts";
+import { Idempotency } from "./idempotency.ts";
+import { IdempotencyStore } from "./idempotency_store.ts";
 import type { EmulatorContext } from "../context.ts";
-import type { Row } from "../store.ts";
 import { dropResponse, RequestFaults } from "../faults/apply.ts";
-
-/** Schema of the handler's own table: idempotency records (24 h). */
-export const IDEMPOTENCY_SCHEMA = `
-CREATE TABLE IF NOT EXISTS idempotency (
-  key TEXT PRIMARY KEY,
-  method TEXT NOT NULL,
-  path TEXT NOT NULL,
-  status INTEGER NOT NULL,
-  body TEXT,
-  created_at INTEGER NOT NULL,
-  headers TEXT
-);
-`;
-
-/** How long an idempotency record answers, ms. */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 const dec = new TextDecoder();
 
@@ -104,22 +90,8 @@ export function createHandler(
   // with a state file, nonces are kept across restarts (see NonceCache)
   if (ctx.store.path) ctx.store.migrate(NONCES_SCHEMA);
   const nonces = new NonceCache(ctx.store.path ? ctx.store.db : undefined);
-  const inflight = new Map<string, Promise<Reply>>();
   const faults = new RequestFaults(ctx.faults, { now: () => ctx.now(), log: (l) => ctx.log(l) });
-  // A replayed answer keeps its headers (e.g. the `Location` of a resend job);
-  // state files made before this column existed get it here.
-  try {
-    ctx.store.db.exec("ALTER TABLE idempotency ADD COLUMN headers TEXT");
-  } catch { /* already there */ }
-  const selectIdem = ctx.store.db.prepare(
-    "SELECT status, body, created_at, path, headers FROM idempotency WHERE key = ?",
-  );
-  const insertIdem = ctx.store.db.prepare(
-    `INSERT INTO idempotency (key, method, path, status, body, created_at, headers)
-     VALUES (?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT(key) DO UPDATE SET method=excluded.method, path=excluded.path, status=excluded.status,
-     body=excluded.body, created_at=excluded.created_at, headers=excluded.headers`,
-  );
+  const idempotency = new Idempotency(new IdempotencyStore(ctx.store.db), () => ctx.now());
 
   async function authenticate(route: Route, request: Request, uri: string, body: Uint8Array) {
     if (route.auth === "none") return;
@@ -154,45 +126,6 @@ export function createHandler(
       }
       ctx.log(`internal error on ${rr.method} ${rr.path}: ${(e as Error)?.stack ?? e}`);
       return errorReply(new ApiError(500, "Internal error of the emulator.", ErrorCode.internal));
-    }
-  }
-
-  async function withIdempotency(route: Route, rr: RouteRequest): Promise<Reply> {
-    const key = rr.idempotencyKey;
-    if (!key) return await run(route, rr);
-    const pending = inflight.get(key);
-    if (pending) return await pending;
-    const row = selectIdem.get(key) as Row | undefined;
-    if (row && ctx.now() - Number(row.created_at) < IDEMPOTENCY_TTL_MS) {
-      return {
-        status: Number(row.status),
-        body: row.body === null ? undefined : JSON.parse(String(row.body)),
-        headers: {
-          ...(row.headers ? JSON.parse(String(row.headers)) : {}),
-          "Idempotent-Replayed": "true",
-        },
-      };
-    }
-    const p = (async () => {
-      const reply = await run(route, rr);
-      if (reply.status < 500 && reply.status !== 429) {
-        insertIdem.run(
-          key,
-          rr.method,
-          rr.path,
-          reply.status,
-          reply.body === undefined ? null : JSON.stringify(reply.body),
-          ctx.now(),
-          reply.headers ? JSON.stringify(reply.headers) : null,
-        );
-      }
-      return reply;
-    })();
-    inflight.set(key, p);
-    try {
-      return await p;
-    } finally {
-      inflight.delete(key);
     }
   }
 
@@ -243,7 +176,12 @@ export function createHandler(
       requestId,
       idempotencyKey: method === "POST" && match.route.auth === "api" && idem ? idem : undefined,
     };
-    const reply = await withIdempotency(match.route, rr);
+    const reply = await idempotency.run(
+      rr.idempotencyKey,
+      method,
+      path,
+      () => run(match.route, rr),
+    );
     if (drop) return faults.dropped(method, path, reply.status, authorization);
     return toResponse(reply, requestId);
   }

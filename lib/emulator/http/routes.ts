@@ -13,7 +13,7 @@ import { transactionRoutes } from "../transactions/routes.ts";
 import { adminRoutes } from "../faults/routes.ts";
 import { consoleRoutes } from "../console/page.ts";
 import { webhooksRoutes } from "../webhooks/routes.ts";
-import { IDEMPOTENCY_SCHEMA } from "./handler.ts";
+import { IDEMPOTENCY_SCHEMA } from "./idempotency_store.ts";
 
 const core: RouteModule = { name: "core", schema: IDEMPOTENCY_SCHEMA, routes: [] };
 

@@ -1,0 +1,95 @@
+/**
+ * The `idempotency` table: one record per `Idempotency-Key` (the answer
+ * given, with its status and headers). The SQL lives here and nowhere else;
+ * the rules (how long a record answers, which answers are kept, what runs
+ * while a first request is still in flight) are in `idempotency.ts`.
+ *
+ * @module
+ */
+
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { Row } from "../store.ts";
+
+/** Schema of the idempotency records. */
+export const IDEMPOTENCY_SCHEMA = `
+CREATE TABLE IF NOT EXISTS idempotency (
+  key TEXT PRIMARY KEY,
+  method TEXT NOT NULL,
+  path TEXT NOT NULL,
+  status INTEGER NOT NULL,
+  body TEXT,
+  created_at INTEGER NOT NULL,
+  headers TEXT
+);
+`;
+
+/** A stored answer. */
+export interface IdempotencyRecord {
+  /** HTTP status of the first answer. */
+  status: number;
+  /** Its JSON body, as text (`null` for none). */
+  body: string | null;
+  /** Its headers as JSON text (`null` for none). */
+  headers: string | null;
+  /** When it was stored, ms. */
+  createdAt: number;
+}
+
+/**
+ * Reads and writes idempotency records (the table must exist:
+ * {@linkcode IDEMPOTENCY_SCHEMA}).
+ *
+ * @example
+ * ```ts
+ * const records = new IdempotencyStore(store.db);
+ * records.put("k1", "POST", "/v1/transactions", { status: 200, body: "{}", headers: null, createdAt: Date.now() });
+ * records.get("k1")?.status; // 200
+ * ```
+ */
+export class IdempotencyStore {
+  readonly #select: StatementSync;
+  readonly #upsert: StatementSync;
+
+  /** Prepares the statements on `db`. */
+  constructor(db: DatabaseSync) {
+    // A replayed answer keeps its headers (e.g. the `Location` of a resend job);
+    // state files made before this column existed get it here.
+    try {
+      db.exec("ALTER TABLE idempotency ADD COLUMN headers TEXT");
+    } catch { /* already there */ }
+    this.#select = db.prepare(
+      "SELECT status, body, created_at, headers FROM idempotency WHERE key = ?",
+    );
+    this.#upsert = db.prepare(
+      `INSERT INTO idempotency (key, method, path, status, body, created_at, headers)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(key) DO UPDATE SET method=excluded.method, path=excluded.path, status=excluded.status,
+       body=excluded.body, created_at=excluded.created_at, headers=excluded.headers`,
+    );
+  }
+
+  /** The record of `key`, if any (however old). */
+  get(key: string): IdempotencyRecord | undefined {
+    const row = this.#select.get(key) as Row | undefined;
+    if (!row) return undefined;
+    return {
+      status: Number(row.status),
+      body: row.body === null ? null : String(row.body),
+      headers: row.headers ? String(row.headers) : null,
+      createdAt: Number(row.created_at),
+    };
+  }
+
+  /** Stores (or replaces) the record of `key` for `method path`. */
+  put(key: string, method: string, path: string, record: IdempotencyRecord): void {
+    this.#upsert.run(
+      key,
+      method,
+      path,
+      record.status,
+      record.body,
+      record.createdAt,
+      record.headers,
+    );
+  }
+}

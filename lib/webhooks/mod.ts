@@ -17,9 +17,10 @@
  *
  * And `service breaker simulate` on top of them:
  *
- * - `delivery_log.ts`: {@linkcode readDeliveryLog} streams NDJSON/CSV
- *   (gzip via {@linkcode decompressIfGzip}) into {@linkcode LogRecord}s; a
- *   byte scanner reads the common line shape, `JSON.parse` the rest.
+ * - `log/`: {@linkcode readDeliveryLog} reads NDJSON/CSV, gzip or not, from
+ *   any stream of byte chunks into {@linkcode LogRecord}s (the command opens
+ *   the file); a byte scanner reads the common line shape, `JSON.parse` the
+ *   rest. Its errors are {@linkcode DeliveryLogError}s with a `reason` code.
  * - `simulate.ts`: {@linkcode Simulation} replays records under one or two
  *   policies (a virtual clock from the log's times).
  * - `report.ts`, `plot.ts`, `rate_series.ts`: the §5 output lines, the
@@ -75,20 +76,15 @@ export type {
   BreakerState,
   BreakerStatus,
 } from "./circuit_breaker.ts";
-export {
-  copyRecord,
-  decompressIfGzip,
-  emptyRecord,
-  fieldsToRecord,
-  InvalidLineError,
-  openLogFile,
-  parseJsonLine,
-  parseNdjsonLine,
-  readDeliveryLog,
-  readFileChunks,
-  splitCsvLine,
-} from "./delivery_log.ts";
-export type { LogRecord, ReadOptions, ReadStats } from "./delivery_log.ts";
+export { readDeliveryLog } from "./log/delivery_log.ts";
+export type { ReadOptions, ReadStats } from "./log/delivery_log.ts";
+export { copyRecord, emptyRecord, fieldsToRecord, parseJsonLine } from "./log/log_record.ts";
+export type { LogRecord } from "./log/log_record.ts";
+export { parseNdjsonLine } from "./log/ndjson_scanner.ts";
+export { splitCsvLine } from "./log/csv.ts";
+export { decompressIfGzip } from "./log/gzip.ts";
+export { DeliveryLogError, InvalidLineError } from "./log/delivery_log_error.ts";
+export type { DeliveryLogReason } from "./log/delivery_log_error.ts";
 export { iso, simulate, Simulation } from "./simulate.ts";
 export { NotificationTable } from "./notification_table.ts";
 export type { NotificationReport } from "./notification_table.ts";

@@ -1,40 +1,40 @@
 /**
  * Webhook delivery rules shared by `service breaker simulate` and the
  * emulator's delivery engine (`../shared/spec/breaker.md`): each rule lives
- * here once, as pure functions with no clock and no I/O.
+ * here once, as pure functions with no clock and no I/O. This barrel lists
+ * what the other areas use (and, as types, what their signatures name);
+ * tests import the files themselves.
  *
  * - Retry schedule (`retry_schedule.ts`): {@linkcode classifyOutcome}
- *   (breaker.md §1), {@linkcode initialProgress} and {@linkcode afterAttempt}
- *   (§2), with {@linkcode RetryConfig} (the emulator divides the delays by
- *   its `--timeScale`).
+ *   (breaker.md §1) and {@linkcode afterAttempt} (§2), with
+ *   {@linkcode RetryConfig} (the emulator divides the delays by its
+ *   `--timeScale`).
  * - Circuit breaker (`circuit_breaker.ts`): {@linkcode transition} over
  *   {@linkcode BreakerState} with {@linkcode BreakerConfig} (§3), and
- *   {@linkcode windowErrorRate} for the metrics endpoint. `transition`
- *   updates the state object in place (speed) and returns it;
- *   {@linkcode step} is the same without the wrapper object.
- *   {@linkcode snapshotBreakerState}/{@linkcode restoreBreakerState} turn a
- *   state into JSON and back (for a state file).
+ *   {@linkcode windowErrorRate} for the metrics endpoint.
+ *   {@linkcode restoreBreakerState} reads a state back from JSON.
  *
  * And `service breaker simulate` on top of them:
  *
- * - `delivery_log.ts`: {@linkcode readDeliveryLog} streams NDJSON/CSV
- *   (gzip via {@linkcode decompressIfGzip}) into {@linkcode LogRecord}s; a
- *   byte scanner reads the common line shape, `JSON.parse` the rest.
+ * - `log/`: {@linkcode readDeliveryLog} reads NDJSON/CSV, gzip or not, from
+ *   any stream of byte chunks into {@linkcode LogRecord}s (the command opens
+ *   the file); a byte scanner reads the common line shape, `JSON.parse` the
+ *   rest. Its errors are {@linkcode DeliveryLogError}s with a `reason` code.
  * - `simulate.ts`: {@linkcode Simulation} replays records under one or two
  *   policies (a virtual clock from the log's times).
- * - `report.ts`, `plot.ts`, `rate_series.ts`: the §5 output lines, the
- *   comparison of two policies, and the SVG picture.
+ * - `report.ts`, `plot.ts`: the §5 output lines, the comparison of two
+ *   policies, and the SVG picture.
  *
  * @example Deliver, and feed the endpoint's breaker
  * ```ts
- * import { afterAttempt, classifyOutcome, initialBreakerState, initialProgress, transition } from "./mod.ts";
+ * import { classifyOutcome, restoreBreakerState, transition } from "./mod.ts";
  *
- * const breaker = initialBreakerState();
- * let progress = initialProgress();
+ * const breaker = restoreBreakerState({ status: "ENABLED", window: [], bandSince: null, lastAttemptAt: null });
  * const outcome = { responseCode: 503 } as const;
- * const now = Date.now();
- * const { effect } = transition(breaker, { type: "attempt", time: now, error: classifyOutcome(outcome).error });
- * if (effect?.type !== "suppressed") progress = afterAttempt(progress, outcome, now);
+ * const { effect } = transition(breaker, { type: "attempt", time: Date.now(), error: classifyOutcome(outcome).error });
+ * if (effect?.type === "suspended") {
+ *   // stop delivering to this endpoint
+ * }
  * ```
  *
  * @module
@@ -44,10 +44,7 @@ export {
   afterAttempt,
   classifyOutcome,
   DEFAULT_RETRY_CONFIG,
-  FAILURE_REASONS,
-  initialProgress,
-  MAX_ATTEMPTS,
-  RETRY_DELAYS_SECONDS,
+  RETRY_DELAYS_SECONDS, // tests/emulator/webhooks_retry_test.ts imports it from here
 } from "./retry_schedule.ts";
 export type {
   AttemptOutcome,
@@ -57,14 +54,9 @@ export type {
   RetryConfig,
 } from "./retry_schedule.ts";
 export {
-  cloneBreakerState,
   DEFAULT_BREAKER_CONFIG,
-  initialBreakerState,
   restoreBreakerState,
-  snapshotBreakerState,
-  step,
   transition,
-  validateBreakerConfig,
   windowErrorRate,
 } from "./circuit_breaker.ts";
 export type {
@@ -75,23 +67,13 @@ export type {
   BreakerState,
   BreakerStatus,
 } from "./circuit_breaker.ts";
-export {
-  copyRecord,
-  decompressIfGzip,
-  emptyRecord,
-  fieldsToRecord,
-  InvalidLineError,
-  openLogFile,
-  parseJsonLine,
-  parseNdjsonLine,
-  readDeliveryLog,
-  readFileChunks,
-  splitCsvLine,
-} from "./delivery_log.ts";
-export type { LogRecord, ReadOptions, ReadStats } from "./delivery_log.ts";
-export { iso, simulate, Simulation } from "./simulate.ts";
-export { NotificationTable } from "./notification_table.ts";
-export type { NotificationReport } from "./notification_table.ts";
+export { readDeliveryLog } from "./log/delivery_log.ts";
+export type { ReadOptions, ReadStats } from "./log/delivery_log.ts";
+export { copyRecord } from "./log/log_record.ts";
+export type { LogRecord } from "./log/log_record.ts";
+export { DeliveryLogError } from "./log/delivery_log_error.ts";
+export type { DeliveryLogReason, InvalidLineError } from "./log/delivery_log_error.ts";
+export { iso, Simulation } from "./simulate.ts";
 export type {
   EnabledEvent,
   EndpointReport,
@@ -102,7 +84,8 @@ export type {
   SimulationResult,
   SuspendedEvent,
 } from "./simulate.ts";
-export { HAS_RATE, IN_BAND, RateSeries, SUSPENDED } from "./rate_series.ts";
+export type { NotificationReport, NotificationTable } from "./notification_table.ts";
+export type { RateSeries } from "./rate_series.ts";
 export {
   compareEndpoints,
   comparisonRecord,
@@ -113,3 +96,5 @@ export {
 export type { EndpointComparison } from "./report.ts";
 export { humanDuration, renderPlot } from "./plot.ts";
 export type { PlotOptions } from "./plot.ts";
+/** The base of {@linkcode DeliveryLogError} (from `lib/core`, listed for the docs). */
+export type { BaseError, BaseErrorOptions } from "../core/mod.ts";

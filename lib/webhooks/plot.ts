@@ -111,8 +111,7 @@ function ticks(t0: number, t1: number): { at: number; label: string }[] {
  *
  * @example
  * ```ts
- * const svg = renderPlot(result, DEFAULT_BREAKER_CONFIG);
- * await Deno.writeTextFile("breaker.svg", svg);
+ * const svg = renderPlot(result, DEFAULT_BREAKER_CONFIG); // the caller writes it to a file
  * ```
  */
 export function renderPlot(

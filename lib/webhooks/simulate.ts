@@ -29,7 +29,8 @@ import {
   DEFAULT_RETRY_CONFIG,
   type RetryConfig,
 } from "./retry_schedule.ts";
-import { InvalidLineError, type LogRecord } from "./delivery_log.ts";
+import { InvalidLineError } from "./log/delivery_log_error.ts";
+import type { LogRecord } from "./log/log_record.ts";
 import { RateSeries } from "./rate_series.ts";
 import { NotificationTable } from "./notification_table.ts";
 
@@ -193,7 +194,8 @@ export class Simulation {
 
   /**
    * Replays one record. Records of one endpoint must come in non-decreasing
-   * time: an earlier one throws {@linkcode InvalidLineError} naming both lines.
+   * time: an earlier one throws {@linkcode InvalidLineError} (`out-of-order`)
+   * naming both lines.
    */
   feed(r: LogRecord): void {
     let ep = this.#endpoints.get(r.webhookId);
@@ -228,6 +230,7 @@ export class Simulation {
         } is earlier than line ${ep.lastLine} (${
           iso(ep.lastTime)
         }): each webhook's lines must be in time order; pass --sort to sort the log first`,
+        "out-of-order",
       );
     }
     ep.lastTime = r.time;

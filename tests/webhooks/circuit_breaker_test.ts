@@ -10,7 +10,7 @@ import {
   snapshotBreakerState,
   transition,
   windowErrorRate,
-} from "../../lib/webhooks/mod.ts";
+} from "../../lib/webhooks/circuit_breaker.ts";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

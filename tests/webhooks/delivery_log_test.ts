@@ -1,12 +1,9 @@
 import assert from "node:assert/strict";
-import {
-  copyRecord,
-  decompressIfGzip,
-  type LogRecord,
-  parseNdjsonLine,
-  readDeliveryLog,
-  splitCsvLine,
-} from "../../lib/webhooks/mod.ts";
+import { copyRecord, type LogRecord } from "../../lib/webhooks/log/log_record.ts";
+import { parseNdjsonLine } from "../../lib/webhooks/log/ndjson_scanner.ts";
+import { splitCsvLine } from "../../lib/webhooks/log/csv.ts";
+import { decompressIfGzip } from "../../lib/webhooks/log/gzip.ts";
+import { readDeliveryLog } from "../../lib/webhooks/log/delivery_log.ts";
 
 const enc = new TextEncoder();
 

@@ -8,7 +8,7 @@ import {
   MAX_ATTEMPTS,
   type NotificationProgress,
   RETRY_DELAYS_SECONDS,
-} from "../../lib/webhooks/mod.ts";
+} from "../../lib/webhooks/retry_schedule.ts";
 
 // Every row of the table in breaker.md §1, with codes at both ends of each range.
 const TABLE: [string, AttemptOutcome, boolean, boolean, boolean][] = [

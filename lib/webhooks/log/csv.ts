@@ -1,0 +1,129 @@
+/**
+ * CSV delivery logs (`../shared/spec/breaker.md` §4): a header row naming
+ * the fields, then one attempt a line, RFC 4180 quoting without newlines
+ * inside a field. Cells become the same JavaScript values a JSON line would
+ * give, checked by the one validator ({@linkcode fieldsToRecord}).
+ *
+ * @module
+ */
+
+import { InvalidLineError } from "./delivery_log_error.ts";
+import { describeValue, fieldsToRecord, type LogRecord } from "./log_record.ts";
+
+/**
+ * Splits one CSV line (RFC 4180 quoting; no newlines inside a field). Null: bad quoting.
+ *
+ * @example
+ * ```ts
+ * splitCsvLine('a,"b,c","d""e",'); // ["a", "b,c", 'd"e', ""]
+ * ```
+ */
+export function splitCsvLine(text: string): string[] | null {
+  const out: string[] = [];
+  let i = 0;
+  for (;;) {
+    if (text[i] === '"') {
+      let v = "";
+      i++;
+      for (;;) {
+        const q = text.indexOf('"', i);
+        if (q === -1) return null;
+        v += text.slice(i, q);
+        if (text[q + 1] === '"') {
+          v += '"';
+          i = q + 2;
+          continue;
+        }
+        i = q + 1;
+        break;
+      }
+      out.push(v);
+      while (text[i] === " " || text[i] === "\t") i++;
+      if (i >= text.length) return out;
+      if (text[i] !== ",") return null;
+      i++;
+    } else {
+      const c = text.indexOf(",", i);
+      if (c === -1) {
+        out.push(text.slice(i).trim());
+        return out;
+      }
+      out.push(text.slice(i, c).trim());
+      i = c + 1;
+    }
+  }
+}
+
+/** The fields a CSV header may name (the others are ignored). */
+export const CSV_FIELDS = [
+  "webhookId",
+  "sentTime",
+  "time",
+  "responseCode",
+  "failureReason",
+  "notificationId",
+  "action",
+  "duration",
+] as const;
+const NUMBER_RE = /^-?\d+(\.\d+)?$/;
+
+/** A field a CSV header may name. */
+export type CsvField = (typeof CSV_FIELDS)[number];
+
+/**
+ * Reads the lines of a CSV log after its header row.
+ *
+ * @example
+ * ```ts
+ * const csv = new CsvReader(["webhookId", "sentTime", "responseCode"], 1);
+ * const rec = emptyRecord();
+ * csv.read("w1,1767225600000,200", 2, rec); // null: rec is filled
+ * ```
+ */
+export class CsvReader {
+  /** The column of each field, -1 when the header does not name it. */
+  readonly index: Record<CsvField, number>;
+  /**
+   * A reader for the columns of `header` (the cells of line `line`); throws
+   * {@linkcode InvalidLineError} when it names no webhookId or no time.
+   */
+  constructor(header: string[], line: number) {
+    const idx = {} as Record<CsvField, number>;
+    for (const f of CSV_FIELDS) idx[f] = header.indexOf(f);
+    if (idx.webhookId === -1 || (idx.sentTime === -1 && idx.time === -1)) {
+      throw new InvalidLineError(
+        line,
+        idx.webhookId === -1 ? "webhookId" : "sentTime",
+        `not a JSON object, and not a CSV header naming webhookId and sentTime (got ${
+          describeValue(header.join(","))
+        })`,
+      );
+    }
+    this.index = idx;
+  }
+
+  /** Validates one line into `out`: `null`, or the {@linkcode InvalidLineError} to report. */
+  read(text: string, line: number, out: LogRecord): InvalidLineError | null {
+    const cells = splitCsvLine(text);
+    if (cells === null) return new InvalidLineError(line, "line", "bad CSV quoting");
+    const get = (f: CsvField, numeric: boolean): unknown => {
+      const i = this.index[f];
+      if (i === -1 || i >= cells.length) return undefined;
+      const v = cells[i];
+      if (v === "") return undefined;
+      return numeric && NUMBER_RE.test(v) ? Number(v) : v;
+    };
+    return fieldsToRecord(
+      out,
+      line,
+      get("webhookId", false),
+      get("sentTime", true),
+      get("time", true),
+      get("responseCode", true),
+      get("failureReason", false),
+      get("notificationId", false),
+      get("action", false),
+      get("duration", true),
+    );
+  }
+}

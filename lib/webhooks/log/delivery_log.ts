@@ -1,0 +1,167 @@
+/**
+ * The delivery-log reader of `breaker simulate` (`../shared/spec/breaker.md`
+ * §4): newline-delimited JSON or CSV with a header row, gzip or not, read
+ * from any stream of byte chunks (the command opens the file or standard
+ * input) so that memory never depends on the log's length. Pure: no file
+ * access here.
+ *
+ * It composes the parts of this folder: `gzip.ts` (gunzip by the magic
+ * bytes), `ndjson_scanner.ts` (the byte scanner, for the common line shape),
+ * `log_record.ts` (the one validator, and `JSON.parse` for the rest of
+ * NDJSON), `csv.ts` (CSV lines), `delivery_log_error.ts` (the errors).
+ *
+ * @module
+ */
+
+import { CsvReader, splitCsvLine } from "./csv.ts";
+import { InvalidLineError } from "./delivery_log_error.ts";
+import { decompressIfGzip } from "./gzip.ts";
+import { emptyRecord, type LogRecord, parseJsonLine } from "./log_record.ts";
+import { NdjsonScanner } from "./ndjson_scanner.ts";
+
+const utf8 = new TextDecoder();
+
+/** Options of {@linkcode readDeliveryLog}. */
+export interface ReadOptions {
+  /** Count invalid lines instead of throwing {@linkcode InvalidLineError}. Default false. */
+  skipInvalid?: boolean;
+  /** Decode `notificationId` (costs time; only the per-notification report needs it). Default false: records carry no notificationId. */
+  notificationIds?: boolean;
+  /** Called for each invalid line when skipping (e.g. to warn about the first few). */
+  onInvalid?: (error: InvalidLineError) => void;
+  /** Called every `progressEvery` lines with the line count. */
+  onProgress?: (lines: number) => void | Promise<void>;
+  /** Default 1,000,000. */
+  progressEvery?: number;
+}
+
+/** What {@linkcode readDeliveryLog} counted. */
+export interface ReadStats {
+  /** Lines read, blank ones included. */
+  lines: number;
+  /** Valid records handed to the consumer. */
+  records: number;
+  /** Lines skipped as invalid (only with `skipInvalid`). */
+  invalidLines: number;
+  /** `ndjson` or `csv`, as detected from the first non-blank line. */
+  format: "ndjson" | "csv" | "empty";
+  /** How many lines the byte scanner read (the rest went through `JSON.parse`). */
+  scanned: number;
+}
+
+/**
+ * Reads a whole delivery log from byte chunks (gunzipped first when they
+ * start with the gzip magic bytes) and calls `onRecord` for each valid line,
+ * in input order. The chunks may share one buffer (each valid until the next
+ * is asked for). The record object is reused: copy it
+ * (`copyRecord` of `log_record.ts`) to keep it. Throws {@linkcode InvalidLineError}
+ * for the first invalid line unless `skipInvalid`, and
+ * a `DeliveryLogError` `corrupt-gzip` for gzip data that does not
+ * decompress; errors of the chunks' source and of `onRecord` propagate.
+ *
+ * @example
+ * ```ts
+ * const log = new TextEncoder().encode('{"webhookId":"w1","sentTime":1767225600000,"responseCode":503}\n');
+ * const ids: string[] = [];
+ * const stats = await readDeliveryLog(ReadableStream.from([log]), (r) => ids.push(r.webhookId));
+ * stats.records; // 1
+ * ```
+ */
+export async function readDeliveryLog(
+  chunks: AsyncIterable<Uint8Array>,
+  onRecord: (r: LogRecord) => void,
+  options: ReadOptions = {},
+): Promise<ReadStats> {
+  const decodeNids = options.notificationIds ?? false;
+  const scanner = new NdjsonScanner(decodeNids);
+  const rec = emptyRecord();
+  const stats: ReadStats = { lines: 0, records: 0, invalidLines: 0, format: "empty", scanned: 0 };
+  let csv: CsvReader | null = null;
+  let lineNo = 0;
+  const progressEvery = options.progressEvery ?? 1_000_000;
+  let nextProgress = progressEvery;
+  let first = true;
+
+  const invalid = (err: InvalidLineError) => {
+    if (!options.skipInvalid) throw err;
+    stats.invalidLines++;
+    options.onInvalid?.(err);
+  };
+
+  /** One line, buf[s, e) without "\n". */
+  const handle = (buf: Uint8Array, s: number, e: number) => {
+    lineNo++;
+    if (e > s && buf[e - 1] === 13) e--; // CRLF
+    if (first) {
+      if (e - s >= 3 && buf[s] === 0xef && buf[s + 1] === 0xbb && buf[s + 2] === 0xbf) s += 3;
+      let p = s;
+      while (p < e && (buf[p] === 32 || buf[p] === 9)) p++;
+      if (p === e) return; // blank
+      first = false;
+      if (buf[p] !== 123) {
+        stats.format = "csv";
+        const header = splitCsvLine(utf8.decode(buf.subarray(s, e)));
+        if (header === null) throw new InvalidLineError(lineNo, "line", "bad CSV quoting");
+        csv = new CsvReader(header, lineNo);
+        return;
+      }
+      stats.format = "ndjson";
+    }
+    let err: InvalidLineError | null;
+    if (csv !== null) {
+      const text = utf8.decode(buf.subarray(s, e));
+      if (text.trim() === "") return;
+      err = (csv as CsvReader).read(text, lineNo, rec);
+    } else if (scanner.scan(buf, s, e)) {
+      stats.scanned++;
+      err = scanner.record(rec, lineNo);
+    } else {
+      let p = s;
+      while (p < e && (buf[p] === 32 || buf[p] === 9)) p++;
+      if (p === e) return; // blank
+      err = parseJsonLine(utf8.decode(buf.subarray(s, e)), lineNo, rec);
+    }
+    if (err !== null) {
+      invalid(err);
+      return;
+    }
+    if (!decodeNids) rec.notificationId = undefined;
+    stats.records++;
+    onRecord(rec);
+  };
+
+  let carry: Uint8Array | null = null;
+  for await (const chunk of decompressIfGzip(chunks)) {
+    let start = 0;
+    if (carry !== null) {
+      const nl = chunk.indexOf(10);
+      if (nl === -1) {
+        const joined: Uint8Array = new Uint8Array(carry.length + chunk.length);
+        joined.set(carry);
+        joined.set(chunk, carry.length);
+        carry = joined;
+        continue;
+      }
+      const joined = new Uint8Array(carry.length + nl);
+      joined.set(carry);
+      joined.set(chunk.subarray(0, nl), carry.length);
+      carry = null;
+      handle(joined, 0, joined.length);
+      start = nl + 1;
+    }
+    for (;;) {
+      const nl = chunk.indexOf(10, start);
+      if (nl === -1) break;
+      handle(chunk, start, nl);
+      start = nl + 1;
+    }
+    if (start < chunk.length) carry = chunk.slice(start);
+    if (lineNo >= nextProgress && options.onProgress) {
+      nextProgress = lineNo + progressEvery;
+      await options.onProgress(lineNo);
+    }
+  }
+  if (carry !== null && carry.length > 0) handle(carry, 0, carry.length);
+  stats.lines = lineNo;
+  return stats;
+}

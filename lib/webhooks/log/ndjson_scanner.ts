@@ -1,0 +1,414 @@
+/**
+ * The byte scanner of the delivery-log reader, its hot path: it reads the
+ * common NDJSON line shape — one flat JSON object whose values are numbers,
+ * `null`, booleans or strings without escapes, keys in any order — straight
+ * from the bytes, without decoding the line or building an object. Anything
+ * else (escapes, nested values, invalid JSON) is left to `JSON.parse`
+ * ({@linkcode parseJsonLine}); both hand the same values to
+ * {@linkcode fieldsToRecord}, so they give the same records and errors.
+ *
+ * @module
+ */
+
+import type { InvalidLineError } from "./delivery_log_error.ts";
+import { emptyRecord, fieldsToRecord, type LogRecord, parseJsonLine } from "./log_record.ts";
+
+const enc = new TextEncoder();
+const utf8 = new TextDecoder();
+
+/** A placeholder for a notificationId that was not decoded (only its presence counts). */
+const UNDECODED = "\u0000";
+
+const B_WEBHOOK = enc.encode("webhookId");
+const B_SENT = enc.encode("sentTime");
+const B_TIME = enc.encode("time");
+const B_CODE = enc.encode("responseCode");
+const B_REASON = enc.encode("failureReason");
+const B_NOTIFICATION = enc.encode("notificationId");
+const B_ACTION = enc.encode("action");
+const B_DURATION = enc.encode("duration");
+
+const K_OTHER = 0;
+const K_WEBHOOK = 1;
+const K_SENT = 2;
+const K_TIME = 3;
+const K_CODE = 4;
+const K_REASON = 5;
+const K_NOTIFICATION = 6;
+const K_ACTION = 7;
+const K_DURATION = 8;
+
+/** buf[p, p + word.length) equals word (the caller knows the length fits). */
+function same(buf: Uint8Array, p: number, word: Uint8Array): boolean {
+  for (let i = 0; i < word.length; i++) if (buf[p + i] !== word[i]) return false;
+  return true;
+}
+
+/** The key in buf[s, e) (without quotes) as one of the K_ constants. */
+function keyOf(buf: Uint8Array, s: number, e: number): number {
+  const c = buf[s];
+  switch (e - s) {
+    case 9:
+      return c === 119 && same(buf, s, B_WEBHOOK) ? K_WEBHOOK : K_OTHER;
+    case 8:
+      if (c === 115) return same(buf, s, B_SENT) ? K_SENT : K_OTHER;
+      return c === 100 && same(buf, s, B_DURATION) ? K_DURATION : K_OTHER;
+    case 12:
+      return c === 114 && same(buf, s, B_CODE) ? K_CODE : K_OTHER;
+    case 13:
+      return c === 102 && same(buf, s, B_REASON) ? K_REASON : K_OTHER;
+    case 14:
+      return c === 110 && same(buf, s, B_NOTIFICATION) ? K_NOTIFICATION : K_OTHER;
+    case 4:
+      return c === 116 && same(buf, s, B_TIME) ? K_TIME : K_OTHER;
+    case 6:
+      return c === 97 && same(buf, s, B_ACTION) ? K_ACTION : K_OTHER;
+    default:
+      return K_OTHER;
+  }
+}
+
+/**
+ * Strings seen as webhook ids, by content, so repeated ids cost no
+ * allocation: an open-addressing table keyed by a hash of the bytes (a
+ * `Map` keyed by numbers was a tenth of the whole run's time).
+ */
+export class Interner {
+  #mask = 1023;
+  #slots = new Int32Array(1024).fill(-1);
+  #hashes: number[] = [];
+  #keys: Uint8Array[] = [];
+  #strings: string[] = [];
+  /** The string of buf[s, e) (`ascii`: the caller saw only ASCII bytes), the same one each time. */
+  get(buf: Uint8Array, s: number, e: number, ascii: boolean): string {
+    let h = e - s;
+    for (let i = s; i < e; i++) h = (Math.imul(h, 31) + buf[i]) | 0;
+    const slots = this.#slots;
+    const mask = this.#mask;
+    let i = h & mask;
+    for (;;) {
+      const k = slots[i];
+      if (k === -1) break;
+      if (this.#hashes[k] === h) {
+        const key = this.#keys[k];
+        if (key.length === e - s && same(buf, s, key)) return this.#strings[k];
+      }
+      i = (i + 1) & mask;
+    }
+    const str = decode(buf, s, e, ascii);
+    if (this.#strings.length < 100_000) {
+      slots[i] = this.#strings.length;
+      this.#hashes.push(h);
+      this.#keys.push(buf.slice(s, e));
+      this.#strings.push(str);
+      if (this.#strings.length * 2 > mask) this.#grow();
+    }
+    return str;
+  }
+  #grow(): void {
+    const size = (this.#mask + 1) * 2;
+    const slots = new Int32Array(size).fill(-1);
+    const mask = size - 1;
+    for (let k = 0; k < this.#hashes.length; k++) {
+      let i = this.#hashes[k] & mask;
+      while (slots[i] !== -1) i = (i + 1) & mask;
+      slots[i] = k;
+    }
+    this.#slots = slots;
+    this.#mask = mask;
+  }
+}
+
+function decode(buf: Uint8Array, s: number, e: number, ascii: boolean): string {
+  if (ascii && e - s < 32) {
+    let str = "";
+    for (let i = s; i < e; i++) str += String.fromCharCode(buf[i]);
+    return str;
+  }
+  return utf8.decode(buf.subarray(s, e));
+}
+
+const W_TIMED_OUT = enc.encode("TIMED_OUT");
+const W_NO_RESPONSE = enc.encode("NO_RESPONSE");
+const W_ENABLE = enc.encode("enable");
+
+/** The failure reasons and actions as constant strings (no allocation); anything else decoded. */
+function knownWord(buf: Uint8Array, s: number, e: number, ascii: boolean): string {
+  const n = e - s;
+  if (n === 9 && same(buf, s, W_TIMED_OUT)) return "TIMED_OUT";
+  if (n === 11 && same(buf, s, W_NO_RESPONSE)) return "NO_RESPONSE";
+  if (n === 6 && same(buf, s, W_ENABLE)) return "enable";
+  return decode(buf, s, e, ascii);
+}
+
+/** The values the scanner found on its last line (undefined when absent). */
+export interface Scanned {
+  /** `webhookId`. */
+  webhookId: unknown;
+  /** `sentTime`. */
+  sentTime: unknown;
+  /** `time`. */
+  time: unknown;
+  /** `responseCode`. */
+  responseCode: unknown;
+  /** `failureReason`. */
+  failureReason: unknown;
+  /** `notificationId` (a placeholder when not decoded). */
+  notificationId: unknown;
+  /** `action`. */
+  action: unknown;
+  /** `duration`. */
+  duration: unknown;
+}
+
+/**
+ * Scans lines of the common shape straight from bytes: a flat JSON object
+ * whose values are numbers, strings without escapes, `null`, `true` or
+ * `false`, keys in any order. Returns false for anything else (the caller
+ * then uses `JSON.parse`, which also decides whether the line is valid
+ * JSON). Whatever it accepts, `JSON.parse` would read as the same values:
+ * it checks the JSON grammar of every byte it passes (no control characters
+ * or backslashes in strings, no leading zeros, nothing after the object).
+ *
+ * One scanner reads a whole log: it keeps the webhook ids it has seen, so
+ * that a repeated id costs no allocation.
+ *
+ * @example
+ * ```ts
+ * const scanner = new NdjsonScanner(false);
+ * const line = new TextEncoder().encode('{"webhookId":"w1","sentTime":1,"responseCode":200}');
+ * const rec = emptyRecord();
+ * if (scanner.scan(line, 0, line.length)) scanner.record(rec, 1); // null: rec is filled
+ * ```
+ */
+export class NdjsonScanner {
+  /** The webhook ids seen so far, by their bytes. */
+  readonly interner: Interner = new Interner();
+  /** Whether notificationIds are decoded (else only their presence is noted). */
+  readonly decodeNotificationIds: boolean;
+  /** The values found on the last line {@linkcode NdjsonScanner.scan} accepted. */
+  readonly out: Scanned = {
+    webhookId: undefined,
+    sentTime: undefined,
+    time: undefined,
+    responseCode: undefined,
+    failureReason: undefined,
+    notificationId: undefined,
+    action: undefined,
+    duration: undefined,
+  };
+  /** A scanner; `decodeNotificationIds` false only notes whether a notificationId is given. */
+  constructor(decodeNotificationIds: boolean) {
+    this.decodeNotificationIds = decodeNotificationIds;
+  }
+
+  /**
+   * Reads the line buf[s, e) (without its newline) into {@linkcode NdjsonScanner.out}.
+   * False: not the common shape (nothing is known about the line; use
+   * `JSON.parse`).
+   */
+  scan(buf: Uint8Array, s: number, e: number): boolean {
+    const out = this.out;
+    let webhookId: unknown = undefined;
+    let sentTime: unknown = undefined;
+    let time: unknown = undefined;
+    let responseCode: unknown = undefined;
+    let failureReason: unknown = undefined;
+    let notificationId: unknown = undefined;
+    let action: unknown = undefined;
+    let duration: unknown = undefined;
+    let p = s;
+    let c = 0;
+    while (p < e && ((c = buf[p]) === 32 || c === 9)) p++;
+    if (p >= e || buf[p] !== 123 /* { */) return false;
+    p++;
+    while (p < e && ((c = buf[p]) === 32 || c === 9)) p++;
+    if (p < e && buf[p] === 125 /* } */) {
+      p++;
+    } else {
+      for (;;) {
+        // "key"
+        if (p >= e || buf[p] !== 34) return false;
+        const ks = ++p;
+        // STOP is 1 for '"', '\\' and control characters; past the end of the
+        // array the lookup is undefined, which stops too
+        while (STOP[buf[p]] === 0) p++;
+        if (p >= e || buf[p] !== 34) return false;
+        const key = keyOf(buf, ks, p);
+        p++;
+        while (p < e && ((c = buf[p]) === 32 || c === 9)) p++;
+        if (p >= e || buf[p] !== 58 /* : */) return false;
+        p++;
+        while (p < e && ((c = buf[p]) === 32 || c === 9)) p++;
+        if (p >= e) return false;
+        c = buf[p];
+        let value: unknown;
+        if (c === 34) {
+          // "string" without escapes
+          const vs = ++p;
+          let ascii = true;
+          while ((c = STOP[buf[p]]) === 0 || c === 2) {
+            if (c === 2) ascii = false;
+            p++;
+          }
+          if (p >= e || buf[p] !== 34) return false;
+          if (key === K_WEBHOOK) value = this.interner.get(buf, vs, p, ascii);
+          else if (key === K_REASON || key === K_ACTION) value = knownWord(buf, vs, p, ascii);
+          else if (key === K_OTHER) value = undefined; // not needed
+          else if (key === K_NOTIFICATION && !this.decodeNotificationIds) {
+            value = p === vs ? "" : UNDECODED;
+          } else value = decode(buf, vs, p, ascii);
+          p++;
+        } else if (c === 45 || (c >= 48 && c <= 57)) {
+          // number, JSON grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+          const ns = p;
+          if (c === 45) {
+            p++;
+            if (p >= e) return false;
+            c = buf[p];
+          }
+          const ds = p;
+          let v = 0;
+          if (c === 48) {
+            p++;
+            if (p < e && (c = buf[p]) >= 48 && c <= 57) return false;
+          } else if (c >= 49 && c <= 57) {
+            while (p < e && (c = buf[p]) >= 48 && c <= 57) {
+              v = v * 10 + (c - 48);
+              p++;
+            }
+          } else return false;
+          let simple = p - ds <= 15;
+          if (p < e && buf[p] === 46 /* . */) {
+            simple = false;
+            p++;
+            const fs = p;
+            while (p < e && (c = buf[p]) >= 48 && c <= 57) p++;
+            if (p === fs) return false;
+          }
+          if (p < e && ((c = buf[p]) === 101 || c === 69)) {
+            simple = false;
+            p++;
+            if (p < e && ((c = buf[p]) === 43 || c === 45)) p++;
+            const xs = p;
+            while (p < e && (c = buf[p]) >= 48 && c <= 57) p++;
+            if (p === xs) return false;
+          }
+          if (simple) value = buf[ns] === 45 ? -v : v;
+          else value = Number(decode(buf, ns, p, true));
+        } else if (c === 110 && p + 4 <= e && same(buf, p, NULL)) {
+          value = null;
+          p += 4;
+        } else if (c === 116 && p + 4 <= e && same(buf, p, TRUE)) {
+          value = true;
+          p += 4;
+        } else if (c === 102 && p + 5 <= e && same(buf, p, FALSE)) {
+          value = false;
+          p += 5;
+        } else {
+          return false; // objects, arrays, anything else: JSON.parse decides
+        }
+        switch (key) {
+          case K_WEBHOOK:
+            webhookId = value;
+            break;
+          case K_SENT:
+            sentTime = value;
+            break;
+          case K_TIME:
+            time = value;
+            break;
+          case K_CODE:
+            responseCode = value;
+            break;
+          case K_REASON:
+            failureReason = value;
+            break;
+          case K_NOTIFICATION:
+            notificationId = value;
+            break;
+          case K_ACTION:
+            action = value;
+            break;
+          case K_DURATION:
+            duration = value;
+            break;
+        }
+        while (p < e && ((c = buf[p]) === 32 || c === 9)) p++;
+        if (p >= e) return false;
+        c = buf[p];
+        if (c === 44 /* , */) {
+          p++;
+          while (p < e && ((c = buf[p]) === 32 || c === 9)) p++;
+          continue;
+        }
+        if (c === 125) {
+          p++;
+          break;
+        }
+        return false;
+      }
+    }
+    while (p < e && ((c = buf[p]) === 32 || c === 9)) p++;
+    if (p !== e) return false;
+    out.webhookId = webhookId;
+    out.sentTime = sentTime;
+    out.time = time;
+    out.responseCode = responseCode;
+    out.failureReason = failureReason;
+    out.notificationId = notificationId;
+    out.action = action;
+    out.duration = duration;
+    return true;
+  }
+
+  /** Validates what {@linkcode NdjsonScanner.scan} found into `rec`. */
+  record(rec: LogRecord, line: number): InvalidLineError | null {
+    const o = this.out;
+    return fieldsToRecord(
+      rec,
+      line,
+      o.webhookId,
+      o.sentTime,
+      o.time,
+      o.responseCode,
+      o.failureReason,
+      o.notificationId,
+      o.action,
+      o.duration,
+    );
+  }
+}
+
+/** 0: a plain string byte; 1: ends a string scan ('"', '\\', control); 2: a non-ASCII byte. */
+const STOP = new Uint8Array(256);
+for (let b = 0; b < 256; b++) STOP[b] = b === 34 || b === 92 || b < 32 ? 1 : b >= 128 ? 2 : 0;
+
+const NULL = enc.encode("null");
+const TRUE = enc.encode("true");
+const FALSE = enc.encode("false");
+
+/**
+ * Reads one NDJSON line from bytes with the scanner, falling back to
+ * `JSON.parse` (or with `JSON.parse` only). Exposed so that tests can check
+ * that both paths agree.
+ *
+ * @example
+ * ```ts
+ * const r = parseNdjsonLine(new TextEncoder().encode('{"webhookId":"w","sentTime":1,"responseCode":200}'), 1);
+ * ```
+ */
+export function parseNdjsonLine(
+  bytes: Uint8Array,
+  line: number,
+  options: { notificationIds?: boolean; jsonParseOnly?: boolean } = {},
+): { record: LogRecord | null; error: InvalidLineError | null; scanned: boolean } {
+  const sc = new NdjsonScanner(options.notificationIds ?? true);
+  const rec = emptyRecord();
+  if (!options.jsonParseOnly && sc.scan(bytes, 0, bytes.length)) {
+    const err = sc.record(rec, line);
+    return { record: err ? null : rec, error: err, scanned: true };
+  }
+  const err = parseJsonLine(utf8.decode(bytes), line, rec);
+  return { record: err ? null : rec, error: err, scanned: false };
+}

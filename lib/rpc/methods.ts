@@ -20,7 +20,9 @@ import {
   type RpcRequest,
   type RpcResponse,
   success,
+  toRpcError,
 } from "./protocol.ts";
+import { messageOf } from "../core/mod.ts";
 import { type Upstream, UpstreamError } from "./upstream.ts";
 import { UpstreamBatcher } from "./upstream_batcher.ts";
 
@@ -217,10 +219,9 @@ function refuseKeyMethod(method: string): RpcError {
   );
 }
 
-/** Turns an upstream failure into the JSON-RPC error each request gets. */
+/** Any failure of a call to the upstream node, as the error it gives each request. */
 function upstreamFailure(e: unknown): RpcError {
-  const why = e instanceof Error ? e.message : String(e);
-  return new RpcError(RpcErrorCode.unavailable, `Upstream node unavailable: ${why}`);
+  return toRpcError(e instanceof UpstreamError ? e : new UpstreamError(messageOf(e), { cause: e }));
 }
 
 function errorText(id: RpcId, error: RpcError): string {
@@ -309,7 +310,7 @@ export class Dispatcher {
     try {
       return success(id, await fn(paramsOf(request), this));
     } catch (e) {
-      return failure(id, e instanceof UpstreamError ? upstreamFailure(e) : e);
+      return failure(id, e);
     }
   }
 

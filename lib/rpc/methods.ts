@@ -22,7 +22,7 @@ import {
   success,
   toRpcError,
 } from "./protocol.ts";
-import { messageOf } from "../core/mod.ts";
+import { messageOf, toHex } from "../core/mod.ts";
 import { type Upstream, UpstreamError } from "./upstream.ts";
 import { UpstreamBatcher } from "./upstream_batcher.ts";
 
@@ -82,8 +82,7 @@ function messageHex(value: unknown, method: string): string {
     throw new RpcError(RpcErrorCode.invalidParams, `${method}: the message must be a string.`);
   }
   if (HEX.test(value)) return value;
-  const bytes = new TextEncoder().encode(value);
-  return "0x" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return "0x" + toHex(value);
 }
 
 function typedDataOf(value: unknown, method: string): unknown {

@@ -5,15 +5,28 @@
  * @module
  */
 
-import { run } from "./lib/cli/run.ts";
-import { denoIo } from "./lib/cli/output.ts";
+import { denoIo, run, stopSignals } from "./lib/cli/mod.ts";
+
+const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
 
 if (import.meta.main) {
   let args = [...Deno.args];
   // Invoked as `service-json-rpc` (like the platform's own bridge): act as `service rpc`.
   const exe = Deno.execPath().split(/[\\/]/).pop() ?? "";
   if (/^service-json-rpc(\.exe)?$/i.test(exe)) args = ["rpc", ...args];
-  const controller = new AbortController();
-  const code = await run(args, { io: denoIo(), signal: controller.signal });
+  // SIGINT, SIGTERM and SIGHUP abort the signal given to run() when a command
+  // has taken them; otherwise they end the process as if nobody listened.
+  const stop = stopSignals({
+    listen: (s, h) => Deno.addSignalListener(s, h),
+    unlisten: (s, h) => Deno.removeSignalListener(s, h),
+    raise: (s) => {
+      try {
+        Deno.kill(Deno.pid, s);
+      } catch {
+        Deno.exit(128 + (SIGNAL_NUMBERS[s] ?? 0));
+      }
+    },
+  });
+  const code = await run(args, { io: denoIo(), signal: stop.signal, takeSignals: stop.take });
   Deno.exit(code);
 }

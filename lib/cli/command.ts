@@ -17,6 +17,7 @@ import {
 } from "./flags.ts";
 import { type Format, FORMATS, type Io, Output } from "./output.ts";
 import { UsageError } from "./errors.ts";
+import type { TakeSignals } from "./stop_signals.ts";
 import type { ClientOptions, PlatformClient } from "../platform/mod.ts";
 
 /** What every command receives besides its arguments. */
@@ -27,8 +28,17 @@ export interface CommandContext {
   fetch?: typeof fetch;
   /** Clock; default `Date.now`. */
   now?: () => number;
-  /** Aborted when the process is asked to stop. */
+  /**
+   * Aborted when the process is asked to stop by a signal the command has
+   * taken (see `takeSignals`); the reason is a `StopRequest` naming it.
+   */
   signal?: AbortSignal;
+  /**
+   * Takes stop signals over from their default action (ending the process),
+   * for a command that must stop cleanly. Given by `main.ts`; absent when
+   * `run()` is called as a library (nothing then delivers OS signals).
+   */
+  takeSignals?: TakeSignals;
 }
 
 /** A runnable command or group. */
@@ -98,17 +108,21 @@ export const connectionFlags = {
 
 /** A leaf command's declaration. */
 export interface LeafSpec<S extends FlagSpecs> {
+  /** One line for the parent's help. */
   summary: string;
   /** Usage line after the command path, e.g. `--webhookId W [flags]`. */
   usage: string;
   /** Paragraphs shown under the usage line. */
   description?: string;
+  /** The command's own flags (the common ones are added). */
   flags: S;
+  /** Example command lines shown in `--help`. */
   examples?: string[];
   /** Maximum positionals; default 0. */
   maxPositionals?: number;
   /** Accepts `-- <command...>`. */
   acceptsRest?: boolean;
+  /** The handler: parsed flags and positionals in, exit code out. */
   run(
     parsed: ParseResult<S & typeof commonFlags> & { flags: ParsedFlags<S & typeof commonFlags> },
     ctx: CommandContext & { out: Output; path: string },

@@ -9,6 +9,7 @@
 import { type Command, leaf } from "./command.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { writeAll } from "./output.ts";
+import { whenStopped } from "./stop_signals.ts";
 
 const flags = {
   host: {
@@ -169,19 +170,9 @@ const serveCommand = leaf({
       if (e instanceof EmulatorConfigError) throw new UsageError(e.message);
       throw new CliError(`The emulator could not start: ${(e as Error)?.message ?? e}`, 1);
     }
-    let stopCleanup = () => {};
-    const stop = new Promise<string>((resolve) => {
-      const on = (sig: Deno.Signal) => () => resolve(sig);
-      const handlers: [Deno.Signal, () => void][] = [["SIGINT", on("SIGINT")], [
-        "SIGTERM",
-        on("SIGTERM"),
-      ]];
-      for (const [s, h] of handlers) Deno.addSignalListener(s, h);
-      ctx.signal?.addEventListener("abort", () => resolve("abort"), { once: true });
-      stopCleanup = () => {
-        for (const [s, h] of handlers) Deno.removeSignalListener(s, h);
-      };
-    });
+    // Take SIGINT and SIGTERM (not SIGHUP) from their default action: they now stop cleanly.
+    const release = ctx.takeSignals?.(["SIGINT", "SIGTERM"]) ?? (() => {});
+    const stop = whenStopped(ctx.signal);
     await writeAll(
       ctx.io.stdout,
       JSON.stringify({
@@ -195,7 +186,7 @@ const serveCommand = leaf({
       }) + "\n",
     );
     const why = await stop;
-    stopCleanup();
+    release();
     await out.log(`stopping (${why})`);
     await emu.stop();
     return 0;

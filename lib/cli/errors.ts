@@ -5,12 +5,16 @@
  * @module
  */
 
+import { BaseError, type BaseErrorOptions, messageOf, walk } from "../core/mod.ts";
+// Not the mod.ts barrels: these two files are light, and keep zod, viem and
+// the platform client off the --help path.
 import {
   CredentialsError,
   PlatformApiError,
   PlatformTimeoutError,
   PlatformUnreachableError,
-} from "../platform/errors.ts"; // not mod.ts: keeps zod and the client off the --help path
+} from "../platform/errors.ts";
+import { ChildNotFoundError, ChildStartError, SocketPathError } from "../rpc/errors.ts";
 
 /** Exit codes of `service`, exactly as cli.md defines them. */
 export const ExitCode = {
@@ -37,10 +41,11 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
  * throw new CliError('Cannot read "log.ndjson": no such file. Check the path.', 1);
  * ```
  */
-export class CliError extends Error {
+export class CliError extends BaseError {
   /** The process exit code this error maps to. */
   readonly exitCode: number;
-  constructor(message: string, exitCode: number = ExitCode.failed, options?: ErrorOptions) {
+  /** `message` is shown as it is; `exitCode` defaults to 1. */
+  constructor(message: string, exitCode: number = ExitCode.failed, options?: BaseErrorOptions) {
     super(message, options);
     this.name = "CliError";
     this.exitCode = exitCode;
@@ -57,7 +62,8 @@ export class CliError extends Error {
  * ```
  */
 export class UsageError extends CliError {
-  constructor(message: string, options?: ErrorOptions) {
+  /** `message` is shown as it is. */
+  constructor(message: string, options?: BaseErrorOptions) {
     super(message, ExitCode.usage, options);
     this.name = "UsageError";
   }
@@ -75,6 +81,9 @@ export class UsageError extends CliError {
 export function exitCodeFor(error: unknown): number {
   if (error instanceof CliError) return error.exitCode;
   if (error instanceof CredentialsError) return ExitCode.usage;
+  if (error instanceof SocketPathError) return ExitCode.usage;
+  if (error instanceof ChildNotFoundError) return 127; // as shells do
+  if (error instanceof ChildStartError) return 126;
   if (error instanceof PlatformApiError) {
     const s = error.status;
     if (s === 401 || s === 403) return ExitCode.auth;
@@ -100,8 +109,7 @@ export function exitCodeFor(error: unknown): number {
  */
 export function describeError(error: unknown, verbose: boolean): string {
   const lines: string[] = [];
-  const first = error instanceof Error ? error.message : String(error);
-  lines.push(first.split("\n")[0]);
+  lines.push(messageOf(error).split("\n")[0]);
   if (verbose) {
     if (error instanceof PlatformApiError) {
       lines.push(
@@ -110,12 +118,12 @@ export function describeError(error: unknown, verbose: boolean): string {
           (error.requestId ? `, request id: ${error.requestId}` : ""),
       );
     }
-    let cause = error instanceof Error ? error.cause : undefined;
     let depth = 0;
-    while (cause !== undefined && depth++ < 8) {
-      lines.push(`  caused by: ${cause instanceof Error ? cause.message : String(cause)}`);
-      cause = cause instanceof Error ? cause.cause : undefined;
-    }
+    walk(error, (e) => {
+      if (e === error) return false;
+      lines.push(`  caused by: ${messageOf(e)}`);
+      return ++depth >= 8;
+    });
   }
   return lines.join("\n");
 }

@@ -38,8 +38,9 @@ export interface FlagSpec {
   readonly choices?: readonly string[];
   /** Upper-case the value before checking `choices`. */
   readonly upper?: boolean;
-  /** Inclusive bounds for `integer`/`number`. */
+  /** Inclusive lower bound for `integer`/`number`. */
   readonly min?: number;
+  /** Inclusive upper bound for `integer`/`number`. */
   readonly max?: number;
   /** A one-letter alias, e.g. `v` for `-v`. */
   readonly short?: string;
@@ -54,7 +55,8 @@ export interface FlagSpec {
 /** A command's flags, by camelCase name. */
 export type FlagSpecs = Readonly<Record<string, FlagSpec>>;
 
-type ValueOf<F extends FlagSpec> = F["type"] extends "boolean" ? boolean
+/** The parsed value type of one flag. */
+export type ValueOf<F extends FlagSpec> = F["type"] extends "boolean" ? boolean
   : F["type"] extends "integer" | "number" | "duration" | "time" ? number
   : F["type"] extends "list" ? string[]
   : string;

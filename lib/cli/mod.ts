@@ -1,23 +1,24 @@
 /**
- * The CLI as a library: `run()`, the command declarations, the flag parser,
- * output and exit codes.
+ * The CLI as a library: `run()` (arguments in, exit code out), the one
+ * mapping from errors to exit codes, the output writer, the flag parser, and
+ * the stop signals `main.ts` delivers. The commands themselves are loaded by
+ * `run()` on demand.
+ *
+ * @example
+ * ```ts
+ * import { denoIo, run } from "./lib/cli/mod.ts";
+ * const code = await run(["webhooks", "list", "--format", "ndjson"], { io: denoIo() });
+ * ```
  *
  * @module
  */
 
-export { COMMANDS, run } from "./run.ts";
-export { CliError, describeError, ExitCode, exitCodeFor, UsageError } from "./errors.ts";
-export type { ExitCodeValue } from "./errors.ts";
-export {
-  commonFlags,
-  connectionFlags,
-  formatFlag,
-  group,
-  leaf,
-  platformClient,
-} from "./command.ts";
-export type { Command, CommandContext, LeafSpec } from "./command.ts";
-export { kebab, parseDuration, parseFlags, parseTime, renderFlags } from "./flags.ts";
+export { run } from "./run.ts";
+export type { CommandContext } from "./command.ts";
+export { CliError, ExitCode, exitCodeFor, UsageError } from "./errors.ts";
+export { denoIo, Output } from "./output.ts";
+export type { Column, Format, Io, Writer } from "./output.ts";
+export { parseDuration, parseFlags, parseTime } from "./flags.ts";
 export type {
   FlagSpec,
   FlagSpecs,
@@ -25,6 +26,7 @@ export type {
   ParsedFlags,
   ParseOptions,
   ParseResult,
+  ValueOf,
 } from "./flags.ts";
-export { denoIo, FORMATS, Output, writeAll } from "./output.ts";
-export type { Column, Format, Io, Writer } from "./output.ts";
+export { STOP_SIGNALS, StopRequest, stopSignals } from "./stop_signals.ts";
+export type { SignalHost, StopSignals, TakeSignals } from "./stop_signals.ts";

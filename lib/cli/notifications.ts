@@ -23,9 +23,8 @@ import {
   platformClient,
 } from "./command.ts";
 import { CliError, ExitCode, UsageError } from "./errors.ts";
+import { NOTIFICATION_SORT_FIELDS, NOTIFICATION_STATUSES } from "../core/mod.ts";
 
-const STATUSES = ["COMPLETED", "FAILED", "IN_PROGRESS", "ON_HOLD"] as const;
-const SORT_FIELDS = ["id", "createdAt", "updatedAt", "status", "eventType", "resourceId"] as const;
 const DAY = 86_400_000;
 
 const webhookFlag = {
@@ -81,7 +80,7 @@ const list = leaf({
     },
     sortBy: {
       type: "string",
-      choices: SORT_FIELDS,
+      choices: NOTIFICATION_SORT_FIELDS,
       description: "Sort field (platform default updatedAt).",
     },
     pageSize: {
@@ -95,7 +94,7 @@ const list = leaf({
     status: {
       type: "string",
       multiple: true,
-      choices: STATUSES,
+      choices: NOTIFICATION_STATUSES,
       upper: true,
       description: "Only this status.",
     },
@@ -303,7 +302,7 @@ const resendByResource = leaf({
     },
     excludeStatuses: {
       type: "list",
-      choices: STATUSES,
+      choices: NOTIFICATION_STATUSES,
       upper: true,
       placeholder: "S,...",
       description: "Statuses not to resend (default COMPLETED).",
@@ -321,7 +320,7 @@ const resendByResource = leaf({
     const api = await import("../platform/mod.ts");
     const excluded = given.has("excludeStatuses") ? flags.excludeStatuses ?? [] : ["COMPLETED"];
     if (flags.dryRun) {
-      const statuses = STATUSES.filter((s) => !excluded.includes(s));
+      const statuses = NOTIFICATION_STATUSES.filter((s) => !excluded.includes(s));
       let count = 0;
       if (statuses.length > 0) {
         const now = ctx.now?.() ?? Date.now();

@@ -76,12 +76,17 @@ function cell(v: unknown, key: string): string {
 
 /** The data-and-log writer a command uses. */
 export class Output {
+  /** The streams written to. */
   readonly io: Io;
+  /** How records are printed. */
   readonly format: Format;
+  /** Whether `debug` lines are shown. */
   readonly verbose: boolean;
+  /** Whether standard error gets colour (a terminal, and no `NO_COLOR`). */
   readonly color: boolean;
   #progressShown = false;
 
+  /** `format` defaults to `table` on a terminal, else `ndjson`; `verbose` to false. */
   constructor(io: Io, options: { format?: Format; verbose?: boolean } = {}) {
     this.io = io;
     this.format = options.format ?? (io.stdoutIsTerminal ? "table" : "ndjson");

@@ -14,6 +14,7 @@
 import { connectionFlags, leaf, platformClient } from "./command.ts";
 import { CliError, UsageError } from "./errors.ts";
 import type { Output } from "./output.ts";
+import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
 import { VERSION } from "../version.ts";
 
 const flags = {
@@ -141,23 +142,6 @@ function parseChainId(text: string): bigint {
 function isLoopbackBind(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();
   return h === "localhost" || /^127\.\d+\.\d+\.\d+$/.test(h) || h === "::1";
-}
-
-function waitForSignal(): Promise<Deno.Signal> {
-  return new Promise((resolve) => {
-    const sigs: Deno.Signal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
-    const handlers: [Deno.Signal, () => void][] = [];
-    for (const s of sigs) {
-      const h = () => {
-        for (const [x, y] of handlers) Deno.removeSignalListener(x, y);
-        resolve(s);
-      };
-      try {
-        Deno.addSignalListener(s, h);
-        handlers.push([s, h]);
-      } catch { /* unsupported signal on this OS */ }
-    }
-  });
 }
 
 /** `service rpc`. */
@@ -363,10 +347,6 @@ export const rpcCommand = leaf({
             2,
           );
         }
-        if (e instanceof rpc.SocketInUseError) throw new CliError(e.message, 2);
-        if (e instanceof Error && e.message.startsWith("Cannot listen")) {
-          throw new CliError(e.message, 2);
-        }
         throw e;
       }
       cleanups.push(() => bridge.close());
@@ -376,26 +356,27 @@ export const rpcCommand = leaf({
 
       // 4. The child, or wait for a signal.
       if (rest === undefined) {
-        await out.write(bridge.address + "\n");
-        const sig = await waitForSignal();
-        log(`${sig}: stopping`);
-        return 0;
+        const release = ctx.takeSignals?.(STOP_SIGNALS) ?? (() => {});
+        try {
+          await out.write(bridge.address + "\n");
+          const sig = await whenStopped(ctx.signal);
+          log(`${sig}: stopping`);
+          return 0;
+        } finally {
+          release();
+        }
       }
       const env: Record<string, string> = { SERVICE_JSON_RPC_ADDRESS: bridge.address };
       if (f.env) env[f.env] = bridge.address;
       const command = transport === "http" ? rpc.substituteAddress(rest, bridge.address) : rest;
-      try {
-        return await rpc.runChild({
-          command,
-          env: rpc.childEnv(Deno.env.toObject(), env),
-          onSpawn: (pid) => log(`child ${command[0]} started (pid ${pid})`),
-          onSignal: (s) => log(`forwarding ${s} to the child`),
-        });
-      } catch (e) {
-        if (e instanceof rpc.ChildNotFoundError) throw new CliError(e.message, 127);
-        if (e instanceof rpc.ChildStartError) throw new CliError(e.message, 126);
-        throw e;
-      }
+      const takeSignals = ctx.takeSignals;
+      return await rpc.runChild({
+        command,
+        env: rpc.childEnv(Deno.env.toObject(), env),
+        signals: takeSignals && ((forward) => takeSignals(rpc.FORWARDED_SIGNALS, forward)),
+        onSpawn: (pid) => log(`child ${command[0]} started (pid ${pid})`),
+        onSignal: (s) => log(`forwarding ${s} to the child`),
+      });
     } finally {
       await cleanup();
     }

@@ -17,6 +17,7 @@ export { fromBase64, fromBase64Url, fromHex, toBase64, toBase64Url, toHex } from
 export {
   isFinalTransactionStatus,
   isRetryableHttpStatus,
+  NOTIFICATION_SORT_FIELDS,
   NOTIFICATION_STATUSES,
   RESEND_JOB_STATUSES,
   TRANSACTION_FAILURE_STATUSES,

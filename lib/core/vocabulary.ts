@@ -16,6 +16,16 @@ export const NOTIFICATION_STATUSES = ["COMPLETED", "FAILED", "IN_PROGRESS", "ON_
 /** A notification's status. */
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
+/** Notification fields a list can be sorted by. */
+export const NOTIFICATION_SORT_FIELDS = [
+  "id",
+  "createdAt",
+  "updatedAt",
+  "status",
+  "eventType",
+  "resourceId",
+] as const;
+
 /** Resend-job statuses. */
 export const RESEND_JOB_STATUSES = ["QUEUED", "IN_PROGRESS", "COMPLETED", "FAILED"] as const;
 /** A resend job's status. */

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { BaseError } from "../core/mod.ts";
 import { Store } from "./store.ts";
 import { ensureApiUser } from "./http/api_user.ts";
 import { EventBus, type EventSink } from "./events.ts";
@@ -93,7 +94,7 @@ export interface RunningEmulator {
 }
 
 /** A start-up problem caused by the options (maps to exit code 2 in the CLI). */
-export class EmulatorConfigError extends Error {
+export class EmulatorConfigError extends BaseError {
   /** A start-up problem described in one line. */
   constructor(message: string) {
     super(message);

@@ -9,6 +9,7 @@
  * @module
  */
 
+import { isRetryableHttpStatus } from "../core/mod.ts";
 import type { Page, Schema } from "./schemas.ts";
 import type { Credentials } from "./credentials.ts";
 import { signRequestToken } from "./jwt.ts";
@@ -238,7 +239,7 @@ export class PlatformClient {
         const { response, text } = outcome;
         if (response.ok) return this.#success(response, text, options, idempotencyKey);
         const s = response.status;
-        retryable = s >= 500 || s === 429 || s === 408;
+        retryable = isRetryableHttpStatus(s);
         reason = `status ${s}`;
         const retryAfter = parseRetryAfter(response.headers.get("retry-after"), o.now());
         if (retryAfter !== undefined) {

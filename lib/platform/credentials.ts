@@ -6,6 +6,7 @@
  * @module
  */
 
+import { fromBase64 } from "../core/mod.ts";
 import { CredentialsError } from "./errors.ts";
 
 /** The production API (vendor host written neutrally, see README "Names"). */
@@ -88,8 +89,7 @@ function pemBody(pem: string, label: string): Uint8Array | undefined {
   const m = pem.match(re);
   if (!m) return undefined;
   try {
-    const bin = atob(m[1].replace(/\s+/g, ""));
-    return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+    return fromBase64(m[1].replace(/\s+/g, ""));
   } catch {
     return undefined;
   }

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { BaseError, type BaseErrorOptions } from "../core/mod.ts";
+
 function hintFor(status: number, retryAfterMs?: number): string {
   if (status === 401 || status === 403) {
     return "Check the API key and private key (--apiKey, --privateKey) and --apiBaseUrl.";
@@ -20,7 +22,7 @@ function hintFor(status: number, retryAfterMs?: number): string {
 }
 
 /** The platform answered with an HTTP error status (after any retries). */
-export class PlatformApiError extends Error {
+export class PlatformApiError extends BaseError {
   /** HTTP status. */
   readonly status: number;
   /** The platform's numeric error `code`, when its body had one. */
@@ -62,9 +64,9 @@ export class PlatformApiError extends Error {
 }
 
 /** The platform could not be reached (connection refused, DNS, TLS), after retries. */
-export class PlatformUnreachableError extends Error {
+export class PlatformUnreachableError extends BaseError {
   /** `operation` says what was being done; `baseUrl` where. */
-  constructor(operation: string, baseUrl: string, options?: ErrorOptions) {
+  constructor(operation: string, baseUrl: string, options?: BaseErrorOptions) {
     super(
       `Cannot ${operation}: the platform at ${baseUrl} could not be reached. Check --apiBaseUrl and the network.`,
       options,
@@ -74,9 +76,9 @@ export class PlatformUnreachableError extends Error {
 }
 
 /** No answer within the request timeout, after retries. */
-export class PlatformTimeoutError extends Error {
+export class PlatformTimeoutError extends BaseError {
   /** `operation` says what was being done; `timeoutMs` the limit. */
-  constructor(operation: string, timeoutMs: number, options?: ErrorOptions) {
+  constructor(operation: string, timeoutMs: number, options?: BaseErrorOptions) {
     super(
       `Cannot ${operation}: the platform did not answer within ${timeoutMs} ms. Try again, or raise --timeout.`,
       options,
@@ -86,9 +88,9 @@ export class PlatformTimeoutError extends Error {
 }
 
 /** The platform answered 2xx with a body that does not have the documented shape. */
-export class PlatformResponseError extends Error {
+export class PlatformResponseError extends BaseError {
   /** `detail` names the field that did not fit. */
-  constructor(operation: string, detail: string, options?: ErrorOptions) {
+  constructor(operation: string, detail: string, options?: BaseErrorOptions) {
     super(
       `Cannot ${operation}: the platform's answer has an unexpected shape (${detail}).`,
       options,
@@ -98,9 +100,9 @@ export class PlatformResponseError extends Error {
 }
 
 /** The credentials are missing, unreadable or malformed. Never carries a secret. */
-export class CredentialsError extends Error {
+export class CredentialsError extends BaseError {
   /** `message` must not contain the secret. */
-  constructor(message: string, options?: ErrorOptions) {
+  constructor(message: string, options?: BaseErrorOptions) {
     super(message, options);
     this.name = "CredentialsError";
   }

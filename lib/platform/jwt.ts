@@ -5,21 +5,21 @@
  * @module
  */
 
+import { toBase64Url, toHex } from "../core/mod.ts";
+
 const enc = new TextEncoder();
 
-/** base64url without padding. */
-export function base64url(bytes: Uint8Array | string): string {
-  const b = typeof bytes === "string" ? enc.encode(bytes) : bytes;
-  let s = "";
-  for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-/** Hex SHA-256 of bytes or text. */
+/**
+ * Hex SHA-256 of bytes or text (the `bodyHash` claim).
+ *
+ * @example
+ * ```ts
+ * await sha256Hex(""); // "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+ * ```
+ */
 export async function sha256Hex(data: Uint8Array | string): Promise<string> {
   const bytes = typeof data === "string" ? enc.encode(data) : data;
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource)));
 }
 
 /** The claims of a request token. */
@@ -62,11 +62,11 @@ export async function signRequestToken(
     sub: input.apiKey,
     bodyHash: await sha256Hex(input.body),
   };
-  const head = base64url(JSON.stringify({ alg: "RS256", typ: "JWT" }));
-  const payload = base64url(JSON.stringify(claims));
+  const head = toBase64Url(JSON.stringify({ alg: "RS256", typ: "JWT" }));
+  const payload = toBase64Url(JSON.stringify(claims));
   const data = enc.encode(`${head}.${payload}`);
   const sig = new Uint8Array(
     await crypto.subtle.sign({ name: "RSASSA-PKCS1-v1_5" }, privateKey, data as BufferSource),
   );
-  return `${head}.${payload}.${base64url(sig)}`;
+  return `${head}.${payload}.${toBase64Url(sig)}`;
 }

@@ -22,18 +22,20 @@ export {
   PlatformTimeoutError,
   PlatformUnreachableError,
 } from "./errors.ts";
-export { base64url, sha256Hex, signRequestToken, TOKEN_LIFETIME_SECONDS } from "./jwt.ts";
+export { sha256Hex, signRequestToken, TOKEN_LIFETIME_SECONDS } from "./jwt.ts";
+/**
+ * Deprecated alias of `toBase64Url` from `lib/core`, kept only while emulator
+ * files still import it from here; use `toBase64Url`.
+ */
+export { toBase64Url as base64url } from "../core/mod.ts";
 export type { RequestClaims } from "./jwt.ts";
 export {
   MetricValueSchema,
-  NOTIFICATION_SORT_FIELDS,
-  NOTIFICATION_STATUSES,
   NotificationAttemptSchema,
   NotificationSchema,
   pageSchema,
   ResendFailedSchema,
   ResendJobSchema,
-  WEBHOOK_STATUSES,
   WebhookSchema,
 } from "./schemas.ts";
 export type {
@@ -63,11 +65,5 @@ export { getFirstAddress, listVaultAccounts } from "./vaults.ts";
 export type { VaultAccount, VaultAddress } from "./vaults.ts";
 export { findNativeAssetId, getAsset, listBlockchains } from "./blockchains.ts";
 export type { Asset, Blockchain } from "./blockchains.ts";
-export {
-  createTransaction,
-  FINAL_FAILURE_STATUSES,
-  findTransactionByExternalId,
-  getTransaction,
-  SENT_STATUSES,
-} from "./transactions.ts";
+export { createTransaction, findTransactionByExternalId, getTransaction } from "./transactions.ts";
 export type { CreateTransactionResponse, Transaction, TransactionRequest } from "./transactions.ts";

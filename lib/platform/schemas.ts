@@ -8,6 +8,7 @@
  */
 
 import { z } from "zod";
+import { RESEND_JOB_STATUSES, type ResendJobStatus } from "../core/mod.ts";
 
 /**
  * Anything that validates an unknown value into a `T` (a zod schema fits).
@@ -22,25 +23,6 @@ export interface Schema<T> {
       error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> };
     };
 }
-
-/** Webhook status values. */
-export const WEBHOOK_STATUSES: readonly string[] = ["ENABLED", "DISABLED", "SUSPENDED"];
-/** Notification status values. */
-export const NOTIFICATION_STATUSES: readonly string[] = [
-  "COMPLETED",
-  "FAILED",
-  "IN_PROGRESS",
-  "ON_HOLD",
-];
-/** Sortable notification fields. */
-export const NOTIFICATION_SORT_FIELDS: readonly string[] = [
-  "id",
-  "createdAt",
-  "updatedAt",
-  "status",
-  "eventType",
-  "resourceId",
-];
 
 /** A Webhooks V2 endpoint. */
 export interface Webhook {
@@ -111,7 +93,7 @@ export interface ResendJob {
   /** The job's id. */
   jobId: string;
   /** Where the job is. */
-  status: "QUEUED" | "IN_PROGRESS" | "COMPLETED" | "FAILED";
+  status: ResendJobStatus;
   /** Notifications processed so far. */
   processed: number;
   /** Notifications to process. */
@@ -164,7 +146,7 @@ export const ResendFailedSchema: Schema<{ total: number }> = z.looseObject({ tot
 /** Checks a ResendJob. */
 export const ResendJobSchema: Schema<ResendJob> = z.looseObject({
   jobId: z.string(),
-  status: z.enum(["QUEUED", "IN_PROGRESS", "COMPLETED", "FAILED"]),
+  status: z.enum(RESEND_JOB_STATUSES),
   processed: z.number(),
   total: z.number(),
 });

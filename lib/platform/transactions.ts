@@ -10,23 +10,11 @@ import type { PlatformClient } from "./client.ts";
 import { PlatformApiError } from "./errors.ts";
 import type { Schema } from "./schemas.ts";
 
-/** Transaction statuses after which nothing changes. */
-export const FINAL_FAILURE_STATUSES = [
-  "CANCELLED",
-  "REJECTED",
-  "BLOCKED",
-  "FAILED",
-  "TIMEOUT",
-] as const;
-
-/** Statuses at which a transaction with a `txHash` counts as sent. */
-export const SENT_STATUSES = ["BROADCASTING", "CONFIRMING", "COMPLETED"] as const;
-
 /** A transaction as `GET /v1/transactions/{id}` returns it. */
 export interface Transaction {
   /** The platform's transaction id. */
   id: string;
-  /** SUBMITTED … COMPLETED, or a final failure (see {@linkcode FINAL_FAILURE_STATUSES}). */
+  /** SUBMITTED … COMPLETED, or a final failure (`TRANSACTION_STATUSES` of `lib/core`). */
   status: string;
   /** Why, for a failure. */
   subStatus?: string | null;

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { toHex } from "../core/mod.ts";
 import { Dispatcher, type Signer } from "./methods.ts";
 import type { Upstream } from "./upstream.ts";
 import { createHttpHandler, serveHttp } from "./http.ts";
@@ -54,8 +55,7 @@ export interface Bridge {
 
 /** A random path token (128 bits, hex). */
 export function randomToken(): string {
-  const b = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  return toHex(crypto.getRandomValues(new Uint8Array(16)));
 }
 
 /**

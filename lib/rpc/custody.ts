@@ -17,7 +17,6 @@
 import {
   abortableSleep,
   createTransaction,
-  FINAL_FAILURE_STATUSES,
   findTransactionByExternalId,
   getFirstAddress,
   getTransaction,
@@ -26,12 +25,16 @@ import {
   type PlatformClient,
   PlatformTimeoutError,
   PlatformUnreachableError,
-  SENT_STATUSES,
   type Transaction,
   type TransactionRequest,
 } from "../platform/mod.ts";
+import {
+  isRetryableHttpStatus,
+  TRANSACTION_FAILURE_STATUSES,
+  TRANSACTION_SENT_STATUSES,
+} from "../core/mod.ts";
 import type { Signer } from "./methods.ts";
-import { RpcError, RpcErrorCode } from "./protocol.ts";
+import { RpcError, RpcErrorCode, toRpcError } from "./protocol.ts";
 import { parseQuantity } from "./units.ts";
 import { toTransactionRequest } from "./transaction_request.ts";
 
@@ -77,30 +80,7 @@ export function pollDelay(poll: number, fixedMs?: number): number {
 /** Did a create perhaps reach the platform without us hearing the answer? */
 function ambiguous(e: unknown): boolean {
   if (e instanceof PlatformUnreachableError || e instanceof PlatformTimeoutError) return true;
-  return e instanceof PlatformApiError && (e.status >= 500 || e.status === 429 || e.status === 408);
-}
-
-/** The one place platform failures become JSON-RPC errors. */
-export function toRpcError(e: unknown): RpcError {
-  if (e instanceof RpcError) return e;
-  if (
-    e instanceof PlatformApiError || e instanceof PlatformUnreachableError ||
-    e instanceof PlatformTimeoutError
-  ) {
-    const data = e instanceof PlatformApiError
-      ? { httpStatus: e.status, platformCode: e.code, requestId: e.requestId }
-      : undefined;
-    return new RpcError(RpcErrorCode.server, e.message, data, { cause: e });
-  }
-  if (e instanceof Error && e.name === "PlatformResponseError") {
-    return new RpcError(RpcErrorCode.server, e.message, undefined, { cause: e });
-  }
-  if (e instanceof DOMException && e.name === "AbortError") {
-    return new RpcError(RpcErrorCode.server, "The bridge is stopping; the request was abandoned.");
-  }
-  return new RpcError(RpcErrorCode.internal, "Internal error of the bridge.", undefined, {
-    cause: e,
-  });
+  return e instanceof PlatformApiError && isRetryableHttpStatus(e.status);
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -276,7 +256,7 @@ export class CustodySigner implements Signer {
     body: TransactionRequest,
     signal: AbortSignal | undefined,
     succeeded: (t: Transaction) => boolean,
-    successStatuses: readonly string[] = SENT_STATUSES,
+    successStatuses: readonly string[] = TRANSACTION_SENT_STATUSES,
   ): Promise<Transaction> {
     const deadline = this.#now() + (this.#o.txTimeoutMs ?? DEFAULT_TX_TIMEOUT_MS);
     const externalTxId = `${this.#o.externalTxIdPrefix ?? "service-rpc-"}${this.#uuid()}`;
@@ -313,7 +293,7 @@ export class CustodySigner implements Signer {
         last = t.status;
       }
       if (successStatuses.includes(t.status) && succeeded(t)) return t;
-      if ((FINAL_FAILURE_STATUSES as readonly string[]).includes(t.status)) {
+      if ((TRANSACTION_FAILURE_STATUSES as readonly string[]).includes(t.status)) {
         const rejected = t.status === "REJECTED" || t.status === "CANCELLED";
         throw new RpcError(
           rejected ? RpcErrorCode.userRejected : RpcErrorCode.server,

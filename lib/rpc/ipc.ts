@@ -10,6 +10,7 @@
  * @module
  */
 
+import { SocketInUseError, SocketPathError } from "./errors.ts";
 import { FramingError, JsonStreamDecoder } from "./json_stream.ts";
 import type { Dispatcher } from "./methods.ts";
 import { RpcErrorCode } from "./protocol.ts";
@@ -34,17 +35,6 @@ export interface IpcServer {
   close(): Promise<void>;
 }
 
-/** The path is in use by a live server. */
-export class SocketInUseError extends Error {
-  /** Creates the error for `path`. */
-  constructor(path: string) {
-    super(
-      `Cannot listen on ${path}: another server is answering on it. Stop it or choose another --ipcPath.`,
-    );
-    this.name = "SocketInUseError";
-  }
-}
-
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -56,8 +46,9 @@ async function removeStale(path: string): Promise<void> {
     return; // nothing there
   }
   if (!info.isSocket) {
-    throw new Error(
-      `Cannot listen on ${path}: a file that is not a socket is there. Choose another --ipcPath.`,
+    throw new SocketPathError(
+      path,
+      "a file that is not a socket is there. Choose another --ipcPath",
     );
   }
   try {

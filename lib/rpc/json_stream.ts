@@ -8,8 +8,10 @@
  * @module
  */
 
+import { BaseError } from "../core/mod.ts";
+
 /** The framer found bytes that cannot start a JSON object or array, or a value over the limit. */
-export class FramingError extends Error {
+export class FramingError extends BaseError {
   /** Creates the error with its reason. */
   constructor(message: string) {
     super(message);

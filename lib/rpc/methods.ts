@@ -20,7 +20,9 @@ import {
   type RpcRequest,
   type RpcResponse,
   success,
+  toRpcError,
 } from "./protocol.ts";
+import { messageOf, toHex } from "../core/mod.ts";
 import { type Upstream, UpstreamError } from "./upstream.ts";
 import { UpstreamBatcher } from "./upstream_batcher.ts";
 
@@ -80,8 +82,7 @@ function messageHex(value: unknown, method: string): string {
     throw new RpcError(RpcErrorCode.invalidParams, `${method}: the message must be a string.`);
   }
   if (HEX.test(value)) return value;
-  const bytes = new TextEncoder().encode(value);
-  return "0x" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return "0x" + toHex(value);
 }
 
 function typedDataOf(value: unknown, method: string): unknown {
@@ -217,10 +218,9 @@ function refuseKeyMethod(method: string): RpcError {
   );
 }
 
-/** Turns an upstream failure into the JSON-RPC error each request gets. */
+/** Any failure of a call to the upstream node, as the error it gives each request. */
 function upstreamFailure(e: unknown): RpcError {
-  const why = e instanceof Error ? e.message : String(e);
-  return new RpcError(RpcErrorCode.unavailable, `Upstream node unavailable: ${why}`);
+  return toRpcError(e instanceof UpstreamError ? e : new UpstreamError(messageOf(e), { cause: e }));
 }
 
 function errorText(id: RpcId, error: RpcError): string {
@@ -309,7 +309,7 @@ export class Dispatcher {
     try {
       return success(id, await fn(paramsOf(request), this));
     } catch (e) {
-      return failure(id, e instanceof UpstreamError ? upstreamFailure(e) : e);
+      return failure(id, e);
     }
   }
 

@@ -1,11 +1,21 @@
 /**
  * JSON-RPC 2.0 envelopes: parsing a message (single or batch), validating
  * requests, building success and error responses. The numeric error codes
- * live here once ({@linkcode RpcError}); transports only serialise what this
- * module returns.
+ * live here once ({@linkcode RpcError}), and so does the one mapping from any
+ * thrown value to a JSON-RPC error ({@linkcode toRpcError}, by `instanceof`);
+ * transports only serialise what this module returns.
  *
  * @module
  */
+
+import { BaseError, type BaseErrorOptions } from "../core/mod.ts";
+import {
+  PlatformApiError,
+  PlatformResponseError,
+  PlatformTimeoutError,
+  PlatformUnreachableError,
+} from "../platform/mod.ts";
+import { UpstreamError } from "./upstream.ts";
 
 /** A request id: a string, a number or null (absent = notification). */
 export type RpcId = string | number | null;
@@ -64,13 +74,13 @@ export const RpcErrorCode = {
  * throw new RpcError(RpcErrorCode.invalidParams, 'eth_sign: expected [address, data]');
  * ```
  */
-export class RpcError extends Error {
+export class RpcError extends BaseError {
   /** The JSON-RPC error code. */
   readonly code: number;
   /** Extra data for the caller (e.g. the platform transaction id and status). */
   readonly data: unknown;
   /** Creates an error with its code, message and optional data. */
-  constructor(code: number, message: string, data?: unknown, options?: ErrorOptions) {
+  constructor(code: number, message: string, data?: unknown, options?: BaseErrorOptions) {
     super(message, options);
     this.name = "RpcError";
     this.code = code;
@@ -91,17 +101,50 @@ export function success(id: RpcId, result: unknown): RpcResponse {
 }
 
 /**
- * Builds an error response from any thrown value. Only {@linkcode RpcError}
- * messages reach the caller as they are; anything else becomes -32603 with a
- * generic message so that no internal detail (or secret) leaks.
+ * The one mapping from a thrown value to the JSON-RPC error a caller gets:
+ * an {@linkcode RpcError} as it is; the upstream node failing as -32002
+ * ("resource unavailable") with its reason; a platform failure as
+ * a server error with its message (and HTTP status, platform code and request
+ * id as `data`); a request abandoned because the bridge stops; anything else
+ * as -32603 with a generic message, so that no internal detail (or secret)
+ * leaks.
+ *
+ * @example
+ * ```ts
+ * toRpcError(new Error("secret detail")).toJSON(); // { code: -32603, message: "Internal error of the bridge." }
+ * ```
+ */
+export function toRpcError(e: unknown): RpcError {
+  if (e instanceof RpcError) return e;
+  if (e instanceof UpstreamError) {
+    return new RpcError(RpcErrorCode.unavailable, `Upstream node unavailable: ${e.message}`);
+  }
+  if (
+    e instanceof PlatformApiError || e instanceof PlatformUnreachableError ||
+    e instanceof PlatformTimeoutError
+  ) {
+    const data = e instanceof PlatformApiError
+      ? { httpStatus: e.status, platformCode: e.code, requestId: e.requestId }
+      : undefined;
+    return new RpcError(RpcErrorCode.server, e.message, data, { cause: e });
+  }
+  if (e instanceof PlatformResponseError) {
+    return new RpcError(RpcErrorCode.server, e.message, undefined, { cause: e });
+  }
+  if (e instanceof DOMException && e.code === DOMException.ABORT_ERR) {
+    return new RpcError(RpcErrorCode.server, "The bridge is stopping; the request was abandoned.");
+  }
+  return new RpcError(RpcErrorCode.internal, "Internal error of the bridge.", undefined, {
+    cause: e,
+  });
+}
+
+/**
+ * Builds an error response from any thrown value, through
+ * {@linkcode toRpcError}.
  */
 export function failure(id: RpcId, error: unknown): RpcResponse {
-  if (error instanceof RpcError) return { jsonrpc: "2.0", id, error: error.toJSON() };
-  return {
-    jsonrpc: "2.0",
-    id,
-    error: { code: RpcErrorCode.internal, message: "Internal error of the bridge." },
-  };
+  return { jsonrpc: "2.0", id, error: toRpcError(error).toJSON() };
 }
 
 /** What {@linkcode parseMessage} found. */

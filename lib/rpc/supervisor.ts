@@ -1,12 +1,15 @@
 /**
  * The child supervisor: runs the command after `--` without a shell, with
  * inherited stdio and an environment stripped of the platform secrets,
- * forwards SIGINT/SIGTERM/SIGHUP to it, and reports its exit code (128+N
+ * forwards SIGINT/SIGTERM/SIGHUP to it (as the caller delivers them: the
+ * CLI's stop signals, never a listener of its own), and reports its exit code (128+N
  * when it died of signal N). A program that does not exist is
  * {@linkcode ChildNotFoundError} (exit 127, as shells do).
  *
  * @module
  */
+
+import { ChildNotFoundError, ChildStartError } from "./errors.ts";
 
 /** Environment variables that never reach the child. */
 export const SECRET_ENV_VARS: readonly string[] = [
@@ -34,29 +37,6 @@ const SIGNAL_NUMBERS: Record<string, number> = {
   SIGALRM: 14,
   SIGTERM: 15,
 };
-
-/** The child program could not be found (exit 127). */
-export class ChildNotFoundError extends Error {
-  /** Creates the error for `command`. */
-  constructor(command: string, options?: ErrorOptions) {
-    super(
-      `Cannot run ${
-        JSON.stringify(command)
-      }: no such program. Check the command after "--" (is it installed and on PATH?).`,
-      options,
-    );
-    this.name = "ChildNotFoundError";
-  }
-}
-
-/** The child program exists but could not be started (exit 126). */
-export class ChildStartError extends Error {
-  /** Creates the error for `command` and the reason. */
-  constructor(command: string, why: string, options?: ErrorOptions) {
-    super(`Cannot run ${JSON.stringify(command)}: ${why}.`, options);
-    this.name = "ChildStartError";
-  }
-}
 
 /**
  * Replaces every `{}` in every argument with `address` (`{}{}` gives the
@@ -93,6 +73,13 @@ export interface ChildOptions {
   onSpawn?: (pid: number) => void;
   /** Called for each forwarded signal. */
   onSignal?: (signal: Deno.Signal) => void;
+  /**
+   * Where the signals to forward come from: called before the child is
+   * spawned with the function that forwards one; returns the function that
+   * ends the subscription. The CLI passes its stop signals
+   * ({@linkcode FORWARDED_SIGNALS}). Default: nothing is forwarded.
+   */
+  signals?: (forward: (signal: Deno.Signal) => void) => () => void;
 }
 
 /** The exit code a shell would report for a status. */
@@ -103,36 +90,26 @@ export function exitCodeOf(status: Deno.CommandStatus): number {
 
 /**
  * Runs the child to its end and returns its exit code (128+N on signal N).
- * Signals received meanwhile are forwarded to it.
+ * Signals delivered meanwhile through `options.signals` are forwarded to it.
  */
 export async function runChild(options: ChildOptions): Promise<number> {
   const [program, ...args] = options.command;
   if (!program) throw new TypeError("no command to run");
-  // Listen before spawning: a signal that arrives while the child starts is
-  // passed on as soon as it exists, instead of killing the bridge and
+  // Subscribe before spawning: a signal that arrives while the child starts
+  // is passed on as soon as it exists, instead of killing the bridge and
   // orphaning the child.
   let child: Deno.ChildProcess | undefined;
   let early: Deno.Signal | undefined;
-  const handlers: [Deno.Signal, () => void][] = [];
-  for (const sig of FORWARDED_SIGNALS) {
-    const h = () => {
-      options.onSignal?.(sig);
-      if (!child) {
-        early = sig;
-        return;
-      }
-      try {
-        child.kill(sig);
-      } catch { /* already gone */ }
-    };
+  const unlisten = options.signals?.((sig) => {
+    options.onSignal?.(sig);
+    if (!child) {
+      early = sig;
+      return;
+    }
     try {
-      Deno.addSignalListener(sig, h);
-      handlers.push([sig, h]);
-    } catch { /* signal not supported here (Windows) */ }
-  }
-  const unlisten = () => {
-    for (const [sig, h] of handlers) Deno.removeSignalListener(sig, h);
-  };
+      child.kill(sig);
+    } catch { /* already gone */ }
+  }) ?? (() => {});
   try {
     child = new Deno.Command(program, {
       args,

@@ -9,12 +9,13 @@
  * @module
  */
 
+import { BaseError, type BaseErrorOptions, toBase64 } from "../core/mod.ts";
 import { ConnectionPool } from "./connection_pool.ts";
 
 /** The node could not be reached or answered with something that is not JSON-RPC. */
-export class UpstreamError extends Error {
+export class UpstreamError extends BaseError {
   /** Creates the error with its reason. */
-  constructor(message: string, options?: ErrorOptions) {
+  constructor(message: string, options?: BaseErrorOptions) {
     super(message, options);
     this.name = "UpstreamError";
   }
@@ -329,7 +330,7 @@ export class UpstreamClient extends Upstream {
     this.#port = Number(u.port || (this.#tls ? 443 : 80));
     const auth = u.username
       ? `Authorization: Basic ${
-        btoa(decodeURIComponent(u.username) + ":" + decodeURIComponent(u.password))
+        toBase64(decodeURIComponent(u.username) + ":" + decodeURIComponent(u.password))
       }\r\n`
       : "";
     this.#headPrefix = `POST ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n` +

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { BaseError } from "../../core/mod.ts";
+
 /** What a route answers: a status, a JSON body (or none) and extra headers. */
 export interface Reply {
   /** HTTP status. */
@@ -26,7 +28,7 @@ export interface Reply {
  * throw new ApiError(404, `Vault account "7" not found.`, 1003);
  * ```
  */
-export class ApiError extends Error {
+export class ApiError extends BaseError {
   /** HTTP status of the answer. */
   readonly status: number;
   /** The platform-style numeric error code in the body. */

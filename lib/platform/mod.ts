@@ -23,11 +23,6 @@ export {
   PlatformUnreachableError,
 } from "./errors.ts";
 export { sha256Hex, signRequestToken, TOKEN_LIFETIME_SECONDS } from "./jwt.ts";
-/**
- * Deprecated alias of `toBase64Url` from `lib/core`, kept only while emulator
- * files still import it from here; use `toBase64Url`.
- */
-export { toBase64Url as base64url } from "../core/mod.ts";
 export type { RequestClaims } from "./jwt.ts";
 export {
   MetricValueSchema,

@@ -7,7 +7,7 @@ import {
   verifyWebhookSignature,
   WebhookSigner,
 } from "../../lib/emulator/webhooks/signing/signer.ts";
-import { base64url } from "../../lib/platform/mod.ts";
+import { toBase64Url as base64url } from "../../lib/core/mod.ts";
 
 const ALG = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-512" } as const;
 const enc = new TextEncoder();

@@ -12,8 +12,8 @@ import {
   type RunningEmulator,
   startEmulator,
 } from "../../lib/emulator/mod.ts";
+import { toBase64Url as base64url } from "../../lib/core/mod.ts";
 import {
-  base64url,
   importPrivateKeyPem,
   loadCredentials,
   PlatformClient,

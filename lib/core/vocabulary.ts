@@ -31,9 +31,13 @@ export const RESEND_JOB_STATUSES = ["QUEUED", "IN_PROGRESS", "COMPLETED", "FAILE
 /** A resend job's status. */
 export type ResendJobStatus = (typeof RESEND_JOB_STATUSES)[number];
 
-/** Transaction statuses on the way to completion, in order. */
+/**
+ * Transaction statuses on the way to completion, in order
+ * (`PENDING_AUTHORIZATION`: held for an approval policy).
+ */
 export const TRANSACTION_PROGRESS_STATUSES = [
   "SUBMITTED",
+  "PENDING_AUTHORIZATION",
   "PENDING_SIGNATURE",
   "BROADCASTING",
   "CONFIRMING",

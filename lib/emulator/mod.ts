@@ -71,15 +71,14 @@ export type { WebhookPatch } from "./webhooks/endpoints.ts";
 export { Scheduler, systemClock } from "./webhooks/scheduler.ts";
 export type { Clock, DueEntry, TimerHandle } from "./webhooks/scheduler.ts";
 export { NOTIFICATION_SORT_KEYS, WebhookStore } from "./webhooks/store.ts";
+export type { NotificationFilter, NotificationSortKey } from "./webhooks/store.ts";
 export type {
   AttemptRow,
   JobRow,
-  NotificationFilter,
   NotificationRow,
-  NotificationSortKey,
   OutboxMail,
   WebhookRow,
-} from "./webhooks/store.ts";
+} from "./webhooks/rows.ts";
 export { deliverOnce } from "./webhooks/delivery.ts";
 export type { AttemptRecord, DeliverOptions } from "./webhooks/delivery.ts";
 export { SnapshotPager } from "./webhooks/notification_paging.ts";

@@ -19,8 +19,8 @@
  * the vocabulary) has no successor.
  *
  * The status names come from the shared vocabulary (`lib/core/vocabulary.ts`);
- * only `PENDING_AUTHORIZATION`, which the emulator alone uses (a held
- * transaction), is added here.
+ * the emulator holds a transaction in `PENDING_AUTHORIZATION` (its
+ * {@linkcode HELD_STATUS}) while a `hold` fault keeps it.
  *
  * @module
  */
@@ -29,10 +29,10 @@ import { BaseError, TRANSACTION_FAILURE_STATUSES, type TransactionStatus } from 
 import type { SignedBytes, TransactionRecord } from "./store.ts";
 
 /** The status of a transaction held by a `hold` fault until approved. */
-export const HELD_STATUS = "PENDING_AUTHORIZATION";
+export const HELD_STATUS = "PENDING_AUTHORIZATION" satisfies TransactionStatus;
 
-/** A status an emulated transaction can have: the vocabulary's, plus {@linkcode HELD_STATUS}. */
-export type EmulatorTransactionStatus = TransactionStatus | typeof HELD_STATUS;
+/** A status an emulated transaction can have (the vocabulary's). */
+export type EmulatorTransactionStatus = TransactionStatus;
 
 /** A final status that ends a transaction in failure. */
 type FailureStatus = (typeof TRANSACTION_FAILURE_STATUSES)[number];

@@ -19,7 +19,7 @@ import type { NotificationStatus } from "../../core/mod.ts";
 import type { AttemptRecord } from "./delivery.ts";
 import { type AppliedSuspension, applyBreaker, type BreakerContext } from "./endpoint_breaker.ts";
 import type { Endpoint } from "./endpoints.ts";
-import type { NotificationRow } from "./store.ts";
+import type { NotificationRow } from "./rows.ts";
 
 /** What recording an attempt changed. */
 export interface Recorded {

@@ -16,7 +16,8 @@ import {
 } from "../../webhooks/mod.ts";
 import { ApiError, ErrorCode } from "../http/reply.ts";
 import type { Scheduler } from "./scheduler.ts";
-import type { WebhookRow, WebhookStore } from "./store.ts";
+import type { WebhookStore } from "./store.ts";
+import type { WebhookRow } from "./rows.ts";
 
 /** One endpoint as the engine holds it. */
 export interface Endpoint {

@@ -33,7 +33,8 @@ import {
 import type { NotificationStatus } from "../../core/mod.ts";
 import { type AttemptRecord, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from "./delivery.ts";
 import { SIGNATURE_HEADER } from "./signing/signer.ts";
-import type { JobRow, NotificationRow, WebhookRow, WebhookStore } from "./store.ts";
+import type { WebhookStore } from "./store.ts";
+import type { JobRow, NotificationRow, WebhookRow } from "./rows.ts";
 import { type Endpoint, Endpoints, type WebhookPatch } from "./endpoints.ts";
 import { type Clock, type DueEntry, Scheduler, systemClock } from "./scheduler.ts";
 import { Resends } from "./resend_jobs.ts";

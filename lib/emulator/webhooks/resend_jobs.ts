@@ -11,7 +11,8 @@
 import { ApiError, ErrorCode } from "../http/reply.ts";
 import type { Endpoints } from "./endpoints.ts";
 import type { Clock, Scheduler } from "./scheduler.ts";
-import type { JobRow, NotificationRow, WebhookStore } from "./store.ts";
+import type { WebhookStore } from "./store.ts";
+import type { JobRow, NotificationRow } from "./rows.ts";
 import type { NotificationStatus } from "../../core/mod.ts";
 
 const DAY = 86_400_000;

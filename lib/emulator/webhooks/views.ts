@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { AttemptRow, JobRow, NotificationRow, OutboxMail, WebhookRow } from "./store.ts";
+import type { AttemptRow, JobRow, NotificationRow, OutboxMail, WebhookRow } from "./rows.ts";
 
 /**
  * The API's view of an endpoint.

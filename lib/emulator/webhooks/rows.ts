@@ -1,0 +1,186 @@
+/**
+ * The rows of the emulator's webhook tables as the code sees them
+ * (endpoints, notifications, attempts, resend jobs, outbox mail), and how a
+ * SQLite row becomes one. No SQL here: the queries are in `store.ts`.
+ *
+ * @module
+ */
+
+import type { NotificationStatus, ResendJobStatus, WebhookStatus } from "../../core/mod.ts";
+import type { Row } from "../store.ts";
+
+/** A webhook endpoint row. */
+export interface WebhookRow {
+  /** Creation order. */
+  seq: number;
+  /** Its id (a UUID). */
+  id: string;
+  /** Where notifications are POSTed. */
+  url: string;
+  /** Event types it is subscribed to. */
+  events: string[];
+  /** Free text, or null. */
+  description: string | null;
+  /** ENABLED, DISABLED or SUSPENDED. */
+  status: WebhookStatus;
+  /** Epoch ms. */
+  createdAt: number;
+  /** Epoch ms. */
+  updatedAt: number;
+  /** When the breaker's error rate entered the band, or null. */
+  bandSince: number | null;
+  /** Time of the last attempt the breaker evaluated, or null. */
+  lastAttemptAt: number | null;
+  /** Attempts with a seq at or below this were evaluated before the last suspension/re-enable. */
+  breakerResetSeq: number;
+}
+
+/** A notification row. */
+export interface NotificationRow {
+  /** Row id (creation order). */
+  seq: number;
+  /** Its id (a UUID). */
+  id: string;
+  /** Its endpoint. */
+  webhookId: string;
+  /** e.g. `transaction.created`. */
+  eventType: string;
+  /** The resource it is about, or null. */
+  resourceId: string | null;
+  /** The resource as JSON text. */
+  data: string;
+  /** Where its delivery stands. */
+  status: NotificationStatus;
+  /** Epoch ms. */
+  createdAt: number;
+  /** Epoch ms. */
+  updatedAt: number;
+  /** Attempts in the current series. */
+  attempts: number;
+  /** sentTime of the latest attempt of the series, or null. */
+  lastSentTime: number | null;
+  /** When the next attempt is due (IN_PROGRESS / ON_HOLD), else null. */
+  nextAttemptAt: number | null;
+  /** Incremented by each resend; an attempt started in an older series does not move the new one. */
+  series: number;
+}
+
+/** An attempt row. */
+export interface AttemptRow {
+  /** Row id (recording order). */
+  seq: number;
+  /** The notification attempted. */
+  notificationId: string;
+  /** Its endpoint. */
+  webhookId: string;
+  /** Epoch ms when the request was started. */
+  sentTime: number;
+  /** Milliseconds until the answer or the failure. */
+  duration: number;
+  /** HTTP status, or null when none arrived. */
+  responseCode: number | null;
+  /** Why no status arrived, or null. */
+  failureReason: "TIMED_OUT" | "NO_RESPONSE" | null;
+  /** 1 when the attempt counted as an error for the breaker. */
+  error: number;
+  /** 1 when the breaker evaluated it (the endpoint was ENABLED). */
+  evaluated: number;
+}
+
+/** A resend-failed job row. */
+export interface JobRow {
+  /** Its id (a UUID). */
+  id: string;
+  /** Its endpoint. */
+  webhookId: string;
+  /** Where the job stands. */
+  status: ResendJobStatus;
+  /** Notifications handled so far. */
+  processed: number;
+  /** Notifications to handle. */
+  total: number;
+  /** The notification seqs still to resend (JSON array). */
+  pending: number[];
+  /** Epoch ms. */
+  createdAt: number;
+}
+
+/** An e-mail in the outbox. */
+export interface OutboxMail {
+  /** Row id (sending order). */
+  seq: number;
+  /** Recipient address. */
+  to: string;
+  /** Subject line. */
+  subject: string;
+  /** Plain-text body. */
+  body: string;
+  /** The suspended endpoint. */
+  webhookId: string;
+  /** Epoch ms. */
+  createdAt: number;
+}
+
+/** The webhook row of SQLite row `r`. */
+export function webhookFrom(r: Row): WebhookRow {
+  return {
+    seq: r.seq as number,
+    id: r.id as string,
+    url: r.url as string,
+    events: JSON.parse(r.events as string),
+    description: (r.description as string | null) ?? null,
+    status: r.status as WebhookStatus,
+    createdAt: r.created_at as number,
+    updatedAt: r.updated_at as number,
+    bandSince: (r.band_since as number | null) ?? null,
+    lastAttemptAt: (r.last_attempt_at as number | null) ?? null,
+    breakerResetSeq: r.breaker_reset_seq as number,
+  };
+}
+
+/** Maps a SQL row of wh_notifications to a {@linkcode NotificationRow}. */
+export function notificationFrom(r: Row): NotificationRow {
+  return {
+    seq: r.seq as number,
+    id: r.id as string,
+    webhookId: r.webhook_id as string,
+    eventType: r.event_type as string,
+    resourceId: (r.resource_id as string | null) ?? null,
+    data: r.data as string,
+    status: r.status as NotificationStatus,
+    createdAt: r.created_at as number,
+    updatedAt: r.updated_at as number,
+    attempts: r.attempts as number,
+    lastSentTime: (r.last_sent_time as number | null) ?? null,
+    nextAttemptAt: (r.next_attempt_at as number | null) ?? null,
+    series: r.series as number,
+  };
+}
+
+/** The attempt row of SQLite row `r`. */
+export function attemptFrom(r: Row): AttemptRow {
+  return {
+    seq: r.seq as number,
+    notificationId: r.notification_id as string,
+    webhookId: r.webhook_id as string,
+    sentTime: r.sent_time as number,
+    duration: r.duration as number,
+    responseCode: (r.response_code as number | null) ?? null,
+    failureReason: (r.failure_reason as AttemptRow["failureReason"]) ?? null,
+    error: r.error as number,
+    evaluated: r.evaluated as number,
+  };
+}
+
+/** The job row of SQLite row `r`. */
+export function jobFrom(r: Row): JobRow {
+  return {
+    id: r.id as string,
+    webhookId: r.webhook_id as string,
+    status: r.status as JobRow["status"],
+    processed: r.processed as number,
+    total: r.total as number,
+    pending: JSON.parse(r.pending as string),
+    createdAt: r.created_at as number,
+  };
+}

@@ -14,13 +14,23 @@ import type { Faults } from "./faults/faults.ts";
 import type { Chain } from "./chain.ts";
 import type { VaultKeys } from "./vault/keys.ts";
 import type { TransactionEngine } from "./transactions/engine.ts";
-import type { Webhooks, WebhooksOptions } from "./webhooks/start.ts";
+import type { Webhooks } from "./webhooks/start.ts";
+import type { BreakerConfig } from "../webhooks/mod.ts";
 
 /** Webhook delivery settings given at start (the rest comes from the emulator's own). */
-export type WebhookSettings = Pick<
-  WebhooksOptions,
-  "deliveryTimeoutMs" | "concurrency" | "breaker" | "signWorkers"
->;
+export interface WebhookSettings {
+  /** HTTP timeout of one delivery attempt in ms. Default 10 000. */
+  deliveryTimeoutMs?: number;
+  /** Attempts in flight per endpoint. Default 8. */
+  concurrency?: number;
+  /** Breaker parameters before scaling (breaker.md §3 defaults). */
+  breaker?: BreakerConfig;
+  /**
+   * WebCrypto worker threads that make the RS512 signatures when OpenSSL's
+   * libcrypto cannot be used. Default 2; 0 signs on the main thread.
+   */
+  signWorkers?: number;
+}
 
 /** Settings fixed at start. */
 export interface EmulatorConfig {

@@ -55,8 +55,6 @@ export interface EmulatorOptions {
   maxBodyBytes?: number;
   /** A listener of every event (`transaction.created`, ...); default none. */
   events?: EventSink;
-  /** Extra route modules (areas added later), appended to `ROUTE_MODULES`. */
-  modules?: RouteModule[];
   /**
    * Webhook delivery settings: HTTP timeout of one attempt (default 10 s),
    * attempts in flight per endpoint (default 8), breaker parameters before
@@ -87,8 +85,6 @@ export interface RunningEmulator {
   assetId: string;
   /** The request handler, callable in-process. */
   handler: (req: Request) => Promise<Response>;
-  /** The shared context (store, events, faults...), for areas and tests. */
-  context: EmulatorContext;
   /** Stops serving and background work, closes the store. */
   stop(): Promise<void>;
 }
@@ -227,7 +223,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
     const ctx: EmulatorContext = Object.assign(shared, {
       transactions: new TransactionEngine(shared),
     });
-    const modules = [...ROUTE_MODULES, ...(o.modules ?? [])];
+    const modules = ROUTE_MODULES;
     for (const m of modules) if (m.schema) store.migrate(m.schema);
     const { handle } = createHandler(ctx, modules);
     for (const m of modules) await m.start?.(ctx);
@@ -270,7 +266,6 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       chainId,
       assetId: info.assetId,
       handler: handle,
-      context: ctx,
       async stop() {
         if (stopped) return;
         stopped = true;

@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { WebhookSettings } from "../context.ts";
 import type { DatabaseSync } from "node:sqlite";
 import { SnapshotPager } from "./notification_paging.ts";
 import { WebhookEngine, type WebhookEvent } from "./engine.ts";
@@ -17,17 +18,11 @@ import { webhooksConsoleSection } from "./console_section.ts";
 import type { BreakerConfig } from "../../webhooks/mod.ts";
 
 /** Options of {@linkcode startWebhooks}. */
-export interface WebhooksOptions {
+export interface WebhooksOptions extends WebhookSettings {
   /** The emulator's database (file with `--state`, else `:memory:`). */
   db: DatabaseSync;
   /** Divides every retry delay and breaker duration. Default 1. */
   timeScale?: number;
-  /** HTTP timeout of one delivery attempt in ms. Default 10 000. */
-  deliveryTimeoutMs?: number;
-  /** Attempts in flight per endpoint. Default 8. */
-  concurrency?: number;
-  /** Breaker parameters before scaling (breaker.md §3 defaults). */
-  breaker?: BreakerConfig;
   /** Workspace id put in payloads. */
   workspaceId?: string;
   /** The workspace admins' e-mail addresses. */
@@ -36,11 +31,6 @@ export interface WebhooksOptions {
   log?: (line: string) => void;
   /** Clock. */
   now?: () => number;
-  /**
-   * WebCrypto worker threads that make the RS512 signatures when OpenSSL's
-   * libcrypto cannot be used. Default 2; 0 signs on the main thread.
-   */
-  signWorkers?: number;
   /** libcrypto names or paths to try (default the OS's usual ones; `[]`: WebCrypto only). */
   libcryptoPaths?: readonly string[];
 }

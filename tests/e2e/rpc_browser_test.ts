@@ -9,17 +9,20 @@ import assert from "node:assert/strict";
 import type { BridgeProcess } from "../support/rpc.ts";
 import { anvilCall, type Stack, startStack, VAULT0 } from "../support/rpc_stack.ts";
 import { loadCredentials, PlatformClient } from "../../lib/platform/mod.ts";
+import { assertPeer, skipWithout } from "../support/required.ts";
 
 // Debian's chromium by default; CHROMIUM_PATH names another (e.g. google-chrome on CI runners).
 const CHROMIUM = Deno.env.get("CHROMIUM_PATH") || "/usr/bin/chromium";
 const haveChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
-// Skipped only on a developer machine without a browser; under CI a missing browser is a failure.
-const skip = !haveChromium && Deno.env.get("CI") !== "true";
+// Skipped (and named as skipped) only on a developer machine without a browser; under .ci/run
+// (SERVICE_REQUIRE_ALL=1) or CI=true a missing browser is a failure.
+const skip = skipWithout(haveChromium);
 
 Deno.test({
   name: "a web page cannot make the bridge send: refused, nothing signed",
   ignore: skip,
   async fn() {
+    assertPeer(`chromium (${CHROMIUM})`, haveChromium);
     // The real stack: anvil + the emulator (the platform) + the bridge.
     const stack: Stack = await startStack();
     const client = new PlatformClient(

@@ -150,7 +150,6 @@ Deno.test("viem over HTTP and IPC: send, personal_sign and EIP-712 recover to th
       (await viem.recoverTypedDataAddress({ ...TYPED, signature: typedSig })).toLowerCase(),
       VAULT0.toLowerCase(),
     );
-    if ("close" in transport) void 0;
   }
 });
 

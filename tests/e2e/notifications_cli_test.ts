@@ -313,7 +313,7 @@ Deno.test("resend one, by resource and all failed reach the receiver; one idempo
       const deliveriesOf = (id: string) => rx.received.filter((r) => r.json.id === id).length;
 
       // resend one, twice with the same key: one more delivery.
-      for (let i = 0; i < 2; i++) {
+      const resendSameKey = async () => {
         const r = await cli(emu, [
           "notifications",
           "resend",
@@ -328,14 +328,23 @@ Deno.test("resend one, by resource and all failed reach the receiver; one idempo
         ]);
         assertEquals(r.code, 0, r.stderr);
         assertEquals(JSON.parse(r.stdout).accepted, true);
-      }
+      };
+      const notification = async () =>
+        (await emu.api<{ status: string; updatedAt: number }>(
+          "GET",
+          `/v1/webhooks/${hook.id}/notifications/${one.id}`,
+        )).data;
+      await resendSameKey();
       await waitFor("resent delivery", () => deliveriesOf(one.id) === 2);
-      await new Promise((r) => setTimeout(r, 300));
+      const settled = await waitFor("COMPLETED after resend", async () => {
+        const n = await notification();
+        return n.status === "COMPLETED" ? n : undefined;
+      });
+      // A resend rewrites the notification (IN_PROGRESS, a new updatedAt) before the platform
+      // answers: unchanged after the second call means the same key did not resend again.
+      await resendSameKey();
+      assertEquals(await notification(), settled, "the same idempotency key resent once");
       assertEquals(deliveriesOf(one.id), 2, "the same idempotency key resent once");
-      await waitFor(
-        "COMPLETED after resend",
-        async () => (await statusOf(emu, hook.id, one.id)) === "COMPLETED",
-      );
       // Without --format the command prints nothing on stdout.
       const quiet = await cli(emu, [
         "notifications",

@@ -13,10 +13,10 @@ import {
 import { joseVerifyDetached, startReceiver } from "./receiver.ts";
 
 const enc = new TextEncoder();
+// two RSA key pairs for the whole file (generating one takes a while)
+const [signer, other] = await Promise.all([WebhookSigner.generate(), WebhookSigner.generate()]);
 
 Deno.test("jose accepts the emulator signer's signatures and refuses changed ones, as our verifier does", async () => {
-  const signer = await WebhookSigner.generate();
-  const other = await WebhookSigner.generate();
   const jwks = JSON.parse(JSON.stringify(signer.jwks()));
   const body = JSON.stringify({ id: "n1", data: { amount: "1.5", note: "é ✓" } });
   const sig = await signer.sign(body);
@@ -45,8 +45,6 @@ Deno.test("jose accepts the emulator signer's signatures and refuses changed one
 });
 
 Deno.test("the receiver marks a delivery signed by the JWKS's key as ok, and any other as not", async () => {
-  const signer = await WebhookSigner.generate();
-  const other = await WebhookSigner.generate();
   const jwksServer = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     () => Response.json(signer.jwks()),

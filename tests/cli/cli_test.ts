@@ -204,3 +204,51 @@ Deno.test("webhooks enable prints the new status; metrics prints the error rate"
     await srv.close();
   }
 });
+
+Deno.test("resend-failed --wait: a job that ends FAILED exits 1, naming the job and how far it got", async () => {
+  // The emulator's jobs always complete, so a recording server plays the platform here.
+  const W = "0b6c2f1e-0000-4000-8000-000000000001";
+  const JOB = "job-7";
+  const jobPath = `/v1/webhooks/${W}/notifications/resend_failed/jobs/${JOB}`;
+  const srv = startRecordingServer({ status: 500 });
+  srv.script.push(
+    { status: 202, body: { total: 3 }, headers: { location: jobPath } },
+    { status: 200, body: { jobId: JOB, status: "IN_PROGRESS", processed: 1, total: 3 } },
+    { status: 200, body: { jobId: JOB, status: "FAILED", processed: 2, total: 3 } },
+  );
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/k.pem`, keys.pkcs8Pem);
+    const env = {
+      SERVICE_API_KEY: "k",
+      SERVICE_API_PRIVATE_KEY_PATH: `${dir}/k.pem`,
+      SERVICE_API_BASE_URL: srv.url,
+    };
+    const r = await runCli(
+      ["notifications", "resend-failed", "--webhookId", W, "--wait", "--format", "json"],
+      { env },
+    );
+    assertEquals(r.code, 1, r.stderr);
+    assertEquals(JSON.parse(r.stdout), {
+      accepted: true,
+      jobId: JOB,
+      status: "FAILED",
+      processed: 2,
+      total: 3,
+      idempotencyKey: srv.requests[0].headers.get("idempotency-key"),
+    });
+    assertEquals(
+      r.stderr,
+      `job ${JOB}: IN_PROGRESS 1/3\njob ${JOB}: FAILED 2/3\n` +
+        `error: The resend job ${JOB} FAILED after 2 of 3. Run resend-failed again, or resend one by one.\n`,
+    );
+    assertEquals(srv.requests.map((q) => `${q.method} ${q.path}`), [
+      `POST /v1/webhooks/${W}/notifications/resend_failed`,
+      `GET ${jobPath}`,
+      `GET ${jobPath}`,
+    ]);
+  } finally {
+    await srv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -101,16 +101,30 @@ Deno.test("list --all over 2,500 notifications returns each exactly once while n
         first.push(...(await trigger(emu, "test.bulk", 500)).map((n) => n.id));
       }
       assertEquals(first.length, 2500);
-      // Keep creating (and delivering, which changes status and updatedAt) while the CLI pages.
-      let producing = true;
+      // The CLI talks to the emulator through a local forwarder that, before passing on each
+      // page request after the first, creates 20 notifications (whose deliveries then change
+      // status and updatedAt): new ones provably arrive between every two pages.
+      const target = new URL(emu.ready.apiBaseUrl);
+      let pages = 0;
       let extra = 0;
-      const producer = (async () => {
-        while (producing) {
-          extra += (await trigger(emu, "test.bulk", 20)).length;
-          await new Promise((r) => setTimeout(r, 5));
-        }
-      })();
-      const r = await cli(emu, [
+      const forwarder = Deno.serve(
+        { hostname: "127.0.0.1", port: 0, onListen() {} },
+        async (req) => {
+          const u = new URL(req.url);
+          if (req.method === "GET" && u.pathname.endsWith(`/webhooks/${hook.id}/notifications`)) {
+            if (pages++ > 0) extra += (await trigger(emu, "test.bulk", 20)).length;
+          }
+          const headers = new Headers(req.headers);
+          headers.delete("host");
+          const answer = await fetch(target.origin + u.pathname + u.search, {
+            method: req.method,
+            headers,
+            body: req.body,
+          });
+          return new Response(answer.body, { status: answer.status, headers: answer.headers });
+        },
+      );
+      const r = await runCli([
         "notifications",
         "list",
         "--webhookId",
@@ -120,16 +134,23 @@ Deno.test("list --all over 2,500 notifications returns each exactly once while n
         "100",
         "--format",
         "ndjson",
-      ]);
-      producing = false;
-      await producer;
+      ], {
+        env: {
+          ...cliEnv(emu),
+          SERVICE_API_BASE_URL: `http://127.0.0.1:${forwarder.addr.port}${target.pathname}`,
+        },
+      });
+      await forwarder.shutdown();
       assertEquals(r.code, 0, r.stderr);
       const ids = ndjson<{ id: string }>(r.stdout).map((n) => n.id);
       assertEquals(new Set(ids).size, ids.length, "no notification twice");
       const seen = new Set(ids);
       const missing = first.filter((id) => !seen.has(id));
       assertEquals(missing.length, 0, `missing ${missing.length} of the first 2,500`);
-      assert(extra > 0, "notifications kept arriving during the listing");
+      // 2,500 in pages of 100, with new ones before the second page and every later one
+      assert(pages >= 25, `${pages} pages`);
+      assertEquals(extra, 20 * (pages - 1), "20 new notifications before every page but the first");
+      assert(ids.length >= 2500 && ids.length <= 2500 + extra, `${ids.length} listed`);
     } finally {
       await rx.close();
     }
@@ -292,7 +313,7 @@ Deno.test("resend one, by resource and all failed reach the receiver; one idempo
       const deliveriesOf = (id: string) => rx.received.filter((r) => r.json.id === id).length;
 
       // resend one, twice with the same key: one more delivery.
-      for (let i = 0; i < 2; i++) {
+      const resendSameKey = async () => {
         const r = await cli(emu, [
           "notifications",
           "resend",
@@ -307,14 +328,23 @@ Deno.test("resend one, by resource and all failed reach the receiver; one idempo
         ]);
         assertEquals(r.code, 0, r.stderr);
         assertEquals(JSON.parse(r.stdout).accepted, true);
-      }
+      };
+      const notification = async () =>
+        (await emu.api<{ status: string; updatedAt: number }>(
+          "GET",
+          `/v1/webhooks/${hook.id}/notifications/${one.id}`,
+        )).data;
+      await resendSameKey();
       await waitFor("resent delivery", () => deliveriesOf(one.id) === 2);
-      await new Promise((r) => setTimeout(r, 300));
+      const settled = await waitFor("COMPLETED after resend", async () => {
+        const n = await notification();
+        return n.status === "COMPLETED" ? n : undefined;
+      });
+      // A resend rewrites the notification (IN_PROGRESS, a new updatedAt) before the platform
+      // answers: unchanged after the second call means the same key did not resend again.
+      await resendSameKey();
+      assertEquals(await notification(), settled, "the same idempotency key resent once");
       assertEquals(deliveriesOf(one.id), 2, "the same idempotency key resent once");
-      await waitFor(
-        "COMPLETED after resend",
-        async () => (await statusOf(emu, hook.id, one.id)) === "COMPLETED",
-      );
       // Without --format the command prints nothing on stdout.
       const quiet = await cli(emu, [
         "notifications",
@@ -329,6 +359,9 @@ Deno.test("resend one, by resource and all failed reach the receiver; one idempo
       await waitFor("third delivery", () => deliveriesOf(one.id) === 3);
 
       // by resource: the dry run's count is what a real resend then delivers.
+      const before = rx.count;
+      const resB = (await allNotifications(emu, hook.id)).filter((n) => n.resourceId === "res-B");
+      assertEquals(resB.map((n) => n.status), ["FAILED", "FAILED"]);
       const dry = await cli(emu, [
         "notifications",
         "resend-by-resource",
@@ -342,8 +375,11 @@ Deno.test("resend one, by resource and all failed reach the receiver; one idempo
       ]);
       assertEquals(dry.code, 0, dry.stderr);
       assertEquals(JSON.parse(dry.stdout), { dryRun: true, count: 2 });
-      const before = rx.count;
-      await new Promise((r) => setTimeout(r, 200));
+      // A resend makes a notification IN_PROGRESS before the platform answers (and its redelivery
+      // is answered 200): still FAILED once the dry run has exited means nothing was resent.
+      for (const n of resB) {
+        assertEquals(await statusOf(emu, hook.id, n.id as string), "FAILED", "--dryRun resends");
+      }
       assertEquals(rx.count, before, "--dryRun resends nothing");
       const real = await cli(emu, [
         "notifications",
@@ -355,6 +391,9 @@ Deno.test("resend one, by resource and all failed reach the receiver; one idempo
       ]);
       assertEquals(real.code, 0, real.stderr);
       await waitFor("res-B redelivered", () => rx.count === before + 2);
+      for (const n of resB) {
+        assertEquals(deliveriesOf(n.id as string), 2, "first try and one resend");
+      }
       // All of res-B are COMPLETED now: the default exclusion (COMPLETED) leaves nothing; an empty one takes all.
       const none = await cli(emu, [
         "notifications",
@@ -426,8 +465,10 @@ Deno.test("suspension round trip: an endpoint failing > 80% is SUSPENDED; webhoo
       assertEquals(metrics.code, 0, metrics.stderr);
       assert(typeof JSON.parse(metrics.stdout).value === "number");
       const got = rx.count;
-      await trigger(emu, "s.event", 2, "r-s2");
-      await new Promise((r) => setTimeout(r, 300));
+      const held = await trigger(emu, "s.event", 2, "r-s2");
+      // Created while suspended they are ON_HOLD, which the engine never schedules (a delivery
+      // would have made them IN_PROGRESS first); and none reached the receiver.
+      for (const n of held) assertEquals(await statusOf(emu, hook.id, n.id), "ON_HOLD");
       assertEquals(rx.count, got, "nothing is delivered while suspended");
       healthy = true;
       const en = await cli(emu, [
@@ -440,10 +481,13 @@ Deno.test("suspension round trip: an endpoint failing > 80% is SUSPENDED; webhoo
       ]);
       assertEquals(en.code, 0, en.stderr);
       assertEquals(en.stdout, `${hook.id}: SUSPENDED -> ENABLED\n`);
+      const rs2 = () => rx.received.filter((r) => r.json.resourceId === "r-s2");
       await waitFor(
         "deliveries resume",
-        () => rx.received.some((r) => r.json.resourceId === "r-s2" && r.answered === 200),
+        () => rs2().filter((r) => r.answered === 200).length === 2,
       );
+      // every r-s2 delivery came after the enable (a delivery while suspended was answered 500)
+      assertEquals(rs2().map((r) => r.answered), [200, 200]);
       const get = await cli(emu, ["webhooks", "get", "--webhookId", hook.id, "--format", "json"]);
       assertEquals(JSON.parse(get.stdout).status, "ENABLED");
       const list = await cli(emu, ["webhooks", "list", "--format", "ndjson"]);

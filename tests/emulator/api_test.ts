@@ -15,12 +15,11 @@ import {
   transfer,
 } from "../support/emulator_fixture.ts";
 
-const opts = { sanitizeOps: false, sanitizeResources: false };
 const ACCOUNT0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const ACCOUNT1 = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const ACCOUNT3 = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
 
-Deno.test("emulator API", opts, async (t) => {
+Deno.test("emulator API", async (t) => {
   const events: EmulatorEvent[] = [];
   const fx = await startFixture({ events: (e) => events.push(e) });
   const chain = createPublicClient({ transport: http(fx.anvil.url) });

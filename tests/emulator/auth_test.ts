@@ -13,8 +13,6 @@ import {
   transfer,
 } from "../support/emulator_fixture.ts";
 
-const opts = { sanitizeOps: false, sanitizeResources: false };
-
 async function call(
   fx: Fixture,
   path: string,
@@ -48,7 +46,7 @@ function assertRefused(
   assert.ok(r.requestId, "X-Request-ID on the refusal");
 }
 
-Deno.test("request authentication", opts, async (t) => {
+Deno.test("request authentication", async (t) => {
   const fx = await startFixture();
   const path = "/v1/vault/accounts_paged?limit=2";
   try {

@@ -8,9 +8,7 @@ import assert from "node:assert/strict";
 import { runCli, startAnvil } from "../support/tools.ts";
 import { spawnEmulator } from "../support/emulator_process.ts";
 
-const opts = { sanitizeOps: false, sanitizeResources: false };
-
-Deno.test("service emulator from the command line", opts, async (t) => {
+Deno.test("service emulator from the command line", async (t) => {
   const anvil = await startAnvil();
   try {
     await t.step(

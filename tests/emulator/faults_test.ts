@@ -22,7 +22,6 @@ import {
   transfer,
 } from "../support/emulator_fixture.ts";
 
-const opts = { sanitizeOps: false, sanitizeResources: false };
 const ACCOUNT1 = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const ACCOUNT8 = "0x23618e81E3f5cdF7f54C3d65f7FBc0aBf5B21E8f";
 
@@ -41,7 +40,7 @@ async function countTransactions(fx: Fixture): Promise<number> {
   return (await fx.api<unknown[]>("GET", "/v1/transactions")).data.length;
 }
 
-Deno.test("fault injection", opts, async (t) => {
+Deno.test("fault injection", async (t) => {
   const fx = await startFixture({ faults: ["kind=status,status=500,count=1,path=/v1/vault/*"] });
   const chain = createPublicClient({ transport: http(fx.anvil.url) });
   const asset = fx.emu.assetId;

@@ -18,13 +18,12 @@ import {
 } from "viem";
 import { type Fixture, startFixture, STORE_CONTRACT_INIT } from "../support/emulator_fixture.ts";
 
-const opts = { sanitizeOps: false, sanitizeResources: false };
 const ACCOUNT0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const ACCOUNT1 = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 
 let fx: Fixture;
 
-Deno.test("official clients drive the emulator unchanged", opts, async (t) => {
+Deno.test("official clients drive the emulator unchanged", async (t) => {
   fx = await startFixture();
   const chain = createPublicClient({ transport: http(fx.anvil.url) });
   try {

@@ -11,7 +11,6 @@ import { claimsFor, signClaims, transfer } from "../support/emulator_fixture.ts"
 import { clientForReady, spawnEmulator } from "../support/emulator_process.ts";
 import type { PlatformClient } from "../../lib/platform/mod.ts";
 
-const opts = { sanitizeOps: false, sanitizeResources: false };
 const ACCOUNT1 = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 
 async function anvilRpc(url: string, method: string, params: unknown[] = []) {
@@ -45,7 +44,6 @@ async function waitStatus(
 
 Deno.test(
   "a SIGKILLed emulator with --state keeps what it acknowledged and resumes",
-  opts,
   async () => {
     const anvil = await startAnvil();
     const dir = await Deno.makeTempDir({ prefix: "emu-restart-" });

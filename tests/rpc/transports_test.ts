@@ -4,7 +4,7 @@
  * credentials point at a closed port, so a signing request fails cleanly.
  */
 import assert from "node:assert/strict";
-import { type Anvil, startAnvil } from "../support/tools.ts";
+import { type Anvil, ROOT, startAnvil } from "../support/tools.ts";
 import {
   type BridgeProcess,
   httpRpc,
@@ -256,12 +256,30 @@ Deno.test("a stale socket file is replaced; a live one is never taken over", asy
     await c.write(JSON.stringify(req("eth_chainId")) + "\n");
     assert.equal(JSON.parse((await c.readLine())!).result, "0x7a69");
     c.close();
-    // A second bridge on the same live path refuses to start (exit 2).
-    const second = await startBridgeProcess([...common(anvil.url), "--ipcPath", path]).then(
-      async (p) => ({ code: await p.stop(), started: true }),
-      (e) => ({ code: -1, started: false, error: String(e) }),
+    // A second bridge on the same live path refuses to start: it exits by itself with code 2,
+    // naming the path, and prints no address. (The abort only ends a hang, which then fails.)
+    const second = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `${ROOT}main.ts`, "rpc", ...common(anvil.url), "--ipcPath", path],
+      cwd: ROOT,
+      env: { NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.timeout(20_000),
+    }).output();
+    const stderr = new TextDecoder().decode(second.stderr);
+    assert.equal(second.signal, null, `killed after hanging: ${stderr}`);
+    assert.equal(second.code, 2, stderr);
+    assert.equal(new TextDecoder().decode(second.stdout), "");
+    assert.equal(
+      stderr,
+      `error: Cannot listen on ${path}: another server is answering on it. Stop it or choose another --ipcPath.\n`,
     );
-    assert.equal(second.started, false);
+    // and the first one still answers
+    const again = await IpcClient.connect(path);
+    await again.write(JSON.stringify(req("eth_chainId", [], 2)) + "\n");
+    assert.equal(JSON.parse((await again.readLine())!).result, "0x7a69");
+    again.close();
   } finally {
     assert.equal(await b.stop(), 0);
     await Deno.remove(dir, { recursive: true });

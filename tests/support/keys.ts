@@ -45,11 +45,19 @@ export interface VerifiedToken {
 /**
  * Verifies a request token as the platform does: RS256 signature, `sub`,
  * `uri` (path + query), `bodyHash` (of the received bytes), `exp` in the future
- * and within 30 s of `iat`. Throws with the reason.
+ * and within `maxLifetimeS` (30) s of `iat`. Throws with the reason.
  */
 export async function verifyRequestToken(
   token: string,
-  expect: { publicKey: CryptoKey; apiKey: string; uri: string; body: Uint8Array; nowMs?: number },
+  expect: {
+    publicKey: CryptoKey;
+    apiKey: string;
+    uri: string;
+    body: Uint8Array;
+    nowMs?: number;
+    /** Longest `exp - iat` accepted, in seconds; default 30 (ours; the official SDK uses 55). */
+    maxLifetimeS?: number;
+  },
 ): Promise<VerifiedToken> {
   const parts = token.split(".");
   if (parts.length !== 3) throw new Error("not a JWT");
@@ -68,8 +76,9 @@ export async function verifyRequestToken(
   if (claims.bodyHash !== await sha256Hex(expect.body)) throw new Error("bodyHash mismatch");
   const now = Math.floor((expect.nowMs ?? Date.now()) / 1000);
   if (typeof claims.exp !== "number" || claims.exp < now) throw new Error("expired");
-  if (typeof claims.iat !== "number" || claims.exp - claims.iat > 30) {
-    throw new Error("exp more than 30 s after iat");
+  const maxLifetimeS = expect.maxLifetimeS ?? 30;
+  if (typeof claims.iat !== "number" || claims.exp - claims.iat > maxLifetimeS) {
+    throw new Error(`exp more than ${maxLifetimeS} s after iat`);
   }
   if (typeof claims.nonce !== "string" || claims.nonce.length < 8) throw new Error("no nonce");
   return { header, claims };

@@ -2,14 +2,17 @@
  * A real webhook receiver for tests: `Deno.serve` on port 0 that answers from
  * a script (200, 500, 404, 429, 408, "hang", ...), verifies every request's
  * `Service-Webhook-Signature` against a JWKS fetched from the emulator, and
- * records what it received. `refuse()` closes the listening socket so that
+ * records what it received. The signature is checked with the npm package
+ * `jose`, an implementation independent of the project's own verifier (which
+ * has its own unit tests), so a bug shared by our signer and our verifier
+ * cannot pass here. `refuse()` closes the listening socket so that
  * attempts get a real "connection refused"; `reopen()` listens again on the
  * same port. No mocks: the emulator delivers to it over real HTTP.
  *
  * @module
  */
 
-import { type Jwks, verifyWebhookSignature } from "../../lib/emulator/webhooks/signing/signer.ts";
+import { base64url, createLocalJWKSet, flattenedVerify, type JSONWebKeySet } from "jose";
 
 /** One scripted answer: an HTTP status, or "hang" (never answer until closed). */
 export type ReceiverAnswer = number | "hang";
@@ -29,6 +32,30 @@ export interface Received {
   signatureOk: boolean;
   signatureProblem?: string;
   answered: ReceiverAnswer;
+}
+
+/**
+ * Verifies a detached compact JWS (`<header>..<signature>`, RS512) over the
+ * raw body against a JWKS, with `jose`. Returns null when valid, else why not.
+ */
+export async function joseVerifyDetached(
+  header: string | null,
+  body: Uint8Array,
+  jwks: JSONWebKeySet,
+): Promise<string | null> {
+  if (!header) return "no signature header";
+  const parts = header.split(".");
+  if (parts.length !== 3 || parts[1] !== "") return "not a detached JWS (<header>..<signature>)";
+  try {
+    await flattenedVerify(
+      { protected: parts[0], payload: base64url.encode(body), signature: parts[2] },
+      createLocalJWKSet(jwks),
+      { algorithms: ["RS512"] },
+    );
+    return null;
+  } catch (e) {
+    return `jose: ${e instanceof Error ? e.message : String(e)}`;
+  }
 }
 
 /** Options of {@linkcode startReceiver}. */
@@ -66,12 +93,13 @@ export function startReceiver(opts: ReceiverOptions = {}): Receiver {
   const perPath = new Map<string, number>();
   const received: Received[] = [];
   const hangers = new Set<(v: Response) => void>();
-  let jwks: Promise<Jwks> | undefined;
+  let jwks: Promise<JSONWebKeySet> | undefined;
   const waiters: { n: number; resolve: () => void }[] = [];
   const state = { count: 0 };
   const handler = async (req: Request): Promise<Response> => {
     const arrived = Date.now();
-    const body = await req.text();
+    const raw = new Uint8Array(await req.arrayBuffer());
+    const body = new TextDecoder().decode(raw);
     const path = new URL(req.url).pathname;
     const n = perPath.get(path) ?? 0;
     perPath.set(path, n + 1);
@@ -109,13 +137,13 @@ export function startReceiver(opts: ReceiverOptions = {}): Receiver {
     let signatureProblem: string | undefined = "no JWKS URL given";
     if (opts.jwksUrl) {
       jwks ??= fetch(opts.jwksUrl).then((r) => r.json());
-      const v = await verifyWebhookSignature(
+      const problem = await joseVerifyDetached(
         req.headers.get("service-webhook-signature"),
-        body,
+        raw,
         await jwks,
       );
-      signatureOk = v.ok;
-      signatureProblem = v.ok ? undefined : v.reason;
+      signatureOk = problem === null;
+      signatureProblem = problem ?? undefined;
     }
     received.push({
       at: arrived,

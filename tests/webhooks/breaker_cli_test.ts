@@ -124,3 +124,56 @@ Deno.test("cli: help for the group and the verb", async () => {
     assert.ok(verb.stdout.includes(flag), flag);
   }
 });
+
+Deno.test("cli: --compare and --plot together, as a user runs them", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const r = await runCli([
+      "breaker",
+      "simulate",
+      DIR + "min_attempts.ndjson",
+      "--compare",
+      "--min-attempts 3",
+      "--plot",
+      `${dir}/p.svg`,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, "");
+    assert.equal(
+      r.stdout,
+      await Deno.readTextFile(DIR + "min_attempts.compare.expected.ndjson"),
+    );
+    // the picture is of policy A (the flags): its two suspensions, one panel per webhook
+    const svg = await Deno.readTextFile(`${dir}/p.svg`);
+    assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    const markers = [...svg.matchAll(/<g class="suspension" data-webhook-id="([^"]*)"/g)]
+      .map((m) => m[1]).sort();
+    assert.deepEqual(markers, ["w1", "w2"]);
+    assert.equal(svg.match(/<g class="endpoint"/g)?.length, 2);
+    // --compare=VALUE works the same; a --plot name that is not .svg/.html exits 2, writing nothing
+    const eq = await runCli([
+      "breaker",
+      "simulate",
+      DIR + "min_attempts.ndjson",
+      "--compare=--min-attempts 3",
+    ]);
+    assert.equal(eq.code, 0, eq.stderr);
+    assert.equal(eq.stdout, r.stdout);
+    const bad = await runCli([
+      "breaker",
+      "simulate",
+      DIR + "min_attempts.ndjson",
+      "--plot",
+      `${dir}/p.png`,
+    ]);
+    assert.equal(bad.code, 2);
+    assert.equal(bad.stdout, "");
+    assert.match(
+      bad.stderr,
+      /^error: Invalid value ".*p\.png" for --plot: expected a file name ending in \.svg or \.html\./,
+    );
+    assert.equal(await Deno.stat(`${dir}/p.png`).then(() => true, () => false), false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { run } from "../../lib/cli/mod.ts";
 import { memoryIo } from "../support/memory_io.ts";
 import { xmllint, xmlProblems } from "../support/xml_check.ts";
+import { assertPeer, hasCommand, skipWithout } from "../support/required.ts";
 
 const DIR = new URL("../fixtures/breaker/", import.meta.url).pathname;
 
@@ -28,8 +29,6 @@ for (const [input, args, expectedFile] of FIXTURES) {
       assert.equal(code, 0, io.err());
       const svg = await Deno.readTextFile(svgPath);
       assert.deepEqual(xmlProblems(svg), []);
-      const lint = await xmllint(svgPath);
-      if (lint) assert.ok(lint.ok, lint.stderr);
       assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
       assert.doesNotMatch(svg, /<script|https?:\/\/(?!www\.w3\.org\/2000\/svg)/); // self-contained
       const expected = (await Deno.readTextFile(DIR + expectedFile)).trim().split("\n").map((l) =>
@@ -65,6 +64,36 @@ for (const [input, args, expectedFile] of FIXTURES) {
     }
   });
 }
+
+const haveXmllint = await hasCommand("xmllint");
+
+Deno.test({
+  name: "every plot passes xmllint --noout",
+  // skipped (and named as skipped) only where xmllint is missing and skips are allowed
+  ignore: skipWithout(haveXmllint),
+  async fn() {
+    assertPeer("xmllint (Debian libxml2-utils)", haveXmllint);
+    const dir = await Deno.makeTempDir();
+    try {
+      for (const [input, args] of FIXTURES) {
+        const svgPath = `${dir}/${input}.svg`;
+        const io = memoryIo();
+        const code = await run(
+          ["breaker", "simulate", DIR + input, "--format", "ndjson", "--plot", svgPath, ...args],
+          { io },
+        );
+        assert.equal(code, 0, io.err());
+        const lint = await xmllint(svgPath);
+        assert.ok(lint?.ok, `${input}: ${lint?.stderr}`);
+      }
+      // and xmllint rejects what is not well-formed, so its verdict means something
+      await Deno.writeTextFile(`${dir}/bad.svg`, "<svg><g></svg>");
+      assert.equal((await xmllint(`${dir}/bad.svg`))?.ok, false);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
 
 Deno.test("a sustained suspension's band period is shaded", async () => {
   const dir = await Deno.makeTempDir();
@@ -108,4 +137,82 @@ Deno.test("the XML checker itself rejects what is not well-formed", () => {
   assert.notDeepEqual(xmlProblems("<svg a=1/>"), []);
   assert.notDeepEqual(xmlProblems("<a/><b/>"), []);
   assert.deepEqual(xmlProblems('<svg x="&amp;"><g/><text>a &lt; b</text></svg>'), []);
+});
+
+Deno.test("the drawn rate line and envelope are the window's error rates, bucket by bucket", async () => {
+  // 270 attempts, one every 20 s (three per one-minute bucket), errors in an uneven pattern;
+  // a 30-minute window; nothing can suspend (immediate above 1, band too short to finish).
+  const T0 = Date.UTC(2026, 0, 1);
+  const STEP = 20_000;
+  const W = 30 * 60_000;
+  const attempts = Array.from({ length: 270 }, (_, i) => ({
+    time: T0 + i * STEP,
+    error: (i * 7) % 10 < 4 || (i > 100 && i < 140),
+  }));
+  const log =
+    attempts.map((a) =>
+      JSON.stringify({ webhookId: "w1", sentTime: a.time, responseCode: a.error ? 500 : 200 })
+    ).join("\n") + "\n";
+  // The oracle, computed here from the log alone: the error rate of (t - W, t] at each attempt,
+  // then the max and min of those rates per one-minute bucket counted from the first attempt.
+  const rates = attempts.map((a, i) => {
+    const inWindow = attempts.slice(0, i + 1).filter((b) => b.time > a.time - W);
+    return inWindow.filter((b) => b.error).length / inWindow.length;
+  });
+  const maxes: number[] = [];
+  const mins: number[] = [];
+  rates.forEach((r, i) => {
+    const k = Math.floor((attempts[i].time - T0) / 60_000);
+    maxes[k] = Math.max(maxes[k] ?? -Infinity, r);
+    mins[k] = Math.min(mins[k] ?? Infinity, r);
+  });
+  assert.equal(maxes.length, 90);
+  assert.ok(new Set(maxes).size > 10, "the rates vary");
+
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/log.ndjson`, log);
+    const io = memoryIo();
+    const code = await run([
+      "breaker",
+      "simulate",
+      `${dir}/log.ndjson`,
+      "--window",
+      "30m",
+      "--immediate-above",
+      "1",
+      "--min-attempts",
+      "1",
+      "--plot",
+      `${dir}/p.svg`,
+    ], { io });
+    assert.equal(code, 0, io.err());
+    const svg = await Deno.readTextFile(`${dir}/p.svg`);
+    assert.equal(svg.match(/<g class="suspension"/g), null);
+    const top = Number(
+      /<rect x="\d+" y="([\d.]+)" width="[\d.]+" height="120" fill="#fbfbfb"/
+        .exec(svg)![1],
+    );
+    const points = (attr: string) =>
+      attr.trim().split(" ").map((p) => p.split(",").map(Number) as [number, number]);
+    const rateAt = (y: number) => (top + 120 - y) / 120;
+    const near = (got: number[], want: number[], what: string) => {
+      assert.equal(got.length, want.length, what);
+      got.forEach((g, i) =>
+        assert.ok(Math.abs(g - want[i]) < 0.001, `${what} ${i}: drawn ${g}, computed ${want[i]}`)
+      );
+    };
+    const lines = [...svg.matchAll(/<polyline points="([^"]*)"/g)];
+    assert.equal(lines.length, 1);
+    const line = points(lines[0][1]);
+    near(line.map(([, y]) => rateAt(y)), maxes, "line point");
+    for (let i = 1; i < line.length; i++) assert.ok(line[i][0] > line[i - 1][0], "x increases");
+    const polys = [...svg.matchAll(/<polygon points="([^"]*)"/g)];
+    assert.equal(polys.length, 1);
+    const poly = points(polys[0][1]);
+    near(poly.slice(0, 90).map(([, y]) => rateAt(y)), maxes, "envelope top");
+    near(poly.slice(90).reverse().map(([, y]) => rateAt(y)), mins, "envelope bottom");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

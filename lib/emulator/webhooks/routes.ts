@@ -47,7 +47,8 @@ import {
   notificationJson,
   webhookJson,
 } from "./views.ts";
-import { NOTIFICATION_SORT_KEYS, type NotificationSortKey } from "./store.ts";
+import type { NotificationSortKey } from "./store.ts";
+import { NOTIFICATION_SORT_FIELDS } from "../../core/mod.ts";
 import type { WebhookPatch } from "./endpoints.ts";
 import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
 
@@ -137,9 +138,11 @@ const metric: Handler = (req, { engine }) => {
 
 function sortKey(q: URLSearchParams): NotificationSortKey {
   const sortBy = q.get("sortBy") || "updatedAt";
-  if (!(NOTIFICATION_SORT_KEYS as readonly string[]).includes(sortBy)) {
+  if (!(NOTIFICATION_SORT_FIELDS as readonly string[]).includes(sortBy)) {
     bad(
-      `sortBy must be one of ${NOTIFICATION_SORT_KEYS.join(", ")}, got ${JSON.stringify(sortBy)}.`,
+      `sortBy must be one of ${NOTIFICATION_SORT_FIELDS.join(", ")}, got ${
+        JSON.stringify(sortBy)
+      }.`,
     );
   }
   return sortBy as NotificationSortKey;

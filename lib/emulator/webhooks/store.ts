@@ -14,6 +14,7 @@
 
 import type { DatabaseSync } from "node:sqlite";
 import { withTransaction } from "../store.ts";
+import type { NOTIFICATION_SORT_FIELDS } from "../../core/mod.ts";
 import { attemptFrom, jobFrom, notificationFrom, webhookFrom } from "./rows.ts";
 import type { AttemptRow, JobRow, NotificationRow, OutboxMail, WebhookRow } from "./rows.ts";
 
@@ -88,17 +89,8 @@ CREATE TABLE IF NOT EXISTS wh_meta (
 
 type Row = Record<string, unknown>;
 
-/** The keys a notification list may be sorted by (the API's names). */
-export const NOTIFICATION_SORT_KEYS = [
-  "id",
-  "createdAt",
-  "updatedAt",
-  "status",
-  "eventType",
-  "resourceId",
-] as const;
-/** One of {@linkcode NOTIFICATION_SORT_KEYS}. */
-export type NotificationSortKey = (typeof NOTIFICATION_SORT_KEYS)[number];
+/** One of the notification sort keys (`NOTIFICATION_SORT_FIELDS` of the vocabulary). */
+export type NotificationSortKey = (typeof NOTIFICATION_SORT_FIELDS)[number];
 
 const SORT_COLUMNS: Record<NotificationSortKey, string> = {
   id: "id",

@@ -73,6 +73,90 @@ Deno.test("virtual time: a retryable failure is retried after exactly 10 s, 30 s
   }
 });
 
+/** How a scripted endpoint answers each attempt in the table test below. */
+type Outcome = number | "TIMED_OUT" | "NO_RESPONSE";
+
+Deno.test("virtual time: every row of breaker.md §1's table is retried, or not, as it says, with gaps of exactly 10 s, 30 s, ... 4 h", async () => {
+  // breaker.md §1: which outcomes are delivered / retried; §2: the retry schedule (DELAYS above)
+  const rows: { outcome: Outcome; status: "COMPLETED" | "FAILED"; attempts: number }[] = [
+    { outcome: 200, status: "COMPLETED", attempts: 1 },
+    { outcome: 204, status: "COMPLETED", attempts: 1 },
+    { outcome: 500, status: "FAILED", attempts: 10 },
+    { outcome: 503, status: "FAILED", attempts: 10 },
+    { outcome: 408, status: "FAILED", attempts: 10 },
+    { outcome: 429, status: "FAILED", attempts: 10 },
+    { outcome: 400, status: "FAILED", attempts: 1 },
+    { outcome: 404, status: "FAILED", attempts: 1 },
+    { outcome: 101, status: "FAILED", attempts: 1 },
+    { outcome: 301, status: "FAILED", attempts: 1 },
+    { outcome: 302, status: "FAILED", attempts: 1 },
+    { outcome: "TIMED_OUT", status: "FAILED", attempts: 10 },
+    { outcome: "NO_RESPONSE", status: "FAILED", attempts: 10 },
+  ];
+  const clock = new VirtualClock(T0);
+  const store = new WebhookStore(new DatabaseSync(":memory:"));
+  const engine = new WebhookEngine({
+    store,
+    signer,
+    clock,
+    // the delivery timeout is a real timer (a few real ms): the virtual clock stands still
+    // meanwhile, so the schedule is still exact
+    deliveryTimeoutMs: 5,
+    breaker: { ...DEFAULT_BREAKER_CONFIG, minAttempts: 1_000_000 },
+    fetch: (url, init) => {
+      const outcome = JSON.parse(decodeURIComponent(new URL(String(url)).hash.slice(1))) as Outcome;
+      if (outcome === "NO_RESPONSE") return Promise.reject(new TypeError("connection refused"));
+      if (outcome === "TIMED_OUT") {
+        // answers only when the delivery gives up
+        return new Promise((_, reject) =>
+          init!.signal!.addEventListener("abort", () => reject(init!.signal!.reason))
+        );
+      }
+      // a 1xx cannot be built as a Response; the delivery reads only status and body
+      if (outcome < 200) return Promise.resolve({ status: outcome, body: null } as Response);
+      return Promise.resolve(new Response(null, { status: outcome }));
+    },
+  });
+  engine.start();
+  try {
+    const hooks = rows.map((r) =>
+      engine.createWebhook({
+        url: `http://receiver.invalid/hook#${encodeURIComponent(JSON.stringify(r.outcome))}`,
+        events: ["e"],
+      })
+    );
+    const published = engine.publish({ eventType: "e" });
+    assert.equal(published.length, rows.length);
+    await clock.runUntilIdle(() => engine.settled());
+    rows.forEach((row, i) => {
+      const w = hooks[i].id;
+      const what = `outcome ${row.outcome}`;
+      const n = published.find((p) => p.webhookId === w)!;
+      const final = engine.notification(w, n.id);
+      assert.equal(final.status, row.status, what);
+      assert.equal(final.attempts, row.attempts, what);
+      const attempts = store.attemptLog(w);
+      assert.equal(attempts.length, row.attempts, what);
+      for (const a of attempts) {
+        if (typeof row.outcome === "number") {
+          assert.equal(a.responseCode, row.outcome, what);
+          assert.equal(a.failureReason, null, what);
+        } else {
+          assert.equal(a.responseCode, null, what);
+          assert.equal(a.failureReason, row.outcome, what);
+        }
+        // §1's last column: everything but a 2xx is an error for the breaker
+        assert.equal(a.error, row.status === "COMPLETED" ? 0 : 1, what);
+      }
+      assert.equal(attempts[0].sentTime, T0, `${what}: attempt 1 when the notification is created`);
+      const gaps = attempts.slice(1).map((a, k) => (a.sentTime - attempts[k].sentTime) / SECOND);
+      assert.deepEqual(gaps, DELAYS.slice(0, row.attempts - 1), what);
+    });
+  } finally {
+    await engine.stop();
+  }
+});
+
 Deno.test("virtual time: success after three failures completes with gaps 10 s, 30 s, 2 min; a 404 fails at once", async () => {
   const { clock, engine, store, settle } = engineOn((call) => call < 3 ? 503 : 200, {
     minAttempts: 1_000_000,

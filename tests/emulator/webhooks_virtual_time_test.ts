@@ -1,8 +1,10 @@
 /**
  * The delivery engine on virtual time: the retry schedule (breaker.md §2) and
  * the breaker (§3) driven through the engine with an injected clock, no
- * sleeping, checked against the spec's literal numbers. Delivery goes
- * through an injected fetch that answers from a script.
+ * sleeping, checked against the spec's literal numbers and, on random
+ * traffic, against the independent reference model of §3
+ * (tests/support/breaker_reference.ts, which imports nothing from lib/).
+ * Delivery goes through an injected fetch that answers from a script.
  */
 
 import assert from "node:assert/strict";

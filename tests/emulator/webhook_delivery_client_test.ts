@@ -1,3 +1,10 @@
+/**
+ * One delivery attempt (`deliverOnce`): over real HTTP, what each kind of
+ * answer is recorded as; and, with its timer captured instead of waited
+ * for, that the delivery timeout is armed for exactly `timeoutMs` and is
+ * what turns a hanging request into TIMED_OUT (no wall-clock threshold).
+ */
+
 import assert from "node:assert/strict";
 import { deliverOnce } from "../../lib/emulator/webhooks/delivery.ts";
 
@@ -26,11 +33,11 @@ Deno.test("an attempt records the status, a redirect is not followed, a hang tim
 
     assert.equal((await deliverOnce({ url: `${base}/x`, body: "{}" })).responseCode, 503);
 
-    const t0 = Date.now();
+    // a real request that is never answered: it reached the server, and no status came back
     const slow = await deliverOnce({ url: `${base}/hang`, body: "{}", timeoutMs: 150 });
     assert.equal(slow.failureReason, "TIMED_OUT");
     assert.equal(slow.responseCode, undefined);
-    assert.ok(Date.now() - t0 >= 140 && slow.duration >= 140);
+    assert.equal(hits.at(-1), "POST /hang null {}");
 
     const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     const port = (l.addr as Deno.NetAddr).port;
@@ -45,5 +52,68 @@ Deno.test("an attempt records the status, a redirect is not followed, a hang tim
   } finally {
     for (const h of hang) h(new Response(null));
     await server.shutdown();
+  }
+});
+
+Deno.test("the delivery timeout is armed for exactly timeoutMs, and only its firing makes TIMED_OUT", async () => {
+  const realSetTimeout = globalThis.setTimeout;
+  const realClearTimeout = globalThis.clearTimeout;
+  const realPerfNow = performance.now;
+  const armed: { fn: () => void; ms: number; cleared: boolean }[] = [];
+  let perfNow = 1000;
+  /** One turn of the event loop (a real zero timer; nothing is measured). */
+  const turn = () => new Promise((r) => realSetTimeout(r, 0));
+  globalThis.setTimeout = ((fn: () => void, ms: number) => {
+    armed.push({ fn, ms, cleared: false });
+    return armed.length;
+  }) as unknown as typeof setTimeout;
+  globalThis.clearTimeout = ((id: number) => {
+    if (armed[id - 1]) armed[id - 1].cleared = true;
+  }) as unknown as typeof clearTimeout;
+  performance.now = () => perfNow;
+  try {
+    let requested!: (signal: AbortSignal) => void;
+    const request = new Promise<AbortSignal>((r) => requested = r);
+    let outcome: unknown;
+    const p = deliverOnce({
+      url: "http://receiver.invalid/hang",
+      body: "{}",
+      timeoutMs: 150,
+      now: () => 5_000,
+      // never answers; rejects only when the delivery gives up
+      fetch: (_url, init) => {
+        requested(init!.signal!);
+        return new Promise((_, reject) =>
+          init!.signal!.addEventListener("abort", () => reject(init!.signal!.reason))
+        );
+      },
+    }).then((r) => outcome = r);
+    const signal = await request;
+    await turn();
+    assert.equal(armed.length, 1, "one timer");
+    assert.equal(armed[0].ms, 150, "armed for exactly timeoutMs");
+    assert.equal(outcome, undefined, "still waiting before the timer fires");
+    assert.equal(signal.aborted, false);
+    perfNow += 150;
+    armed[0].fn();
+    await p;
+    assert.deepEqual(outcome, { sentTime: 5_000, duration: 150, failureReason: "TIMED_OUT" });
+    assert.equal(armed[0].cleared, true, "the timer is cleared once the attempt ends");
+
+    // an answer before the timer fires clears it and is recorded as the answer
+    armed.length = 0;
+    const ok = await deliverOnce({
+      url: "http://receiver.invalid/ok",
+      body: "{}",
+      timeoutMs: 150,
+      fetch: () => Promise.resolve(new Response(null, { status: 204 })),
+    });
+    assert.equal(ok.responseCode, 204);
+    assert.equal(ok.failureReason, undefined);
+    assert.deepEqual(armed.map((t) => [t.ms, t.cleared]), [[150, true]]);
+  } finally {
+    globalThis.setTimeout = realSetTimeout;
+    globalThis.clearTimeout = realClearTimeout;
+    performance.now = realPerfNow;
   }
 });

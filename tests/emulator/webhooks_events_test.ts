@@ -66,6 +66,12 @@ Deno.test("a transaction made through the API is delivered as transaction.create
     const toCreatedOnly = rc.received.filter((r) => r.json.webhookId === createdOnly.data.id);
     assert.deepEqual(toCreatedOnly.map((r) => r.json.eventType), ["transaction.created"]);
     assert.equal(rc.received.filter((r) => r.json.webhookId === off.data.id).length, 0);
+    // and not only "not yet": notifications are made when the event happens, so once the
+    // final update reached "both", the others' notifications all exist; there are no more
+    for (const [w, total] of [[createdOnly.data.id, 1], [off.data.id, 0]] as const) {
+      const r = await emu.api<{ total: number }>("GET", `/v1/webhooks/${w}/notifications`);
+      assert.equal(r.data.total, total, `${w}: notifications`);
+    }
     assert.ok(rc.received.every((r) => r.signatureOk && r.json.workspaceId));
 
     // the API lists them by resource

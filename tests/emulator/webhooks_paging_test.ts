@@ -96,14 +96,39 @@ Deno.test("the same Idempotency-Key resends once and answers the first answer ag
     const key = crypto.randomUUID();
     const path = `/v1/webhooks/${w.data.id}/notifications/resend_failed`;
     const a = await emu.api<{ total: number }>("POST", path, { body: {}, idempotencyKey: key });
-    const b = await emu.api<{ total: number }>("POST", path, { body: {}, idempotencyKey: key });
     assert.equal(a.status, 202);
+    assert.equal(a.data.total, 2);
+    // the first resend runs to its end before the second request, so that a second resend,
+    // if the key were not honoured, would find both FAILED again and show
+    const jobId = a.headers.get("location")!.split("/").pop()!;
+    await waitFor(
+      "the resend job to complete",
+      async () =>
+        (await emu.api<{ status: string }>("GET", `${path}/jobs/${jobId}`)).data.status ===
+          "COMPLETED",
+    );
+    await waitFor("2 resent attempts", () => rc.received.length === 4);
+    await waitFor(
+      "both FAILED again",
+      async () =>
+        (await emu.api<{ total: number }>("GET", `/v1/webhooks/${w.data.id}/notifications`, {
+          query: { statuses: ["FAILED"] },
+        })).data.total === 2,
+    );
+    const b = await emu.api<{ total: number }>("POST", path, { body: {}, idempotencyKey: key });
     assert.equal(b.status, 202);
     assert.deepEqual(b.data, a.data);
     assert.equal(b.headers.get("location"), a.headers.get("location"));
-    await waitFor("2 resent attempts", () => rc.received.length === 4);
+    assert.equal(b.headers.get("idempotent-replayed"), "true");
+    // No event marks "a resend that must not happen did not happen". A resend job starts on a
+    // 0 ms timer and these notifications are attempted at once, so a short wait is the only way;
+    // the check can fail, since both notifications were FAILED (resendable) when b arrived.
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(rc.received.length, 4, "the second request resent nothing");
+    const log = await emu.api<{ data: unknown[] }>("GET", "/admin/attempts", {
+      query: { webhookId: w.data.id },
+    });
+    assert.equal(log.data.data.length, 4, "the emulator recorded no further attempt");
   } finally {
     await rc.close();
     await emu.stop();

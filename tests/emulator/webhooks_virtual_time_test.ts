@@ -1,18 +1,26 @@
 /**
  * The delivery engine on virtual time: the retry schedule (breaker.md §2) and
  * the breaker (§3) driven through the engine with an injected clock, no
- * sleeping, checked against the spec's literal numbers. Delivery goes
- * through an injected fetch that answers from a script.
+ * sleeping, checked against the spec's literal numbers and, on random
+ * traffic, against the independent reference model of §3
+ * (tests/support/breaker_reference.ts, which imports nothing from lib/).
+ * Delivery goes through an injected fetch that answers from a script.
  */
 
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { WebhookEngine } from "../../lib/emulator/webhooks/engine.ts";
+import { type BodySigner, WebhookEngine } from "../../lib/emulator/webhooks/engine.ts";
 import { WebhookSigner } from "../../lib/emulator/webhooks/signing/signer.ts";
 import { WebhookStore } from "../../lib/emulator/webhooks/store.ts";
 import { suspensionMail } from "../../lib/emulator/webhooks/suspension_mail.ts";
 import { DEFAULT_BREAKER_CONFIG } from "../../lib/webhooks/mod.ts";
 import { VirtualClock } from "../support/virtual_clock.ts";
+import {
+  REFERENCE_DEFAULTS,
+  referenceBreaker,
+  type ReferenceEvent,
+  referenceIsError,
+} from "../support/breaker_reference.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 const SECOND = 1000;
@@ -26,7 +34,12 @@ const signer = await WebhookSigner.generate();
 /** An engine on a virtual clock whose deliveries are answered by `answer(callIndex)`. */
 function engineOn(
   answer: (call: number) => number,
-  opts: { minAttempts?: number; concurrency?: number } = {},
+  opts: {
+    minAttempts?: number;
+    concurrency?: number;
+    signer?: BodySigner;
+    breaker?: typeof DEFAULT_BREAKER_CONFIG;
+  } = {},
 ) {
   const clock = new VirtualClock(T0);
   const logs: string[] = [];
@@ -34,10 +47,10 @@ function engineOn(
   const store = new WebhookStore(new DatabaseSync(":memory:"));
   const engine = new WebhookEngine({
     store,
-    signer,
+    signer: opts.signer ?? signer,
     clock,
     concurrency: opts.concurrency,
-    breaker: { ...DEFAULT_BREAKER_CONFIG, minAttempts: opts.minAttempts ?? 1 },
+    breaker: opts.breaker ?? { ...DEFAULT_BREAKER_CONFIG, minAttempts: opts.minAttempts ?? 1 },
     log: (l) => logs.push(l),
     fetch: (_url, init) => {
       // the body was read and signed as the platform would send it
@@ -68,6 +81,90 @@ Deno.test("virtual time: a retryable failure is retried after exactly 10 s, 30 s
     assert.equal(final.nextAttemptAt, null);
     // 10 + 30 + 120 + 300 + 900 + 1800 + 3600 + 7200 + 14400 s after the first
     assert.equal(attempts[9].sentTime - T0, 28_360 * SECOND);
+  } finally {
+    await engine.stop();
+  }
+});
+
+/** How a scripted endpoint answers each attempt in the table test below. */
+type Outcome = number | "TIMED_OUT" | "NO_RESPONSE";
+
+Deno.test("virtual time: every row of breaker.md §1's table is retried, or not, as it says, with gaps of exactly 10 s, 30 s, ... 4 h", async () => {
+  // breaker.md §1: which outcomes are delivered / retried; §2: the retry schedule (DELAYS above)
+  const rows: { outcome: Outcome; status: "COMPLETED" | "FAILED"; attempts: number }[] = [
+    { outcome: 200, status: "COMPLETED", attempts: 1 },
+    { outcome: 204, status: "COMPLETED", attempts: 1 },
+    { outcome: 500, status: "FAILED", attempts: 10 },
+    { outcome: 503, status: "FAILED", attempts: 10 },
+    { outcome: 408, status: "FAILED", attempts: 10 },
+    { outcome: 429, status: "FAILED", attempts: 10 },
+    { outcome: 400, status: "FAILED", attempts: 1 },
+    { outcome: 404, status: "FAILED", attempts: 1 },
+    { outcome: 101, status: "FAILED", attempts: 1 },
+    { outcome: 301, status: "FAILED", attempts: 1 },
+    { outcome: 302, status: "FAILED", attempts: 1 },
+    { outcome: "TIMED_OUT", status: "FAILED", attempts: 10 },
+    { outcome: "NO_RESPONSE", status: "FAILED", attempts: 10 },
+  ];
+  const clock = new VirtualClock(T0);
+  const store = new WebhookStore(new DatabaseSync(":memory:"));
+  const engine = new WebhookEngine({
+    store,
+    signer,
+    clock,
+    // the delivery timeout is a real timer (a few real ms): the virtual clock stands still
+    // meanwhile, so the schedule is still exact
+    deliveryTimeoutMs: 5,
+    breaker: { ...DEFAULT_BREAKER_CONFIG, minAttempts: 1_000_000 },
+    fetch: (url, init) => {
+      const outcome = JSON.parse(decodeURIComponent(new URL(String(url)).hash.slice(1))) as Outcome;
+      if (outcome === "NO_RESPONSE") return Promise.reject(new TypeError("connection refused"));
+      if (outcome === "TIMED_OUT") {
+        // answers only when the delivery gives up
+        return new Promise((_, reject) =>
+          init!.signal!.addEventListener("abort", () => reject(init!.signal!.reason))
+        );
+      }
+      // a 1xx cannot be built as a Response; the delivery reads only status and body
+      if (outcome < 200) return Promise.resolve({ status: outcome, body: null } as Response);
+      return Promise.resolve(new Response(null, { status: outcome }));
+    },
+  });
+  engine.start();
+  try {
+    const hooks = rows.map((r) =>
+      engine.createWebhook({
+        url: `http://receiver.invalid/hook#${encodeURIComponent(JSON.stringify(r.outcome))}`,
+        events: ["e"],
+      })
+    );
+    const published = engine.publish({ eventType: "e" });
+    assert.equal(published.length, rows.length);
+    await clock.runUntilIdle(() => engine.settled());
+    rows.forEach((row, i) => {
+      const w = hooks[i].id;
+      const what = `outcome ${row.outcome}`;
+      const n = published.find((p) => p.webhookId === w)!;
+      const final = engine.notification(w, n.id);
+      assert.equal(final.status, row.status, what);
+      assert.equal(final.attempts, row.attempts, what);
+      const attempts = store.attemptLog(w);
+      assert.equal(attempts.length, row.attempts, what);
+      for (const a of attempts) {
+        if (typeof row.outcome === "number") {
+          assert.equal(a.responseCode, row.outcome, what);
+          assert.equal(a.failureReason, null, what);
+        } else {
+          assert.equal(a.responseCode, null, what);
+          assert.equal(a.failureReason, row.outcome, what);
+        }
+        // §1's last column: everything but a 2xx is an error for the breaker
+        assert.equal(a.error, row.status === "COMPLETED" ? 0 : 1, what);
+      }
+      assert.equal(attempts[0].sentTime, T0, `${what}: attempt 1 when the notification is created`);
+      const gaps = attempts.slice(1).map((a, k) => (a.sentTime - attempts[k].sentTime) / SECOND);
+      assert.deepEqual(gaps, DELAYS.slice(0, row.attempts - 1), what);
+    });
   } finally {
     await engine.stop();
   }
@@ -180,6 +277,104 @@ Deno.test("virtual time: an error rate held in the band (50%..80%) suspends exac
   } finally {
     await engine.stop();
   }
+});
+
+Deno.test("virtual time: on random traffic the engine suspends exactly where the independent reference model of breaker.md §3 does", async () => {
+  let seed = 20_260_101;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)];
+  const reasons = new Set<string>();
+  let suspensions = 0;
+  for (let round = 0; round < 16; round++) {
+    // the same parameters for both: the engine's in lib/webhooks' terms, the model's in its own
+    const params = {
+      windowMs: pick([30, 60]) * MINUTE,
+      immediateAbove: pick([0.8, 0.7, 0.9]),
+      sustainedFrom: pick([0.5, 0.4]),
+      sustainedForMs: pick([1, 2, 4]) * HOUR,
+      minAttempts: pick([1, 3, 10]),
+    };
+    const errorShare = 0.35 + 0.4 * rnd();
+    const answers = [500, 503, 429, 404, 302];
+    // after each start and re-enable, a few successes first, so that the window can sit in the
+    // band for hours instead of tripping "immediate" on its first error
+    let successesFirst = 3;
+    const { clock, engine, store, logs, settle } = engineOn(
+      () => successesFirst-- > 0 || rnd() >= errorShare ? 200 : pick(answers),
+      {
+        concurrency: 1,
+        // signatures are not the point here (and RSA per notification would be most of the time)
+        signer: { sign: () => Promise.resolve("unsigned") },
+        breaker: { ...DEFAULT_BREAKER_CONFIG, ...params },
+      },
+    );
+    try {
+      const w = engine.createWebhook({ url: "http://receiver.invalid/random", events: ["e"] });
+      /** Where each re-enable falls in the recorded attempt log. */
+      const enables: { at: number; time: number }[] = [];
+      let t = T0;
+      while (t < T0 + 12 * HOUR) {
+        // whole minutes (and the retries' whole seconds): window edges and the sustain time
+        // are hit exactly, and equal times (ties) occur
+        t += Math.floor(rnd() * 5) * MINUTE;
+        await clock.advanceTo(t, settle);
+        if (engine.webhook(w.id).status === "SUSPENDED" && rnd() < 0.1) {
+          enables.push({ at: store.attemptLog(w.id).length, time: clock.now() });
+          engine.updateWebhook(w.id, { enabled: true });
+          successesFirst = 3;
+        }
+        engine.publishMany(Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => ({
+          eventType: "e",
+        })));
+        await clock.advanceTo(t, settle);
+      }
+      const events: ReferenceEvent[] = store.attemptLog(w.id).map((a) => ({
+        type: "attempt",
+        time: a.sentTime,
+        error: referenceIsError({
+          responseCode: a.responseCode ?? undefined,
+          failureReason: a.failureReason ?? undefined,
+        }),
+      }));
+      for (const e of [...enables].reverse()) {
+        events.splice(e.at, 0, { type: "enable", time: e.time });
+      }
+      const decisions = referenceBreaker(events, { ...REFERENCE_DEFAULTS, ...params }).filter((d) =>
+        d !== null
+      );
+      assert.equal(
+        decisions.find((d) => d.startsWith("suppressed")),
+        undefined,
+        `round ${round}: the engine made an attempt where the model had it suspended`,
+      );
+      const expected = decisions.flatMap((d) => {
+        const m = d.match(/^(immediate|sustained)@(\d+):(\d+)\/(\d+)/);
+        return m
+          ? [
+            `SUSPENDED (${m[1]}) at ${new Date(Number(m[2])).toISOString()}: ${m[3]} errors in ${
+              m[4]
+            } attempts`,
+          ]
+          : [];
+      });
+      const logged = logs.filter((l) => l.includes("SUSPENDED")).map((l) =>
+        l.replace(/^webhook \S+ /, "").replace(/ of the window;.*$/, "")
+      );
+      assert.deepEqual(logged, expected, `round ${round} ${JSON.stringify(params)}`);
+      assert.equal(
+        decisions.filter((d) => d.startsWith("enabled")).length,
+        enables.length,
+        `round ${round}: every re-enable found the endpoint suspended`,
+      );
+      suspensions += expected.length;
+      for (const e of expected) reasons.add(e.slice(11, 20));
+    } finally {
+      await engine.stop();
+    }
+  }
+  // the rounds exercised both rules, often
+  assert.ok(suspensions >= 16, `${suspensions} suspensions`);
+  assert.deepEqual([...reasons].sort(), ["immediate", "sustained"]);
 });
 
 Deno.test("the suspension e-mail describes the breaker as configured", () => {

@@ -11,6 +11,7 @@ import {
   transition,
   windowErrorRate,
 } from "../../lib/webhooks/circuit_breaker.ts";
+import { referenceBreaker } from "../support/breaker_reference.ts";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -216,57 +217,6 @@ Deno.test("a snapshot restores to an equal state", () => {
   assert.equal(copy.attempts, 3);
 });
 
-/** breaker.md §3 written out as plainly as possible, to check the optimised one against. */
-function reference(events: BreakerEvent[], cfg: BreakerConfig): (string | null)[] {
-  let status = "ENABLED";
-  let window: { t: number; e: boolean }[] = [];
-  let bandSince: number | null = null;
-  const out: (string | null)[] = [];
-  for (const ev of events) {
-    if (ev.type === "enable") {
-      if (status === "SUSPENDED") {
-        status = "ENABLED";
-        window = [];
-        bandSince = null;
-        out.push(`enabled@${ev.time}`);
-      } else out.push(null);
-      continue;
-    }
-    if (status === "SUSPENDED") {
-      out.push(`suppressed@${ev.time}`);
-      continue;
-    }
-    window.push({ t: ev.time, e: ev.error });
-    window = window.filter((a) => a.t > ev.time - cfg.windowMs);
-    if (window.length < cfg.minAttempts) {
-      out.push(null);
-      continue;
-    }
-    const errors = window.filter((a) => a.e).length;
-    // exact: thresholds below are multiples of 1/20
-    const rate20 = errors * 20;
-    const n = window.length;
-    if (rate20 > Math.round(cfg.immediateAbove * 20) * n) {
-      out.push(`immediate@${ev.time}:${errors}/${n}`);
-      status = "SUSPENDED";
-      window = [];
-      bandSince = null;
-    } else if (rate20 >= Math.round(cfg.sustainedFrom * 20) * n) {
-      if (bandSince === null) bandSince = ev.time;
-      if (ev.time - bandSince >= cfg.sustainedForMs) {
-        out.push(`sustained@${ev.time}:${errors}/${n}:${bandSince}`);
-        status = "SUSPENDED";
-        window = [];
-        bandSince = null;
-      } else out.push(null);
-    } else {
-      bandSince = null;
-      out.push(null);
-    }
-  }
-  return out;
-}
-
 Deno.test("random logs: the breaker agrees with a plain reading of breaker.md", () => {
   let seed = 12345;
   const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
@@ -300,6 +250,6 @@ Deno.test("random logs: the breaker agrees with a plain reading of breaker.md", 
       }
       return `${effect.type}@${effect.time}`;
     });
-    assert.deepEqual(got, reference(events, cfg), `round ${round} ${JSON.stringify(cfg)}`);
+    assert.deepEqual(got, referenceBreaker(events, cfg), `round ${round} ${JSON.stringify(cfg)}`);
   }
 });

@@ -13,6 +13,7 @@
 
 export { BaseError, messageOf, walk } from "./errors.ts";
 export type { BaseErrorOptions } from "./errors.ts";
+export { hostnameOf, isLoopbackHost, sameText } from "./loopback.ts";
 export { fromBase64, fromBase64Url, fromHex, toBase64, toBase64Url, toHex } from "./encoding.ts";
 export {
   isFinalTransactionStatus,

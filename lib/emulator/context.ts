@@ -2,7 +2,8 @@
  * What every route and background worker of the emulator shares: the store,
  * the API user, the chain, the vault keys, the event bus, the faults, the
  * transaction engine, the clock and the log, plus the areas started later
- * (the webhook side) and the console's sections. Built once by `startEmulator`.
+ * (the webhook side), the console's per-run token and, once listening, the
+ * base URL. Built once by `startEmulator`.
  *
  * @module
  */
@@ -76,6 +77,11 @@ export interface EmulatorContext {
   uuid(): string;
   /** The webhook side, once its module has started (undefined before). */
   webhooks?: Webhooks;
-  /** HTML sections other areas append to the console page, in order. */
-  consoleSections: (() => string)[];
+  /**
+   * The console's per-run token: the console URL printed at start carries
+   * it, and every console route requires it (`http/console_guard.ts`).
+   */
+  consoleToken: string;
+  /** `http://host:port` once the server listens (undefined before). */
+  baseUrl?: string;
 }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { BaseError } from "../core/mod.ts";
+import { BaseError, toBase64Url } from "../core/mod.ts";
 import { Store } from "./store.ts";
 import { ensureApiUser } from "./http/api_user.ts";
 import { EventBus, type EventSink } from "./events.ts";
@@ -19,7 +19,6 @@ import type { EmulatorContext, WebhookSettings } from "./context.ts";
 import { createHandler } from "./http/handler.ts";
 import { ROUTE_MODULES } from "./http/routes.ts";
 import { TransactionEngine } from "./transactions/engine.ts";
-import type { RouteModule } from "./http/router.ts";
 import { serveHandler } from "./http/server.ts";
 
 /** Options of {@linkcode startEmulator}; every default is stated. */
@@ -73,7 +72,7 @@ export interface RunningEmulator {
   privateKeyPath: string;
   /** The same key as PEM text. */
   privateKeyPem: string;
-  /** The console page. */
+  /** The console page, with its per-run token (`?token=`); the console refuses requests without it. */
   consoleUrl: string;
   /** The JWKS of webhook signatures. */
   jwksUrl: string;
@@ -218,7 +217,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       log,
       now: Date.now,
       uuid: () => crypto.randomUUID(),
-      consoleSections: [],
+      consoleToken: toBase64Url(crypto.getRandomValues(new Uint8Array(24))),
     };
     const ctx: EmulatorContext = Object.assign(shared, {
       transactions: new TransactionEngine(shared),
@@ -249,6 +248,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       : server.hostname;
     const host = shown.includes(":") ? `[${shown}]` : shown;
     const base = `http://${host}:${server.port}`;
+    ctx.baseUrl = base;
     log(
       `emulator ready on ${base}: chain ${chainId} (${info.assetId}), ${accountCount} vault accounts, node ${chain.url}, state ${
         o.state ?? "in memory"
@@ -260,7 +260,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       apiKey: apiUser.apiKey,
       privateKeyPath: apiUser.privateKeyPath,
       privateKeyPem: apiUser.privateKeyPem,
-      consoleUrl: `${base}/console`,
+      consoleUrl: `${base}/console?token=${ctx.consoleToken}`,
       jwksUrl: `${base}/.well-known/jwks.json`,
       adminUrl: `${base}/admin`,
       chainId,

@@ -10,6 +10,7 @@
 
 import type { Dispatcher } from "./methods.ts";
 import { RpcError, RpcErrorCode, validateRequest } from "./protocol.ts";
+import { hostnameOf, isLoopbackHost, sameText } from "../core/loopback.ts";
 
 /** Default largest request body: 64 MiB (far above the largest contract deployment). */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -39,26 +40,7 @@ function rpcErrorResponse(status: number, code: number, message: string): Respon
   );
 }
 
-/** True for `localhost`, `*.localhost`, `127.x.x.x` and `::1`. */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
-  return h === "localhost" || h.endsWith(".localhost") || /^127\.\d+\.\d+\.\d+$/.test(h) ||
-    h === "::1" || h === "0:0:0:0:0:0:0:1";
-}
-
-function hostnameOf(hostHeader: string): string {
-  if (hostHeader.startsWith("[")) return hostHeader.slice(0, hostHeader.indexOf("]") + 1);
-  const colon = hostHeader.lastIndexOf(":");
-  return colon === -1 ? hostHeader : hostHeader.slice(0, colon);
-}
-
-/** Constant-time comparison of two strings (path tokens). */
-function sameText(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let d = 0;
-  for (let i = 0; i < a.length; i++) d |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return d === 0;
-}
+export { isLoopbackHost };
 
 /**
  * Builds the HTTP handler.

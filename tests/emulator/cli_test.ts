@@ -18,7 +18,11 @@ Deno.test("service emulator from the command line", async (t) => {
         const r = emu.ready;
         assert.equal(r.event, "ready");
         assert.match(r.apiBaseUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
-        assert.equal(r.consoleUrl, `${r.apiBaseUrl}/console`);
+        // the console's address carries its per-run token
+        const consoleUrl = new URL(r.consoleUrl);
+        assert.equal(`${consoleUrl.origin}${consoleUrl.pathname}`, `${r.apiBaseUrl}/console`);
+        const consoleToken = consoleUrl.searchParams.get("token")!;
+        assert.match(consoleToken, /^[A-Za-z0-9_-]{32}$/);
         assert.equal(r.jwksUrl, `${r.apiBaseUrl}/.well-known/jwks.json`);
         assert.match(r.apiKey, /^[0-9a-f-]{36}$/);
         const keyStat = await Deno.stat(r.privateKeyPath);
@@ -27,13 +31,24 @@ Deno.test("service emulator from the command line", async (t) => {
         assert.equal((await Deno.stat(dir)).mode! & 0o777, 0o700);
         const pem = await Deno.readTextFile(r.privateKeyPath);
         const page = await fetch(r.consoleUrl);
-        assert.match(await page.text(), /0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266/);
+        assert.equal(page.status, 200);
+        assert.match(await page.text(), /<title>service emulator · console<\/title>/);
+        // the console's overview lists the vault accounts (anvil's first one is account 0)
+        const overview = await fetch(`${r.apiBaseUrl}/console/api/overview`, {
+          headers: { "x-console-token": consoleToken },
+        });
+        assert.equal(overview.status, 200);
+        assert.equal(
+          (await overview.json()).accounts[0].address,
+          "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+        );
         const status = await emu.stop("SIGTERM");
         assert.equal(status.code, 0);
         assert.equal(emu.stdoutRest(), "");
         const err = emu.stderr();
         assert.match(err, /emulator ready/);
         assert.ok(!err.includes(r.apiKey), "the API key is not logged");
+        assert.ok(!err.includes(consoleToken), "the console's token is not logged");
         assert.ok(!err.includes(pem.split("\n")[1]), "the private key is not logged");
         // the temporary key directory is removed on a clean stop
         await assert.rejects(Deno.stat(dir), Deno.errors.NotFound);

@@ -128,9 +128,12 @@ Deno.test("the breaker suspends above 80% at once and after the scaled 4 h in th
     }, 10_000);
     assert.equal(await status(emu, imm), "ENABLED");
     // 6 attempts up to the suspension, none while suspended, then one per held notification
-    const immAttempts = (await emu.api<{ data: { sentTime: number }[] }>("GET", "/admin/attempts", {
-      query: { webhookId: imm },
-    })).data.data;
+    // (the log's attempt lines: its `action: enable` line is checked below)
+    const immAttempts = (await emu.api<{ data: { sentTime: number; action?: string }[] }>(
+      "GET",
+      "/admin/attempts",
+      { query: { webhookId: imm } },
+    )).data.data.filter((a) => a.action === undefined);
     assert.deepEqual(
       {
         upToSuspension: immAttempts.filter((a) => a.sentTime <= suspendedAt).length,
@@ -217,9 +220,15 @@ Deno.test("the breaker suspends above 80% at once and after the scaled 4 h in th
     // ---- the recorded attempt log, read by the independent reference model, gives exactly
     // the suspensions the emulator logged (and no attempt it would have suppressed)
     const log = await emu.api<
-      { data: { webhookId: string; sentTime: number; responseCode?: number }[] }
+      {
+        data: { webhookId: string; sentTime: number; responseCode?: number; action?: string }[];
+      }
     >("GET", "/admin/attempts");
     assert.equal(log.status, 200);
+    // the reactivation is in the log, as breaker.md §4's control line, at the PATCH's time
+    assert.deepEqual(log.data.data.filter((a) => a.action !== undefined), [
+      { webhookId: imm, sentTime: enabledAt, action: "enable" },
+    ]);
     const refCfg = {
       ...REFERENCE_DEFAULTS,
       windowMs: 3_600_000 / SCALE,
@@ -227,16 +236,13 @@ Deno.test("the breaker suspends above 80% at once and after the scaled 4 h in th
     };
     const expected: string[] = [];
     for (const w of [imm, band]) {
-      // recorded order is evaluation order (one attempt in flight per endpoint)
-      const events: ReferenceEvent[] = log.data.data.filter((a) => a.webhookId === w).map((a) => ({
-        type: "attempt",
-        time: a.sentTime,
-        error: referenceIsError(a),
-      }));
-      if (w === imm) {
-        const at = events.findIndex((e) => e.time >= enabledAt);
-        events.splice(at, 0, { type: "enable", time: enabledAt });
-      }
+      // log order is evaluation order (one attempt in flight per endpoint), the
+      // reactivation included
+      const events: ReferenceEvent[] = log.data.data.filter((a) => a.webhookId === w).map((a) =>
+        a.action === "enable"
+          ? { type: "enable", time: a.sentTime }
+          : { type: "attempt", time: a.sentTime, error: referenceIsError(a) }
+      );
       const decisions = referenceBreaker(events, refCfg).filter((d) => d !== null);
       assert.ok(!decisions.some((d) => d.startsWith("suppressed")), `${w}: ${decisions}`);
       for (const d of decisions) {
@@ -251,18 +257,16 @@ Deno.test("the breaker suspends above 80% at once and after the scaled 4 h in th
     }
     assert.deepEqual(expected.sort(), [...live].sort());
 
-    // ---- the same attempt log replayed by `service breaker simulate` reaches the same decisions
+    // ---- the same log, saved as it is, replayed by `service breaker simulate` (no --sort, no
+    // line added by hand) reaches the same decisions, and re-enables where the PATCH did
     const lines = log.data.data.map((a) => JSON.stringify(a));
-    lines.push(JSON.stringify({ webhookId: imm, sentTime: enabledAt, action: "enable" }));
     const file = await Deno.makeTempFile({ suffix: ".ndjson" });
     try {
-      // the log is in recorded order per webhook; --sort merges the re-enable line in by time
       await Deno.writeTextFile(file, lines.join("\n") + "\n");
       const sim = await runCli([
         "breaker",
         "simulate",
         file,
-        "--sort",
         "--window",
         String(3_600_000 / SCALE),
         "--sustainedFor",
@@ -271,15 +275,80 @@ Deno.test("the breaker suspends above 80% at once and after the scaled 4 h in th
         "ndjson",
       ]);
       assert.equal(sim.code, 0, sim.stderr);
-      const replayed = sim.stdout.trim().split("\n").map((l) => JSON.parse(l))
-        .filter((e) => e.type === "suspended")
+      const out = sim.stdout.trim().split("\n").map((l) => JSON.parse(l));
+      const replayed = out.filter((e) => e.type === "suspended")
         .map((e) => `${e.webhookId} ${e.reason} ${e.time} ${e.errors}/${e.attempts}`);
       assert.deepEqual(replayed.sort(), [...live].sort());
+      assert.deepEqual(
+        out.filter((e) => e.type === "enabled").map((e) => `${e.webhookId} ${e.time}`),
+        [`${imm} ${new Date(enabledAt).toISOString()}`],
+      );
+      // nothing counted as suppressed: the attempts after the reactivation were counted
+      assert.equal(out.find((e) => e.type === "summary").suppressed, 0);
     } finally {
       await Deno.remove(file);
     }
   } finally {
     await rc.close();
+    await emu.stop();
+  }
+});
+
+Deno.test("/admin/attempts is in time order even when attempts in flight together finish out of order, and replays without --sort", async () => {
+  // default concurrency (8): the first attempt is held by the receiver until a later one,
+  // sent after it, has been answered, so it is recorded after an attempt with a later sentTime
+  const emu = await startEmulatorOnAnvil(["--timeScale", String(SCALE)]);
+  let release: () => void = () => {};
+  const released = new Promise<void>((r) => release = r);
+  const seen: string[] = [];
+  let arrived: () => void = () => {};
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    const body = await req.json();
+    seen.push(body.id);
+    arrived();
+    if (seen.length === 1) await released; // the first one waits
+    return new Response(null, { status: seen.indexOf(body.id) === 0 ? 200 : 500 });
+  });
+  const nextArrival = () => new Promise<void>((r) => arrived = r);
+  try {
+    const w = await createHook(emu, `http://127.0.0.1:${server.addr.port}/hook`, "test.order");
+    let arrival = nextArrival();
+    const [first] = await trigger(emu, "test.order");
+    await arrival;
+    // the next attempt must have a later sentTime: wait until the clock has moved on
+    const t = Date.now();
+    while (Date.now() <= t + 1) await new Promise((r) => setTimeout(r, 1));
+    arrival = nextArrival();
+    const [second] = await trigger(emu, "test.order");
+    await arrival;
+    await waitFor(
+      "the second attempt to be recorded",
+      async () =>
+        (await emu.api<{ data: unknown[] }>("GET", "/admin/attempts")).data.data.length === 1,
+    );
+    release();
+    const log = await waitFor("both attempts to be recorded", async () => {
+      const r = await emu.api<
+        { data: { webhookId: string; notificationId: string; sentTime: number }[] }
+      >("GET", "/admin/attempts", { query: { webhookId: w } });
+      return r.data.data.length === 2 ? r.data.data : null;
+    });
+    // recorded second, listed first: the log is in sentTime order
+    assert.deepEqual(log.map((a) => a.notificationId), [first.id, second.id]);
+    assert.ok(log[0].sentTime < log[1].sentTime);
+    const file = await Deno.makeTempFile({ suffix: ".ndjson" });
+    try {
+      await Deno.writeTextFile(file, log.map((a) => JSON.stringify(a)).join("\n") + "\n");
+      const sim = await runCli(["breaker", "simulate", file, "--format", "ndjson"]);
+      assert.equal(sim.code, 0, sim.stderr);
+      const summary = JSON.parse(sim.stdout.trim().split("\n").at(-1)!);
+      assert.equal(summary.attempts, 2);
+    } finally {
+      await Deno.remove(file);
+    }
+  } finally {
+    release();
+    await server.shutdown();
     await emu.stop();
   }
 });

@@ -1,8 +1,8 @@
 /**
  * The emulator's own transactions emit `transaction.created` and
  * `transaction.status.updated` (resourceId = the transaction id), which
- * become signed deliveries to the subscribed endpoints; the console page
- * shows the endpoints and recent notifications.
+ * become signed deliveries to the subscribed endpoints; the console's JSON
+ * routes show the endpoints and their notifications.
  */
 
 import assert from "node:assert/strict";
@@ -82,12 +82,25 @@ Deno.test("a transaction made through the API is delivered as transaction.create
     );
     assert.equal(byRes.data.total, 1);
 
-    // the console shows the endpoints, their status and the recent notifications
-    const page = await (await fetch(emu.ready.consoleUrl)).text();
-    assert.match(page, /<h2>Webhooks<\/h2>/);
-    assert.ok(page.includes(both.data.id) && page.includes(off.data.id));
-    assert.match(page, /DISABLED/);
-    assert.ok(page.includes(tx.data.id), "the notification's resource is listed");
+    // the console shows the endpoints, their status and their notifications
+    const token = new URL(emu.ready.consoleUrl).searchParams.get("token")!;
+    const consoleGet = async (path: string) => {
+      const r = await fetch(`${emu.ready.apiBaseUrl}/console/api/${path}`, {
+        headers: { "x-console-token": token },
+      });
+      assert.equal(r.status, 200);
+      return await r.json();
+    };
+    const hooks: { id: string; status: string }[] = (await consoleGet("webhooks")).data;
+    assert.deepEqual(
+      hooks.map((w) => [w.id, w.status]),
+      [[both.data.id, "ENABLED"], [createdOnly.data.id, "ENABLED"], [off.data.id, "DISABLED"]],
+    );
+    const listed = await consoleGet(
+      `webhooks/${both.data.id}/notifications?resourceId=${tx.data.id}`,
+    );
+    assert.ok(listed.total >= 2, "created and at least one status update");
+    assert.ok(listed.data.every((n: { resourceId: string }) => n.resourceId === tx.data.id));
   } finally {
     await rc.close();
     await emu.stop();

@@ -220,7 +220,7 @@ Deno.test("virtual time: 4 errors of 5 (exactly 80%) is not above 80%; the 6th a
         `webhook ${w.id} SUSPENDED (immediate) at ${at}: 5 errors in 6 attempts of the window; e-mailed 1 admin(s)`,
       ],
     );
-    // the e-mail, word for word as before the breaker's text was built from its configuration
+    // the e-mail, word for word: the exact rate (83.3%, not rounded) and how to reactivate
     const [mail] = store.outbox();
     assert.equal(mail.to, "admin@emulator.local");
     assert.equal(mail.subject, "Webhook endpoint suspended: http://receiver.invalid/imm");
@@ -228,9 +228,10 @@ Deno.test("virtual time: 4 errors of 5 (exactly 80%) is not above 80%; the 6th a
       mail.body,
       [
         `Your webhook endpoint http://receiver.invalid/imm (id ${w.id}) was suspended at ${at}.`,
-        "Reason: error rate above 80% (5 of 6 attempts in the last hour failed, 83%).",
+        "Reason: error rate above 80% (5 of 6 attempts in the last hour failed, 83.3%).",
         "No notifications are sent to it while it is suspended; they wait ON_HOLD.",
-        `Re-enable it in the console or with PATCH /v1/webhooks/${w.id} {"enabled": true}.`,
+        `Reactivate it (at once, no cooldown) with \`service webhooks enable --webhookId ${w.id}\`, ` +
+        `with the Reactivate button of the emulator's console, or with PATCH /v1/webhooks/${w.id} {"enabled": true}.`,
       ].join("\n"),
     );
     // re-enabled: at once, with an empty window; the held notifications are attempted now
@@ -272,7 +273,7 @@ Deno.test("virtual time: an error rate held in the band (50%..80%) suspends exac
     const [mail] = store.outbox();
     assert.match(
       mail.body,
-      /^Reason: error rate at or above 50% for 4 hours \(\d+ of \d+ attempts in the last hour failed, \d+%\)\.$/m,
+      /^Reason: error rate at or above 50% for 4 hours \(\d+ of \d+ attempts in the last hour failed, \d+(\.\d)?%\)\.$/m,
     );
   } finally {
     await engine.stop();

@@ -1,8 +1,17 @@
 /**
- * Public pages: `/console` (a minimal HTML page listing the vault accounts
- * and the latest transactions; other areas append sections to the context's
- * `consoleSections`) and `/.well-known/jwks.json` (the webhook signing keys
- * of the context's `webhooks`; empty until the webhook side has started).
+ * The console's own routes and the public JWKS:
+ *
+ * - `GET /console?token=T`: the console page (`app_html.ts`), a small app
+ *   that fetches the console's JSON routes with the token in a header;
+ * - `GET /console/api/overview`: the chain, the vault accounts and the latest
+ *   transactions (the webhook side adds its own `/console/api/webhooks...`);
+ * - `GET /.well-known/jwks.json`: the webhook signing keys of the context's
+ *   `webhooks` (empty until the webhook side has started).
+ *
+ * The console routes have `auth: "console"` (loopback Host, own Origin,
+ * per-run token: `../http/console_guard.ts`); the page is sent with a
+ * content security policy that allows only its own inline script (by
+ * nonce), its own style and requests to its own origin, and may not be framed.
  *
  * @module
  */
@@ -10,48 +19,60 @@
 import type { RouteModule } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
 import { latestTransactions } from "./latest_transactions.ts";
+import { consolePageHtml } from "./app_html.ts";
+import { toBase64Url } from "../../core/mod.ts";
 
-function esc(s: unknown): string {
-  return String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-function render(ctx: EmulatorContext): string {
-  const accounts = Array.from(
-    { length: ctx.keys.count },
-    (_, i) => `<tr><td>${i}</td><td><code>${esc(ctx.keys.address(i))}</code></td></tr>`,
-  ).join("");
-  let txRows = "";
+function overview(ctx: EmulatorContext): Record<string, unknown> {
+  let transactions: unknown[] = [];
   try {
-    txRows = latestTransactions(ctx.store, 50).map((r) =>
-      `<tr><td><code>${esc(r.id)}</code></td><td>${esc(r.operation)}</td><td>${esc(r.status)}${
-        r.subStatus ? ` (${esc(r.subStatus)})` : ""
-      }</td><td><code>${esc(r.txHash)}</code></td><td>${
-        esc(new Date(r.createdAt).toISOString())
-      }</td></tr>`
-    ).join("");
+    transactions = latestTransactions(ctx.store, 50);
   } catch { /* no transactions table */ }
-  return `<!doctype html><html><head><meta charset="utf-8"><title>service emulator</title>
-<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}</style>
-</head><body><h1>service emulator</h1>
-<p>Chain ${ctx.config.chainId}, asset <code>${esc(ctx.config.assetId)}</code>.</p>
-<h2>Vault accounts</h2><table><thead><tr><th>id</th><th>address</th></tr></thead><tbody>${accounts}</tbody></table>
-<h2>Latest transactions</h2><table><thead><tr><th>id</th><th>operation</th><th>status</th><th>hash</th><th>created</th></tr></thead>
-<tbody>${txRows || '<tr><td colspan="5">No transactions yet.</td></tr>'}</tbody></table>
-${ctx.consoleSections.map((s) => s()).join("\n")}
-</body></html>`;
+  return {
+    chainId: ctx.config.chainId,
+    assetId: ctx.config.assetId,
+    timeScale: ctx.config.timeScale,
+    accounts: Array.from({ length: ctx.keys.count }, (_, i) => ({
+      id: String(i),
+      address: ctx.keys.address(i),
+    })),
+    transactions,
+  };
 }
 
-/** The public pages. */
+/** The console's page and overview, and the public JWKS. */
 export const consoleRoutes: RouteModule = {
   name: "console",
   routes: [
     {
       method: "GET",
       pattern: "/console",
-      auth: "none",
+      auth: "console",
+      handle: () => {
+        const nonce = toBase64Url(crypto.getRandomValues(new Uint8Array(16)));
+        return {
+          status: 200,
+          text: { contentType: "text/html; charset=utf-8", value: consolePageHtml(nonce) },
+          headers: {
+            "content-security-policy":
+              `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; ` +
+              "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; " +
+              "frame-ancestors 'none'",
+            "x-frame-options": "DENY",
+            "referrer-policy": "no-referrer",
+            "cache-control": "no-store",
+            "x-content-type-options": "nosniff",
+          },
+        };
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/console/api/overview",
+      auth: "console",
       handle: (_req, ctx) => ({
         status: 200,
-        text: { contentType: "text/html; charset=utf-8", value: render(ctx) },
+        body: overview(ctx),
+        headers: { "cache-control": "no-store" },
       }),
     },
     {

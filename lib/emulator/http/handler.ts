@@ -13,6 +13,7 @@ import { ApiError, DROP_HEADER, ErrorCode, type Reply } from "./reply.ts";
 import type { Route, RouteModule, RouteRequest } from "./router.ts";
 import { Router } from "./router.ts";
 import { verifyRequest } from "./auth.ts";
+import { checkConsoleRequest } from "./console_guard.ts";
 import { NonceCache, NONCES_SCHEMA } from "./nonce_cache.ts";
 import { Idempotency } from "./idempotency.ts";
 import { IdempotencyStore } from "./idempotency_store.ts";
@@ -95,6 +96,10 @@ export function createHandler(
 
   async function authenticate(route: Route, request: Request, uri: string, body: Uint8Array) {
     if (route.auth === "none") return;
+    if (route.auth === "console") {
+      checkConsoleRequest(request.headers, new URL(request.url), ctx.consoleToken);
+      return;
+    }
     if (route.auth === "admin") {
       if (request.headers.get("x-api-key") !== ctx.apiUser.apiKey) {
         throw new ApiError(

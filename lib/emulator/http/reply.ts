@@ -50,6 +50,7 @@ export const ErrorCode = {
   badRequest: 1000,
   notFound: 1003,
   unauthorized: 1007,
+  forbidden: 1403,
   conflict: 1009,
   tooLarge: 1013,
   methodNotAllowed: 1015,

@@ -13,9 +13,10 @@ import type { EmulatorContext } from "../context.ts";
 /**
  * Who may call a route: `api` = the platform's request authentication
  * (X-API-Key + signed JWT), `admin` = the admin endpoint's key check,
- * `none` = public (console, JWKS).
+ * `console` = the console's checks (loopback Host, own Origin, per-run
+ * token; `console_guard.ts`), `none` = public (JWKS).
  */
-export type RouteAuth = "api" | "admin" | "none";
+export type RouteAuth = "api" | "admin" | "console" | "none";
 
 /** The parsed request a route sees. */
 export interface RouteRequest {

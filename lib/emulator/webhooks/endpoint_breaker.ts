@@ -32,6 +32,8 @@ export interface BreakerContext {
   configured: BreakerConfig;
   /** The workspace admins' addresses. */
   admins: () => string[];
+  /** The console's address without its token, once known (for the e-mail). */
+  consoleUrl?: () => string | undefined;
 }
 
 /**
@@ -73,7 +75,7 @@ export function applyBreaker(
     store.updateWebhook(ep.row);
     bctx.endpoints.hold(ep.row.id, now);
     const mail = suspensionMail(
-      { url: ep.row.url, webhookId: ep.row.id, time: now },
+      { url: ep.row.url, webhookId: ep.row.id, time: now, consoleUrl: bctx.consoleUrl?.() },
       effect,
       bctx.configured,
     );

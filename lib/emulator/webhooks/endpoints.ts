@@ -177,6 +177,8 @@ export class Endpoints {
           transition(ep.breaker, { type: "enable", time: now }, this.#breaker);
           row.breakerResetSeq = this.#store.maxAttemptSeq();
           row.bandSince = null;
+          // the delivery log's `action: enable` line
+          this.#store.insertEnable(id, now, row.breakerResetSeq);
         }
         row.status = "ENABLED";
         resume = true;

@@ -79,6 +79,8 @@ export interface WebhookEngineOptions {
   admins?: () => string[];
   /** A log line to standard error. Default none. */
   log?: (line: string) => void;
+  /** The console's address without its token, once known (named in the suspension e-mail). */
+  consoleUrl?: () => string | undefined;
   /** Clock; default `Date.now`. Ignored when `clock` is given. */
   now?: () => number;
   /** Clock and timers; default real timers over `now`. Tests pass a virtual one. */
@@ -173,6 +175,7 @@ export class WebhookEngine {
       breaker: this.breakerCfg,
       configured,
       admins: this.#admins,
+      consoleUrl: opts.consoleUrl,
     };
   }
 
@@ -298,6 +301,21 @@ export class WebhookEngine {
   /** Resends a resource's notifications; see {@linkcode Resends.resendByResource}. */
   resendByResource(webhookId: string, resourceId: string, excludeStatuses?: string[]): number {
     return this.#resends.resendByResource(webhookId, resourceId, excludeStatuses);
+  }
+
+  /** Resends every notification of the last 24 h; see {@linkcode Resends.resendRecent}. */
+  resendRecent(webhookId: string, opts: { dryRun?: boolean } = {}): number {
+    return this.#resends.resendRecent(webhookId, opts);
+  }
+
+  /**
+   * The endpoint's attempts and errors of the last hour (the breaker's
+   * window, scaled), ending now.
+   */
+  recentErrors(id: string): { attempts: number; errors: number } {
+    this.#endpoints.row(id);
+    const now = this.#clock.now();
+    return this.store.errorCounts(id, now - this.breakerCfg.windowMs, now);
   }
 
   /** Resends the FAILED notifications as a job; see {@linkcode Resends.resendFailed}. */

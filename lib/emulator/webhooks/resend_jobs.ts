@@ -1,6 +1,7 @@
 /**
- * Resends: one notification, the notifications of a resource, and the
- * "resend failed" jobs (processed in the background, batch by batch,
+ * Resends: one notification, the notifications of a resource, every
+ * notification of the last 24 hours (the console's "Resend notifications"),
+ * and the "resend failed" jobs (processed in the background, batch by batch,
  * resumed after a restart). A resend starts a fresh series of up to 10
  * attempts (breaker.md §2, our choice); it waits ON_HOLD when the endpoint
  * is not ENABLED.
@@ -130,6 +131,27 @@ export class Resends {
       .filter((n) => !exclude.has(n.status));
     const done = this.#store.tx(() =>
       chosen.map((n) => this.#fresh(this.#store.notificationBySeq(n.seq)!, now))
+    );
+    this.#scheduleAll(done, now);
+    return done.length;
+  }
+
+  /**
+   * The console's "Resend notifications": every notification of the
+   * endpoint created in the last 24 hours, whatever its status, starts a
+   * fresh series (one transaction). The platform's API has no such bulk
+   * operation; a client does it with a list and one resend each. Returns
+   * how many were resent; `dryRun` only counts them.
+   */
+  resendRecent(webhookId: string, opts: { dryRun?: boolean } = {}): number {
+    this.#endpoints.row(webhookId);
+    const now = this.#clock.now();
+    const seqs = this.#store.notificationSeqsSince(webhookId, now - DAY);
+    if (opts.dryRun) return seqs.length;
+    const done = this.#store.tx(() =>
+      seqs.map((s) => this.#store.notificationBySeq(s)).filter((n) => n !== undefined).map((n) =>
+        this.#fresh(n, now)
+      )
     );
     this.#scheduleAll(done, now);
     return done.length;

@@ -1,7 +1,8 @@
 /**
  * The webhook side's HTTP surface as ordinary routes of the emulator's one
- * router: the Webhooks V2 API (`platform-api.md`, platform authentication)
- * and the admin endpoints (`X-API-Key: <the emulator's API key>`). Each
+ * router: the Webhooks V2 API (`platform-api.md`, platform authentication),
+ * the admin endpoints (`X-API-Key: <the emulator's API key>`) and the
+ * console's JSON routes (`console_routes.ts`). Each
  * handler checks its input, calls the engine and shapes the answer; errors
  * are `ApiError`s, answered by the emulator's handler like every other area.
  * No SQL here.
@@ -14,8 +15,10 @@
  *   10 000); each makes one notification per ENABLED or SUSPENDED endpoint
  *   subscribed to `eventType` (suspended ones wait ON_HOLD).
  * - `GET /admin/attempts[?webhookId=W]` → 200 `{data: [{webhookId, notificationId,
- *   sentTime, duration, responseCode?, failureReason?}]}`: every attempt in the
- *   order it was recorded, i.e. a delivery log for `service breaker simulate`.
+ *   sentTime, duration, responseCode?, failureReason?}]}`: every attempt, and
+ *   every reactivation as `{webhookId, sentTime, action: "enable"}`, in time
+ *   order (ties in recorded order): a delivery log `service breaker simulate`
+ *   reads as it is.
  * - `GET /admin/outbox` → 200 `{data: [{to, subject, body, webhookId, createdAt}]}`:
  *   the e-mails "sent" to the workspace admins (one per suspension and admin).
  *
@@ -27,6 +30,7 @@ import type { EmulatorContext } from "../context.ts";
 import { ApiError, ErrorCode, json, type Reply } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import { startWebhooks, type Webhooks } from "./start.ts";
+import { webhooksConsoleRoutes } from "./console_routes.ts";
 import {
   bad,
   bodyObject,
@@ -41,7 +45,7 @@ import {
 } from "./request_checks.ts";
 import {
   attemptJson,
-  attemptLogJson,
+  deliveryLogJson,
   jobJson,
   mailJson,
   notificationJson,
@@ -281,7 +285,7 @@ const createNotifications: Handler = (req, { engine }) => {
 
 const attemptLog: Handler = (req, { engine }) =>
   json(200, {
-    data: engine.store.attemptLog(req.query.get("webhookId") || undefined).map(attemptLogJson),
+    data: engine.store.deliveryLog(req.query.get("webhookId") || undefined).map(deliveryLogJson),
   });
 
 const outbox: Handler = (_req, { engine }) =>
@@ -312,6 +316,7 @@ export const webhooksRoutes: RouteModule = {
     route("POST", "/admin/notifications", "admin", createNotifications),
     route("GET", "/admin/outbox", "admin", outbox),
     route("GET", "/admin/attempts", "admin", attemptLog),
+    ...webhooksConsoleRoutes,
   ],
   async start(ctx) {
     const webhooks = await startWebhooks({
@@ -320,9 +325,9 @@ export const webhooksRoutes: RouteModule = {
       timeScale: ctx.config.timeScale,
       log: (l) => ctx.log(l),
       now: () => ctx.now(),
+      consoleUrl: () => ctx.baseUrl === undefined ? undefined : `${ctx.baseUrl}/console`,
     });
     ctx.webhooks = webhooks;
-    ctx.consoleSections.push(() => webhooks.consoleHtml());
     ctx.events.listen((e) => webhooks.emit(e));
   },
   async stop(ctx) {

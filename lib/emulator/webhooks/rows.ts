@@ -87,6 +87,11 @@ export interface AttemptRow {
   evaluated: number;
 }
 
+/** One line of the delivery log: an attempt, or a reactivation of an endpoint. */
+export type DeliveryLogEntry =
+  | { kind: "attempt"; attempt: AttemptRow }
+  | { kind: "enable"; webhookId: string; time: number };
+
 /** A resend-failed job row. */
 export interface JobRow {
   /** Its id (a UUID). */

@@ -3,7 +3,8 @@
  * emulator is a handful of lines: tables in the emulator's database, the
  * signing key (kept in the database, so `--state` keeps the JWKS stable
  * across restarts), the delivery engine, the notification pager, the events
- * sink and a console fragment. Its HTTP routes are in `routes.ts`.
+ * sink. Its HTTP routes are in `routes.ts` (the API and admin endpoints) and
+ * `console_routes.ts` (the console's JSON).
  *
  * @module
  */
@@ -14,8 +15,6 @@ import { SnapshotPager } from "./notification_paging.ts";
 import { WebhookEngine, type WebhookEvent } from "./engine.ts";
 import { type Jwks, WebhookSigner } from "./signing/signer.ts";
 import { WebhookStore } from "./store.ts";
-import { webhooksConsoleSection } from "./console_section.ts";
-import type { BreakerConfig } from "../../webhooks/mod.ts";
 
 /** Options of {@linkcode startWebhooks}. */
 export interface WebhooksOptions extends WebhookSettings {
@@ -31,6 +30,8 @@ export interface WebhooksOptions extends WebhookSettings {
   log?: (line: string) => void;
   /** Clock. */
   now?: () => number;
+  /** The console's address without its token, once known (named in the suspension e-mail). */
+  consoleUrl?: () => string | undefined;
   /** libcrypto names or paths to try (default the OS's usual ones; `[]`: WebCrypto only). */
   libcryptoPaths?: readonly string[];
 }
@@ -45,8 +46,6 @@ export interface Webhooks {
   jwks(): Jwks;
   /** The events sink: creates notifications for the subscribed endpoints. */
   emit(event: WebhookEvent): void;
-  /** An HTML fragment for the console page. */
-  consoleHtml(): string;
   /** Stops delivery (attempts in flight are made again after a restart). */
   stop(): Promise<void>;
 }
@@ -90,6 +89,7 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     admins: opts.admins,
     log: opts.log,
     now,
+    consoleUrl: opts.consoleUrl,
   });
   engine.start();
   return {
@@ -99,7 +99,6 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     emit(event) {
       engine.publish(event);
     },
-    consoleHtml: () => webhooksConsoleSection(engine),
     async stop() {
       await engine.stop();
       signer.close();

@@ -4,6 +4,11 @@
  * key. Every write that the API acknowledges is committed before the answer
  * leaves, so with `--state FILE` (WAL journal) it survives SIGKILL.
  *
+ * Reactivations (an endpoint made ENABLED again) are kept in `wh_enables`
+ * with the last attempt recorded before them, so that the delivery log
+ * ({@linkcode WebhookStore.deliveryLog}) can show them as `action: enable`
+ * lines in the right place.
+ *
  * The breaker's window is not stored as a blob (it can hold millions of
  * attempts): it is rebuilt at start from the attempts table (attempts with
  * `evaluated = 1` after the endpoint's `breaker_reset_seq`), and only
@@ -16,7 +21,14 @@ import type { DatabaseSync } from "node:sqlite";
 import { withTransaction } from "../store.ts";
 import type { NOTIFICATION_SORT_FIELDS } from "../../core/mod.ts";
 import { attemptFrom, jobFrom, notificationFrom, webhookFrom } from "./rows.ts";
-import type { AttemptRow, JobRow, NotificationRow, OutboxMail, WebhookRow } from "./rows.ts";
+import type {
+  AttemptRow,
+  DeliveryLogEntry,
+  JobRow,
+  NotificationRow,
+  OutboxMail,
+  WebhookRow,
+} from "./rows.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS wh_webhooks (
@@ -64,6 +76,12 @@ CREATE TABLE IF NOT EXISTS wh_attempts (
 );
 CREATE INDEX IF NOT EXISTS wh_attempts_notification ON wh_attempts (notification_id, seq);
 CREATE INDEX IF NOT EXISTS wh_attempts_webhook ON wh_attempts (webhook_id, seq);
+CREATE TABLE IF NOT EXISTS wh_enables (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  webhook_id TEXT NOT NULL,
+  time INTEGER NOT NULL,
+  after_attempt_seq INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS wh_jobs (
   id TEXT PRIMARY KEY,
   webhook_id TEXT NOT NULL,
@@ -388,6 +406,29 @@ export class WebhookStore {
     ).all(webhookId, resourceId, since).map(notificationFrom);
   }
 
+  /** The seqs of an endpoint's notifications (any status) created at or after `since`, oldest first. */
+  notificationSeqsSince(webhookId: string, since: number): number[] {
+    return this.#stmt(
+      "SELECT seq FROM wh_notifications WHERE webhook_id = ? AND created_at >= ? ORDER BY seq",
+    ).all(webhookId, since).map((r: Row) => r.seq as number);
+  }
+
+  /** Attempts and errors of an endpoint with sentTime in (from, to]. */
+  errorCounts(webhookId: string, from: number, to: number): { attempts: number; errors: number } {
+    const r = this.#stmt(
+      `SELECT COUNT(*) AS n, COALESCE(SUM(error), 0) AS e FROM wh_attempts
+       WHERE webhook_id = ? AND sent_time > ? AND sent_time <= ?`,
+    ).get(webhookId, from, to) as Row;
+    return { attempts: Number(r.n), errors: Number(r.e) };
+  }
+
+  /** Every attempt of a notification (all its series), in the order they were made. */
+  attemptsOf(notificationId: string): AttemptRow[] {
+    return this.#stmt("SELECT * FROM wh_attempts WHERE notification_id = ? ORDER BY seq").all(
+      notificationId,
+    ).map(attemptFrom);
+  }
+
   /** An endpoint's FAILED notifications created at or after `since`, oldest first. */
   failedSince(webhookId: string, since: number): { seq: number; eventType: string }[] {
     return this.#stmt(
@@ -434,6 +475,39 @@ export class WebhookStore {
   latestNotifications(limit: number): NotificationRow[] {
     return this.#stmt("SELECT * FROM wh_notifications ORDER BY seq DESC LIMIT ?").all(limit).map(
       notificationFrom,
+    );
+  }
+
+  /** Records that endpoint `webhookId` was made ENABLED again at `time`, after attempt `afterAttemptSeq`. */
+  insertEnable(webhookId: string, time: number, afterAttemptSeq: number): void {
+    this.#stmt(
+      "INSERT INTO wh_enables (webhook_id, time, after_attempt_seq) VALUES (?, ?, ?)",
+    ).run(webhookId, time, afterAttemptSeq);
+  }
+
+  /**
+   * The delivery log (of one endpoint, or of all) as `breaker simulate`
+   * reads it: every attempt and every reactivation, ordered by time
+   * (attempts by `sentTime`), ties in the order they were recorded, a
+   * reactivation after the attempts recorded before it. So each endpoint's
+   * lines are in time order even when attempts in flight together finished
+   * out of order.
+   */
+  deliveryLog(webhookId?: string): DeliveryLogEntry[] {
+    const where = webhookId ? "WHERE webhook_id = ?" : "";
+    const sql = `SELECT * FROM (
+        SELECT seq, notification_id, webhook_id, sent_time, duration, response_code,
+          failure_reason, error, evaluated, seq AS ord, 0 AS kind FROM wh_attempts ${where}
+        UNION ALL
+        SELECT seq, NULL, webhook_id, time, NULL, NULL, NULL, NULL, NULL,
+          after_attempt_seq AS ord, 1 AS kind FROM wh_enables ${where}
+      ) ORDER BY sent_time, ord, kind, seq`;
+    const rows =
+      (webhookId ? this.#stmt(sql).all(webhookId, webhookId) : this.#stmt(sql).all()) as Row[];
+    return rows.map((r) =>
+      r.kind === 1
+        ? { kind: "enable", webhookId: r.webhook_id as string, time: r.sent_time as number }
+        : { kind: "attempt", attempt: attemptFrom(r) }
     );
   }
 

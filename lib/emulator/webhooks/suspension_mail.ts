@@ -4,6 +4,10 @@
  * (thresholds, sustain time, window), so a breaker configured otherwise is
  * described as it is; with breaker.md's defaults it reads "error rate above
  * 80%" / "error rate at or above 50% for 4 hours" and "in the last hour".
+ * The rate is printed exactly: the window's counts, and the percentage with
+ * as many decimals as it takes to differ from the threshold it is compared
+ * with (80.1% is never printed as "80%"). It ends with how to reactivate:
+ * the CLI command, the console and the API call.
  *
  * @module
  */
@@ -54,15 +58,34 @@ function lastSpan(ms: number): string {
   return d.startsWith("1 ") ? `the last ${d.slice(2)}` : `the last ${d}`;
 }
 
-/** `80%`, `50%`, `62.5%`. */
+/** A configured threshold as a percentage, without rounding: `80%`, `50%`, `62.5%`. */
 function percent(fraction: number): string {
-  return `${Math.round(fraction * 1000) / 10}%`;
+  return `${Number((fraction * 100).toPrecision(12))}%`;
+}
+
+/**
+ * The rate `errors / attempts` as a percentage with one decimal (trailing
+ * zeros dropped), or more decimals when one would print the same figure as
+ * `threshold` while the rate differs from it: 0.801 → `80.1%`, 0.8004 with
+ * threshold 0.8 → `80.04%`, 5/6 → `83.3%`, 0.5 → `50%`.
+ */
+export function exactPercent(errors: number, attempts: number, threshold: number): string {
+  const rate = attempts === 0 ? 0 : errors / attempts;
+  const limit = Number((threshold * 100).toPrecision(12));
+  for (let d = 1; d <= 12; d++) {
+    const shown = Number((rate * 100).toFixed(d));
+    // a rate that differs from the threshold must not print as the threshold
+    if (shown !== limit || Math.abs(rate - threshold) < 1e-12) return `${shown}%`;
+  }
+  return `${rate * 100}%`;
 }
 
 /**
  * The e-mail telling that endpoint `url` (`webhookId`) was suspended at `time`
  * by a breaker configured with `config` (durations as the user configured
- * them, i.e. before any time scaling).
+ * them, i.e. before any time scaling). `consoleUrl`, when known, is the
+ * console's address without its per-run token (the e-mail is stored in the
+ * outbox; the token stays in the address `service emulator` printed).
  *
  * @example
  * ```ts
@@ -71,21 +94,25 @@ function percent(fraction: number): string {
  *   { reason: "immediate", errorRate: 5 / 6, errors: 5, attempts: 6 },
  *   DEFAULT_BREAKER_CONFIG,
  * );
- * mail.body; // "... Reason: error rate above 80% (5 of 6 attempts in the last hour failed, 83%). ..."
+ * mail.body; // "... Reason: error rate above 80% (5 of 6 attempts in the last hour failed, 83.3%). ..."
  * ```
  */
 export function suspensionMail(
-  endpoint: { url: string; webhookId: string; time: number },
+  endpoint: { url: string; webhookId: string; time: number; consoleUrl?: string },
   s: Suspension,
   config: BreakerConfig,
 ): SuspensionMail {
-  const { url, webhookId, time } = endpoint;
+  const { url, webhookId, time, consoleUrl } = endpoint;
   const rule = s.reason === "immediate"
     ? `error rate above ${percent(config.immediateAbove)}`
     : `error rate at or above ${percent(config.sustainedFrom)} for ${
       spokenDuration(config.sustainedForMs)
     }`;
-  const pct = Math.round(s.errorRate * 100);
+  const threshold = s.reason === "immediate" ? config.immediateAbove : config.sustainedFrom;
+  const pct = exactPercent(s.errors, s.attempts, threshold);
+  const inConsole = consoleUrl
+    ? `the Reactivate button of the console (${consoleUrl}, opened from the consoleUrl that \`service emulator\` printed at start)`
+    : "the Reactivate button of the emulator's console";
   return {
     subject: `Webhook endpoint suspended: ${url}`,
     body: [
@@ -93,9 +120,10 @@ export function suspensionMail(
         new Date(time).toISOString()
       }.`,
       `Reason: ${rule} ` +
-      `(${s.errors} of ${s.attempts} attempts in ${lastSpan(config.windowMs)} failed, ${pct}%).`,
+      `(${s.errors} of ${s.attempts} attempts in ${lastSpan(config.windowMs)} failed, ${pct}).`,
       `No notifications are sent to it while it is suspended; they wait ON_HOLD.`,
-      `Re-enable it in the console or with PATCH /v1/webhooks/${webhookId} {"enabled": true}.`,
+      `Reactivate it (at once, no cooldown) with \`service webhooks enable --webhookId ${webhookId}\`, ` +
+      `with ${inConsole}, or with PATCH /v1/webhooks/${webhookId} {"enabled": true}.`,
     ].join("\n"),
   };
 }

@@ -5,7 +5,14 @@
  * @module
  */
 
-import type { AttemptRow, JobRow, NotificationRow, OutboxMail, WebhookRow } from "./rows.ts";
+import type {
+  AttemptRow,
+  DeliveryLogEntry,
+  JobRow,
+  NotificationRow,
+  OutboxMail,
+  WebhookRow,
+} from "./rows.ts";
 
 /**
  * The API's view of an endpoint.
@@ -75,6 +82,21 @@ export function attemptJson(a: AttemptRow): Record<string, unknown> {
  */
 export function attemptLogJson(a: AttemptRow): Record<string, unknown> {
   return { webhookId: a.webhookId, notificationId: a.notificationId, ...attemptJson(a) };
+}
+
+/**
+ * A line of the admin delivery log: an attempt ({@linkcode attemptLogJson})
+ * or a reactivation, `{webhookId, sentTime, action: "enable"}` (breaker.md §4).
+ *
+ * @example
+ * ```ts
+ * deliveryLogJson({ kind: "enable", webhookId: "w1", time: 0 }); // { webhookId: "w1", sentTime: 0, action: "enable" }
+ * ```
+ */
+export function deliveryLogJson(e: DeliveryLogEntry): Record<string, unknown> {
+  return e.kind === "attempt"
+    ? attemptLogJson(e.attempt)
+    : { webhookId: e.webhookId, sentTime: e.time, action: "enable" };
 }
 
 /**

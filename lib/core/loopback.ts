@@ -1,0 +1,54 @@
+/**
+ * What the local servers (the bridge's HTTP transport, the emulator's
+ * console) share to refuse browser attacks: whether a `Host` header names
+ * this machine's loopback (a DNS-rebinding page sends its own name), the
+ * host name of a `Host` header, and a constant-time comparison of per-run
+ * tokens.
+ *
+ * @module
+ */
+
+/**
+ * True for `localhost`, `*.localhost`, `127.x.x.x` and `::1`.
+ *
+ * @example
+ * ```ts
+ * isLoopbackHost("127.0.0.1"); // true
+ * isLoopbackHost("evil.example"); // false
+ * ```
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  return h === "localhost" || h.endsWith(".localhost") || /^127\.\d+\.\d+\.\d+$/.test(h) ||
+    h === "::1" || h === "0:0:0:0:0:0:0:1";
+}
+
+/**
+ * The host name of a `Host` header value (the port removed; IPv6 kept in brackets).
+ *
+ * @example
+ * ```ts
+ * hostnameOf("127.0.0.1:8080"); // "127.0.0.1"
+ * hostnameOf("[::1]:8080"); // "[::1]"
+ * ```
+ */
+export function hostnameOf(hostHeader: string): string {
+  if (hostHeader.startsWith("[")) return hostHeader.slice(0, hostHeader.indexOf("]") + 1);
+  const colon = hostHeader.lastIndexOf(":");
+  return colon === -1 ? hostHeader : hostHeader.slice(0, colon);
+}
+
+/**
+ * Constant-time comparison of two strings (per-run tokens).
+ *
+ * @example
+ * ```ts
+ * sameText(given, token); // true only when equal
+ * ```
+ */
+export function sameText(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return d === 0;
+}

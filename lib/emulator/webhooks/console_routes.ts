@@ -1,0 +1,125 @@
+/**
+ * The console's JSON routes for the webhook side (`/console/api/webhooks...`),
+ * what the console page (`../console/app_html.ts`) fetches and posts: the
+ * endpoints with their status and the error rate of the last hour,
+ * Reactivate, an endpoint's notifications (status, event and resource
+ * filters, offset paging), one notification with every attempt, Resend, and
+ * "Resend notifications" (every notification of the last 24 hours, any
+ * status). Every route has `auth: "console"`: loopback Host, the page's own
+ * Origin and the per-run token (`../http/console_guard.ts`); none takes the
+ * API key. Each handler checks its input and calls the engine; no SQL here.
+ *
+ * @module
+ */
+
+import type { Route, RouteRequest } from "../http/router.ts";
+import type { EmulatorContext } from "../context.ts";
+import { json, type Reply } from "../http/reply.ts";
+import { bad, intParam, isNotificationStatus } from "./request_checks.ts";
+import { attemptJson, webhookJson } from "./views.ts";
+import type { Webhooks } from "./start.ts";
+import type { NotificationRow } from "./rows.ts";
+import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
+
+type Handler = (req: RouteRequest, w: Webhooks, ctx: EmulatorContext) => Reply;
+
+function route(method: Route["method"], pattern: string, h: Handler): Route {
+  return {
+    method,
+    pattern,
+    auth: "console",
+    handle: (req, ctx) => {
+      if (!ctx.webhooks) throw new Error("the webhook side has not started");
+      const reply = h(req, ctx.webhooks, ctx);
+      return { ...reply, headers: { ...reply.headers, "cache-control": "no-store" } };
+    },
+  };
+}
+
+/** A notification as the console lists it (with its delivery progress). */
+function consoleNotification(n: NotificationRow): Record<string, unknown> {
+  return {
+    id: n.id,
+    eventType: n.eventType,
+    resourceId: n.resourceId,
+    status: n.status,
+    createdAt: n.createdAt,
+    updatedAt: n.updatedAt,
+    attempts: n.attempts,
+    lastSentTime: n.lastSentTime,
+    nextAttemptAt: n.status === "IN_PROGRESS" ? n.nextAttemptAt : null,
+  };
+}
+
+const DAY = 86_400_000;
+
+const list: Handler = (_req, { engine }, ctx) =>
+  json(200, {
+    now: ctx.now(),
+    timeScale: ctx.config.timeScale,
+    windowMs: engine.breakerCfg.windowMs,
+    data: engine.webhooks().map((w) => ({ ...webhookJson(w), recent: engine.recentErrors(w.id) })),
+  });
+
+const enable: Handler = (req, { engine }) =>
+  json(200, webhookJson(engine.updateWebhook(req.params.webhookId, { enabled: true })));
+
+const notifications: Handler = (req, { engine }, ctx) => {
+  const webhookId = req.params.webhookId;
+  const q = req.query;
+  const hook = engine.webhook(webhookId);
+  const status = q.get("status") || "";
+  if (status && !isNotificationStatus(status)) {
+    bad(
+      `status must be one of ${NOTIFICATION_STATUSES.join(", ")}, got ${JSON.stringify(status)}.`,
+    );
+  }
+  const event = q.get("event") || "";
+  const resourceId = (q.get("resourceId") || "").trim();
+  const offset = intParam(q, "offset", 0, 0, Number.MAX_SAFE_INTEGER);
+  const limit = intParam(q, "limit", 25, 1, 100);
+  const seqs = engine.store.notificationSeqs({
+    webhookId,
+    startTime: ctx.now() - 31 * DAY,
+    statuses: status ? [status] : [],
+    events: event ? [event] : [],
+    resourceId: resourceId || null,
+    sortBy: "createdAt",
+    order: "DESC",
+  });
+  const data = seqs.slice(offset, offset + limit).map((s) => engine.store.notificationBySeq(s))
+    .filter((n) => n !== undefined).map(consoleNotification);
+  return json(200, { data, total: seqs.length, offset, limit, events: hook.events });
+};
+
+const notification: Handler = (req, { engine }) => {
+  const n = engine.notification(req.params.webhookId, req.params.notificationId);
+  return json(200, {
+    ...consoleNotification(n),
+    attemptLog: engine.store.attemptsOf(n.id).map(attemptJson),
+  });
+};
+
+const resend: Handler = (req, { engine }) => {
+  engine.resend(req.params.webhookId, req.params.notificationId);
+  return json(202, { resent: 1 });
+};
+
+const recentCount: Handler = (req, { engine }) =>
+  json(200, { count: engine.resendRecent(req.params.webhookId, { dryRun: true }) });
+
+const resendRecent: Handler = (req, { engine }) =>
+  json(202, { resent: engine.resendRecent(req.params.webhookId) });
+
+const W = "/console/api/webhooks/:webhookId";
+
+/** The console's webhook routes (added to the webhook side's route module). */
+export const webhooksConsoleRoutes: Route[] = [
+  route("GET", "/console/api/webhooks", list),
+  route("POST", `${W}/enable`, enable),
+  route("GET", `${W}/notifications`, notifications),
+  route("GET", `${W}/notifications/:notificationId`, notification),
+  route("POST", `${W}/notifications/:notificationId/resend`, resend),
+  route("GET", `${W}/resend_recent`, recentCount),
+  route("POST", `${W}/resend_recent`, resendRecent),
+];

@@ -418,3 +418,37 @@ Deno.test("the suspension e-mail describes the breaker as configured", () => {
     /Reason: error rate at or above 50% for 4 hours \(4 of 8 attempts in the last hour failed, 50%\)\./,
   );
 });
+
+Deno.test("virtual time: Resend notifications (the console's) resends every status of the last 24 h, nothing older; a dry run counts", async () => {
+  // the second delivery is answered 404 (FAILED at once), the others 200 (COMPLETED); the
+  // breaker is held off (that lone 404 would be 100% of its hour)
+  const { clock, engine, store, settle } = engineOn((call) => call === 1 ? 404 : 200, {
+    minAttempts: 1_000_000,
+  });
+  try {
+    const w = engine.createWebhook({ url: "http://receiver.invalid/hook", events: ["e"] });
+    const [old] = engine.publish({ eventType: "e", resourceId: "old" });
+    await clock.advanceTo(T0, settle);
+    await clock.advanceTo(T0 + 2 * HOUR, settle);
+    const [failed] = engine.publish({ eventType: "e", resourceId: "failed" });
+    await clock.advanceTo(T0 + 2 * HOUR, settle);
+    // 24 h after `failed` was created, less 1 ms; `old` is then 26 h old
+    await clock.advanceTo(T0 + 26 * HOUR - 1, settle);
+    const [done] = engine.publish({ eventType: "e", resourceId: "done" });
+    await clock.advanceTo(T0 + 26 * HOUR - 1, settle);
+    assert.deepEqual(
+      [old, failed, done].map((n) => engine.notification(w.id, n.id).status),
+      ["COMPLETED", "FAILED", "COMPLETED"],
+    );
+    const before = store.attemptLog(w.id).length;
+    assert.equal(engine.resendRecent(w.id, { dryRun: true }), 2);
+    assert.equal(store.attemptLog(w.id).length, before, "a dry run resends nothing");
+    assert.equal(engine.resendRecent(w.id), 2);
+    await clock.advanceTo(T0 + 26 * HOUR - 1, settle);
+    const resent = store.attemptLog(w.id).slice(before).map((a) => a.notificationId).sort();
+    assert.deepEqual(resent, [failed.id, done.id].sort());
+    assert.equal(engine.notification(w.id, failed.id).status, "COMPLETED");
+  } finally {
+    await engine.stop();
+  }
+});

@@ -162,8 +162,8 @@ function live(ok, msg) {
   l.classList.toggle("down", !ok);
   l.textContent = ok ? "Live · updated " + new Date().toLocaleTimeString() : "Disconnected: " + msg;
 }
-const windowLabel = () => !S.meta ? "last hour" : S.meta.timeScale === 1 ? "last hour" :
-  "last hour ÷ " + S.meta.timeScale + " (" + dur(S.meta.windowMs) + ")";
+const windowLabel = () => !S.meta || S.meta.timeScale === 1 ? "last hour" :
+  "last " + dur(S.meta.windowMs) + " (hour ÷ " + S.meta.timeScale + ")";
 const selected = () => S.hooks.find((w) => w.id === S.sel) || null;
 
 async function act(label, fn) {
@@ -210,7 +210,8 @@ function renderHooks() {
       "data-webhook": w.id, onclick: () => { if (S.sel !== w.id) { S.sel = w.id; S.offset = 0; S.page = null; refresh(); } }},
       h("div", {class: "row"}, pill(w.status),
         h("span", {class: "rate", title: "errors / attempts, " + windowLabel()},
-          r.attempts ? pct(r.errors, r.attempts) + " errors · " + r.attempts + " attempts" : "no attempts")),
+          r.attempts ? pct(r.errors, r.attempts) + " errors · " + r.attempts + " attempt" +
+            (r.attempts === 1 ? "" : "s") : "no attempts")),
       h("div", {class: "url", title: w.url, text: w.url}),
       h("div", {class: "sub mono", text: w.id}),
       w.status === "SUSPENDED" && h("button", {class: "danger", "data-action": "reactivate",
@@ -264,12 +265,13 @@ function renderDialog() {
   const d = S.detail;
   if (!d) return;
   $("a-id").textContent = d.id;
-  $("a-meta").replaceChildren(
+  const meta = [
     h("dt", {text: "Event"}), h("dd", {text: d.eventType}),
     h("dt", {text: "Resource"}), h("dd", {class: "mono", text: d.resourceId || "–"}),
     h("dt", {text: "Status"}), h("dd", {}, pill(d.status)),
-    h("dt", {text: "Created"}), h("dd", {text: time(d.createdAt)}),
-    d.nextAttemptAt !== null && h("dt", {text: "Next attempt"}), d.nextAttemptAt !== null && h("dd", {text: time(d.nextAttemptAt)}));
+    h("dt", {text: "Created"}), h("dd", {text: time(d.createdAt)})];
+  if (d.nextAttemptAt !== null) meta.push(h("dt", {text: "Next attempt"}), h("dd", {text: time(d.nextAttemptAt)}));
+  $("a-meta").replaceChildren(...meta);
   $("a-rows").replaceChildren(...(d.attemptLog.length ? d.attemptLog.map((a, i) =>
     h("tr", {},
       h("td", {text: String(i + 1)}),
@@ -395,7 +397,7 @@ const STATUS_OPTIONS = ["IN_PROGRESS", "ON_HOLD", "COMPLETED", "FAILED"].map((s)
 export function consolePageHtml(nonce: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>service emulator · console</title>
+<title>service emulator · console</title><link rel="icon" href="data:,">
 <style nonce="${nonce}">${STYLE}</style></head>
 <body>
 <header><h1>service emulator</h1><span class="chain" id="chain"></span>

@@ -121,6 +121,8 @@ const serveCommand = leaf({
     'prints one JSON line on standard output: {"event":"ready","apiBaseUrl",...,"apiKey","privateKeyPath",',
     '"consoleUrl","jwksUrl","adminUrl"}, then logs on standard error. Runs until SIGINT or SIGTERM.',
     "Faults can be added at run time: POST {adminUrl}/faults with X-API-Key.",
+    "consoleUrl opens the console in a browser (endpoints, notifications, attempts, Reactivate,",
+    "Resend); it carries a per-run token and answers only on a loopback address.",
     "Webhooks V2: real deliveries to registered URLs, retries and the circuit breaker of breaker.md;",
     "`service emulator trigger --eventType E` creates notifications in a running emulator.",
   ].join("\n"),

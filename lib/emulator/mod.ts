@@ -8,7 +8,7 @@
  * ```ts
  * import { startEmulator } from "./lib/emulator/mod.ts";
  * const emu = await startEmulator({ rpcUrl: "http://127.0.0.1:8545" });
- * const res = await emu.handler(new Request(`${emu.apiBaseUrl}/console`));
+ * const res = await emu.handler(new Request(emu.jwksUrl)); // in-process, no network
  * await emu.stop();
  * ```
  *

@@ -1,0 +1,84 @@
+/**
+ * The console's JSON routes over real HTTP (what the console page fetches):
+ * an endpoint's notifications page by offset without overlap or gap, newest
+ * first, filtered by status, event and resource id; bad filters are a 400
+ * naming the value, an unknown endpoint a 404; no answer carries the API key.
+ * The page itself is driven in Chromium by tests/e2e/console_browser_test.ts.
+ */
+
+import assert from "node:assert/strict";
+import { startEmulatorOnAnvil, waitFor } from "../support/emulator_process.ts";
+import { startReceiver } from "../support/receiver.ts";
+
+Deno.test("console routes: notification paging, filters, errors", async () => {
+  const emu = await startEmulatorOnAnvil(["--timeScale", "3600"]);
+  const rc = startReceiver({ jwksUrl: emu.ready.jwksUrl });
+  const token = new URL(emu.ready.consoleUrl).searchParams.get("token")!;
+  const get = async (path: string) => {
+    const r = await fetch(`${emu.ready.apiBaseUrl}/console/api/${path}`, {
+      headers: { "x-console-token": token },
+    });
+    const text = await r.text();
+    assert.ok(!text.includes(emu.ready.apiKey), "no API key in a console answer");
+    return { status: r.status, body: JSON.parse(text) };
+  };
+  try {
+    const w = (await emu.api<{ id: string }>("POST", "/v1/webhooks", {
+      body: { url: `${rc.url}/hook`, events: ["a.created", "b.created"] },
+    })).data.id;
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const r = await emu.api<{ data: { id: string }[] }>("POST", "/admin/notifications", {
+        body: { eventType: i % 3 === 0 ? "b.created" : "a.created", resourceId: `r-${i % 7}` },
+      });
+      ids.push(r.data.data[0].id);
+    }
+    await rc.waitForCount(30);
+    await waitFor(
+      "every notification COMPLETED",
+      async () => (await get(`webhooks/${w}/notifications?status=COMPLETED`)).body.total === 30,
+    );
+
+    const first = await get(`webhooks/${w}/notifications?offset=0&limit=25`);
+    const second = await get(`webhooks/${w}/notifications?offset=25&limit=25`);
+    assert.equal(first.status, 200);
+    assert.equal(first.body.total, 30);
+    assert.equal(first.body.data.length, 25);
+    assert.equal(second.body.data.length, 5);
+    const listed = [...first.body.data, ...second.body.data].map((n: { id: string }) => n.id);
+    // newest first, each once
+    assert.deepEqual(listed, [...ids].reverse());
+    assert.deepEqual(first.body.events, ["a.created", "b.created"]);
+
+    const b = await get(`webhooks/${w}/notifications?event=b.created&limit=100`);
+    assert.equal(b.body.total, 10);
+    assert.ok(b.body.data.every((n: { eventType: string }) => n.eventType === "b.created"));
+    const r3 = await get(`webhooks/${w}/notifications?resourceId=r-3&limit=100`);
+    assert.deepEqual(
+      r3.body.data.map((n: { id: string }) => n.id),
+      ids.filter((_, i) => i % 7 === 3).reverse(),
+    );
+    assert.equal((await get(`webhooks/${w}/notifications?status=FAILED`)).body.total, 0);
+
+    const badStatus = await get(`webhooks/${w}/notifications?status=DONE`);
+    assert.equal(badStatus.status, 400);
+    assert.match(badStatus.body.message, /status must be one of .*"DONE"/);
+    const badLimit = await get(`webhooks/${w}/notifications?limit=0`);
+    assert.equal(badLimit.status, 400);
+    assert.match(badLimit.body.message, /limit/);
+    const unknown = await get("webhooks/nope/notifications");
+    assert.equal(unknown.status, 404);
+    assert.equal((await get("webhooks/nope/resend_recent")).status, 404);
+
+    // one notification with its attempts
+    const one = await get(`webhooks/${w}/notifications/${ids[0]}`);
+    assert.equal(one.body.status, "COMPLETED");
+    assert.equal(one.body.attemptLog.length, 1);
+    assert.equal(one.body.attemptLog[0].responseCode, 200);
+    // the count "Resend notifications" would resend: all 30 (of the last 24 h)
+    assert.deepEqual((await get(`webhooks/${w}/resend_recent`)).body, { count: 30 });
+  } finally {
+    await rc.close();
+    await emu.stop();
+  }
+});

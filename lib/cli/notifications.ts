@@ -1,6 +1,7 @@
 /**
  * `service notifications list|get|attempts|resend|resend-by-resource|resend-failed`:
- * a webhook's notifications from a terminal or a CI pipeline (cli.md).
+ * a webhook's notifications from a terminal or a CI pipeline (cli.md);
+ * `resend-all` and `tail` live in `notifications/`.
  *
  * Choices where the spec is silent:
  * - Resends print nothing on standard output unless `--format json|ndjson` is
@@ -440,7 +441,8 @@ const resendFailed = leaf({
 
 /** `service notifications`. */
 export const notificationsCommand: Command = group(
-  "A webhook's notifications: list, inspect attempts, resend one, by resource, or all failed.",
+  "A webhook's notifications: list, follow, inspect attempts, resend one, by resource, " +
+    "all failed or all of the last 24 hours.",
   {
     list: { summary: list.summary, load: () => Promise.resolve(list) },
     get: { summary: get.summary, load: () => Promise.resolve(get) },
@@ -451,5 +453,13 @@ export const notificationsCommand: Command = group(
       load: () => Promise.resolve(resendByResource),
     },
     "resend-failed": { summary: resendFailed.summary, load: () => Promise.resolve(resendFailed) },
+    "resend-all": {
+      summary: "Resend every notification (any status) of the last 24 hours.",
+      load: async () => (await import("./notifications/resend_all.ts")).resendAllCommand,
+    },
+    tail: {
+      summary: "New notifications and status changes as they happen (--follow).",
+      load: async () => (await import("./notifications/tail.ts")).tailCommand,
+    },
   },
 );

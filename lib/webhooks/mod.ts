@@ -103,11 +103,7 @@ export {
 export type { EndpointComparison } from "./report.ts";
 export { humanDuration, renderPlot } from "./plot.ts";
 export type { PlotOptions } from "./plot.ts";
-export {
-  JwksUnavailableError,
-  SIGNATURE_HEADER,
-  verifyWebhookSignature,
-} from "./signature.ts";
+export { JwksUnavailableError, SIGNATURE_HEADER, verifyWebhookSignature } from "./signature.ts";
 export type {
   Jwks,
   JwksResolver,

@@ -21,7 +21,6 @@ export type { Jwks, PublicJwk } from "../../../webhooks/signature.ts";
 const enc = new TextEncoder();
 const ALG = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-512" } as const;
 
-
 /** Options of {@linkcode WebhookSigner.useFastSigning}. */
 export interface FastSigningOptions {
   /** WebCrypto worker threads used when OpenSSL is not. Default 2; 0 signs on the main thread. */
@@ -36,7 +35,6 @@ export interface FastSigningOptions {
 
 /** How signatures are made: OpenSSL via FFI, WebCrypto on workers, or WebCrypto here. */
 export type SigningMode = "openssl" | "workers" | "main-thread";
-
 
 /**
  * Holds the emulator's webhook signing key pair.

@@ -289,8 +289,12 @@ const resendByResource = leaf({
     "Resend every notification of a resource from the last 30 days (except excluded statuses).",
   usage: "--webhookId W --resourceId R [--excludeStatuses S,...] [--idempotencyKey K] [--dryRun]",
   description:
-    "--excludeStatuses defaults to COMPLETED; --excludeStatuses= (empty) excludes nothing.\n" +
-    "--dryRun counts what would be resent and resends nothing.",
+    "Statuses resent: FAILED, IN_PROGRESS and ON_HOLD by default. The seed describes the\n" +
+    "operation as resending every notification of the resource from the last 30 days; the\n" +
+    "platform documents that without excludeStatuses it skips COMPLETED, and this command keeps\n" +
+    "the platform's default. --excludeStatuses= (empty) resends every status, COMPLETED too.\n" +
+    "The run reports how many notifications it resent (counted with the list API just before;\n" +
+    "the platform's answer carries no count). --dryRun counts and resends nothing.",
   flags: {
     ...connectionFlags,
     ...formatFlag,
@@ -320,23 +324,24 @@ const resendByResource = leaf({
     const client = await platformClient(flags, ctx);
     const api = await import("../platform/mod.ts");
     const excluded = given.has("excludeStatuses") ? flags.excludeStatuses ?? [] : ["COMPLETED"];
+    const statuses = NOTIFICATION_STATUSES.filter((s) => !excluded.includes(s));
+    let count = 0;
+    if (statuses.length > 0) {
+      const now = ctx.now?.() ?? Date.now();
+      for await (
+        const _ of api.listNotifications(client, webhookId, {
+          resourceId,
+          startTime: now - 30 * DAY,
+          statuses: excluded.length ? [...statuses] : undefined,
+          pageSize: 100,
+        })
+      ) count++;
+    }
+    const plural = count === 1 ? "" : "s";
     if (flags.dryRun) {
-      const statuses = NOTIFICATION_STATUSES.filter((s) => !excluded.includes(s));
-      let count = 0;
-      if (statuses.length > 0) {
-        const now = ctx.now?.() ?? Date.now();
-        for await (
-          const _ of api.listNotifications(client, webhookId, {
-            resourceId,
-            startTime: now - 30 * DAY,
-            statuses: excluded.length ? [...statuses] : undefined,
-            pageSize: 100,
-          })
-        ) count++;
-      }
       if (ctx.out.format === "table") {
         await ctx.out.write(
-          `would resend ${count} notification${count === 1 ? "" : "s"} of resource ${resourceId}\n`,
+          `would resend ${count} notification${plural} of resource ${resourceId}\n`,
         );
       } else {
         await ctx.out.object({ dryRun: true, count });
@@ -349,8 +354,10 @@ const resendByResource = leaf({
     await accepted(
       ctx,
       given,
-      { resourceId, idempotencyKey: r.idempotencyKey },
-      `resend of the notifications of ${resourceId} accepted`,
+      { resourceId, count, idempotencyKey: r.idempotencyKey },
+      `resend of ${count} notification${plural} of ${resourceId} accepted (${
+        statuses.join(", ") || "no status"
+      })`,
     );
     return 0;
   },

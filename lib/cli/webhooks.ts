@@ -119,6 +119,15 @@ export const webhooksCommand: Command = group(
   {
     list: { summary: list.summary, load: () => Promise.resolve(list) },
     get: { summary: get.summary, load: () => Promise.resolve(get) },
+    enable: {
+      summary: "Reactivate a suspended endpoint (enabled=true).",
+      load: () => Promise.resolve(setEnabled(true)),
+    },
+    disable: {
+      summary: "Disable an endpoint (enabled=false).",
+      load: () => Promise.resolve(setEnabled(false)),
+    },
+    metrics: { summary: metrics.summary, load: () => Promise.resolve(metrics) },
     create: {
       summary: "Create an endpoint (--url, --events).",
       load: async () => (await import("./webhooks/create.ts")).createCommand,
@@ -131,15 +140,6 @@ export const webhooksCommand: Command = group(
       summary: "Delete an endpoint (asks on a terminal; --yes in scripts).",
       load: async () => (await import("./webhooks/delete.ts")).deleteCommand,
     },
-    enable: {
-      summary: "Reactivate a suspended endpoint (enabled=true).",
-      load: () => Promise.resolve(setEnabled(true)),
-    },
-    disable: {
-      summary: "Disable an endpoint (enabled=false).",
-      load: () => Promise.resolve(setEnabled(false)),
-    },
-    metrics: { summary: metrics.summary, load: () => Promise.resolve(metrics) },
     verify: {
       summary: "Check a delivery's signature against its raw body (exit 0 valid, 1 invalid).",
       load: async () => (await import("./webhooks/verify.ts")).verifyCommand,

@@ -101,6 +101,7 @@ function isResolver(jwks: Jwks | JwksResolver): jwks is JwksResolver {
  * ```
  */
 export class JwksUnavailableError extends BaseError {
+  /** The class name. */
   override name = "JwksUnavailableError";
 }
 

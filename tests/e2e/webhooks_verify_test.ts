@@ -15,7 +15,6 @@ import { RemoteJwks, SIGNATURE_HEADER, verifyWebhookSignature } from "../../mod.
 import { WebhookSigner } from "../../lib/emulator/webhooks/signing/signer.ts";
 import { toBase64Url } from "../../lib/core/mod.ts";
 
-
 interface Capture {
   body: Uint8Array;
   signature: string;

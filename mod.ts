@@ -1,13 +1,28 @@
 /**
  * `service` as a library: the CLI entry (`run`), the platform API client and
- * its typed operations, their error base and the platform's status
- * vocabulary. The executable is `main.ts`.
+ * its typed operations, their error base, the platform's status vocabulary,
+ * and {@linkcode verifyWebhookSignature} for webhook receivers. The
+ * executable is `main.ts`.
  *
  * @example
  * ```ts
  * import { loadCredentials, PlatformClient, listWebhooks } from "./mod.ts";
  * const client = new PlatformClient(await loadCredentials({ apiKey: "...", privateKey: "./api.pem" }));
  * for await (const hook of listWebhooks(client)) console.log(hook.id, hook.status);
+ * ```
+ *
+ * @example Verify a webhook delivery in a receiver
+ * ```ts
+ * import { SIGNATURE_HEADER, verifyWebhookSignature } from "./mod.ts";
+ * Deno.serve(async (req) => {
+ *   const raw = new Uint8Array(await req.arrayBuffer());
+ *   const check = await verifyWebhookSignature(
+ *     raw,
+ *     req.headers.get(SIGNATURE_HEADER),
+ *     "http://127.0.0.1:40123/.well-known/jwks.json", // fetched once, again only for an unknown kid
+ *   );
+ *   return new Response(null, { status: check.ok ? 200 : 400 });
+ * });
  * ```
  *
  * @module
@@ -35,3 +50,17 @@ export type {
   WebhookStatus,
 } from "./lib/core/mod.ts";
 export { VERSION } from "./lib/version.ts";
+export {
+  JwksUnavailableError,
+  RemoteJwks,
+  SIGNATURE_HEADER,
+  verifyWebhookSignatureFrom as verifyWebhookSignature,
+} from "./lib/webhooks/mod.ts";
+export type {
+  Jwks,
+  JwksResolver,
+  PublicJwk,
+  RemoteJwksOptions,
+  SignatureCheck,
+  SignatureFailure,
+} from "./lib/webhooks/mod.ts";

@@ -1,6 +1,7 @@
 /**
  * `service notifications list|get|attempts|resend|resend-by-resource|resend-failed`:
- * a webhook's notifications from a terminal or a CI pipeline (cli.md).
+ * a webhook's notifications from a terminal or a CI pipeline (cli.md);
+ * `resend-all` and `tail` live in `notifications/`.
  *
  * Choices where the spec is silent:
  * - Resends print nothing on standard output unless `--format json|ndjson` is
@@ -288,8 +289,12 @@ const resendByResource = leaf({
     "Resend every notification of a resource from the last 30 days (except excluded statuses).",
   usage: "--webhookId W --resourceId R [--excludeStatuses S,...] [--idempotencyKey K] [--dryRun]",
   description:
-    "--excludeStatuses defaults to COMPLETED; --excludeStatuses= (empty) excludes nothing.\n" +
-    "--dryRun counts what would be resent and resends nothing.",
+    "Statuses resent: FAILED, IN_PROGRESS and ON_HOLD by default. The seed describes the\n" +
+    "operation as resending every notification of the resource from the last 30 days; the\n" +
+    "platform documents that without excludeStatuses it skips COMPLETED, and this command keeps\n" +
+    "the platform's default. --excludeStatuses= (empty) resends every status, COMPLETED too.\n" +
+    "The run reports how many notifications it resent (counted with the list API just before;\n" +
+    "the platform's answer carries no count). --dryRun counts and resends nothing.",
   flags: {
     ...connectionFlags,
     ...formatFlag,
@@ -319,23 +324,24 @@ const resendByResource = leaf({
     const client = await platformClient(flags, ctx);
     const api = await import("../platform/mod.ts");
     const excluded = given.has("excludeStatuses") ? flags.excludeStatuses ?? [] : ["COMPLETED"];
+    const statuses = NOTIFICATION_STATUSES.filter((s) => !excluded.includes(s));
+    let count = 0;
+    if (statuses.length > 0) {
+      const now = ctx.now?.() ?? Date.now();
+      for await (
+        const _ of api.listNotifications(client, webhookId, {
+          resourceId,
+          startTime: now - 30 * DAY,
+          statuses: excluded.length ? [...statuses] : undefined,
+          pageSize: 100,
+        })
+      ) count++;
+    }
+    const plural = count === 1 ? "" : "s";
     if (flags.dryRun) {
-      const statuses = NOTIFICATION_STATUSES.filter((s) => !excluded.includes(s));
-      let count = 0;
-      if (statuses.length > 0) {
-        const now = ctx.now?.() ?? Date.now();
-        for await (
-          const _ of api.listNotifications(client, webhookId, {
-            resourceId,
-            startTime: now - 30 * DAY,
-            statuses: excluded.length ? [...statuses] : undefined,
-            pageSize: 100,
-          })
-        ) count++;
-      }
       if (ctx.out.format === "table") {
         await ctx.out.write(
-          `would resend ${count} notification${count === 1 ? "" : "s"} of resource ${resourceId}\n`,
+          `would resend ${count} notification${plural} of resource ${resourceId}\n`,
         );
       } else {
         await ctx.out.object({ dryRun: true, count });
@@ -348,8 +354,10 @@ const resendByResource = leaf({
     await accepted(
       ctx,
       given,
-      { resourceId, idempotencyKey: r.idempotencyKey },
-      `resend of the notifications of ${resourceId} accepted`,
+      { resourceId, count, idempotencyKey: r.idempotencyKey },
+      `resend of ${count} notification${plural} of ${resourceId} accepted (${
+        statuses.join(", ") || "no status"
+      })`,
     );
     return 0;
   },
@@ -440,7 +448,8 @@ const resendFailed = leaf({
 
 /** `service notifications`. */
 export const notificationsCommand: Command = group(
-  "A webhook's notifications: list, inspect attempts, resend one, by resource, or all failed.",
+  "A webhook's notifications: list, follow, inspect attempts, resend one, by resource, " +
+    "all failed or all of the last 24 hours.",
   {
     list: { summary: list.summary, load: () => Promise.resolve(list) },
     get: { summary: get.summary, load: () => Promise.resolve(get) },
@@ -451,5 +460,13 @@ export const notificationsCommand: Command = group(
       load: () => Promise.resolve(resendByResource),
     },
     "resend-failed": { summary: resendFailed.summary, load: () => Promise.resolve(resendFailed) },
+    "resend-all": {
+      summary: "Resend every notification (any status) of the last 24 hours.",
+      load: async () => (await import("./notifications/resend_all.ts")).resendAllCommand,
+    },
+    tail: {
+      summary: "New notifications and status changes as they happen (--follow).",
+      load: async () => (await import("./notifications/tail.ts")).tailCommand,
+    },
   },
 );

@@ -25,6 +25,8 @@ export interface Io {
   stdoutIsTerminal: boolean;
   /** Whether standard error is a terminal (colour, progress). */
   stderrIsTerminal: boolean;
+  /** Whether standard input is a terminal (a command may ask a question). Absent: no. */
+  stdinIsTerminal?: boolean;
   /** Environment lookup. */
   env: (name: string) => string | undefined;
 }
@@ -215,6 +217,7 @@ export function denoIo(): Io {
     stdin: Deno.stdin.readable,
     stdoutIsTerminal: Deno.stdout.isTerminal(),
     stderrIsTerminal: Deno.stderr.isTerminal(),
+    stdinIsTerminal: Deno.stdin.isTerminal(),
     env: (name) => {
       try {
         return Deno.env.get(name);

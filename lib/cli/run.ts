@@ -23,7 +23,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
     load: async () => (await import("./notifications.ts")).notificationsCommand,
   },
   webhooks: {
-    summary: "List webhook endpoints, reactivate a suspended one, read its error rate.",
+    summary: "Webhook endpoints: create, list, change, delete, reactivate; verify; listen locally.",
     load: async () => (await import("./webhooks.ts")).webhooksCommand,
   },
   breaker: {

@@ -1,12 +1,13 @@
 /**
- * `service webhooks list|get|enable|disable|metrics`: webhook endpoints.
+ * `service webhooks`: webhook endpoints. `list|get|enable|disable|metrics`
+ * live here; `create|update|delete` (the endpoint's life), `verify` (a
+ * delivery's signature) and `listen` (a local receiver) in `webhooks/`.
  * `enable` is Update Webhook with `enabled: true`, which reactivates a
  * suspended endpoint at once (there is no cooldown).
  *
  * @module
  */
 
-import type { Column } from "./output.ts";
 import {
   type Command,
   connectionFlags,
@@ -15,36 +16,7 @@ import {
   leaf,
   platformClient,
 } from "./command.ts";
-import { UsageError } from "./errors.ts";
-
-const webhookIdFlag = {
-  webhookId: {
-    type: "string",
-    env: "SERVICE_WEBHOOK_ID",
-    placeholder: "ID",
-    description: "The webhook endpoint's id.",
-  },
-} as const;
-
-const COLUMNS: Column[] = [
-  { header: "id", value: "id", width: 36 },
-  { header: "status", value: "status", width: 9 },
-  {
-    header: "events",
-    value: (r) => (r.events as string[] | undefined)?.join(",") ?? "",
-    width: 30,
-  },
-  { header: "url", value: "url" },
-];
-
-function requireWebhookId(id: string | undefined, path: string): string {
-  if (!id) {
-    throw new UsageError(
-      `Missing --webhookId for "${path}": give the endpoint's id (or SERVICE_WEBHOOK_ID).`,
-    );
-  }
-  return id;
-}
+import { requireWebhookId, WEBHOOK_COLUMNS as COLUMNS, webhookIdFlag } from "./webhooks/common.ts";
 
 const list = leaf({
   summary: "List the webhook endpoints.",
@@ -142,7 +114,8 @@ const metrics = leaf({
 
 /** `service webhooks`. */
 export const webhooksCommand: Command = group(
-  "Webhook endpoints (Webhooks V2): list, inspect, reactivate, error rate.",
+  "Webhook endpoints (Webhooks V2): create, list, change, delete, reactivate, error rate; " +
+    "verify a delivery; a local receiver.",
   {
     list: { summary: list.summary, load: () => Promise.resolve(list) },
     get: { summary: get.summary, load: () => Promise.resolve(get) },
@@ -155,5 +128,25 @@ export const webhooksCommand: Command = group(
       load: () => Promise.resolve(setEnabled(false)),
     },
     metrics: { summary: metrics.summary, load: () => Promise.resolve(metrics) },
+    create: {
+      summary: "Create an endpoint (--url, --events).",
+      load: async () => (await import("./webhooks/create.ts")).createCommand,
+    },
+    update: {
+      summary: "Change an endpoint's url, events, description or enabled.",
+      load: async () => (await import("./webhooks/update.ts")).updateCommand,
+    },
+    delete: {
+      summary: "Delete an endpoint (asks on a terminal; --yes in scripts).",
+      load: async () => (await import("./webhooks/delete.ts")).deleteCommand,
+    },
+    verify: {
+      summary: "Check a delivery's signature against its raw body (exit 0 valid, 1 invalid).",
+      load: async () => (await import("./webhooks/verify.ts")).verifyCommand,
+    },
+    listen: {
+      summary: "A local receiver: prints deliveries, forwards them to your app, records attempts.",
+      load: async () => (await import("./webhooks/listen.ts")).listenCommand,
+    },
   },
 );

@@ -42,6 +42,8 @@ export type {
   Webhook,
 } from "./schemas.ts";
 export {
+  createWebhook,
+  deleteWebhook,
   getErrorRate,
   getNotification,
   getResendJob,
@@ -55,7 +57,7 @@ export {
   resendNotification,
   updateWebhook,
 } from "./webhooks.ts";
-export type { NotificationQuery } from "./webhooks.ts";
+export type { NotificationQuery, WebhookCreate } from "./webhooks.ts";
 export { getFirstAddress, listVaultAccounts } from "./vaults.ts";
 export type { VaultAccount, VaultAddress } from "./vaults.ts";
 export { findNativeAssetId, getAsset, listBlockchains } from "./blockchains.ts";

@@ -45,6 +45,48 @@ export async function getWebhook(client: PlatformClient, webhookId: string): Pro
   return r.data;
 }
 
+/** What Create Webhook takes (`enabled` defaults to true on the platform). */
+export interface WebhookCreate {
+  /** The endpoint's URL. */
+  url: string;
+  /** Event types to deliver, e.g. `transaction.created`. */
+  events: string[];
+  /** Free text. */
+  description?: string;
+  /** false creates it DISABLED. */
+  enabled?: boolean;
+}
+
+/** Create Webhook (POST `/v1/webhooks`, 201 with the webhook). One Idempotency-Key for all retries. */
+export async function createWebhook(
+  client: PlatformClient,
+  body: WebhookCreate,
+  idempotencyKey?: string,
+): Promise<Webhook> {
+  const r = await client.request("POST", "/v1/webhooks", {
+    operation: `create a webhook for ${body.url}`,
+    body,
+    idempotencyKey,
+    schema: WebhookSchema,
+  });
+  return r.data;
+}
+
+/**
+ * Delete Webhook (DELETE). The platform documents a 200 with the deleted
+ * webhook; an empty answer (204) is taken as done too, and gives `undefined`.
+ */
+export async function deleteWebhook(
+  client: PlatformClient,
+  webhookId: string,
+): Promise<Webhook | undefined> {
+  const operation = `delete webhook ${JSON.stringify(webhookId)}`;
+  const r = await client.request("DELETE", `/v1/webhooks/${seg(webhookId)}`, { operation });
+  if (r.data === undefined || r.data === null || r.data === "") return undefined;
+  const parsed = WebhookSchema.safeParse(r.data);
+  return parsed.success ? parsed.data : undefined;
+}
+
 /** Update Webhook (PATCH): `enabled: true` reactivates a suspended endpoint. */
 export async function updateWebhook(
   client: PlatformClient,

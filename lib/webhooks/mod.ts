@@ -25,6 +25,13 @@
  * - `report.ts`, `plot.ts`: the §5 output lines, the comparison of two
  *   policies, and the SVG picture.
  *
+ * And for receivers:
+ *
+ * - `signature.ts`: {@linkcode verifyWebhookSignature}, the one verifier of
+ *   a delivery's `Service-Webhook-Signature` (detached JWS, RS512, `kid`),
+ *   with typed failure reasons; `remote_jwks.ts`: {@linkcode RemoteJwks}, a
+ *   JWKS URL fetched once and again only for an unknown `kid`.
+ *
  * @example Deliver, and feed the endpoint's breaker
  * ```ts
  * import { classifyOutcome, restoreBreakerState, transition } from "./mod.ts";
@@ -96,5 +103,15 @@ export {
 export type { EndpointComparison } from "./report.ts";
 export { humanDuration, renderPlot } from "./plot.ts";
 export type { PlotOptions } from "./plot.ts";
+export { JwksUnavailableError, SIGNATURE_HEADER, verifyWebhookSignature } from "./signature.ts";
+export type {
+  Jwks,
+  JwksResolver,
+  PublicJwk,
+  SignatureCheck,
+  SignatureFailure,
+} from "./signature.ts";
+export { asJwks, RemoteJwks, verifyWebhookSignatureFrom } from "./remote_jwks.ts";
+export type { RemoteJwksOptions } from "./remote_jwks.ts";
 /** The base of {@linkcode DeliveryLogError} (from `lib/core`, listed for the docs). */
 export type { BaseError, BaseErrorOptions } from "../core/mod.ts";

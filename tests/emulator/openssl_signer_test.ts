@@ -3,10 +3,8 @@ import {
   defaultLibcryptoPaths,
   OpenSslSigner,
 } from "../../lib/emulator/webhooks/signing/openssl.ts";
-import {
-  verifyWebhookSignature,
-  WebhookSigner,
-} from "../../lib/emulator/webhooks/signing/signer.ts";
+import { WebhookSigner } from "../../lib/emulator/webhooks/signing/signer.ts";
+import { verifyWebhookSignature } from "../../lib/webhooks/signature.ts";
 import { toBase64Url as base64url } from "../../lib/core/mod.ts";
 
 const ALG = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-512" } as const;
@@ -85,16 +83,16 @@ Deno.test("the webhook signer uses OpenSSL, and its headers verify against the J
     assert.match(lines[0], /OpenSSL \(libcrypto/);
     const body = JSON.stringify({ id: "n1", data: { amount: "1.5" } });
     const header = await signer.sign(body);
-    assert.deepEqual(await verifyWebhookSignature(header, body, signer.jwks()), {
+    assert.deepEqual(await verifyWebhookSignature(body, header, signer.jwks()), {
       ok: true,
       kid: signer.kid,
     });
-    assert.equal((await verifyWebhookSignature(header, body + " ", signer.jwks())).ok, false);
+    assert.equal((await verifyWebhookSignature(body + " ", header, signer.jwks())).ok, false);
     // every padding length, and bytes whose base64 has "+" and "/" (base64url: "-" and "_")
     for (let len = 0; len <= 5; len++) {
       const raw = new Uint8Array(len).fill(0xfb).map((b, i) => b ^ (i & 4));
       const h = await signer.sign(raw);
-      assert.equal((await verifyWebhookSignature(h, raw, signer.jwks())).ok, true, `${len} bytes`);
+      assert.equal((await verifyWebhookSignature(raw, h, signer.jwks())).ok, true, `${len} bytes`);
     }
     // the same header as the WebCrypto path makes for the same key
     const plain = await WebhookSigner.fromPrivateJwk(signer.toPrivateJwk());
@@ -120,7 +118,7 @@ Deno.test("with a bogus libcrypto path the webhook signer falls back to WebCrypt
     const bodies = ["a", '{"id":"n"}', ""];
     for (const body of bodies) {
       const header = await signer.sign(body);
-      assert.equal((await verifyWebhookSignature(header, body, signer.jwks())).ok, true);
+      assert.equal((await verifyWebhookSignature(body, header, signer.jwks())).ok, true);
     }
     assert.equal(lines.length, 1, "nothing more is logged per signature");
     assert.ok(!lines[0].includes(String(signer.toPrivateJwk().d)), "no key material in the log");
@@ -145,7 +143,7 @@ Deno.test("an OpenSSL signature that fails mid-run is made by WebCrypto instead,
     inner!.close();
     const body = '{"id":"after"}';
     const header = await signer.sign(body);
-    assert.equal((await verifyWebhookSignature(header, body, signer.jwks())).ok, true);
+    assert.equal((await verifyWebhookSignature(body, header, signer.jwks())).ok, true);
     assert.equal(signer.mode, "main-thread");
     assert.equal(lines.length, 2);
     assert.match(

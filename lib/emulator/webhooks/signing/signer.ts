@@ -5,30 +5,21 @@
  * The signing input is the usual `BASE64URL(header) "." BASE64URL(body)`; the
  * payload part is left out of the header value. Receivers verify it against
  * the emulator's JWKS (`/.well-known/jwks.json`), as they would against the
- * platform's.
+ * platform's, with the one verifier in `lib/webhooks/signature.ts`.
  *
  * @module
  */
 
-import { fromBase64Url, toBase64Url } from "../../../core/mod.ts";
+import { toBase64Url } from "../../../core/mod.ts";
+import type { Jwks, PublicJwk } from "../../../webhooks/signature.ts";
 import { OpenSslSigner } from "./openssl.ts";
 import { SignPool } from "./workers.ts";
 
-/** The signature header's name. */
-export const SIGNATURE_HEADER = "Service-Webhook-Signature";
+export { SIGNATURE_HEADER } from "../../../webhooks/signature.ts";
+export type { Jwks, PublicJwk } from "../../../webhooks/signature.ts";
 
 const enc = new TextEncoder();
 const ALG = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-512" } as const;
-
-/** A public key in a JWKS document. */
-export interface PublicJwk extends JsonWebKey {
-  /** Key id, as in each signature's protected header. */
-  kid: string;
-  /** Always RS512. */
-  alg: "RS512";
-  /** Always "sig". */
-  use: "sig";
-}
 
 /** Options of {@linkcode WebhookSigner.useFastSigning}. */
 export interface FastSigningOptions {
@@ -45,18 +36,6 @@ export interface FastSigningOptions {
 /** How signatures are made: OpenSSL via FFI, WebCrypto on workers, or WebCrypto here. */
 export type SigningMode = "openssl" | "workers" | "main-thread";
 
-/** The JWKS document served at `/.well-known/jwks.json`. */
-export interface Jwks {
-  /** The public keys. */
-  keys: PublicJwk[];
-}
-
-/** A JWS part: base64url WITHOUT padding (RFC 7515 §2), so a padded one is malformed. */
-function jwsPartBytes(s: string): Uint8Array {
-  if (!/^[A-Za-z0-9_-]*$/.test(s)) throw new TypeError("not base64url");
-  return fromBase64Url(s);
-}
-
 /**
  * Holds the emulator's webhook signing key pair.
  *
@@ -64,7 +43,7 @@ function jwsPartBytes(s: string): Uint8Array {
  * ```ts
  * const signer = await WebhookSigner.generate();
  * const header = await signer.sign('{"id":"n1"}');
- * const ok = await verifyWebhookSignature(header, '{"id":"n1"}', signer.jwks());
+ * const check = await verifyWebhookSignature('{"id":"n1"}', header, signer.jwks()); // lib/webhooks/signature.ts
  * ```
  */
 export class WebhookSigner {
@@ -245,53 +224,4 @@ export class WebhookSigner {
     this.#log(`webhook signatures: OpenSSL failed (${why}); RS512 by WebCrypto from now on`);
     this.useWorkers(this.#fallbackWorkers).catch(() => {});
   }
-}
-
-/** Why a signature was refused, or `ok`. */
-export type VerifyResult =
-  | { ok: true; kid: string }
-  | { ok: false; reason: string };
-
-/**
- * Verifies a `Service-Webhook-Signature` header value against a JWKS and the
- * raw body exactly as received.
- *
- * @example
- * ```ts
- * const r = await verifyWebhookSignature(req.headers.get(SIGNATURE_HEADER), rawBody, jwks);
- * if (!r.ok) console.error(r.reason);
- * ```
- */
-export async function verifyWebhookSignature(
-  header: string | null | undefined,
-  body: Uint8Array | string,
-  jwks: Jwks,
-): Promise<VerifyResult> {
-  if (!header) return { ok: false, reason: "no signature header" };
-  const parts = header.split(".");
-  if (parts.length !== 3 || parts[1] !== "") {
-    return { ok: false, reason: "not a detached JWS (<header>..<signature>)" };
-  }
-  let head: { alg?: string; kid?: string };
-  let sig: Uint8Array;
-  try {
-    head = JSON.parse(new TextDecoder().decode(jwsPartBytes(parts[0])));
-    sig = jwsPartBytes(parts[2]);
-  } catch {
-    return { ok: false, reason: "malformed JWS" };
-  }
-  if (head.alg !== "RS512") return { ok: false, reason: `alg ${head.alg} is not RS512` };
-  const jwk = jwks.keys.find((k) => k.kid === head.kid);
-  if (!jwk) return { ok: false, reason: `no key with kid ${head.kid} in the JWKS` };
-  const key = await crypto.subtle.importKey(
-    "jwk",
-    { kty: jwk.kty, n: jwk.n, e: jwk.e, alg: "RS512" },
-    ALG,
-    false,
-    ["verify"],
-  );
-  const bytes = typeof body === "string" ? enc.encode(body) : body;
-  const input = enc.encode(`${parts[0]}.${toBase64Url(bytes)}`);
-  const ok = await crypto.subtle.verify(ALG, key, sig as BufferSource, input);
-  return ok ? { ok: true, kid: jwk.kid } : { ok: false, reason: "signature does not match" };
 }

@@ -1,0 +1,277 @@
+/**
+ * `service webhooks listen [--port P] [--forward-to URL] [--respond STATUS]
+ * [--record FILE]`: a local webhook receiver for development, in the spirit
+ * of `stripe listen`. It listens on 127.0.0.1 only, prints its address as
+ * the first line of standard output, then one line per delivery (time,
+ * event type, resource id, notification id, signature verified or not, the
+ * answer given), until Ctrl-C.
+ *
+ * - `--forward-to URL`: each delivery is passed on to the app (raw body and
+ *   headers) and the platform gets the app's status and body, so retries and
+ *   the circuit breaker see what the app really does; an unreachable app
+ *   gives 502, one that does not answer within `--forwardTimeout` 504
+ *   (`forward.ts`).
+ * - `--respond STATUS`: answer every delivery with that status (default 200
+ *   when there is no `--forward-to`).
+ * - `--record FILE`: appends each attempt as one `breaker simulate` input line
+ *   `{"webhookId","notificationId","sentTime","responseCode","duration"}`,
+ *   `sentTime` being the arrival time; lines are written in arrival order
+ *   (what the reader needs), whatever order the answers finish in.
+ * - Signatures are checked against `--jwks`, else the JWKS of `--apiBaseUrl`
+ *   (the emulator's `/.well-known/jwks.json`), else the production
+ *   platform's; a delivery is answered the same whether it verified or not
+ *   (the line says which, and why not).
+ *
+ * @module
+ */
+
+import { formatFlag, leaf } from "../command.ts";
+import { CliError, UsageError } from "../errors.ts";
+import { whenStopped } from "../stop_signals.ts";
+import { writeAll } from "../output.ts";
+import { checkEndpointUrl } from "./common.ts";
+import { jwksSource } from "./jwks_source.ts";
+
+/** One delivery as the listener saw it (the `--format ndjson` line, `event: "delivery"`). */
+export interface DeliveryLine {
+  /** Always "delivery". */
+  event: "delivery";
+  /** Arrival time, ISO 8601. */
+  time: string;
+  /** From the body; "" when it is not a delivery's JSON. */
+  eventType: string;
+  /** From the body. */
+  resourceId: string | null;
+  /** The body's `id`. */
+  notificationId: string | null;
+  /** The body's `webhookId`. */
+  webhookId: string | null;
+  /** Whether the signature verified. */
+  signatureVerified: boolean;
+  /** Why not, when it did not (a reason code and a message). */
+  signatureProblem?: string;
+  /** The status the platform got. */
+  status: number;
+  /** ms from arrival to answer. */
+  duration: number;
+  /** Why the app was not reached, with --forward-to. */
+  forwardProblem?: string;
+}
+
+function field(json: unknown, name: string): string | null {
+  const v = (json as Record<string, unknown> | null)?.[name];
+  return typeof v === "string" ? v : null;
+}
+
+/** The `listen` verb. */
+export const listenCommand = leaf({
+  summary: "Run a local receiver: print each delivery, forward it to your app, record attempts.",
+  usage:
+    "[--port P] [--forward-to URL | --respond STATUS] [--record FILE] [--jwks URL|FILE] [--apiBaseUrl URL]",
+  description:
+    "Prints its address (http://127.0.0.1:PORT/) as the first line of standard output, then one\n" +
+    "line per delivery; runs until Ctrl-C. With --forward-to, the platform gets the app's status\n" +
+    "(502 when the app is unreachable, 504 when it does not answer in --forwardTimeout);\n" +
+    "otherwise --respond STATUS (default 200). --record appends breaker simulate input lines.\n" +
+    "Signatures: --jwks, else <--apiBaseUrl's origin>/.well-known/jwks.json, else production's.",
+  flags: {
+    ...formatFlag,
+    port: {
+      type: "integer",
+      default: 0,
+      min: 0,
+      max: 65535,
+      description: "Port on 127.0.0.1 (0: a free one).",
+    },
+    forwardTo: {
+      type: "string",
+      placeholder: "URL",
+      description: "Pass each delivery on to this URL; answer with its status.",
+    },
+    respond: {
+      type: "integer",
+      min: 100,
+      max: 599,
+      placeholder: "STATUS",
+      description: "Answer every delivery with this status (default 200).",
+    },
+    record: {
+      type: "string",
+      placeholder: "FILE",
+      description: "Append each attempt as a breaker simulate input line.",
+    },
+    forwardTimeout: {
+      type: "duration",
+      default: 30_000,
+      placeholder: "DURATION",
+      description: "With --forward-to: how long to wait for the app (then 504).",
+    },
+    jwks: { type: "string", placeholder: "URL|FILE", description: "The JWKS: a URL or a file." },
+    apiBaseUrl: {
+      type: "string",
+      env: "SERVICE_API_BASE_URL",
+      placeholder: "URL",
+      description: "Without --jwks: verify against this API's /.well-known/jwks.json.",
+    },
+  },
+  examples: [
+    "service webhooks listen --port 4000 --forward-to http://127.0.0.1:3000/hook --apiBaseUrl $BASE",
+    "service webhooks listen --respond 503 --record attempts.ndjson --format ndjson",
+  ],
+  async run({ flags }, ctx) {
+    if (flags.forwardTo !== undefined && flags.respond !== undefined) {
+      throw new UsageError(
+        "--forward-to and --respond exclude each other: the answer is the app's, or --respond's.",
+      );
+    }
+    const forwardTo = flags.forwardTo !== undefined
+      ? checkEndpointUrl(flags.forwardTo, "--forward-to")
+      : undefined;
+    const respond = flags.respond ?? 200;
+    const source = await jwksSource(flags.jwks, flags.apiBaseUrl);
+    const { verifyWebhookSignature, SIGNATURE_HEADER } = await import(
+      "../../webhooks/signature.ts"
+    );
+    const { forwardDelivery } = await import("./forward.ts");
+    let record: Deno.FsFile | undefined;
+    if (flags.record !== undefined) {
+      try {
+        record = await Deno.open(flags.record, { append: true, create: true, mode: 0o600 });
+      } catch (e) {
+        throw new UsageError(
+          `Cannot open --record ${JSON.stringify(flags.record)}: ${(e as Error).message}.`,
+        );
+      }
+    }
+    const out = ctx.out;
+    // stdout writes one at a time; record lines in arrival order
+    let printing: Promise<void> = Promise.resolve();
+    const print = (text: string) => printing = printing.then(() => out.write(text)).catch(() => {});
+    let recording: Promise<void> = Promise.resolve();
+
+    const handler = async (req: Request): Promise<Response> => {
+      const arrived = Date.now();
+      let releaseSlot: (line: string | null) => void = () => {};
+      const slot = new Promise<string | null>((r) => releaseSlot = r);
+      if (record) {
+        const file = record;
+        recording = recording.then(async () => {
+          const line = await slot;
+          if (line !== null) await writeAll(file, line);
+        }).catch(() => {});
+      }
+      try {
+        return await answer(req, arrived, releaseSlot);
+      } finally {
+        releaseSlot(null); // no-op once the line was given
+      }
+    };
+
+    const answer = async (
+      req: Request,
+      arrived: number,
+      releaseSlot: (line: string | null) => void,
+    ): Promise<Response> => {
+      const raw = new Uint8Array(await req.arrayBuffer());
+      let json: unknown = null;
+      try {
+        json = JSON.parse(new TextDecoder().decode(raw));
+      } catch { /* not JSON: printed with empty fields */ }
+      const check = verifyWebhookSignature(raw, req.headers.get(SIGNATURE_HEADER), source.keys);
+      let status = respond;
+      let body: BodyInit | null = null;
+      let contentType: string | null = null;
+      let forwardProblem: string | undefined;
+      if (req.method !== "POST") {
+        status = 405;
+      } else if (forwardTo) {
+        const r = await forwardDelivery(forwardTo, req.headers, raw, flags.forwardTimeout);
+        status = r.status;
+        body = r.body as BodyInit;
+        contentType = r.contentType;
+        forwardProblem = r.problem;
+      }
+      const duration = Date.now() - arrived;
+      const webhookId = field(json, "webhookId");
+      const notificationId = field(json, "id");
+      releaseSlot(
+        req.method === "POST"
+          ? JSON.stringify({
+            webhookId: webhookId ?? "unknown",
+            notificationId: notificationId ?? undefined,
+            sentTime: new Date(arrived).toISOString(),
+            responseCode: status,
+            duration,
+          }) + "\n"
+          : null,
+      );
+      void check.then((c) => {
+        const line: DeliveryLine = {
+          event: "delivery",
+          time: new Date(arrived).toISOString(),
+          eventType: field(json, "eventType") ?? "",
+          resourceId: field(json, "resourceId"),
+          notificationId,
+          webhookId,
+          signatureVerified: c.ok,
+          ...(c.ok ? {} : { signatureProblem: `${c.reason}: ${c.message}` }),
+          status,
+          duration,
+          ...(forwardProblem ? { forwardProblem } : {}),
+        };
+        if (out.format === "table") {
+          print(
+            [
+              line.time,
+              line.eventType || "-",
+              line.resourceId ?? "-",
+              line.notificationId ?? "-",
+              c.ok ? "signature ok" : `signature INVALID (${c.reason})`,
+              `-> ${status}`,
+              `${duration} ms`,
+            ].join("  ") + (forwardProblem ? `  (${forwardProblem})` : "") + "\n",
+          );
+        } else print(JSON.stringify(line) + "\n");
+      }).catch(() => {});
+      const headers: Record<string, string> = {};
+      if (contentType) headers["content-type"] = contentType;
+      return new Response(status === 204 || status === 304 ? null : body, { status, headers });
+    };
+
+    const release = ctx.takeSignals?.(["SIGINT", "SIGTERM"]) ?? (() => {});
+    let server: Deno.HttpServer<Deno.NetAddr>;
+    try {
+      server = Deno.serve({
+        hostname: "127.0.0.1",
+        port: flags.port,
+        onListen() {},
+        onError: () => new Response("internal error", { status: 500 }),
+      }, handler);
+    } catch (e) {
+      release();
+      record?.close();
+      const inUse = e instanceof Deno.errors.AddrInUse;
+      throw new CliError(
+        inUse
+          ? `Port ${flags.port} on 127.0.0.1 is in use: choose another --port (0 picks a free one).`
+          : `Cannot listen on 127.0.0.1:${flags.port}: ${(e as Error).message}`,
+      );
+    }
+    const address = `http://127.0.0.1:${server.addr.port}/`;
+    if (out.format === "table") await out.write(address + "\n");
+    else await out.write(JSON.stringify({ event: "listening", url: address }) + "\n");
+    await out.log(
+      `listening on ${address}; ${
+        forwardTo ? `forwarding to ${forwardTo}` : `answering ${respond}`
+      }; signatures checked against ${source.where}; Ctrl-C to stop`,
+    );
+    const why = await whenStopped(ctx.signal);
+    release();
+    await server.shutdown();
+    await printing;
+    await recording;
+    record?.close();
+    await out.log(`stopped (${why})`);
+    return 0;
+  },
+});

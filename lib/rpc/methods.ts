@@ -1,9 +1,11 @@
 /**
  * The method table: which JSON-RPC methods the bridge answers itself (chain
  * id, accounts, sending and signing through custody) and which go to the
- * upstream node unchanged. {@linkcode Dispatcher.handle} takes the text of
- * one message (single or batch) and returns the text to answer, or
- * `undefined` when nothing must be answered (notifications only).
+ * upstream node (method and params unchanged, the envelope rebuilt with the
+ * bridge's own id: see `upstreamRequest` in `protocol.ts`).
+ * {@linkcode Dispatcher.handle} takes the text of one message (single or
+ * batch) and returns the text to answer, or `undefined` when nothing must be
+ * answered (notifications only).
  *
  * @module
  */

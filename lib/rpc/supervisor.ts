@@ -8,8 +8,9 @@
  *
  * The whole tree: with `group` (what the CLI asks for when its standard input
  * is not a terminal) the child starts in a process group of its own (a new
- * session: `Deno.Command`'s `detached`, i.e. `setsid()` in the child, on
- * Linux and macOS alike) and each signal goes to that whole group, so the
+ * session: `Deno.Command`'s `detached`, which runs `setsid()` in the child;
+ * no `setsid` program is needed, and macOS has none; tested on Linux) and
+ * each signal goes to that whole group, so the
  * child's own children (`sh -c 'server & wait'`) stop with it instead of
  * living on under PID 1. Without `group` the child stays in the bridge's
  * process group: a terminal then delivers Ctrl-C and a hang-up to every

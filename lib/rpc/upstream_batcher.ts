@@ -1,7 +1,9 @@
 /**
  * Batch-when-busy for pass-through requests: up to `maxInFlight` single
- * requests go to the node as they are; requests that arrive while that many
- * are in flight wait, and the next free slot carries all of them as one
+ * requests go to the node alone (the envelope rebuilt with the bridge's id,
+ * the caller's id put back on the answer: `protocol.ts`); requests that
+ * arrive while that many are in flight wait, and the next free slot carries
+ * all of them as one
  * JSON-RPC batch (ids rewritten on the way up, restored on the way back).
  * Under light load nothing changes (no added latency); under heavy load the
  * node sees a few large requests instead of many small ones, which saves the

@@ -14,6 +14,7 @@
 import { connectionFlags, leaf, platformClient } from "./command.ts";
 import { CliError, UsageError } from "./errors.ts";
 import type { Output } from "./output.ts";
+import { rpcBanner, type RpcBannerInfo } from "./rpc_banner.ts";
 import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
 import { VERSION } from "../version.ts";
 
@@ -96,6 +97,15 @@ const flags = {
     description:
       "Also give the address to the child in this variable (always in SERVICE_JSON_RPC_ADDRESS).",
   },
+  maxBatch: {
+    type: "integer",
+    default: 1000,
+    min: 1,
+    max: 1_000_000,
+    placeholder: "N",
+    description:
+      "Largest JSON-RPC batch answered; a larger one is refused whole with -32600 (geth's default).",
+  },
   externalTxIdPrefix: {
     type: "string",
     default: "service-rpc-",
@@ -123,7 +133,11 @@ const flags = {
     description:
       "Use an in-process platform emulator with fresh credentials (needs --rpcUrl of a node such as anvil).",
   },
-  quiet: { type: "boolean", short: "q", description: "Print no warnings." },
+  quiet: {
+    type: "boolean",
+    short: "q",
+    description: "Print no warnings (and, without a child, no banner on stderr).",
+  },
 } as const;
 
 function parseChainId(text: string): bigint {
@@ -152,14 +166,18 @@ export const rpcCommand = leaf({
   description: [
     "Reads go to the node (--rpcUrl); eth_accounts, eth_sendTransaction, personal_sign, eth_sign and",
     "eth_signTypedData(_v3/_v4) go through the platform. Default transport: a local socket whose path",
-    "is in SERVICE_JSON_RPC_ADDRESS; with --http every {} in the child's arguments becomes the address.",
-    "The bridge lives as long as the child and exits with its code (128+N when killed by signal N).",
-    "Without a child it runs until SIGINT/SIGTERM and prints its address as the first line of stdout.",
+    "is in SERVICE_JSON_RPC_ADDRESS, and every {} in the child's arguments becomes the address (the",
+    "socket path, or with --http the http:// URL), so one command line works in both modes.",
+    "The bridge lives as long as the child and exits with its code (128+N when killed by signal N);",
+    "SIGINT/SIGTERM/SIGHUP go to the child's whole process group (unless stdin is a terminal).",
+    "Without a child it runs until SIGINT/SIGTERM, prints its address as the first line of stdout",
+    "and a banner (chain, asset, accounts, addresses) on stderr.",
   ].join("\n"),
   flags,
   acceptsRest: true,
   examples: [
-    "service rpc --chainId 11155111 -- cast block-number --rpc-url '$SERVICE_JSON_RPC_ADDRESS'",
+    "service rpc --chainId 11155111 -- cast block-number --rpc-url {}",
+    `service rpc --chainId 11155111 -- sh -c 'cast chain-id --rpc-url "$SERVICE_JSON_RPC_ADDRESS"'`,
     "service rpc --http --rpcUrl http://127.0.0.1:8545 -- forge script script/Deploy.s.sol --broadcast --unlocked --slow --sender 0x... --rpc-url {}",
     "service rpc --emulator --rpcUrl http://127.0.0.1:8545 --http -- cast block-number --rpc-url {}",
     "service rpc --http --vaultAccountIds 0   # prints http://127.0.0.1:PORT/TOKEN, runs until Ctrl-C",
@@ -334,6 +352,7 @@ export const rpcCommand = leaf({
           extraPaths,
           allowedHosts: f.allowRemote ? [f.host] : [],
           allowOrigins: f.allowOrigin,
+          maxBatch: f.maxBatch,
           log,
         });
       } catch (e) {
@@ -359,7 +378,19 @@ export const rpcCommand = leaf({
         const release = ctx.takeSignals?.(STOP_SIGNALS) ?? (() => {});
         try {
           await out.write(bridge.address + "\n");
-          const sig = await whenStopped(ctx.signal);
+          const stopped = whenStopped(ctx.signal);
+          if (!f.quiet) {
+            // After the address line: the accounts may take a platform round trip.
+            void showBanner(out, signer, {
+              chainId,
+              assetId,
+              transport,
+              address: bridge.address,
+              wsAddress: bridge.wsAddress,
+              upstream: upstream.shownUrl,
+            }, stopped);
+          }
+          const sig = await stopped;
           log(`${sig}: stopping`);
           return 0;
         } finally {
@@ -368,11 +399,14 @@ export const rpcCommand = leaf({
       }
       const env: Record<string, string> = { SERVICE_JSON_RPC_ADDRESS: bridge.address };
       if (f.env) env[f.env] = bridge.address;
-      const command = transport === "http" ? rpc.substituteAddress(rest, bridge.address) : rest;
+      const command = rpc.substituteAddress(rest, bridge.address);
       const takeSignals = ctx.takeSignals;
       return await rpc.runChild({
         command,
         env: rpc.childEnv(Deno.env.toObject(), env),
+        // Its own process group (signals reach its children too), except on a
+        // terminal, which must stay the child's (see lib/rpc/supervisor.ts).
+        group: !Deno.stdin.isTerminal(),
         signals: takeSignals && ((forward) => takeSignals(rpc.FORWARDED_SIGNALS, forward)),
         onSpawn: (pid) => log(`child ${command[0]} started (pid ${pid})`),
         onSignal: (s) => log(`forwarding ${s} to the child`),
@@ -382,6 +416,29 @@ export const rpcCommand = leaf({
     }
   },
 });
+
+/** Prints the banner on stderr (unless the bridge stops before the accounts are known). */
+async function showBanner(
+  out: Output,
+  signer: { accounts(signal?: AbortSignal): Promise<string[]> },
+  info: Omit<RpcBannerInfo, "accounts">,
+  stopped: Promise<unknown>,
+): Promise<void> {
+  const abort = new AbortController();
+  let done = false;
+  void stopped.then(() => {
+    if (!done) abort.abort();
+  });
+  let accounts: RpcBannerInfo["accounts"];
+  try {
+    accounts = await signer.accounts(abort.signal);
+  } catch (e) {
+    accounts = { error: e instanceof Error ? e.message : String(e) };
+  }
+  done = true;
+  if (abort.signal.aborted) return;
+  await out.log(rpcBanner({ ...info, accounts }).trimEnd());
+}
 
 /** Starts the in-process emulator for `--emulator` (loaded only then). */
 async function startEmulatorFor(

@@ -39,6 +39,8 @@ export interface BridgeOptions {
   allowedHosts?: readonly string[];
   /** HTTP: browser origins allowed. */
   allowOrigins?: readonly string[];
+  /** Largest batch (default 1,000, geth's); a larger one is refused with -32600. */
+  maxBatch?: number;
   /** Logs refused requests and dropped connections (`--verbose`). */
   log?: (line: string) => void;
 }
@@ -47,6 +49,11 @@ export interface BridgeOptions {
 export interface Bridge {
   /** The address for clients: a socket path, or `http://host:port/token`. */
   address: string;
+  /**
+   * The `ws://` address when the transport also accepts WebSocket upgrades
+   * (shown in the banner and given to the child); absent otherwise.
+   */
+  wsAddress?: string;
   /** The dispatcher (for in-process use). */
   dispatcher: Dispatcher;
   /** Stops serving, aborts waits on custody, closes upstream connections. */
@@ -85,6 +92,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     clientVersion: options.clientVersion,
     signer: options.signer,
     signal: stop.signal,
+    maxBatch: options.maxBatch,
   });
   const finish = async (closeTransport: () => Promise<void>) => {
     stop.abort(new DOMException("the bridge is stopping", "AbortError"));

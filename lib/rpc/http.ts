@@ -159,7 +159,7 @@ export function createHttpHandler(
       );
     }
     const invalid = Array.isArray(value)
-      ? value.length === 0
+      ? value.length === 0 || value.length > options.dispatcher.maxBatch
       : validateRequest(value) instanceof RpcError;
     const answer = await options.dispatcher.handleValue(value, text);
     const headers = cors ? { ...JSON_HEADERS, ...cors } : JSON_HEADERS;

@@ -1,15 +1,19 @@
 /**
  * The method table: which JSON-RPC methods the bridge answers itself (chain
  * id, accounts, sending and signing through custody) and which go to the
- * upstream node unchanged. {@linkcode Dispatcher.handle} takes the text of
- * one message (single or batch) and returns the text to answer, or
- * `undefined` when nothing must be answered (notifications only).
+ * upstream node (method and params unchanged, the envelope rebuilt with the
+ * bridge's own id: see `upstreamRequest` in `protocol.ts`).
+ * {@linkcode Dispatcher.handle} takes the text of one message (single or
+ * batch) and returns the text to answer, or `undefined` when nothing must be
+ * answered (notifications only).
  *
  * @module
  */
 
 import {
+  answerFrom,
   classify,
+  DEFAULT_MAX_BATCH,
   failure,
   isNotification,
   paramsOf,
@@ -21,6 +25,8 @@ import {
   type RpcResponse,
   success,
   toRpcError,
+  upstreamRequest,
+  upstreamText,
 } from "./protocol.ts";
 import { messageOf, toHex } from "../core/mod.ts";
 import { type Upstream, UpstreamError } from "./upstream.ts";
@@ -50,6 +56,8 @@ export interface DispatcherOptions {
   signer?: Signer;
   /** Aborted when the bridge stops (ends waits on custody). */
   signal?: AbortSignal;
+  /** Largest batch; a larger one is refused as a whole (-32600). Default 1,000 (geth's). */
+  maxBatch?: number;
 }
 
 /** A method answered by the bridge itself: gets the params array and the dispatcher. */
@@ -239,6 +247,8 @@ export class Dispatcher {
   readonly signer: Signer | undefined;
   /** Aborted when the bridge stops. */
   readonly signal: AbortSignal | undefined;
+  /** Largest batch answered. */
+  readonly maxBatch: number;
   readonly #batcher: UpstreamBatcher;
 
   /** Builds a dispatcher from its options. */
@@ -248,6 +258,7 @@ export class Dispatcher {
     this.clientVersion = options.clientVersion;
     this.signer = options.signer;
     this.signal = options.signal;
+    this.maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
     this.#batcher = new UpstreamBatcher(options.upstream);
   }
 
@@ -269,11 +280,15 @@ export class Dispatcher {
   }
 
   /**
-   * Answers an already decoded message; `text` (its exact text, when known)
-   * lets a single pass-through request go upstream without re-encoding.
+   * Answers an already decoded message. One envelope rule for single
+   * requests and batch elements alike: validated here, sent to the node
+   * rebuilt with the bridge's own id (`upstreamRequest`), answered with the
+   * caller's id and the node's result or error (`answerText`/`answerFrom`).
+   * `_text` (the message's text) is accepted for the transports' sake and not
+   * needed.
    */
-  async handleValue(value: unknown, text?: string): Promise<string | undefined> {
-    const parsed: ParsedMessage = classify(value);
+  async handleValue(value: unknown, _text?: string): Promise<string | undefined> {
+    const parsed: ParsedMessage = classify(value, this.maxBatch);
     if (parsed.kind === "error") return errorText(null, parsed.error);
     if (parsed.kind === "single") {
       const { request, id } = parsed;
@@ -290,10 +305,9 @@ export class Dispatcher {
       }
       let answer: string;
       try {
-        const wire = text ?? JSON.stringify(request);
         answer = isNotification(request)
-          ? await this.upstream.send(wire)
-          : await this.#batcher.send(request, wire);
+          ? await this.upstream.send(upstreamText(request))
+          : await this.#batcher.send(request);
       } catch (e) {
         return isNotification(request) ? undefined : errorText(id, upstreamFailure(e));
       }
@@ -346,7 +360,7 @@ export class Dispatcher {
     out: (RpcResponse | undefined)[],
   ): Promise<void> {
     // Ids may repeat or be missing: give each upstream element a private id.
-    const wire = remote.map(({ request }, i) => ({ ...request, id: i }));
+    const wire = remote.map(({ request }, i) => upstreamRequest(request, i));
     let answers: unknown;
     try {
       answers = await this.upstream.call(wire);
@@ -357,11 +371,11 @@ export class Dispatcher {
       }
       return;
     }
-    const byId = new Map<number, RpcResponse>();
+    const byId = new Map<number, unknown>();
     if (Array.isArray(answers)) {
       for (const a of answers) {
         if (a && typeof a === "object" && typeof (a as { id?: unknown }).id === "number") {
-          byId.set((a as { id: number }).id, a as RpcResponse);
+          byId.set((a as { id: number }).id, a);
         }
       }
     }
@@ -370,14 +384,13 @@ export class Dispatcher {
       if (isNotification(request)) continue;
       const a = byId.get(i);
       const id = request.id ?? null;
-      if (a) out[index] = { ...a, id } as RpcResponse;
+      if (a) out[index] = answerFrom(a, id);
       else if (
         !Array.isArray(answers) && answers && typeof answers === "object" && "error" in answers
       ) {
         // The node refused the batch as a whole (no batch support): ask one by one.
         try {
-          const single = await this.upstream.call({ ...request, id: 0 }) as RpcResponse;
-          out[index] = { ...single, id } as RpcResponse;
+          out[index] = answerFrom(await this.upstream.call(upstreamRequest(request, 0)), id);
         } catch (e) {
           out[index] = failure(id, upstreamFailure(e));
         }

@@ -147,6 +147,82 @@ export function failure(id: RpcId, error: unknown): RpcResponse {
   return { jsonrpc: "2.0", id, error: toRpcError(error).toJSON() };
 }
 
+/** Default largest batch (geth's default batch limit): see {@linkcode classify}. */
+export const DEFAULT_MAX_BATCH = 1000;
+
+/** The id the bridge puts on a single request it sends to the node (answers are matched per connection). */
+export const UPSTREAM_ID = 1;
+
+/**
+ * The request as the bridge sends it to the node: the envelope rebuilt
+ * (`jsonrpc`, the bridge's own `id`, `method`, `params`; any other member
+ * dropped), so that single requests and batch elements reach the node alike
+ * and the client's id never depends on what the node accepts as an id
+ * (anvil refuses `1.5`, `1.0` and ids above 2^64; the caller gets its own id
+ * back from {@linkcode answerText} / {@linkcode answerFrom}). Without `id`, a
+ * notification.
+ */
+export function upstreamRequest(request: RpcRequest, id?: number): Record<string, unknown> {
+  const out: Record<string, unknown> = { jsonrpc: "2.0" };
+  if (id !== undefined) out.id = id;
+  out.method = request.method;
+  if (request.params !== undefined) out.params = request.params;
+  return out;
+}
+
+/** {@linkcode upstreamRequest} as text. */
+export function upstreamText(request: RpcRequest, id?: number): string {
+  return JSON.stringify(upstreamRequest(request, id));
+}
+
+const NO_ANSWER = "The upstream node gave no valid answer for this request.";
+
+/**
+ * The client's answer from the node's decoded answer to one request: the
+ * client's `id`, the node's `result` or `error`, nothing else.
+ */
+export function answerFrom(answer: unknown, id: RpcId): RpcResponse {
+  if (answer !== null && typeof answer === "object" && !Array.isArray(answer)) {
+    const a = answer as Record<string, unknown>;
+    if (a.error !== null && typeof a.error === "object" && !Array.isArray(a.error)) {
+      return { jsonrpc: "2.0", id, error: a.error as RpcErrorObject };
+    }
+    if ("result" in a) return { jsonrpc: "2.0", id, result: a.result };
+  }
+  return failure(id, new RpcError(RpcErrorCode.internal, NO_ANSWER));
+}
+
+/**
+ * The client's answer, as text, from the text of the node's answer to a
+ * request sent with id `sentId`. The usual layout
+ * (`{"jsonrpc":"2.0","id":<sentId>,"result"…` or `…"error"…`, as geth and
+ * anvil write it) only has its id replaced, without decoding the body; any
+ * other layout is decoded and rebuilt by {@linkcode answerFrom}.
+ *
+ * @example
+ * ```ts
+ * answerText('{"jsonrpc":"2.0","id":1,"result":"0x10"}', 1, 1.5); // '{"jsonrpc":"2.0","id":1.5,"result":"0x10"}'
+ * ```
+ */
+export function answerText(text: string, sentId: number, id: RpcId): string {
+  const head = `{"jsonrpc":"2.0","id":${sentId},`;
+  if (text.startsWith(head)) {
+    const rest = text.slice(head.length);
+    if (rest.startsWith('"result":') || rest.startsWith('"error":')) {
+      return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},${rest}`;
+    }
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return JSON.stringify(
+      failure(id, new UpstreamError("the node answered with something that is not JSON")),
+    );
+  }
+  return JSON.stringify(answerFrom(value, id));
+}
+
 /** What {@linkcode parseMessage} found. */
 export type ParsedMessage =
   | { kind: "single"; request: RpcRequest | RpcError; id: RpcId }
@@ -211,7 +287,7 @@ export function isNotification(request: RpcRequest): boolean {
  * parseMessage("[]").kind; // "error" (-32600: empty batch)
  * ```
  */
-export function parseMessage(text: string): ParsedMessage {
+export function parseMessage(text: string, maxBatch = DEFAULT_MAX_BATCH): ParsedMessage {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -221,11 +297,16 @@ export function parseMessage(text: string): ParsedMessage {
       error: new RpcError(RpcErrorCode.parseError, "Parse error: the message is not valid JSON."),
     };
   }
-  return classify(value);
+  return classify(value, maxBatch);
 }
 
-/** Like {@linkcode parseMessage} for an already decoded value. */
-export function classify(value: unknown): ParsedMessage {
+/**
+ * Like {@linkcode parseMessage} for an already decoded value. A batch of
+ * more than `maxBatch` elements (default {@linkcode DEFAULT_MAX_BATCH}) is
+ * refused as a whole with one -32600 error, as geth does, before any element
+ * runs.
+ */
+export function classify(value: unknown, maxBatch = DEFAULT_MAX_BATCH): ParsedMessage {
   if (Array.isArray(value)) {
     if (value.length === 0) {
       return {
@@ -233,12 +314,23 @@ export function classify(value: unknown): ParsedMessage {
         error: new RpcError(RpcErrorCode.invalidRequest, "Invalid request: empty batch."),
       };
     }
+    if (value.length > maxBatch) {
+      return { kind: "error", error: batchTooLarge(value.length, maxBatch) };
+    }
     return {
       kind: "batch",
       items: value.map((v) => ({ request: validateRequest(v), id: idOf(v) })),
     };
   }
   return { kind: "single", request: validateRequest(value), id: idOf(value) };
+}
+
+/** The error for a batch of `size` elements over the limit `maxBatch`. */
+export function batchTooLarge(size: number, maxBatch: number): RpcError {
+  return new RpcError(
+    RpcErrorCode.invalidRequest,
+    `Invalid request: the batch has ${size} requests; the limit is ${maxBatch}. Send smaller batches (or raise the bridge's --maxBatch).`,
+  );
 }
 
 /** The params as an array (`[]` when absent; an object becomes `[object]`). */

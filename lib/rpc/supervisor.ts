@@ -6,6 +6,19 @@
  * when it died of signal N). A program that does not exist is
  * {@linkcode ChildNotFoundError} (exit 127, as shells do).
  *
+ * The whole tree: with `group` (what the CLI asks for when its standard input
+ * is not a terminal) the child starts in a process group of its own (a new
+ * session: `Deno.Command`'s `detached`, which runs `setsid()` in the child;
+ * no `setsid` program is needed, and macOS has none; tested on Linux) and
+ * each signal goes to that whole group, so the
+ * child's own children (`sh -c 'server & wait'`) stop with it instead of
+ * living on under PID 1. Without `group` the child stays in the bridge's
+ * process group: a terminal then delivers Ctrl-C and a hang-up to every
+ * process of the job itself, and the child keeps the terminal as its
+ * controlling terminal (job control, password prompts on `/dev/tty`), which a
+ * new session would take away; a signal sent to the bridge alone then reaches
+ * the child only.
+ *
  * @module
  */
 
@@ -80,6 +93,12 @@ export interface ChildOptions {
    * ({@linkcode FORWARDED_SIGNALS}). Default: nothing is forwarded.
    */
   signals?: (forward: (signal: Deno.Signal) => void) => () => void;
+  /**
+   * Start the child in a process group of its own and send each forwarded
+   * signal to the whole group (the child's own children included). Default
+   * false: the child shares the bridge's group (see the module doc).
+   */
+  group?: boolean;
 }
 
 /** The exit code a shell would report for a status. */
@@ -100,15 +119,25 @@ export async function runChild(options: ChildOptions): Promise<number> {
   // orphaning the child.
   let child: Deno.ChildProcess | undefined;
   let early: Deno.Signal | undefined;
+  const group = options.group ?? false;
+  const send = (c: Deno.ChildProcess, sig: Deno.Signal) => {
+    if (group) {
+      try {
+        Deno.kill(-c.pid, sig); // the group: the child and its descendants
+        return;
+      } catch { /* no such group any more: try the child alone */ }
+    }
+    try {
+      c.kill(sig);
+    } catch { /* already gone */ }
+  };
   const unlisten = options.signals?.((sig) => {
     options.onSignal?.(sig);
     if (!child) {
       early = sig;
       return;
     }
-    try {
-      child.kill(sig);
-    } catch { /* already gone */ }
+    send(child, sig);
   }) ?? (() => {});
   try {
     child = new Deno.Command(program, {
@@ -118,6 +147,7 @@ export async function runChild(options: ChildOptions): Promise<number> {
       stdin: "inherit",
       stdout: "inherit",
       stderr: "inherit",
+      detached: group,
     }).spawn();
   } catch (e) {
     unlisten();
@@ -128,11 +158,7 @@ export async function runChild(options: ChildOptions): Promise<number> {
     throw new ChildStartError(program, e instanceof Error ? e.message : String(e), { cause: e });
   }
   options.onSpawn?.(child.pid);
-  if (early) {
-    try {
-      child.kill(early);
-    } catch { /* already gone */ }
-  }
+  if (early) send(child, early);
   try {
     return exitCodeOf(await child.status);
   } finally {

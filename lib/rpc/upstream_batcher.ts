@@ -1,7 +1,9 @@
 /**
  * Batch-when-busy for pass-through requests: up to `maxInFlight` single
- * requests go to the node as they are; requests that arrive while that many
- * are in flight wait, and the next free slot carries all of them as one
+ * requests go to the node alone (the envelope rebuilt with the bridge's id,
+ * the caller's id put back on the answer: `protocol.ts`); requests that
+ * arrive while that many are in flight wait, and the next free slot carries
+ * all of them as one
  * JSON-RPC batch (ids rewritten on the way up, restored on the way back).
  * Under light load nothing changes (no added latency); under heavy load the
  * node sees a few large requests instead of many small ones, which saves the
@@ -10,12 +12,18 @@
  * @module
  */
 
-import type { RpcRequest, RpcResponse } from "./protocol.ts";
+import {
+  answerFrom,
+  answerText,
+  type RpcRequest,
+  UPSTREAM_ID,
+  upstreamRequest,
+  upstreamText,
+} from "./protocol.ts";
 import type { Upstream } from "./upstream.ts";
 
 interface Waiting {
   request: RpcRequest;
-  text: string;
   resolve(answer: string): void;
   reject(error: unknown): void;
 }
@@ -53,11 +61,14 @@ export class UpstreamBatcher {
     this.#maxBatch = options.maxBatch ?? 200;
   }
 
-  /** Answers one request (its exact text is sent when it goes alone). */
-  send(request: RpcRequest, text: string): Promise<string> {
-    if (this.#inFlight < this.#max || this.#noBatches) return this.#single(text);
+  /**
+   * Answers one request (not a notification): resolves with the text of the
+   * client's answer, carrying the request's own id (see `answerText`).
+   */
+  send(request: RpcRequest): Promise<string> {
+    if (this.#inFlight < this.#max || this.#noBatches) return this.#single(request);
     return new Promise((resolve, reject) => {
-      this.#queue.push({ request, text, resolve, reject });
+      this.#queue.push({ request, resolve, reject });
       this.#timer ??= setTimeout(() => {
         this.#timer = undefined;
         if (this.#queue.length) this.#dispatch();
@@ -65,10 +76,11 @@ export class UpstreamBatcher {
     });
   }
 
-  async #single(text: string): Promise<string> {
+  async #single(request: RpcRequest): Promise<string> {
     this.#inFlight++;
     try {
-      return await this.#upstream.send(text);
+      const answer = await this.#upstream.send(upstreamText(request, UPSTREAM_ID));
+      return answerText(answer, UPSTREAM_ID, request.id ?? null);
     } finally {
       this.#done();
     }
@@ -92,7 +104,7 @@ export class UpstreamBatcher {
     this.#queue = this.#queue.length <= this.#maxBatch ? [] : this.#queue.slice(this.#maxBatch);
     if (take.length === 1) {
       const w = take[0];
-      this.#single(w.text).then(w.resolve, w.reject);
+      this.#single(w.request).then(w.resolve, w.reject);
       return;
     }
     this.#inFlight++;
@@ -100,7 +112,7 @@ export class UpstreamBatcher {
   }
 
   async #batch(items: Waiting[]): Promise<void> {
-    const wire = items.map((w, i) => ({ ...w.request, id: i }));
+    const wire = items.map((w, i) => upstreamRequest(w.request, i));
     let answers: unknown;
     try {
       answers = await this.#upstream.call(wire);
@@ -111,17 +123,17 @@ export class UpstreamBatcher {
     if (!Array.isArray(answers)) {
       // The node does not take batches: send these (and everything later) alone.
       this.#noBatches = true;
-      for (const w of items) this.#single(w.text).then(w.resolve, w.reject);
+      for (const w of items) this.#single(w.request).then(w.resolve, w.reject);
       return;
     }
-    const byId = new Array<RpcResponse | undefined>(items.length);
-    for (const a of answers as RpcResponse[]) {
+    const byId = new Array<unknown>(items.length);
+    for (const a of answers as { id?: unknown }[]) {
       if (a && typeof a.id === "number" && a.id >= 0 && a.id < items.length) byId[a.id] = a;
     }
     items.forEach((w, i) => {
       const a = byId[i];
-      if (a) w.resolve(JSON.stringify({ ...a, id: w.request.id ?? null }));
-      else this.#single(w.text).then(w.resolve, w.reject); // missing element: ask alone
+      if (a) w.resolve(JSON.stringify(answerFrom(a, w.request.id ?? null)));
+      else this.#single(w.request).then(w.resolve, w.reject); // missing element: ask alone
     });
   }
 }

@@ -335,10 +335,8 @@ async function forgeThroughBridge(transport: "http" | "ipc"): Promise<void> {
       VAULT0,
       "--rpc-url",
     ];
-    // HTTP: {} becomes the address; IPC: the child reads SERVICE_JSON_RPC_ADDRESS.
-    const child = transport === "http"
-      ? [...forge, "{}"]
-      : ["sh", "-c", `exec "$@" "$SERVICE_JSON_RPC_ADDRESS"`, "sh", ...forge];
+    // One command line for both transports: {} becomes the http:// address or the socket path.
+    const child = [...forge, "{}"];
     const r = await runCli([
       "rpc",
       ...stack.flags,
@@ -373,7 +371,7 @@ Deno.test("forge script --broadcast --unlocked --slow --rpc-url {} deploys and c
   await forgeThroughBridge("http");
 });
 
-Deno.test("forge script --broadcast --unlocked --slow deploys and calls a contract over IPC", async () => {
+Deno.test("forge script --broadcast --unlocked --slow --rpc-url {} deploys and calls a contract over IPC", async () => {
   await forgeThroughBridge("ipc");
 });
 

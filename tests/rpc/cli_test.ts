@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { type Anvil, foundryBin, ROOT, runCli, startAnvil } from "../support/tools.ts";
 import { tempPrivateKey } from "../support/rpc.ts";
+import { assertPeer, hasCommand, skipWithout } from "../support/required.ts";
 
 let anvil: Anvil;
 let keyPath: string;
@@ -83,6 +84,47 @@ Deno.test("every {} in every argument is replaced, {}{} twice", async () => {
   assert.equal(r.code, 0);
   const m = r.stdout.trim().match(/^(http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32})\1 x=\1$/);
   assert.ok(m, r.stdout);
+});
+
+Deno.test("IPC mode: every {} is the socket path, the same as SERVICE_JSON_RPC_ADDRESS", async () => {
+  const r = await runCli(
+    [
+      "rpc",
+      "--rpcUrl",
+      anvil.url,
+      "--assetId",
+      "ETH",
+      "--",
+      "sh",
+      "-c",
+      'echo "$1"; echo "$SERVICE_JSON_RPC_ADDRESS"',
+      "sh",
+      "{}{} x={}",
+    ],
+    { env: creds() },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const [args, env] = r.stdout.trim().split("\n");
+  assert.match(env, /^\/.+\/rpc\.ipc$/);
+  assert.equal(args, `${env}${env} x=${env}`);
+  // and a client given {} reaches the node through it
+  const cast = await runCli(
+    [
+      "rpc",
+      "--rpcUrl",
+      anvil.url,
+      "--assetId",
+      "ETH",
+      "--",
+      foundryBin("cast"),
+      "chain-id",
+      "--rpc-url",
+      "{}",
+    ],
+    { env: creds() },
+  );
+  assert.equal(cast.code, 0, cast.stderr);
+  assert.equal(cast.stdout.trim(), "31337");
 });
 
 Deno.test("no secret in the child's environment or arguments; the address is given", async () => {
@@ -209,4 +251,124 @@ Deno.test("a child killed by a signal gives 128+N", async () => {
     { env: creds() },
   );
   assert.equal(r.code, 137);
+});
+
+const procFs = await Deno.stat("/proc/self/stat").then(() => true, () => false);
+const haveScript = await hasCommand("script", ["-V"]);
+
+/** True while `pid` runs (a zombie counts as gone: nothing is left of it but its status). */
+async function running(pid: number): Promise<boolean> {
+  if (!procFs) {
+    try {
+      Deno.kill(pid, "SIGCONT"); // harmless probe; throws once the process is gone
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return false;
+    throw e;
+  }
+}
+
+/** Waits until `pid` is gone; false if it still runs after `ms`. */
+async function gone(pid: number, ms = 5_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (await running(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
+}
+
+Deno.test("SIGTERM to the bridge stops the child's whole tree: no grandchild survives", async () => {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      `${ROOT}main.ts`,
+      "rpc",
+      "--rpcUrl",
+      anvil.url,
+      "--assetId",
+      "ETH",
+      "--",
+      "sh",
+      "-c",
+      "sleep 97 & echo $!; wait",
+    ],
+    env: { ...creds(), NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  while (!out.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    out += value;
+  }
+  const grandchild = Number(out.trim());
+  assert.ok(grandchild > 0, out);
+  assert.ok(await running(grandchild), "the grandchild runs before the signal");
+  child.kill("SIGTERM");
+  const status = await child.status;
+  await reader.cancel();
+  await child.stderr.cancel();
+  assert.equal(status.code, 143, "cli.md: the child's 128+N");
+  assert.equal(status.signal, null);
+  const ok = await gone(grandchild);
+  if (!ok) Deno.kill(grandchild, "SIGKILL"); // leave nothing behind, then fail
+  assert.ok(ok, `sleep 97 (pid ${grandchild}) outlived the bridge`);
+});
+
+Deno.test({
+  name: "on a terminal the child keeps it as its controlling terminal (same job as the bridge)",
+  ignore: skipWithout(haveScript),
+  fn: terminalKept,
+});
+
+async function terminalKept() {
+  // `script` (util-linux) gives the bridge a pseudo-terminal as stdin/stdout/stderr.
+  assertPeer("script (util-linux)", haveScript);
+  const inner = [Deno.execPath(), "run", "-A", `${ROOT}main.ts`, "rpc", "--rpcUrl", anvil.url]
+    .concat(["--assetId", "ETH", "--", "sh", "-c", "ps -o tty= -p $$"])
+    .map((a) => `'${a}'`).join(" ");
+  const r = await new Deno.Command("script", {
+    args: ["-qec", inner, "/dev/null"],
+    env: { ...creds(), NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(r.stdout).trim();
+  assert.equal(r.code, 0, text + new TextDecoder().decode(r.stderr));
+  assert.match(text, /^pts\/\d+$/m, "the child has the terminal (a new session would show ?)");
+}
+
+Deno.test("without a terminal the child leads a process group of its own", async () => {
+  const r = await runCli(
+    [
+      "rpc",
+      "--rpcUrl",
+      anvil.url,
+      "--assetId",
+      "ETH",
+      "--",
+      "sh",
+      "-c",
+      'ps -o pid=,pgid= -p $$; echo "$PPID"; ps -o pgid= -p "$PPID"',
+    ],
+    { env: creds() },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const [ids, _bridgePid, bridgePgid] = r.stdout.trim().split("\n").map((l) => l.trim());
+  const [pid, pgid] = ids.split(/\s+/);
+  assert.equal(pgid, pid, "the child leads its own process group");
+  assert.notEqual(bridgePgid, pgid);
 });

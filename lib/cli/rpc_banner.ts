@@ -1,0 +1,57 @@
+/**
+ * The banner `service rpc` prints on standard error when it runs without a
+ * child (as anvil does): the chain and its asset, the exposed accounts, where
+ * reads go, and the addresses clients connect to. Standard output keeps only
+ * the address line, which programs read.
+ *
+ * @module
+ */
+
+/** What the banner shows. */
+export interface RpcBannerInfo {
+  /** The served chain id. */
+  chainId: bigint;
+  /** The platform's asset id of the chain. */
+  assetId: string;
+  /** The exposed addresses, or why they could not be listed. */
+  accounts: readonly string[] | { error: string };
+  /** `ipc` or `http`. */
+  transport: "ipc" | "http";
+  /** The socket path or the `http://` address. */
+  address: string;
+  /** The `ws://` address, when the server also accepts WebSocket. */
+  wsAddress?: string;
+  /** Where reads go (the node, its URL redacted). */
+  upstream: string;
+}
+
+/**
+ * The banner text (several lines, ending with a newline).
+ *
+ * @example
+ * ```ts
+ * rpcBanner({
+ *   chainId: 31337n, assetId: "ETH", accounts: ["0xf39F..."], transport: "http",
+ *   address: "http://127.0.0.1:4000/ab12", upstream: "http://127.0.0.1:8545",
+ * });
+ * ```
+ */
+export function rpcBanner(info: RpcBannerInfo): string {
+  const lines = [
+    "",
+    `Chain ID:  ${info.chainId}`,
+    `Asset ID:  ${info.assetId}`,
+    "",
+    "Available Accounts",
+    "==================",
+  ];
+  if ("error" in info.accounts) lines.push(`(none listed: ${info.accounts.error})`);
+  else if (info.accounts.length === 0) lines.push("(none: no vault account holds this asset)");
+  else info.accounts.forEach((a, i) => lines.push(`(${i}) ${a}`));
+  lines.push("", `Reads go to ${info.upstream}`);
+  if (info.transport === "ipc") lines.push(`Listening on ${info.address} (IPC socket)`);
+  else lines.push(`Listening on ${info.address}`);
+  if (info.wsAddress !== undefined) lines.push(`WebSocket on ${info.wsAddress}`);
+  lines.push("");
+  return lines.join("\n") + "\n";
+}

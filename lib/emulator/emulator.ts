@@ -164,8 +164,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
 
   let store: Store;
   try {
-    store = Store.open(o.state);
-    if (o.state) await Deno.chmod(o.state, 0o600).catch(() => {});
+    store = Store.open(o.state); // the file, its WAL and shared memory are 0600 (store.ts)
   } catch (e) {
     throw new EmulatorConfigError(
       `Cannot open the state file ${JSON.stringify(o.state)}: ${(e as Error).message}.`,

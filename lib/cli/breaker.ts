@@ -264,6 +264,12 @@ function deliveryLogMessage(e: DeliveryLogError, input: string | undefined): str
       return `Cannot read ${
         input ?? "standard input"
       }: it starts like gzip but does not decompress (${e.details}).`;
+    case "gzip-trailing-data": {
+      const name = input ?? "standard input";
+      return `Cannot read ${name}: its gzip data is followed by bytes that are not gzip (trailing garbage, ${e.details}). Refused so that a damaged log is not replayed in part; to ignore them as gzip -d does, pipe it: zcat ${
+        input ?? "FILE"
+      } | service breaker simulate.`;
+    }
   }
 }
 

@@ -4,6 +4,7 @@ import { parseNdjsonLine } from "../../lib/webhooks/log/ndjson_scanner.ts";
 import { splitCsvLine } from "../../lib/webhooks/log/csv.ts";
 import { decompressIfGzip } from "../../lib/webhooks/log/gzip.ts";
 import { readDeliveryLog } from "../../lib/webhooks/log/delivery_log.ts";
+import { DeliveryLogError } from "../../lib/webhooks/log/delivery_log_error.ts";
 
 const enc = new TextEncoder();
 
@@ -222,4 +223,59 @@ Deno.test("gzip is recognised by its bytes; plain bytes pass through", async () 
   };
   assert.equal(await out(gz), text);
   assert.equal(await out(enc.encode(text)), text);
+});
+
+async function gzipOf(text: string): Promise<Uint8Array> {
+  return new Uint8Array(
+    await new Response(new Blob([text]).stream().pipeThrough(new CompressionStream("gzip")))
+      .arrayBuffer(),
+  );
+}
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+async function gunzipAll(src: Uint8Array, size: number): Promise<string> {
+  let s = "";
+  for await (const c of decompressIfGzip(chunked(src, [size]))) {
+    s += new TextDecoder().decode(c, { stream: true });
+  }
+  return s;
+}
+
+Deno.test("multi-member gzip (cat a.gz b.gz) decompresses to both members, split anywhere", async () => {
+  const a = '{"webhookId":"w1","sentTime":1,"responseCode":200}\n';
+  const b = '{"webhookId":"w1","sentTime":2,"responseCode":503}\n';
+  const ab = concat(await gzipOf(a), await gzipOf(b), await gzipOf(""), await gzipOf(a));
+  for (const size of [1, 2, 3, 7, 19, 64, ab.length]) {
+    assert.equal(await gunzipAll(ab, size), a + b + a, `chunks of ${size}`);
+  }
+  // zero padding after the last member is ignored, as gzip -d does
+  assert.equal(await gunzipAll(concat(ab, new Uint8Array(512)), 100), a + b + a);
+  // the reader counts every member's records
+  const stats = await readDeliveryLog(chunked(ab, [10]), () => {});
+  assert.equal(stats.records, 3);
+});
+
+Deno.test("gzip followed by garbage is refused as trailing data; a truncated member is corrupt", async () => {
+  const a = await gzipOf('{"webhookId":"w1","sentTime":1,"responseCode":200}\n');
+  for (const size of [1, 5, 1000]) {
+    await assert.rejects(
+      () => gunzipAll(concat(a, enc.encode("garbage")), size),
+      (e: unknown) =>
+        e instanceof DeliveryLogError && e.reason === "gzip-trailing-data" &&
+        /neither gzip nor zero padding/.test(e.message),
+    );
+    await assert.rejects(
+      () => gunzipAll(a.subarray(0, a.length - 5), size),
+      (e: unknown) => e instanceof DeliveryLogError && e.reason === "corrupt-gzip",
+    );
+  }
 });

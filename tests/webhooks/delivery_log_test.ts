@@ -279,3 +279,43 @@ Deno.test("gzip followed by garbage is refused as trailing data; a truncated mem
     );
   }
 });
+
+Deno.test("a time before 1970, beyond the last date, or overflowing is refused naming the bound, in NDJSON and CSV", async () => {
+  const cases: [string, RegExp][] = [
+    [
+      "-5",
+      /^line 1: sentTime -5 is before 1970-01-01T00:00:00Z: give epoch milliseconds \(0 or more\)/,
+    ],
+    ["-0.5", /^line 1: sentTime -0\.5 is before 1970-01-01/],
+    ["1e400", /^line 1: sentTime is a number too large to be a time \(it overflows to Infinity\)/],
+    [
+      "-1e400",
+      /^line 1: sentTime is a number too large to be a time \(it overflows to -Infinity\)/,
+    ],
+    ["9e15", /^line 1: sentTime 9000000000000000 is after the last representable time/],
+    ['"1969-12-31T23:59:59Z"', /^line 1: sentTime "1969-12-31T23:59:59Z" is before 1970-01-01/],
+  ];
+  for (const [value, want] of cases) {
+    const line = `{"webhookId":"w","sentTime":${value},"responseCode":200}`;
+    // the byte scanner and JSON.parse say the same
+    const scanned = parseNdjsonLine(enc.encode(line), 1);
+    assert.equal(scanned.error?.field, "sentTime", line);
+    assert.match(scanned.error!.message, want, line);
+    await assert.rejects(
+      () => readAll(enc.encode(line + "\n")),
+      (e: unknown) => e instanceof DeliveryLogError && want.test(e.message),
+      line,
+    );
+  }
+  await assert.rejects(
+    () => readAll(enc.encode("webhookId,sentTime,responseCode\nw,-1,200\n")),
+    (e: unknown) =>
+      e instanceof DeliveryLogError && /^line 2: sentTime -1 is before 1970/.test(e.message),
+  );
+  // 0 (1970-01-01) itself is a time
+  assert.equal(
+    parseNdjsonLine(enc.encode('{"webhookId":"w","sentTime":0,"responseCode":200}'), 1).record
+      ?.time,
+    0,
+  );
+});

@@ -19,7 +19,6 @@ import type { EmulatorContext, WebhookSettings } from "./context.ts";
 import { createHandler } from "./http/handler.ts";
 import { ROUTE_MODULES } from "./http/routes.ts";
 import { TransactionEngine } from "./transactions/engine.ts";
-import type { RouteModule } from "./http/router.ts";
 import { serveHandler } from "./http/server.ts";
 
 /** Options of {@linkcode startEmulator}; every default is stated. */

@@ -9,6 +9,7 @@
  */
 
 import {
+  checkFlagSpecs,
   type FlagSpecs,
   type ParsedFlags,
   parseFlags,
@@ -94,6 +95,8 @@ export const connectionFlags = {
   timeout: {
     type: "duration",
     default: 30_000,
+    min: 100,
+    max: 3_600_000,
     placeholder: "DURATION",
     description: "Timeout of one platform request, e.g. 30s.",
   },
@@ -141,6 +144,7 @@ export function leaf<S extends FlagSpecs>(
   spec: LeafSpec<S>,
 ): Command & { help(path: string): string } {
   const flags = { ...spec.flags, ...commonFlags } as S & typeof commonFlags;
+  checkFlagSpecs(flags); // every number and duration declares its range (flags.ts)
   const help = (path: string) =>
     [
       `${spec.summary}`,

@@ -29,6 +29,7 @@ const flags = {
   chainId: {
     type: "integer",
     min: 1,
+    max: Number.MAX_SAFE_INTEGER,
     description: "Expected chain id; refuse to start if the node's differs.",
   },
   state: {
@@ -40,6 +41,7 @@ const flags = {
     type: "number",
     default: 1,
     min: 0.000001,
+    max: 1_000_000,
     description: "Divides every retry delay and the breaker's durations (webhook delivery).",
   },
   vaultAccounts: {
@@ -67,6 +69,8 @@ const flags = {
   deliveryTimeout: {
     type: "duration",
     default: 10_000,
+    min: 10,
+    max: 600_000,
     placeholder: "DURATION",
     description: "Webhook delivery: HTTP timeout of one attempt (not scaled), e.g. 10s, 500ms.",
   },
@@ -80,6 +84,8 @@ const flags = {
   window: {
     type: "duration",
     default: 3_600_000,
+    min: 1,
+    max: 31_536_000_000,
     placeholder: "DURATION",
     description: "Circuit breaker window W before --timeScale (breaker.md §3).",
   },
@@ -100,6 +106,8 @@ const flags = {
   sustainedFor: {
     type: "duration",
     default: 14_400_000,
+    min: 1,
+    max: 31_536_000_000,
     placeholder: "DURATION",
     description: "Circuit breaker: suspend after this long in the band, before --timeScale.",
   },
@@ -107,6 +115,7 @@ const flags = {
     type: "integer",
     default: 1,
     min: 1,
+    max: 1_000_000_000,
     description: "Circuit breaker: evaluate only with at least this many attempts in the window.",
   },
 } as const;

@@ -5,7 +5,12 @@
  * and one-line usage errors that name the flag and the accepted form.
  *
  * Each command declares its flags once as a {@linkcode FlagSpecs} object; the
- * same object renders its `--help`.
+ * same object renders its `--help`. Every `integer`, `number` and `duration`
+ * flag declares its inclusive range (`min`, `max`; milliseconds for a
+ * duration), checked here and nowhere else, so that a value that cannot work
+ * (`--timeout 0`, a window of 100 years, a timer beyond what timers can
+ * wait) is a usage error naming the range; {@linkcode checkFlagSpecs}
+ * refuses a declaration without one.
  *
  * @module
  */
@@ -38,9 +43,9 @@ export interface FlagSpec {
   readonly choices?: readonly string[];
   /** Upper-case the value before checking `choices`. */
   readonly upper?: boolean;
-  /** Inclusive lower bound for `integer`/`number`. */
+  /** Inclusive lower bound for `integer`/`number`, milliseconds for `duration` (required for those types). */
   readonly min?: number;
-  /** Inclusive upper bound for `integer`/`number`. */
+  /** Inclusive upper bound for `integer`/`number`, milliseconds for `duration` (required for those types). */
   readonly max?: number;
   /** A one-letter alias, e.g. `v` for `-v`. */
   readonly short?: string;
@@ -153,6 +158,47 @@ export function parseTime(text: string, now: () => number = Date.now): number | 
   return undefined;
 }
 
+/** The longest wait a timer can make (2^31-1 ms, about 24.8 days): the cap of durations used as timeouts. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+const RANGED: ReadonlySet<FlagType> = new Set(["integer", "number", "duration"]);
+
+/**
+ * Checks a command's flag declarations: every `integer`, `number` and
+ * `duration` flag has a finite `min` and `max` with `min <= max`, and a
+ * numeric default inside them. Throws a `TypeError` naming the flag (a
+ * programming error, found by any test that loads the command).
+ *
+ * @example
+ * ```ts
+ * checkFlagSpecs({ timeout: { type: "duration", min: 100, max: 600_000, description: "" } });
+ * ```
+ */
+export function checkFlagSpecs(specs: FlagSpecs): void {
+  for (const [name, s] of Object.entries(specs)) {
+    if (!RANGED.has(s.type)) continue;
+    if (
+      typeof s.min !== "number" || typeof s.max !== "number" || !Number.isFinite(s.min) ||
+      !Number.isFinite(s.max) || s.min > s.max
+    ) {
+      throw new TypeError(`Flag --${name} (${s.type}) must declare a finite range min <= max.`);
+    }
+    if (typeof s.default === "number" && (s.default < s.min || s.default > s.max)) {
+      throw new TypeError(`Flag --${name}: its default ${s.default} is outside its range.`);
+    }
+  }
+}
+
+/** The range of a ranged flag, for messages: `1 to 100`, `from 100ms to 10m`. */
+function rangeText(spec: FlagSpec): string {
+  if (spec.type === "duration") {
+    return `from ${formatDuration(spec.min ?? 0)} to ${formatDuration(spec.max ?? MAX_TIMER_MS)}`;
+  }
+  if (spec.min !== undefined && spec.max !== undefined) return `${spec.min} to ${spec.max}`;
+  if (spec.min !== undefined) return `at least ${spec.min}`;
+  return `at most ${spec.max}`;
+}
+
 const ACCEPTED: Record<FlagType, string> = {
   string: "a text value",
   boolean: "true or false",
@@ -187,25 +233,17 @@ function convert(
       if (!Number.isFinite(n) || (spec.type === "integer" && !Number.isInteger(n))) {
         return bad(`expected ${ACCEPTED[spec.type]}`);
       }
-      if (spec.min !== undefined && n < spec.min) {
-        return bad(
-          `expected ${
-            spec.max !== undefined ? `${spec.min} to ${spec.max}` : `at least ${spec.min}`
-          }`,
-        );
-      }
-      if (spec.max !== undefined && n > spec.max) {
-        return bad(
-          `expected ${
-            spec.min !== undefined ? `${spec.min} to ${spec.max}` : `at most ${spec.max}`
-          }`,
-        );
+      if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
+        return bad(`expected ${rangeText(spec)}`);
       }
       return n;
     }
     case "duration": {
       const d = parseDuration(raw);
-      if (d === undefined) return bad(`expected ${ACCEPTED.duration}`);
+      if (d === undefined || !Number.isFinite(d)) return bad(`expected ${ACCEPTED.duration}`);
+      if ((spec.min !== undefined && d < spec.min) || (spec.max !== undefined && d > spec.max)) {
+        return bad(`expected a duration ${rangeText(spec)}`);
+      }
       return d;
     }
     case "time": {
@@ -270,6 +308,7 @@ export function parseFlags<S extends FlagSpecs>(
   args: readonly string[],
   options: ParseOptions,
 ): ParseResult<S> {
+  checkFlagSpecs(specs);
   const now = options.now ?? Date.now;
   const byName = new Map<string, string>();
   for (const name of Object.keys(specs)) {

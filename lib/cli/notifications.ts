@@ -388,6 +388,8 @@ const resendFailed = leaf({
     pollInterval: {
       type: "duration",
       default: 1000,
+      min: 100,
+      max: 600_000,
       description: "With --wait: longest time between job polls.",
     },
   },

@@ -119,12 +119,16 @@ const flags = {
   },
   pollingInterval: {
     type: "duration",
+    min: 10,
+    max: 3_600_000,
     placeholder: "DURATION",
     description: "Fixed transaction status polling interval (default: 100ms growing to 2s).",
   },
   txTimeout: {
     type: "duration",
     default: 4 * 3_600_000,
+    min: 1000,
+    max: 24 * 86_400_000, // timers wait at most 2^31-1 ms (about 24.8 days)
     placeholder: "DURATION",
     description: "Give up waiting for one transaction after this long (human approvals).",
   },

@@ -98,6 +98,24 @@ export class EmulatorConfigError extends BaseError {
 }
 
 /**
+ * Why a request to the node failed, in one line without a final period: the
+ * client's own summary ("HTTP request failed") and the innermost cause
+ * ("connection refused", "dns error ...") when it says more.
+ */
+function nodeFailure(e: unknown): string {
+  const line = (x: unknown) =>
+    String((x as { shortMessage?: string })?.shortMessage ?? (x as Error)?.message ?? x)
+      .split("\n")[0].trim().replace(/[.\s]+$/, "");
+  let inner: unknown = e;
+  for (let i = 0; i < 8 && (inner as Error)?.cause !== undefined; i++) {
+    inner = (inner as Error).cause;
+  }
+  const outer = line(e);
+  const deepest = line(inner).slice(0, 200);
+  return deepest && deepest !== outer ? `${outer}: ${deepest}` : outer;
+}
+
+/**
  * Starts an emulator and returns once it listens.
  *
  * @example
@@ -150,9 +168,9 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
     chainId = await chain.client.getChainId();
   } catch (e) {
     throw new EmulatorConfigError(
-      `Cannot reach the node at --rpcUrl ${o.rpcUrl}: ${
-        (e as Error)?.message?.split("\n")[0]
-      }. Start it first (e.g. anvil) or fix the URL.`,
+      `Cannot reach the node at --rpcUrl ${o.rpcUrl} (${
+        nodeFailure(e)
+      }). Start it first (e.g. anvil) or fix the URL.`,
     );
   }
   if (o.chainId !== undefined && o.chainId !== chainId) {
@@ -163,8 +181,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
 
   let store: Store;
   try {
-    store = Store.open(o.state);
-    if (o.state) await Deno.chmod(o.state, 0o600).catch(() => {});
+    store = Store.open(o.state); // the file, its WAL and shared memory are 0600 (store.ts)
   } catch (e) {
     throw new EmulatorConfigError(
       `Cannot open the state file ${JSON.stringify(o.state)}: ${(e as Error).message}.`,

@@ -5,6 +5,12 @@
  * survives a SIGKILL. Areas add their tables with `CREATE TABLE IF NOT
  * EXISTS` (see `RouteModule.schema`); the schema only ever grows.
  *
+ * A state file holds secrets (the API key, the API user's private key, the
+ * webhook signing key), and so do its `-wal` and `-shm` companions, which
+ * SQLite creates with the main file's mode. The file is therefore created
+ * 0600 before SQLite opens it, and every one of the three is set to 0600 on
+ * open whatever the process's umask (see {@linkcode makePrivate}).
+ *
  * @module
  */
 
@@ -46,6 +52,35 @@ export function withTransaction<T>(db: DatabaseSync, fn: () => T): T {
   }
 }
 
+/** The files SQLite keeps next to a database `path` (WAL, shared memory, rollback journal). */
+export function companionFiles(path: string): string[] {
+  return [`${path}-wal`, `${path}-shm`, `${path}-journal`];
+}
+
+/**
+ * Makes `path` readable by its owner only (0600), creating it empty and
+ * private if it does not exist; `companions` that exist are set 0600 too.
+ * Independent of the umask: the mode is set with chmod after creation. A
+ * no-op on Windows (no POSIX modes).
+ *
+ * @example
+ * ```ts
+ * makePrivate("/tmp/emu.sqlite", companionFiles("/tmp/emu.sqlite"));
+ * ```
+ */
+export function makePrivate(path: string, companions: readonly string[] = []): void {
+  if (Deno.build.os === "windows") return;
+  Deno.openSync(path, { create: true, read: true, write: true, mode: 0o600 }).close();
+  Deno.chmodSync(path, 0o600);
+  for (const c of companions) {
+    try {
+      Deno.chmodSync(c, 0o600);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+  }
+}
+
 /**
  * The SQLite store.
  *
@@ -66,15 +101,28 @@ export class Store {
     this.path = path;
   }
 
-  /** Opens (creating if needed) the database at `path`, or an in-memory one. */
+  /**
+   * Opens (creating if needed) the database at `path`, or an in-memory one.
+   * A file database and its WAL and shared-memory files are 0600 (owner
+   * only) whatever the umask: the file is made private before SQLite opens
+   * it (SQLite gives its companions the main file's mode), and the
+   * companions are set 0600 again once WAL mode has created them.
+   */
   static open(path?: string): Store {
+    if (path) makePrivate(path, companionFiles(path));
     const db = new DatabaseSync(path ?? ":memory:");
-    if (path) {
-      db.exec("PRAGMA journal_mode=WAL");
-      db.exec("PRAGMA synchronous=FULL");
-      db.exec("PRAGMA busy_timeout=5000");
+    try {
+      if (path) {
+        db.exec("PRAGMA journal_mode=WAL");
+        db.exec("PRAGMA synchronous=FULL");
+        db.exec("PRAGMA busy_timeout=5000");
+      }
+      db.exec(BASE_SCHEMA);
+      if (path) makePrivate(path, companionFiles(path));
+    } catch (e) {
+      db.close();
+      throw e;
     }
-    db.exec(BASE_SCHEMA);
     return new Store(db, path);
   }
 

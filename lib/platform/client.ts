@@ -247,7 +247,7 @@ export class PlatformClient {
           else waitMs = retryAfter;
         }
         if (!retryable || attempt >= maxRetries) {
-          throw this.#apiError(options.operation, response, text, retryAfter);
+          throw this.#apiError(options.operation, response, text, retryAfter, url);
         }
       } else {
         retryable = true;
@@ -325,7 +325,14 @@ export class PlatformClient {
       try {
         json = JSON.parse(text);
       } catch {
-        throw new PlatformResponseError(options.operation, "the body is not JSON");
+        const type = (response.headers.get("content-type") ?? "").split(";")[0].trim();
+        throw new PlatformResponseError(
+          options.operation,
+          /html/i.test(type) || /^\s*</.test(text)
+            ? `an HTML page${type ? ` (${type})` : ""}, not JSON`
+            : `the body is not JSON${type ? ` (${type})` : ""}`,
+          { baseUrl: this.baseUrl },
+        );
       }
     }
     let data = json as T;
@@ -336,6 +343,7 @@ export class PlatformClient {
         throw new PlatformResponseError(
           options.operation,
           `${issue.path.join(".") || "body"}: ${issue.message}`,
+          { baseUrl: this.baseUrl },
         );
       }
       data = r.data;
@@ -354,7 +362,18 @@ export class PlatformClient {
     response: Response,
     text: string,
     retryAfterMs: number | undefined,
+    url: string,
   ): PlatformApiError {
+    let location: string | undefined;
+    const to = response.headers.get("location");
+    if (to !== null && response.status >= 300 && response.status < 400) {
+      try {
+        const u = new URL(to, url);
+        location = `${u.origin}${u.pathname}`; // never the query: it may carry a token
+      } catch {
+        location = undefined;
+      }
+    }
     let body: unknown = text;
     let code: number | undefined;
     let message: string | undefined;
@@ -377,6 +396,7 @@ export class PlatformClient {
       requestId: response.headers.get("x-request-id") ?? undefined,
       retryAfterMs,
       body,
+      location,
     });
   }
 

@@ -136,6 +136,52 @@ export async function importPrivateKeyPem(pem: string, source: string): Promise<
   }
 }
 
+/** The largest private key file read: a 4096-bit RSA PEM is about 3.3 KB. */
+export const MAX_PRIVATE_KEY_BYTES = 64 * 1024;
+
+/**
+ * Reads a private key file as text, refusing what cannot be a key file: a
+ * FIFO, a device (`/dev/zero`), a socket or a directory ("not a regular
+ * file", checked before opening, so a FIFO never blocks) and a file larger
+ * than {@linkcode MAX_PRIVATE_KEY_BYTES} (at most that many bytes plus one
+ * are ever read, so memory stays bounded even if the file grows). Throws
+ * {@linkcode CredentialsError} naming `--privateKey` and the path; other
+ * file-system errors (not found, permission denied) propagate.
+ *
+ * @example
+ * ```ts
+ * const pem = await readPrivateKeyFile("./api.pem");
+ * ```
+ */
+export async function readPrivateKeyFile(path: string): Promise<string> {
+  const refuse = (why: string): never => {
+    throw new CredentialsError(
+      `Cannot read the private key file ${
+        JSON.stringify(path)
+      }: ${why}. Give --privateKey a PEM file path or the PEM text.`,
+    );
+  };
+  const info = await Deno.stat(path);
+  if (info.isDirectory) refuse("it is a directory");
+  if (!info.isFile) refuse("it is not a regular file (a FIFO, device or socket)");
+  const file = await Deno.open(path, { read: true });
+  try {
+    const buf = new Uint8Array(MAX_PRIVATE_KEY_BYTES + 1);
+    let n = 0;
+    while (n < buf.length) {
+      const got = await file.read(buf.subarray(n));
+      if (got === null) break;
+      n += got;
+    }
+    if (n > MAX_PRIVATE_KEY_BYTES) {
+      refuse(`it is larger than ${MAX_PRIVATE_KEY_BYTES / 1024} KiB, too large for a PEM key`);
+    }
+    return new TextDecoder().decode(buf.subarray(0, n));
+  } finally {
+    file.close();
+  }
+}
+
 /** Where the pieces of {@linkcode loadCredentials} come from. */
 export interface CredentialInput {
   /** The platform API key. */
@@ -144,7 +190,7 @@ export interface CredentialInput {
   privateKey?: string;
   /** Base URL; default production. */
   apiBaseUrl?: string;
-  /** Reads a file as text; default `Deno.readTextFile`. */
+  /** Reads the key file as text; default {@linkcode readPrivateKeyFile} (bounded, regular files only). */
   readTextFile?: (path: string) => Promise<string>;
 }
 
@@ -179,8 +225,9 @@ export async function loadCredentials(input: CredentialInput): Promise<Credentia
   } else {
     source = `the file ${JSON.stringify(value)}`;
     try {
-      pem = await (input.readTextFile ?? Deno.readTextFile)(value);
+      pem = await (input.readTextFile ?? readPrivateKeyFile)(value);
     } catch (e) {
+      if (e instanceof CredentialsError) throw e;
       const why = e instanceof Deno.errors.NotFound
         ? "no such file"
         : e instanceof Deno.errors.PermissionDenied

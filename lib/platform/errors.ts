@@ -7,7 +7,12 @@
 
 import { BaseError, type BaseErrorOptions } from "../core/mod.ts";
 
-function hintFor(status: number, retryAfterMs?: number): string {
+function hintFor(status: number, retryAfterMs?: number, location?: string): string {
+  if (status >= 300 && status < 400) {
+    return location
+      ? `It redirects to ${location}: give that address as --apiBaseUrl if it is the API (redirects are not followed, so that signed requests go nowhere else).`
+      : "It is a redirect without a Location: check --apiBaseUrl (redirects are not followed).";
+  }
   if (status === 401 || status === 403) {
     return "Check the API key and private key (--apiKey, --privateKey) and --apiBaseUrl.";
   }
@@ -46,12 +51,14 @@ export class PlatformApiError extends BaseError {
     requestId?: string;
     retryAfterMs?: number;
     body?: unknown;
+    /** Where a 3xx answer redirects (origin and path only: a query may hold a token). */
+    location?: string;
   }) {
     const said = init.platformMessage ? ` (${JSON.stringify(init.platformMessage)})` : "";
     super(
       `Cannot ${init.operation}: the platform answered ${init.status}${
         init.statusText ? " " + init.statusText : ""
-      }${said}. ${hintFor(init.status, init.retryAfterMs)}`,
+      }${said}. ${hintFor(init.status, init.retryAfterMs, init.location)}`,
     );
     this.name = "PlatformApiError";
     this.status = init.status;
@@ -87,12 +94,22 @@ export class PlatformTimeoutError extends BaseError {
   }
 }
 
-/** The platform answered 2xx with a body that does not have the documented shape. */
+/**
+ * The platform answered 2xx with a body that does not have the documented
+ * shape: most often --apiBaseUrl points at something else (a web page, a
+ * proxy, another API), which the message says.
+ */
 export class PlatformResponseError extends BaseError {
-  /** `detail` names the field that did not fit. */
-  constructor(operation: string, detail: string, options?: BaseErrorOptions) {
+  /** `detail` names the field that did not fit; `options.baseUrl` where the answer came from. */
+  constructor(
+    operation: string,
+    detail: string,
+    options?: BaseErrorOptions & { baseUrl?: string },
+  ) {
     super(
-      `Cannot ${operation}: the platform's answer has an unexpected shape (${detail}).`,
+      `Cannot ${operation}: the platform's answer has an unexpected shape (${detail}). Check that --apiBaseUrl${
+        options?.baseUrl ? ` (${options.baseUrl})` : ""
+      } is the platform's API.`,
       options,
     );
     this.name = "PlatformResponseError";

@@ -11,8 +11,10 @@ export type { ApiResponse, ClientOptions, QueryValue, RequestOptions } from "./c
 export {
   importPrivateKeyPem,
   loadCredentials,
+  MAX_PRIVATE_KEY_BYTES,
   normalizeBaseUrl,
   PRODUCTION_BASE_URL,
+  readPrivateKeyFile,
 } from "./credentials.ts";
 export type { CredentialInput, Credentials } from "./credentials.ts";
 export {

@@ -81,7 +81,18 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
   } else {
     await removeStale(path);
   }
-  const listener = Deno.listen({ transport: "unix", path });
+  let listener: Deno.UnixListener;
+  try {
+    listener = Deno.listen({ transport: "unix", path });
+  } catch (e) {
+    const where = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) || "/" : ".";
+    const why = e instanceof Deno.errors.NotFound
+      ? `its directory ${where} does not exist`
+      : e instanceof Deno.errors.PermissionDenied
+      ? `permission denied in ${where}`
+      : (e as Error)?.message ?? String(e);
+    throw new SocketPathError(path, `${why}. Choose another --ipcPath`, { cause: e });
+  }
   await Deno.chmod(path, 0o600);
   const conns = new Set<Deno.Conn>();
   let closed = false;

@@ -13,7 +13,7 @@ const specs = {
     description: "",
   },
   excludeStatuses: { type: "list", description: "" },
-  window: { type: "duration", description: "" },
+  window: { type: "duration", min: 1, max: 86_400_000, description: "" },
 } as const;
 
 const parse = (args: string[], env: Record<string, string> = {}) =>

@@ -1,5 +1,11 @@
 import { assert, assertEquals, assertRejects } from "../support/expect.ts";
-import { CredentialsError, loadCredentials, normalizeBaseUrl } from "../../lib/platform/mod.ts";
+import {
+  CredentialsError,
+  loadCredentials,
+  MAX_PRIVATE_KEY_BYTES,
+  normalizeBaseUrl,
+  readPrivateKeyFile,
+} from "../../lib/platform/mod.ts";
 import { makeTestKeys } from "../support/keys.ts";
 
 const keys = await makeTestKeys();
@@ -68,5 +74,43 @@ Deno.test("missing, unreadable and malformed keys are clear errors that never co
     ) {
       assert(!e.message.includes(line), "PEM body line in message");
     }
+  }
+});
+
+Deno.test("a key path that is a device, a FIFO, a directory or a huge file is refused at once, with a bounded read", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const fifo = `${dir}/key.fifo`;
+    const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+    assertEquals(made.code, 0, "mkfifo");
+    // a PEM-looking file far larger than any key: refused by its size, not parsed
+    const huge = `${dir}/huge.pem`;
+    await Deno.writeTextFile(
+      huge,
+      keys.pkcs8Pem + "#".repeat(MAX_PRIVATE_KEY_BYTES),
+    );
+    const cases: [string, RegExp][] = [
+      ["/dev/zero", /"\/dev\/zero": it is not a regular file \(a FIFO, device or socket\)/],
+      [fifo, /key\.fifo": it is not a regular file/],
+      [dir, /it is a directory/],
+      [huge, /huge\.pem": it is larger than 64 KiB, too large for a PEM key/],
+    ];
+    for (const [path, want] of cases) {
+      // a FIFO nobody writes to would block a read forever: the test would hang, not fail
+      const e = await assertRejects(() => loadCredentials({ apiKey: "k", privateKey: path }));
+      assert(e instanceof CredentialsError, `${path}: ${e}`);
+      assert(want.test(e.message), `${path}: ${e.message}`);
+      assert(e.message.includes("--privateKey"), e.message);
+    }
+    // a key exactly at the bound still loads
+    const padded = `${dir}/padded.pem`;
+    await Deno.writeTextFile(
+      padded,
+      keys.pkcs8Pem + "\n".repeat(MAX_PRIVATE_KEY_BYTES - keys.pkcs8Pem.length),
+    );
+    assertEquals((await Deno.stat(padded)).size, MAX_PRIVATE_KEY_BYTES);
+    assertEquals((await readPrivateKeyFile(padded)).trim(), keys.pkcs8Pem.trim());
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

@@ -4,6 +4,7 @@ import { parseNdjsonLine } from "../../lib/webhooks/log/ndjson_scanner.ts";
 import { splitCsvLine } from "../../lib/webhooks/log/csv.ts";
 import { decompressIfGzip } from "../../lib/webhooks/log/gzip.ts";
 import { readDeliveryLog } from "../../lib/webhooks/log/delivery_log.ts";
+import { DeliveryLogError } from "../../lib/webhooks/log/delivery_log_error.ts";
 
 const enc = new TextEncoder();
 
@@ -222,4 +223,99 @@ Deno.test("gzip is recognised by its bytes; plain bytes pass through", async () 
   };
   assert.equal(await out(gz), text);
   assert.equal(await out(enc.encode(text)), text);
+});
+
+async function gzipOf(text: string): Promise<Uint8Array> {
+  return new Uint8Array(
+    await new Response(new Blob([text]).stream().pipeThrough(new CompressionStream("gzip")))
+      .arrayBuffer(),
+  );
+}
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+async function gunzipAll(src: Uint8Array, size: number): Promise<string> {
+  let s = "";
+  for await (const c of decompressIfGzip(chunked(src, [size]))) {
+    s += new TextDecoder().decode(c, { stream: true });
+  }
+  return s;
+}
+
+Deno.test("multi-member gzip (cat a.gz b.gz) decompresses to both members, split anywhere", async () => {
+  const a = '{"webhookId":"w1","sentTime":1,"responseCode":200}\n';
+  const b = '{"webhookId":"w1","sentTime":2,"responseCode":503}\n';
+  const ab = concat(await gzipOf(a), await gzipOf(b), await gzipOf(""), await gzipOf(a));
+  for (const size of [1, 2, 3, 7, 19, 64, ab.length]) {
+    assert.equal(await gunzipAll(ab, size), a + b + a, `chunks of ${size}`);
+  }
+  // zero padding after the last member is ignored, as gzip -d does
+  assert.equal(await gunzipAll(concat(ab, new Uint8Array(512)), 100), a + b + a);
+  // the reader counts every member's records
+  const stats = await readDeliveryLog(chunked(ab, [10]), () => {});
+  assert.equal(stats.records, 3);
+});
+
+Deno.test("gzip followed by garbage is refused as trailing data; a truncated member is corrupt", async () => {
+  const a = await gzipOf('{"webhookId":"w1","sentTime":1,"responseCode":200}\n');
+  for (const size of [1, 5, 1000]) {
+    await assert.rejects(
+      () => gunzipAll(concat(a, enc.encode("garbage")), size),
+      (e: unknown) =>
+        e instanceof DeliveryLogError && e.reason === "gzip-trailing-data" &&
+        /neither gzip nor zero padding/.test(e.message),
+    );
+    await assert.rejects(
+      () => gunzipAll(a.subarray(0, a.length - 5), size),
+      (e: unknown) => e instanceof DeliveryLogError && e.reason === "corrupt-gzip",
+    );
+  }
+});
+
+Deno.test("a time before 1970, beyond the last date, or overflowing is refused naming the bound, in NDJSON and CSV", async () => {
+  const cases: [string, RegExp][] = [
+    [
+      "-5",
+      /^line 1: sentTime -5 is before 1970-01-01T00:00:00Z: give epoch milliseconds \(0 or more\)/,
+    ],
+    ["-0.5", /^line 1: sentTime -0\.5 is before 1970-01-01/],
+    ["1e400", /^line 1: sentTime is a number too large to be a time \(it overflows to Infinity\)/],
+    [
+      "-1e400",
+      /^line 1: sentTime is a number too large to be a time \(it overflows to -Infinity\)/,
+    ],
+    ["9e15", /^line 1: sentTime 9000000000000000 is after the last representable time/],
+    ['"1969-12-31T23:59:59Z"', /^line 1: sentTime "1969-12-31T23:59:59Z" is before 1970-01-01/],
+  ];
+  for (const [value, want] of cases) {
+    const line = `{"webhookId":"w","sentTime":${value},"responseCode":200}`;
+    // the byte scanner and JSON.parse say the same
+    const scanned = parseNdjsonLine(enc.encode(line), 1);
+    assert.equal(scanned.error?.field, "sentTime", line);
+    assert.match(scanned.error!.message, want, line);
+    await assert.rejects(
+      () => readAll(enc.encode(line + "\n")),
+      (e: unknown) => e instanceof DeliveryLogError && want.test(e.message),
+      line,
+    );
+  }
+  await assert.rejects(
+    () => readAll(enc.encode("webhookId,sentTime,responseCode\nw,-1,200\n")),
+    (e: unknown) =>
+      e instanceof DeliveryLogError && /^line 2: sentTime -1 is before 1970/.test(e.message),
+  );
+  // 0 (1970-01-01) itself is a time
+  assert.equal(
+    parseNdjsonLine(enc.encode('{"webhookId":"w","sentTime":0,"responseCode":200}'), 1).record
+      ?.time,
+    0,
+  );
 });

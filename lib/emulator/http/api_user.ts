@@ -5,10 +5,21 @@
  * request tokens. With a state file the same user is loaded again on restart,
  * so clients keep working.
  *
+ * Why the private key is kept in the database: the README promises that a
+ * restart with the same `--state` keeps the same API user (same key, same
+ * PEM), so the key must be stored somewhere, and the state file is a secret
+ * anyway: it already holds the API key and the webhook signing key, and
+ * anyone who can read it can act as the API user without the PEM (the
+ * emulator's admin endpoint takes the API key alone). Moving the PEM to a
+ * second file would add a second secret to guard without making the first
+ * one public. So the whole state is private instead: the database and its
+ * WAL and shared-memory files are 0600 (see `../store.ts`), the key
+ * directory 0700 and `api.pem` 0600, whatever the umask.
+ *
  * @module
  */
 
-import type { Store } from "../store.ts";
+import { makePrivate, type Store } from "../store.ts";
 
 /** The API user the emulator accepts. */
 export interface ApiUser {
@@ -76,10 +87,11 @@ export async function ensureApiUser(
     store.setMeta("api_user", JSON.stringify(stored));
   }
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-  await Deno.chmod(dir, 0o700);
+  if (Deno.build.os !== "windows") await Deno.chmod(dir, 0o700);
   const path = `${dir.replace(/\/+$/, "")}/api.pem`;
-  await Deno.writeTextFile(path, stored.privateKeyPem, { mode: 0o600 });
-  await Deno.chmod(path, 0o600);
+  // private before the key is written into it (an existing file may have had another mode)
+  makePrivate(path);
+  await Deno.writeTextFile(path, stored.privateKeyPem);
   const publicKey = await crypto.subtle.importKey(
     "spki",
     unb64(stored.publicKeySpki) as BufferSource,

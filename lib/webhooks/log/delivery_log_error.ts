@@ -18,9 +18,15 @@ import { BaseError, type BaseErrorOptions } from "../../core/mod.ts";
  * - `out-of-order`: a webhook's line is earlier than its previous one (an
  *   {@linkcode InvalidLineError}; `--sort` is the fix, not the line);
  * - `corrupt-gzip`: the input starts with the gzip magic bytes but does not
- *   decompress (`details` says what the decompressor said).
+ *   decompress (`details` says what the decompressor said);
+ * - `gzip-trailing-data`: complete gzip data is followed by bytes that are
+ *   neither another gzip member nor zero padding (refused: see `gzip.ts`).
  */
-export type DeliveryLogReason = "invalid-line" | "out-of-order" | "corrupt-gzip";
+export type DeliveryLogReason =
+  | "invalid-line"
+  | "out-of-order"
+  | "corrupt-gzip"
+  | "gzip-trailing-data";
 
 /**
  * A delivery log that cannot be read to the end.

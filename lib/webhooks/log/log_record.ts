@@ -92,7 +92,20 @@ export function fieldsToRecord(
     else if (ISO_RE.test(t)) t = Date.parse(t);
     else t = NaN;
   }
-  if (typeof t !== "number" || !Number.isFinite(t) || Math.abs(t) > MAX_TIME) {
+  if (typeof t === "number" && !Number.isNaN(t) && (!Number.isFinite(t) || t < 0 || t > MAX_TIME)) {
+    // a number, but not a time a delivery can have: say which bound, never "null" for 1e400
+    const shown = Number.isFinite(t) ? describeValue(sentTime ?? time) : "";
+    return new InvalidLineError(
+      line,
+      tName,
+      !Number.isFinite(t)
+        ? `${tName} is a number too large to be a time (it overflows to ${t}): give epoch milliseconds or an ISO 8601 time such as 2026-01-01T00:00:00.000Z`
+        : t < 0
+        ? `${tName} ${shown} is before 1970-01-01T00:00:00Z: give epoch milliseconds (0 or more) or an ISO 8601 time such as 2026-01-01T00:00:00.000Z`
+        : `${tName} ${shown} is after the last representable time (+275760-09-13): give epoch milliseconds or an ISO 8601 time such as 2026-01-01T00:00:00.000Z`,
+    );
+  }
+  if (typeof t !== "number" || !Number.isFinite(t)) {
     return new InvalidLineError(
       line,
       tName,

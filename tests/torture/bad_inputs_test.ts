@@ -1,0 +1,205 @@
+/**
+ * The issue's findings, end to end through the real CLI (`deno run main.ts`),
+ * each with its exit code and its one-line message, so that what was found
+ * stays fixed:
+ *
+ * - `--privateKey /dev/zero` and a FIFO: refused at once (were: 8 GB read,
+ *   blocked forever);
+ * - `breaker simulate` on `cat a.gz b.gz`: read whole, as zcat does; gzip
+ *   followed by garbage: its own message (both were "failed to write whole
+ *   buffer");
+ * - `--timeout 0`: a usage error naming the range (was: every request timed
+ *   out, exit 7); a negative and an overflowing `sentTime`: named (were: 1969
+ *   without a word, "sentTime null");
+ * - `rpc --ipcPath /nonexistent/dir/x.ipc`: names the flag and the directory;
+ *   `emulator --rpcUrl` of a closed port: one sentence, no ".." ; an HTML page
+ *   answered 200 by `--apiBaseUrl` and a 302: say to check `--apiBaseUrl`
+ *   and where it redirects.
+ *
+ * Each message was seen wrong before its fix (the issue's text).
+ */
+
+import assert from "node:assert/strict";
+import { runCli, startAnvil } from "../support/tools.ts";
+import { makeTestKeys } from "../support/keys.ts";
+
+const keys = await makeTestKeys();
+const DIR = new URL("../fixtures/breaker/", import.meta.url).pathname;
+
+/** One line on stderr, starting `error: `, nothing on stdout. */
+function oneLine(r: { stdout: string; stderr: string }): string {
+  assert.equal(r.stdout, "");
+  const lines = r.stderr.trimEnd().split("\n");
+  assert.equal(lines.length, 1, r.stderr);
+  assert.match(lines[0], /^error: /);
+  assert.doesNotMatch(lines[0], /\.\.( |$)/, "no doubled period");
+  return lines[0];
+}
+
+async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(
+    await new Response(
+      new Blob([bytes as BlobPart]).stream().pipeThrough(
+        new CompressionStream("gzip"),
+      ),
+    ).arrayBuffer(),
+  );
+}
+
+Deno.test("torture: a private key path that is /dev/zero or a FIFO is refused at once (exit 2)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const fifo = `${dir}/key.fifo`;
+    assert.equal((await new Deno.Command("mkfifo", { args: [fifo] }).output()).code, 0);
+    for (const path of ["/dev/zero", fifo]) {
+      const r = await runCli(["webhooks", "list", "--apiKey", "k", "--privateKey", path], {
+        timeoutMs: 30_000, // a blocked read would be killed here and fail the test
+      });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(
+        oneLine(r),
+        /Cannot read the private key file ".*": it is not a regular file \(a FIFO, device or socket\)\. Give --privateKey/,
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("torture: breaker simulate reads multi-member gzip whole and names trailing garbage", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const plain = await Deno.readFile(DIR + "window_boundary.ndjson");
+    const expected = await runCli(["breaker", "simulate", DIR + "window_boundary.ndjson"]);
+    assert.equal(expected.code, 0, expected.stderr);
+    // the log cut in two at a line boundary, each half gzipped: `cat a.gz b.gz`
+    const text = new TextDecoder().decode(plain);
+    const cut = text.indexOf("\n", text.length >> 1) + 1;
+    const enc = new TextEncoder();
+    const a = await gzip(enc.encode(text.slice(0, cut)));
+    const b = await gzip(enc.encode(text.slice(cut)));
+    const both = new Uint8Array(a.length + b.length);
+    both.set(a);
+    both.set(b, a.length);
+    await Deno.writeFile(`${dir}/log.ndjson.gz`, both);
+    const r = await runCli(["breaker", "simulate", `${dir}/log.ndjson.gz`]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, expected.stdout);
+    const garbage = new Uint8Array(both.length + 5);
+    garbage.set(both);
+    garbage.set(enc.encode("junk\n"), both.length);
+    await Deno.writeFile(`${dir}/junk.gz`, garbage);
+    const g = await runCli(["breaker", "simulate", `${dir}/junk.gz`]);
+    assert.equal(g.code, 1);
+    assert.match(
+      oneLine(g),
+      /junk\.gz: its gzip data is followed by bytes that are not gzip \(trailing garbage.*zcat .*junk\.gz \| service breaker simulate/,
+    );
+    await Deno.writeFile(`${dir}/cut.gz`, a.subarray(0, a.length - 9));
+    const c = await runCli(["breaker", "simulate", `${dir}/cut.gz`]);
+    assert.equal(c.code, 1);
+    assert.match(oneLine(c), /cut\.gz: it starts like gzip but does not decompress/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("torture: values that cannot work are refused: --timeout 0, negative and overflowing sentTime", async () => {
+  const t = await runCli([
+    "webhooks",
+    "list",
+    "--apiKey",
+    "k",
+    "--privateKey",
+    keys.pkcs8Pem,
+    "--timeout",
+    "0",
+  ]);
+  assert.equal(t.code, 2);
+  assert.equal(
+    oneLine(t),
+    'error: Invalid value "0" for --timeout: expected a duration from 100ms to 1h.',
+  );
+  for (
+    const [value, want] of [
+      ["-1000", /line 1: sentTime -1000 is before 1970-01-01T00:00:00Z/],
+      ["1e400", /line 1: sentTime is a number too large to be a time \(it overflows to Infinity\)/],
+    ] as const
+  ) {
+    const r = await runCli(["breaker", "simulate"], {
+      stdin: `{"webhookId":"w1","sentTime":${value},"responseCode":500}\n`,
+    });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(oneLine(r), want);
+  }
+});
+
+Deno.test("torture: messages name the flag and what to do: --ipcPath, --rpcUrl, --apiBaseUrl answering HTML or 302", async () => {
+  const anvil = await startAnvil();
+  const html = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    if (new URL(req.url).pathname.startsWith("/moved")) {
+      return new Response(null, {
+        status: 302,
+        headers: { location: "https://elsewhere.example/v1/webhooks?token=SECRET" },
+      });
+    }
+    return new Response("<!doctype html><title>Welcome</title>", {
+      status: 200,
+      headers: { "content-type": "text/html; charset=utf-8" },
+    });
+  });
+  const base = `http://127.0.0.1:${html.addr.port}`;
+  try {
+    const ipc = await runCli([
+      "rpc",
+      "--emulator",
+      "--rpcUrl",
+      anvil.url,
+      "--ipcPath",
+      "/nonexistent/dir/x.ipc",
+      "--",
+      "true",
+    ]);
+    assert.equal(ipc.code, 2, ipc.stderr);
+    assert.equal(
+      oneLine(ipc),
+      "error: Cannot listen on /nonexistent/dir/x.ipc: its directory /nonexistent/dir does not exist. Choose another --ipcPath.",
+    );
+
+    // a port nobody listens on (taken, then freed)
+    const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const closed = (l.addr as Deno.NetAddr).port;
+    l.close();
+    const node = await runCli(["emulator", "--rpcUrl", `http://127.0.0.1:${closed}`]);
+    assert.equal(node.code, 2);
+    assert.match(
+      oneLine(node),
+      new RegExp(
+        `^error: Cannot reach the node at --rpcUrl http://127\\.0\\.0\\.1:${closed} \\(HTTP request failed: .+\\)\\. Start it first \\(e\\.g\\. anvil\\) or fix the URL\\.$`,
+      ),
+    );
+
+    const conn = ["--apiKey", "k", "--privateKey", keys.pkcs8Pem, "--retries", "0"];
+    const page = await runCli(["webhooks", "list", ...conn, "--apiBaseUrl", base]);
+    assert.equal(page.code, 1, page.stderr);
+    assert.match(
+      oneLine(page),
+      new RegExp(
+        `an HTML page \\(text/html\\), not JSON\\)\\. Check that --apiBaseUrl \\(${
+          base.replace(/\./g, "\\.")
+        }\\) is the platform's API\\.$`,
+      ),
+    );
+    const moved = await runCli(["webhooks", "list", ...conn, "--apiBaseUrl", `${base}/moved`]);
+    assert.notEqual(moved.code, 0);
+    const line = oneLine(moved);
+    assert.match(
+      line,
+      /answered 302.*It redirects to https:\/\/elsewhere\.example\/v1\/webhooks: give that address as --apiBaseUrl/,
+    );
+    assert.doesNotMatch(line, /SECRET|Check the values given/);
+  } finally {
+    await html.shutdown();
+    await anvil.stop();
+  }
+});

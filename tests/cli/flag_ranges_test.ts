@@ -45,13 +45,17 @@ Deno.test("a number or duration flag without a range, or with a default outside 
 });
 
 Deno.test("every command module loads: each of its flags declares a range where it needs one", async () => {
-  const dir = new URL("../../lib/cli/", import.meta.url);
   let loaded = 0;
-  for (const e of Deno.readDirSync(dir)) {
-    if (!e.isFile || !e.name.endsWith(".ts")) continue;
-    await import(new URL(e.name, dir).href); // leaf() throws for a spec without its range
-    loaded++;
-  }
+  // every module under lib/cli, subfolders included (verbs live in lib/cli/<command>/)
+  const walk = async (dir: URL): Promise<void> => {
+    for (const e of Deno.readDirSync(dir)) {
+      if (e.isDirectory) await walk(new URL(`${e.name}/`, dir));
+      if (!e.isFile || !e.name.endsWith(".ts")) continue;
+      await import(new URL(e.name, dir).href); // leaf() throws for a spec without its range
+      loaded++;
+    }
+  };
+  await walk(new URL("../../lib/cli/", import.meta.url));
   assertEquals(loaded >= 10, true, `${loaded} modules`);
 });
 

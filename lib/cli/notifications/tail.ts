@@ -89,6 +89,8 @@ export const tailCommand = leaf({
     interval: {
       type: "duration",
       default: 2_000,
+      min: 100,
+      max: 600_000,
       placeholder: "DURATION",
       description: "Time between two polls.",
     },

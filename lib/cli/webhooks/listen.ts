@@ -103,6 +103,8 @@ export const listenCommand = leaf({
     forwardTimeout: {
       type: "duration",
       default: 30_000,
+      min: 100,
+      max: 600_000,
       placeholder: "DURATION",
       description: "With --forward-to: how long to wait for the app (then 504).",
     },

@@ -155,6 +155,8 @@ export const rpcCommand = leaf({
     "is in SERVICE_JSON_RPC_ADDRESS; with --http every {} in the child's arguments becomes the address.",
     "The bridge lives as long as the child and exits with its code (128+N when killed by signal N).",
     "Without a child it runs until SIGINT/SIGTERM and prints its address as the first line of stdout.",
+    "With --http the same address takes WebSocket (ws://127.0.0.1:PORT/TOKEN, in SERVICE_JSON_RPC_WS_ADDRESS);",
+    "eth_subscribe (newHeads, logs, newPendingTransactions) works over WebSocket and the socket.",
   ].join("\n"),
   flags,
   acceptsRest: true,
@@ -367,6 +369,7 @@ export const rpcCommand = leaf({
         }
       }
       const env: Record<string, string> = { SERVICE_JSON_RPC_ADDRESS: bridge.address };
+      if (bridge.wsAddress) env.SERVICE_JSON_RPC_WS_ADDRESS = bridge.wsAddress;
       if (f.env) env[f.env] = bridge.address;
       const command = transport === "http" ? rpc.substituteAddress(rest, bridge.address) : rest;
       const takeSignals = ctx.takeSignals;

@@ -1,7 +1,9 @@
 /**
  * Starts the bridge: checks the chain id against the node, builds the
- * dispatcher and serves it over IPC (default) or HTTP. Returns the address a
- * child is given and a `close()` that stops everything. The command
+ * dispatcher and serves it over IPC (default) or HTTP with WebSocket on the
+ * same address; subscriptions live on the stream transports (WebSocket,
+ * IPC). Returns the addresses a child is given and a `close()` that stops
+ * everything. The command
  * (`lib/cli/rpc.ts`) adds credentials, the child and signals.
  *
  * @module
@@ -12,6 +14,8 @@ import { Dispatcher, type Signer } from "./methods.ts";
 import type { Upstream } from "./upstream.ts";
 import { createHttpHandler, serveHttp } from "./http.ts";
 import { serveIpc } from "./ipc.ts";
+import { SubscriptionHub } from "./subscriptions.ts";
+import { createWebSocketHandler } from "./ws.ts";
 
 /** Options of {@linkcode startBridge}. */
 export interface BridgeOptions {
@@ -41,12 +45,18 @@ export interface BridgeOptions {
   allowOrigins?: readonly string[];
   /** Logs refused requests and dropped connections (`--verbose`). */
   log?: (line: string) => void;
+  /** Milliseconds between polls of the node for subscriptions; default 250. */
+  subscriptionPollMs?: number;
 }
 
 /** A running bridge. */
 export interface Bridge {
   /** The address for clients: a socket path, or `http://host:port/token`. */
   address: string;
+  /** With HTTP: the same address as `ws://host:port/token` (WebSocket). */
+  wsAddress?: string;
+  /** The subscriptions of every connection (for in-process use and tests). */
+  hub: SubscriptionHub;
   /** The dispatcher (for in-process use). */
   dispatcher: Dispatcher;
   /** Stops serving, aborts waits on custody, closes upstream connections. */
@@ -86,8 +96,13 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     signer: options.signer,
     signal: stop.signal,
   });
+  const hub = new SubscriptionHub(options.upstream, {
+    pollIntervalMs: options.subscriptionPollMs,
+    onError: (e) => options.log?.(`subscriptions: polling the node failed: ${e}`),
+  });
   const finish = async (closeTransport: () => Promise<void>) => {
     stop.abort(new DOMException("the bridge is stopping", "AbortError"));
+    hub.close();
     await closeTransport();
     options.upstream.close();
   };
@@ -100,11 +115,18 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       allowedHosts: options.allowedHosts,
       allowOrigins: options.allowOrigins,
       onRefused: (why) => options.log?.(`refused an HTTP request: ${why}`),
+      upgrade: createWebSocketHandler({
+        dispatcher,
+        hub,
+        onDropped: (why) => options.log?.(`dropped a WebSocket connection: ${why}`),
+      }),
     });
     const server = await serveHttp(handler, { hostname: host, port: options.port ?? 0 });
     const shownHost = host.includes(":") ? `[${host}]` : host;
     return {
       address: `http://${shownHost}:${server.port}${path}`,
+      wsAddress: `ws://${shownHost}:${server.port}${path}`,
+      hub,
       dispatcher,
       close: () => finish(() => server.close()),
     };
@@ -112,7 +134,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const ipc = await serveIpc({
     dispatcher,
     path: options.ipcPath,
+    hub,
     onDropped: (why) => options.log?.(`dropped an IPC connection: ${why}`),
   });
-  return { address: ipc.path, dispatcher, close: () => finish(() => ipc.close()) };
+  return { address: ipc.path, hub, dispatcher, close: () => finish(() => ipc.close()) };
 }

@@ -86,6 +86,19 @@ export function matchesLog(filter: LogFilter, log: RpcLog): boolean {
   return true;
 }
 
+/** JSON texts of the blocks and logs being fanned out: encoded once, not once per subscriber. */
+const encoded = new WeakMap<object, string>();
+
+function jsonOf(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  let text = encoded.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    encoded.set(value, text);
+  }
+  return text;
+}
+
 /** A new subscription id: 16 random bytes as hex, as geth makes them. */
 function newId(): string {
   return "0x" + toHex(crypto.getRandomValues(new Uint8Array(16)));
@@ -176,7 +189,7 @@ export class SubscriptionSession {
     if (this.#closed || !this.#subs.has(id)) return;
     this.#push(
       `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":${
-        JSON.stringify(result)
+        jsonOf(result)
       }}}`,
     );
   }

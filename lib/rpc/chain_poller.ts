@@ -74,6 +74,8 @@ export class ChainPoller {
   #recent: Seen[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   #busy = false;
+  #placing: Promise<RpcBlock | undefined> | undefined;
+  #filtering: Promise<unknown> | undefined;
   #pendingFilter: string | undefined;
   #stopped = false;
 
@@ -103,13 +105,16 @@ export class ChainPoller {
     };
     try {
       if (this.#recent.length === 0) {
-        const head = await this.#block("latest");
+        // Many subscribers arriving at once share one request for the head.
+        this.#placing ??= this.#block("latest").finally(() => this.#placing = undefined);
+        const head = await this.#placing;
         if (this.#recent.length === 0 && head) this.#recent.push({ block: head, logs: undefined });
       }
       if (listener.wantsPending && this.#pendingFilter === undefined) {
-        this.#pendingFilter = String(
-          await this.#upstream.request("eth_newPendingTransactionFilter"),
-        );
+        this.#filtering ??= this.#upstream.request("eth_newPendingTransactionFilter")
+          .finally(() => this.#filtering = undefined);
+        const id = String(await this.#filtering);
+        this.#pendingFilter ??= id;
       }
     } catch (e) {
       off();

@@ -13,6 +13,8 @@
  *    backpressure work an IPC client took it from 127 MB to 898 MB).
  *
  * Usage: deno run -A scripts/bench/ws_fanout.ts [subscribers=1000] [seconds=10]
+ * `BRIDGE_V8_FLAGS=--max-semi-space-size=4` starts the bridges with those V8 flags
+ * (`DENO_V8_FLAGS`), to compare the default heap sizing with a smaller young generation.
  *
  * @module
  */
@@ -23,6 +25,11 @@ import { rawHandshake, sendText } from "../../tests/support/ws_raw.ts";
 
 const subscribers = Number(Deno.args[0] ?? 1000);
 const seconds = Number(Deno.args[1] ?? 10);
+
+function bridgeEnv(): Record<string, string> {
+  const flags = Deno.env.get("BRIDGE_V8_FLAGS");
+  return flags ? { DENO_V8_FLAGS: flags } : {};
+}
 
 function rssMb(pid: number): number {
   const status = Deno.readTextFileSync(`/proc/${pid}/status`);
@@ -62,7 +69,8 @@ async function subscribe(url: string, n: number): Promise<FanOut> {
     opening.push(
       new Promise<void>((resolve, reject) => {
         ws.onerror = () => reject(new Error(`subscriber ${i} failed`));
-        ws.onopen = () => ws.send('{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}');
+        ws.onopen = () =>
+          ws.send('{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}');
         ws.onmessage = (e) => {
           const m = JSON.parse(e.data);
           if (m.id === 1) return resolve();
@@ -114,7 +122,7 @@ const bridge = await startBridgeProcess([
   "--assetId",
   "ETH",
   "--http",
-]);
+], bridgeEnv());
 const pid = bridge.process.pid;
 const bridgeWs = bridge.address.replace(/^http:/, "ws:");
 const anvilWs = `ws://127.0.0.1:${anvil.port}`;
@@ -152,7 +160,11 @@ try {
   lateness.sort((a, b) => a - b);
   await viaBridge.close();
   await direct.close();
-  console.log(`newHeads fan-out: ${subscribers} subscribers, blocks ${from}..${to}`);
+  console.log(
+    `newHeads fan-out: ${subscribers} subscribers, blocks ${from}..${to}, V8 flags: ${
+      Deno.env.get("BRIDGE_V8_FLAGS") ?? "default"
+    }`,
+  );
   console.table([{
     blocks: to - from + 1,
     anvil_complete_subscribers: okAnvil,
@@ -184,7 +196,7 @@ try {
         anvil.url,
         "--assetId",
         "ETH",
-      ])
+      ], bridgeEnv())
       : bridge;
     const p = b.process.pid;
     const before = rssMb(p);

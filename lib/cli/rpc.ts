@@ -31,7 +31,7 @@ const flags = {
     env: "SERVICE_RPC_URL",
     placeholder: "URL",
     description:
-      "The node reads are sent to: http(s) URL or IPC socket path (default: a public node of a known --chainId).",
+      "The node reads are sent to: http(s) or ws(s) URL or IPC socket path (default: a public node of a known --chainId).",
   },
   assetId: {
     type: "string",

@@ -15,6 +15,8 @@ import type { Upstream } from "./upstream.ts";
 import { createHttpHandler, serveHttp } from "./http.ts";
 import { serveIpc } from "./ipc.ts";
 import { SubscriptionHub } from "./subscriptions.ts";
+import { NodeStream, WsUpstreamClient } from "./node_stream.ts";
+import { IpcUpstreamClient } from "./ipc_upstream.ts";
 import { createWebSocketHandler } from "./ws.ts";
 
 /** Options of {@linkcode startBridge}. */
@@ -96,7 +98,14 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     signer: options.signer,
     signal: stop.signal,
   });
+  // A node with a push channel (WebSocket, IPC) serves subscriptions itself.
+  const push = options.upstream instanceof WsUpstreamClient
+    ? options.upstream.stream
+    : options.upstream instanceof IpcUpstreamClient
+    ? new NodeStream(options.upstream.url)
+    : undefined;
   const hub = new SubscriptionHub(options.upstream, {
+    push,
     pollIntervalMs: options.subscriptionPollMs,
     onError: (e) => options.log?.(`subscriptions: polling the node failed: ${e}`),
   });

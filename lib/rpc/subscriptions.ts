@@ -2,7 +2,9 @@
  * `eth_subscribe` / `eth_unsubscribe` on the stream transports (WebSocket and
  * IPC): `newHeads`, `logs` (address/topics filter, geth's matching rules)
  * and `newPendingTransactions`. A {@linkcode SubscriptionHub} (one per bridge)
- * feeds every subscription from one {@linkcode ChainPoller} on the node; each
+ * passes each subscription through to the node when it offers a push channel
+ * (a WebSocket or IPC node: one `NodeStream`), else feeds every
+ * subscription from one {@linkcode ChainPoller} on the node; each
  * connection has a {@linkcode SubscriptionSession} that owns its
  * subscriptions and pushes notifications shaped as geth and anvil push them:
  * `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":ID,"result":…}}`.
@@ -17,6 +19,7 @@ import { type ChainListener, ChainPoller, type RpcBlock, type RpcLog } from "./c
 import type { LocalMethod } from "./methods.ts";
 import { RpcError, RpcErrorCode } from "./protocol.ts";
 import type { Upstream } from "./upstream.ts";
+import { NodeRpcError, type NodeStream } from "./node_stream.ts";
 
 /** The subscription kinds served. */
 export const SUBSCRIPTION_KINDS: readonly string[] = ["newHeads", "logs", "newPendingTransactions"];
@@ -110,19 +113,37 @@ export interface SubscriptionHubOptions {
   pollIntervalMs?: number;
   /** Called when a poll of the node fails (for `--verbose`). */
   onError?(error: unknown): void;
+  /** The node's push channel: subscriptions are passed through it instead of polling. */
+  push?: NodeStream;
 }
 
 /** Every subscription of a bridge, fed from one poller on the node. */
 export class SubscriptionHub {
   readonly #poller: ChainPoller;
+  readonly #push: NodeStream | undefined;
   readonly #sessions = new Set<SubscriptionSession>();
+  /** What to do when the node drops a passed-through subscription, by the node's id. */
+  readonly #lost = new Map<string, () => void>();
 
-  /** Creates a hub polling `upstream`. */
+  /** Creates a hub polling `upstream` (or passing through to `options.push`). */
   constructor(upstream: Upstream, options: SubscriptionHubOptions = {}) {
     this.#poller = new ChainPoller(upstream, {
       intervalMs: options.pollIntervalMs,
       onError: options.onError,
     });
+    this.#push = options.push;
+    if (this.#push) {
+      this.#push.onLost = (nodeId) => {
+        const end = this.#lost.get(nodeId);
+        this.#lost.delete(nodeId);
+        end?.();
+      };
+    }
+  }
+
+  /** Subscriptions passed through to the node (a test seam). */
+  get nodeSubscriptions(): number {
+    return this.#push?.subscriptions ?? 0;
   }
 
   /** Open sessions (a test seam: 0 once every connection closed). */
@@ -147,7 +168,12 @@ export class SubscriptionHub {
    * it. Close the session when the connection ends.
    */
   session(push: (text: string) => void): SubscriptionSession {
-    const s = new SubscriptionSession(this.#poller, push, () => this.#sessions.delete(s));
+    const s = new SubscriptionSession(
+      this.#poller,
+      push,
+      () => this.#sessions.delete(s),
+      this.#push && { stream: this.#push, lost: this.#lost },
+    );
     this.#sessions.add(s);
     return s;
   }
@@ -156,6 +182,7 @@ export class SubscriptionHub {
   close(): void {
     for (const s of [...this.#sessions]) s.close();
     this.#poller.close();
+    this.#push?.close();
   }
 }
 
@@ -165,13 +192,20 @@ export class SubscriptionSession {
   readonly #push: (text: string) => void;
   readonly #onClose: () => void;
   readonly #subs = new Map<string, () => void>();
+  readonly #node: { stream: NodeStream; lost: Map<string, () => void> } | undefined;
   #closed = false;
 
   /** Use {@linkcode SubscriptionHub.session}. */
-  constructor(poller: ChainPoller, push: (text: string) => void, onClose: () => void) {
+  constructor(
+    poller: ChainPoller,
+    push: (text: string) => void,
+    onClose: () => void,
+    node?: { stream: NodeStream; lost: Map<string, () => void> },
+  ) {
     this.#poller = poller;
     this.#push = push;
     this.#onClose = onClose;
+    this.#node = node;
   }
 
   /** How many subscriptions are live. */
@@ -199,6 +233,7 @@ export class SubscriptionSession {
     if (this.#closed) throw new RpcError(RpcErrorCode.internal, "The connection is closing.");
     const [kind, option] = params;
     const id = newId();
+    if (this.#node) return await this.#passThrough(id, params);
     let listener: ChainListener;
     if (kind === "newHeads") {
       listener = { onBlock: (block) => this.#notify(id, block) };
@@ -248,6 +283,37 @@ export class SubscriptionSession {
     }
     if (this.#closed || !this.#subs.has(id)) off();
     else this.#subs.set(id, off);
+    return id;
+  }
+
+  /** Subscribes on the node's own push channel; its notifications are relayed under `id`. */
+  async #passThrough(id: string, params: unknown[]): Promise<string> {
+    const { stream, lost } = this.#node!;
+    this.#subs.set(id, () => {});
+    let nodeId: string;
+    try {
+      nodeId = await stream.subscribe(params, (result) => this.#notify(id, result));
+    } catch (e) {
+      this.#subs.delete(id);
+      if (e instanceof NodeRpcError) {
+        throw new RpcError(e.error.code, e.error.message, e.error.data);
+      }
+      throw new RpcError(
+        RpcErrorCode.server,
+        `eth_subscribe: the node could not be reached (${e instanceof Error ? e.message : e}).`,
+      );
+    }
+    const off = () => {
+      lost.delete(nodeId);
+      stream.unsubscribe(nodeId);
+    };
+    if (this.#closed || !this.#subs.has(id)) {
+      off();
+      return id;
+    }
+    this.#subs.set(id, off);
+    // The node dropped its connection: the subscription is over.
+    lost.set(nodeId, () => this.#subs.delete(id));
     return id;
   }
 

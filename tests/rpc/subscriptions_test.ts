@@ -394,3 +394,59 @@ Deno.test("WebSocket backpressure: a client that never reads is dropped with clo
     upstream.close();
   }
 });
+
+Deno.test("a node with a push channel (ws:// or IPC) serves subscriptions itself: passed through", async () => {
+  const dir = await Deno.makeTempDir();
+  const nodeIpc = `${dir}/anvil.ipc`;
+  const pushNode = await startAnvil(["--ipc", nodeIpc]);
+  for (let i = 0; i < 100 && !(await Deno.lstat(nodeIpc).catch(() => undefined)); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const mine = () =>
+    fetch(pushNode.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"jsonrpc":"2.0","id":1,"method":"evm_mine"}',
+    }).then((r) => r.text());
+  try {
+    for (const rpcUrl of [`ws://127.0.0.1:${pushNode.port}`, nodeIpc]) {
+      const bridge = await startBridge({
+        upstream: connectUpstream(rpcUrl),
+        chainId: 31337n,
+        clientVersion: "test",
+        transport: "http",
+        subscriptionPollMs: 3_600_000, // polling would never deliver within the test
+      });
+      const ws = await WsRpc.connect(bridge.wsAddress!);
+      const direct = await WsRpc.connect(`ws://127.0.0.1:${pushNode.port}`);
+      try {
+        // reads and batches go to the node too
+        assert.equal(await ws.request("eth_chainId"), "0x7a69");
+        const batch = await ws.raw([
+          { jsonrpc: "2.0", id: "a", method: "eth_blockNumber" },
+          { jsonrpc: "2.0", id: "b", method: "eth_getBalance", params: [A0, "latest"] },
+        ], "batch") as { id: string }[];
+        assert.deepEqual(batch.map((x) => x.id), ["a", "b"]);
+        const ours = await ws.request("eth_subscribe", ["newHeads"]) as string;
+        const theirs = await direct.request("eth_subscribe", ["newHeads"]) as string;
+        assert.equal(bridge.hub.nodeSubscriptions, 1, rpcUrl);
+        assert.equal(bridge.hub.pollerListeners, 0, "nothing polls");
+        await mine();
+        assert.deepEqual(await ws.next(ours), await direct.next(theirs));
+        // the node's own errors come back as the node gave them
+        const bad = await ws.call("eth_subscribe", ["noSuchKind"]);
+        assert.ok((bad.error as { code: number }).code < 0);
+        await ws.close();
+        await until(() => bridge.hub.sessions === 0, "session released");
+        assert.equal(bridge.hub.nodeSubscriptions, 0, "unsubscribed on the node");
+      } finally {
+        await ws.close();
+        await direct.close();
+        await bridge.close();
+      }
+    }
+  } finally {
+    await pushNode.stop();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});

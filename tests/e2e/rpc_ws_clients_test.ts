@@ -9,7 +9,7 @@
  * transaction list grows) and to come from the vault address on chain.
  */
 import assert from "node:assert/strict";
-import { foundryBin } from "../support/tools.ts";
+import { foundryBin, runCli } from "../support/tools.ts";
 import type { BridgeProcess } from "../support/rpc.ts";
 import { anvilCall, type Stack, startStack, VAULT0, VAULT1 } from "../support/rpc_stack.ts";
 import { loadCredentials, PlatformClient } from "../../lib/platform/mod.ts";
@@ -231,4 +231,35 @@ Deno.test("cast with the ws:// address: reads and send --unlocked from the vault
   assert.equal(receipt.status, "0x1");
   assert.equal(await fromOnChain(receipt.transactionHash), VAULT0.toLowerCase());
   assert.equal(await platformTransactions(), platformBefore + 1);
+});
+
+Deno.test("the child gets the WebSocket address in SERVICE_JSON_RPC_WS_ADDRESS (with --http only)", async () => {
+  const cast = foundryBin("cast");
+  const script =
+    `"${cast}" block-number --rpc-url "$SERVICE_JSON_RPC_WS_ADDRESS" && echo "ws=$SERVICE_JSON_RPC_WS_ADDRESS http=$SERVICE_JSON_RPC_ADDRESS"`;
+  const r = await runCli(
+    ["rpc", "--http", "--vaultAccountIds", "0", "--", "sh", "-c", script],
+    { env: stack.env },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const [block, addresses] = r.stdout.trim().split("\n");
+  assert.match(block, /^\d+$/);
+  const m = addresses.match(/^ws=(ws:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}) http=(\S+)$/);
+  assert.ok(m, addresses);
+  assert.equal(m[1], m[2].replace(/^http:/, "ws:"));
+  // over IPC there is no WebSocket address
+  const ipcRun = await runCli(
+    [
+      "rpc",
+      "--vaultAccountIds",
+      "0",
+      "--",
+      "sh",
+      "-c",
+      'echo "ws=${SERVICE_JSON_RPC_WS_ADDRESS-unset}"',
+    ],
+    { env: stack.env },
+  );
+  assert.equal(ipcRun.code, 0, ipcRun.stderr);
+  assert.equal(ipcRun.stdout.trim(), "ws=unset");
 });

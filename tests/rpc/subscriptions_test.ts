@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { encodeFunctionData, pad, toEventSelector } from "viem";
 import { type Anvil, startAnvil } from "../support/tools.ts";
-import { httpRpc } from "../support/rpc.ts";
+import { httpRpc, IpcClient } from "../support/rpc.ts";
 import { IpcRpc, WsRpc } from "../support/ws_client.ts";
 import { rawHandshake, readUntilClose, sendText } from "../support/ws_raw.ts";
 import { type Bridge, connectUpstream, startBridge } from "../../lib/rpc/mod.ts";
@@ -448,5 +448,46 @@ Deno.test("a node with a push channel (ws:// or IPC) serves subscriptions itself
   } finally {
     await pushNode.stop();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("an IPC subscriber that does not read its notifications is dropped, its subscription ended", async () => {
+  const upstream = connectUpstream(anvil.url);
+  const dispatcher = new Dispatcher({ upstream, chainId: 31337n, clientVersion: "t" });
+  const hub = new SubscriptionHub(upstream, { pollIntervalMs: 20 });
+  let dropped!: (reason: string) => void;
+  const droppedReason = new Promise<string>((r) => dropped = r);
+  const server = await serveIpc({
+    dispatcher,
+    hub,
+    maxUnsentBytes: 16 * 1024,
+    onDropped: (reason) => dropped(reason),
+  });
+  const c = await IpcClient.connect(server.path);
+  try {
+    await c.write('{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}');
+    assert.match((await c.readLine())!, /"result":"0x[0-9a-f]{32}"/);
+    assert.equal(hub.subscriptions, 1);
+    // From here on the client never reads: the notifications of many blocks (~1.6 KB each)
+    // fill the socket and then the bridge's bound.
+    let gaveUp = false;
+    droppedReason.then(() => gaveUp = true);
+    for (let i = 0; i < 50 && !gaveUp; i++) {
+      await node("anvil_mine", ["0x40"]);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(gaveUp, "the bridge kept buffering for a subscriber that does not read");
+    assert.match(await droppedReason, /client too slow: over 16384 bytes/);
+    await until(() => hub.sessions === 0, "session released");
+    assert.equal(hub.subscriptions, 0);
+    assert.equal(hub.pollerListeners, 0);
+    // the bridge closed the socket: reading ends after what was already sent
+    const buf = new Uint8Array(1 << 20);
+    while ((await c.conn.read(buf)) !== null) { /* drain */ }
+  } finally {
+    c.close();
+    await server.close();
+    hub.close();
+    upstream.close();
   }
 });

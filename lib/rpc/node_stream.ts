@@ -35,6 +35,8 @@ export class NodeStream {
   #nextId = 1;
   readonly #pending = new Map<number, Pending>();
   readonly #subscribers = new Map<string, (result: unknown) => void>();
+  /** Milliseconds a request may wait for its answer; default 120000 (as over HTTP). */
+  timeoutMs = 120_000;
   /** Called for each subscription the node dropped with the connection. */
   onLost: ((nodeId: string) => void) | undefined;
 
@@ -158,11 +160,21 @@ export class NodeStream {
       return undefined;
     }
     const firstId = originals.keys().next().value as number;
-    const answer = new Promise<unknown>((resolve, reject) =>
-      this.#pending.set(firstId, { resolve, reject })
-    );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const answer = new Promise<unknown>((resolve, reject) => {
+      this.#pending.set(firstId, { resolve, reject });
+      timer = setTimeout(() => {
+        this.#pending.delete(firstId);
+        reject(new UpstreamError(`no answer from the node within ${this.timeoutMs} ms`));
+      }, this.timeoutMs);
+    });
     channel.send(JSON.stringify(Array.isArray(message) ? wire : wire[0]));
-    const got = await answer;
+    let got: unknown;
+    try {
+      got = await answer;
+    } finally {
+      clearTimeout(timer);
+    }
     const restore = (a: unknown) => {
       if (a && typeof a === "object" && typeof (a as { id?: unknown }).id === "number") {
         const id = (a as { id: number }).id;

@@ -32,7 +32,7 @@ const flags = {
     env: "SERVICE_RPC_URL",
     placeholder: "URL",
     description:
-      "The node reads are sent to: http(s) URL or IPC socket path (default: a public node of a known --chainId).",
+      "The node reads are sent to: http(s) or ws(s) URL or IPC socket path (default: a public node of a known --chainId).",
   },
   assetId: {
     type: "string",
@@ -176,6 +176,9 @@ export const rpcCommand = leaf({
     "SIGINT/SIGTERM/SIGHUP go to the child's whole process group (unless stdin is a terminal).",
     "Without a child it runs until SIGINT/SIGTERM, prints its address as the first line of stdout",
     "and a banner (chain, asset, accounts, addresses) on stderr.",
+    "With --http the same address takes WebSocket (ws://127.0.0.1:PORT/TOKEN, in",
+    "SERVICE_JSON_RPC_WS_ADDRESS); eth_subscribe (newHeads, logs, newPendingTransactions) works over",
+    "WebSocket and the socket.",
   ].join("\n"),
   flags,
   acceptsRest: true,
@@ -402,6 +405,7 @@ export const rpcCommand = leaf({
         }
       }
       const env: Record<string, string> = { SERVICE_JSON_RPC_ADDRESS: bridge.address };
+      if (bridge.wsAddress) env.SERVICE_JSON_RPC_WS_ADDRESS = bridge.wsAddress;
       if (f.env) env[f.env] = bridge.address;
       const command = rpc.substituteAddress(rest, bridge.address);
       const takeSignals = ctx.takeSignals;

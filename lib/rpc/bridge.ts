@@ -1,7 +1,9 @@
 /**
  * Starts the bridge: checks the chain id against the node, builds the
- * dispatcher and serves it over IPC (default) or HTTP. Returns the address a
- * child is given and a `close()` that stops everything. The command
+ * dispatcher and serves it over IPC (default) or HTTP with WebSocket on the
+ * same address; subscriptions live on the stream transports (WebSocket,
+ * IPC). Returns the addresses a child is given and a `close()` that stops
+ * everything. The command
  * (`lib/cli/rpc.ts`) adds credentials, the child and signals.
  *
  * @module
@@ -12,6 +14,10 @@ import { Dispatcher, type Signer } from "./methods.ts";
 import type { Upstream } from "./upstream.ts";
 import { createHttpHandler, serveHttp } from "./http.ts";
 import { serveIpc } from "./ipc.ts";
+import { SubscriptionHub } from "./subscriptions.ts";
+import { NodeStream, WsUpstreamClient } from "./node_stream.ts";
+import { IpcUpstreamClient } from "./ipc_upstream.ts";
+import { createWebSocketHandler } from "./ws.ts";
 
 /** Options of {@linkcode startBridge}. */
 export interface BridgeOptions {
@@ -43,6 +49,8 @@ export interface BridgeOptions {
   maxBatch?: number;
   /** Logs refused requests and dropped connections (`--verbose`). */
   log?: (line: string) => void;
+  /** Milliseconds between polls of the node for subscriptions; default 250. */
+  subscriptionPollMs?: number;
 }
 
 /** A running bridge. */
@@ -54,6 +62,8 @@ export interface Bridge {
    * (shown in the banner and given to the child); absent otherwise.
    */
   wsAddress?: string;
+  /** The subscriptions of every connection (for in-process use and tests). */
+  hub: SubscriptionHub;
   /** The dispatcher (for in-process use). */
   dispatcher: Dispatcher;
   /** Stops serving, aborts waits on custody, closes upstream connections. */
@@ -94,8 +104,20 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     signal: stop.signal,
     maxBatch: options.maxBatch,
   });
+  // A node with a push channel (WebSocket, IPC) serves subscriptions itself.
+  const push = options.upstream instanceof WsUpstreamClient
+    ? options.upstream.stream
+    : options.upstream instanceof IpcUpstreamClient
+    ? new NodeStream(options.upstream.url)
+    : undefined;
+  const hub = new SubscriptionHub(options.upstream, {
+    push,
+    pollIntervalMs: options.subscriptionPollMs,
+    onError: (e) => options.log?.(`subscriptions: polling the node failed: ${e}`),
+  });
   const finish = async (closeTransport: () => Promise<void>) => {
     stop.abort(new DOMException("the bridge is stopping", "AbortError"));
+    hub.close();
     await closeTransport();
     options.upstream.close();
   };
@@ -108,11 +130,18 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       allowedHosts: options.allowedHosts,
       allowOrigins: options.allowOrigins,
       onRefused: (why) => options.log?.(`refused an HTTP request: ${why}`),
+      upgrade: createWebSocketHandler({
+        dispatcher,
+        hub,
+        onDropped: (why) => options.log?.(`dropped a WebSocket connection: ${why}`),
+      }),
     });
     const server = await serveHttp(handler, { hostname: host, port: options.port ?? 0 });
     const shownHost = host.includes(":") ? `[${host}]` : host;
     return {
       address: `http://${shownHost}:${server.port}${path}`,
+      wsAddress: `ws://${shownHost}:${server.port}${path}`,
+      hub,
       dispatcher,
       close: () => finish(() => server.close()),
     };
@@ -120,7 +149,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const ipc = await serveIpc({
     dispatcher,
     path: options.ipcPath,
+    hub,
     onDropped: (why) => options.log?.(`dropped an IPC connection: ${why}`),
   });
-  return { address: ipc.path, dispatcher, close: () => finish(() => ipc.close()) };
+  return { address: ipc.path, hub, dispatcher, close: () => finish(() => ipc.close()) };
 }

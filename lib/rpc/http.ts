@@ -3,7 +3,8 @@
  * the path token, refuses browser attacks (a `Host` that is not a loopback
  * name, i.e. DNS rebinding; an `Origin` that was not allowed, i.e. a web
  * page), enforces the body limit, and answers JSON-RPC errors as JSON, never
- * HTML. {@linkcode serveHttp} wires it to `Deno.serve`.
+ * HTML. A WebSocket upgrade that passes the same checks goes to the
+ * `upgrade` handler (`ws.ts`). {@linkcode serveHttp} wires it to `Deno.serve`.
  *
  * @module
  */
@@ -29,6 +30,11 @@ export interface HttpHandlerOptions {
   maxBodyBytes?: number;
   /** Called for each refused request (for `--verbose` logs). */
   onRefused?: (reason: string) => void;
+  /**
+   * Answers a WebSocket upgrade that passed the same checks (see `ws.ts`);
+   * without it an upgrade is refused as any non-POST request.
+   */
+  upgrade?: (request: Request) => Response;
 }
 
 const JSON_HEADERS = { "content-type": "application/json" };
@@ -111,6 +117,9 @@ export function createHttpHandler(
         RpcErrorCode.invalidRequest,
         "Not found: use the exact address the bridge printed (it includes a per-run path).",
       );
+    }
+    if (options.upgrade && request.headers.get("upgrade")?.toLowerCase() === "websocket") {
+      return options.upgrade(request);
     }
     if (request.method === "OPTIONS" && cors) {
       return new Response(null, {

@@ -7,6 +7,13 @@
  * taken over. Garbage on a connection is answered with -32700 and that
  * connection is dropped; the server keeps serving the others.
  *
+ * The socket is a stream, so subscriptions push their notifications on it
+ * (`eth_subscribe`, as geth and anvil do). Backpressure: while a
+ * connection's unsent answers exceed a bound (or too many of its requests
+ * are in flight), the server stops reading from it, so a client that sends
+ * without reading fills its own socket buffer, not the bridge's memory; a
+ * subscriber that does not read its notifications is dropped.
+ *
  * @module
  */
 
@@ -14,6 +21,13 @@ import { SocketInUseError, SocketPathError } from "./errors.ts";
 import { FramingError, JsonStreamDecoder } from "./json_stream.ts";
 import type { Dispatcher } from "./methods.ts";
 import { RpcErrorCode } from "./protocol.ts";
+import type { SubscriptionHub } from "./subscriptions.ts";
+
+/** Default bound of unsent answer bytes per connection before reading pauses: 4 MiB. */
+export const DEFAULT_IPC_MAX_UNSENT_BYTES = 4 * 1024 * 1024;
+
+/** Default bound of requests in flight per connection before reading pauses. */
+export const DEFAULT_IPC_MAX_INFLIGHT = 1024;
 
 /** Options of {@linkcode serveIpc}. */
 export interface IpcOptions {
@@ -25,6 +39,17 @@ export interface IpcOptions {
   maxFrameBytes?: number;
   /** Called for each dropped connection (for `--verbose` logs). */
   onDropped?: (reason: string) => void;
+  /** Subscriptions; without it `eth_subscribe` answers -32601. */
+  hub?: SubscriptionHub;
+  /** Unsent bytes above which reading pauses (and a notification drops the connection). */
+  maxUnsentBytes?: number;
+  /** Requests in flight above which reading pauses. */
+  maxInflight?: number;
+  /**
+   * A test seam: called each time reading from a connection pauses, with
+   * its unsent bytes and requests in flight at that moment.
+   */
+  onPause?: (state: { unsentBytes: number; inflight: number }) => void;
 }
 
 /** A running IPC transport. */
@@ -97,25 +122,62 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
   const conns = new Set<Deno.Conn>();
   let closed = false;
 
+  const maxUnsent = options.maxUnsentBytes ?? DEFAULT_IPC_MAX_UNSENT_BYTES;
+  const maxInflight = options.maxInflight ?? DEFAULT_IPC_MAX_INFLIGHT;
   const serveConn = async (conn: Deno.Conn) => {
     const frames = new JsonStreamDecoder({ maxFrameBytes: options.maxFrameBytes });
     let writes: Promise<void> = Promise.resolve();
     let alive = true;
+    let unsent = 0;
     const inflight = new Set<Promise<void>>();
+    /** Resolves the read loop's wait once the connection may be read again. */
+    let resume: (() => void) | undefined;
+    const wake = () => {
+      if (resume && unsent <= maxUnsent && inflight.size < maxInflight) {
+        const r = resume;
+        resume = undefined;
+        r();
+      }
+    };
     const write = (text: string) => {
       const line = text.includes("\n") || text.includes("\r")
         ? text.replace(/[\r\n]/g, "") // JSON strings never hold raw newlines: only whitespace goes
         : text;
       const bytes = encoder.encode(line + "\n");
+      unsent += bytes.length;
       writes = writes.then(async () => {
         if (!alive) return;
         let o = 0;
         while (o < bytes.length) o += await conn.write(bytes.subarray(o));
       }).catch(() => {
         alive = false;
+      }).finally(() => {
+        unsent -= bytes.length;
+        wake();
       });
       return writes;
     };
+    const close = () => {
+      alive = false;
+      session?.close();
+      try {
+        conn.close();
+      } catch { /* closed */ }
+      resume?.();
+    };
+    const push = (text: string) => {
+      if (!alive) return;
+      if (unsent > maxUnsent) {
+        options.onDropped?.(
+          `client too slow: over ${maxUnsent} bytes of answers and notifications unread`,
+        );
+        close();
+        return;
+      }
+      write(text);
+    };
+    const session = options.hub?.session(push);
+    const extra = session?.methods;
     const drop = async (reason: string) => {
       options.onDropped?.(reason);
       await write(JSON.stringify({
@@ -123,14 +185,19 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
         id: null,
         error: { code: RpcErrorCode.parseError, message: `Parse error: ${reason}.` },
       }));
-      alive = false;
-      try {
-        conn.close();
-      } catch { /* closed */ }
+      close();
     };
     const buf = new Uint8Array(256 * 1024);
     try {
       while (alive) {
+        if (unsent > maxUnsent || inflight.size >= maxInflight) {
+          options.onPause?.({ unsentBytes: unsent, inflight: inflight.size });
+          await new Promise<void>((r) => {
+            resume = r;
+            wake();
+          });
+          continue;
+        }
         const n = await conn.read(buf);
         if (n === null) break;
         let found: Uint8Array[];
@@ -149,11 +216,14 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
             await drop("a message is not valid JSON");
             return;
           }
-          const p: Promise<void> = options.dispatcher.handleValue(value, text).then(
+          const p: Promise<void> = options.dispatcher.handleValue(value, text, extra).then(
             async (answer) => {
               if (answer !== undefined && alive) await write(answer);
             },
-          ).finally(() => inflight.delete(p));
+          ).finally(() => {
+            inflight.delete(p);
+            wake();
+          });
           inflight.add(p);
         }
       }
@@ -163,11 +233,8 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
       // The peer may have half-closed after its last request: answer what is in flight.
       while (alive && inflight.size) await Promise.all([...inflight]);
       await writes;
-      alive = false;
+      close();
       conns.delete(conn);
-      try {
-        conn.close();
-      } catch { /* closed */ }
     }
   };
 

@@ -11,6 +11,7 @@
 import { ConnectionPool } from "./connection_pool.ts";
 import { JsonStreamDecoder } from "./json_stream.ts";
 import { Upstream, UpstreamClient, UpstreamError } from "./upstream.ts";
+import { WsUpstreamClient } from "./node_stream.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -143,10 +144,14 @@ export class IpcUpstreamClient extends Upstream {
 
 /**
  * The client for a `--rpcUrl`: an IPC socket for a path (`/…`, `./…`,
- * `file://…`, or a name ending in `.ipc`), else HTTP(S). Throws `TypeError`
- * for anything else.
+ * `file://…`, or a name ending in `.ipc`), a WebSocket for `ws://` and
+ * `wss://`, else HTTP(S). Throws `TypeError` for anything else.
  */
 export function connectUpstream(url: string): Upstream {
+  if (/^wss?:\/\//i.test(url)) {
+    new URL(url); // a TypeError for a malformed URL
+    return new WsUpstreamClient(url);
+  }
   if (url.startsWith("file://")) return new IpcUpstreamClient(new URL(url).pathname);
   if (
     url.startsWith("/") || url.startsWith("./") || url.startsWith("../") || url.endsWith(".ipc")

@@ -182,11 +182,11 @@ export const LOCAL_METHODS: Readonly<Record<string, LocalMethod>> = {
   eth_signTypedData: signTypedData("eth_signTypedData"),
   eth_signTypedData_v3: signTypedData("eth_signTypedData_v3"),
   eth_signTypedData_v4: signTypedData("eth_signTypedData_v4"),
-  // Subscriptions need a push channel from the node per client: not offered.
+  // Subscriptions live on a stream connection (WebSocket, IPC), which passes its own methods.
   eth_subscribe: () => {
     throw new RpcError(
       RpcErrorCode.methodNotFound,
-      "eth_subscribe is not supported by this bridge: use polling (eth_newFilter + eth_getFilterChanges, or your library's polling mode).",
+      "eth_subscribe needs a stream connection: use the WebSocket address (ws://…) or the IPC socket, or poll (eth_newFilter + eth_getFilterChanges).",
     );
   },
   eth_unsubscribe: () => false,
@@ -208,6 +208,15 @@ export const LOCAL_METHODS: Readonly<Record<string, LocalMethod>> = {
     );
   },
 };
+
+/** The connection's own method, else the table's, else `undefined` (pass-through). */
+function localMethod(
+  method: string,
+  extra: Readonly<Record<string, LocalMethod>> | undefined,
+): LocalMethod | undefined {
+  if (extra && Object.hasOwn(extra, method)) return extra[method];
+  return Object.hasOwn(LOCAL_METHODS, method) ? LOCAL_METHODS[method] : undefined;
+}
 
 /**
  * Signing and key-management methods never go to the node, which may hold
@@ -285,17 +294,20 @@ export class Dispatcher {
    * rebuilt with the bridge's own id (`upstreamRequest`), answered with the
    * caller's id and the node's result or error (`answerText`/`answerFrom`).
    * `_text` (the message's text) is accepted for the transports' sake and not
-   * needed.
+   * needed; `extra` are methods of the connection (its subscriptions) that
+   * take precedence over the table.
    */
-  async handleValue(value: unknown, _text?: string): Promise<string | undefined> {
+  async handleValue(
+    value: unknown,
+    _text?: string,
+    extra?: Readonly<Record<string, LocalMethod>>,
+  ): Promise<string | undefined> {
     const parsed: ParsedMessage = classify(value, this.maxBatch);
     if (parsed.kind === "error") return errorText(null, parsed.error);
     if (parsed.kind === "single") {
       const { request, id } = parsed;
       if (request instanceof RpcError) return errorText(id, request);
-      const local = Object.hasOwn(LOCAL_METHODS, request.method)
-        ? LOCAL_METHODS[request.method]
-        : undefined;
+      const local = localMethod(request.method, extra);
       if (local) {
         const response = await this.#local(local, request);
         return isNotification(request) ? undefined : JSON.stringify(response);
@@ -314,7 +326,7 @@ export class Dispatcher {
       if (isNotification(request)) return undefined;
       return answer;
     }
-    const responses = await this.#batch(parsed.items);
+    const responses = await this.#batch(parsed.items, extra);
     return responses.length ? JSON.stringify(responses) : undefined;
   }
 
@@ -327,7 +339,10 @@ export class Dispatcher {
     }
   }
 
-  async #batch(items: { request: RpcRequest | RpcError; id: RpcId }[]): Promise<RpcResponse[]> {
+  async #batch(
+    items: { request: RpcRequest | RpcError; id: RpcId }[],
+    extra: Readonly<Record<string, LocalMethod>> | undefined,
+  ): Promise<RpcResponse[]> {
     const out: (RpcResponse | undefined)[] = new Array(items.length);
     const remote: { index: number; request: RpcRequest }[] = [];
     const pending: Promise<void>[] = [];
@@ -336,9 +351,7 @@ export class Dispatcher {
         out[index] = failure(id, request);
         return;
       }
-      const local = Object.hasOwn(LOCAL_METHODS, request.method)
-        ? LOCAL_METHODS[request.method]
-        : undefined;
+      const local = localMethod(request.method, extra);
       if (local) {
         pending.push(
           this.#local(local, request).then((r) => {

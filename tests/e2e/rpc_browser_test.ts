@@ -2,8 +2,9 @@
  * A real browser (Debian chromium driven by playwright-core) opens a page
  * served on another local port; the page's script POSTs eth_sendTransaction
  * to the bridge's HTTP address, both as a CORS request and as a "simple"
- * no-cors request that needs no preflight. The bridge refuses both (Origin
- * check) and nothing reaches the platform.
+ * no-cors request that needs no preflight, and opens the same address as a
+ * WebSocket. The bridge refuses all three (Origin check; the WebSocket before
+ * the upgrade completes) and nothing reaches the platform.
  */
 import assert from "node:assert/strict";
 import type { BridgeProcess } from "../support/rpc.ts";
@@ -61,6 +62,18 @@ Deno.test({
             const r = await fetch(target, {method:"POST", mode:"no-cors", headers:{"content-type":"text/plain"}, body});
             window.results.simple = "opaque " + r.type;
           } catch (e) { window.results.simple = "blocked: " + e.message; }
+          // the same address as a WebSocket: refused before the upgrade completes
+          window.results.ws = await new Promise((resolve) => {
+            const ws = new WebSocket(target.replace(/^http:/, "ws:"));
+            let opened = false;
+            ws.onopen = () => {
+              opened = true;
+              ws.send(JSON.stringify({jsonrpc:"2.0", id:2, method:"eth_sendTransaction",
+                params:[{from:"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", to:"0x70997970C51812dc3A010C7d01b50e0d17dc79C8", value:"0x1"}]}));
+            };
+            ws.onmessage = (e) => resolve("answered " + e.data);
+            ws.onclose = (e) => resolve((opened ? "opened, closed " : "never opened, closed ") + e.code);
+          });
           window.done = true;
         })();
         </script></body></html>`,
@@ -97,13 +110,15 @@ Deno.test({
       // The CORS request is refused by the bridge (403 without CORS headers: the page cannot read it).
       assert.match(results.cors, /^blocked:/);
       assert.equal(results.simple, "opaque opaque");
+      // the WebSocket handshake got the same 403: the page never had an open socket
+      assert.equal(results.ws, "never opened, closed 1006");
       // the bridge logs each refusal as it answers; wait for both lines rather than a fixed time
       const refusals = () => bridge!.stderr().match(/refused an HTTP request: .*Origin/g) ?? [];
-      for (let i = 0; i < 400 && refusals().length < 2; i++) {
+      for (let i = 0; i < 400 && refusals().length < 3; i++) {
         await new Promise((r) => setTimeout(r, 25));
       }
       const refused = refusals();
-      assert.equal(refused.length, 2, bridge.stderr());
+      assert.equal(refused.length, 3, bridge.stderr());
       assert.ok(!bridge.stderr().includes("platform transaction"));
       assert.equal(await countTransactions(), txBefore, "no platform transaction was created");
       assert.equal(

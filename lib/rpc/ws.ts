@@ -1,0 +1,152 @@
+/**
+ * The WebSocket transport on the HTTP address: after the HTTP handler's
+ * token, `Host` and `Origin` checks (so a web page is refused before the
+ * upgrade completes), a request with `Upgrade: websocket` becomes a JSON-RPC
+ * connection: one text message per request (single or batch), answered by
+ * the same dispatcher as HTTP, plus `eth_subscribe` / `eth_unsubscribe`
+ * pushing notifications on that connection. A WebSocket cannot be paused
+ * from here, so backpressure is a bound: a client whose unread answers and
+ * notifications exceed it gets nothing more (its subscriptions end at once)
+ * and is disconnected with close code 1008 and a reason saying so once what
+ * was already queued has drained (at most 30 s later), instead of being
+ * buffered for ever.
+ *
+ * @module
+ */
+
+import type { Dispatcher } from "./methods.ts";
+import { RpcErrorCode } from "./protocol.ts";
+import type { SubscriptionHub } from "./subscriptions.ts";
+
+/** Default bound of unsent bytes per connection before it is dropped: 16 MiB. */
+export const DEFAULT_MAX_UNSENT_BYTES = 16 * 1024 * 1024;
+
+/** Default bound of requests in flight per WebSocket connection. */
+export const DEFAULT_MAX_INFLIGHT = 4096;
+
+/** Options of {@linkcode createWebSocketHandler}. */
+export interface WebSocketOptions {
+  /** Answers each message. */
+  dispatcher: Dispatcher;
+  /** Subscriptions; without it `eth_subscribe` answers -32601. */
+  hub?: SubscriptionHub;
+  /** Unsent bytes (answers and notifications) above which the connection is dropped. */
+  maxUnsentBytes?: number;
+  /** Requests in flight above which the connection is dropped. */
+  maxInflight?: number;
+  /** Called for each dropped connection (for `--verbose` logs and tests). */
+  onDropped?: (reason: string) => void;
+}
+
+/** How long a dropped connection's queue may take to drain before the socket is closed anyway. */
+const DROP_GRACE_MS = 30_000;
+
+/** The close code for a client that does not keep up (RFC 6455 "policy violation"). */
+export const SLOW_CLIENT_CLOSE_CODE = 1008;
+
+/** Whether `request` asks for a WebSocket upgrade. */
+export function isWebSocketUpgrade(request: Request): boolean {
+  return request.headers.get("upgrade")?.toLowerCase() === "websocket";
+}
+
+/**
+ * Builds the upgrade handler: `(request) => response` for requests already
+ * checked by the HTTP handler.
+ *
+ * @example
+ * ```ts
+ * const upgrade = createWebSocketHandler({ dispatcher, hub });
+ * // inside the HTTP handler, after the checks:
+ * if (isWebSocketUpgrade(request)) return upgrade(request);
+ * ```
+ */
+export function createWebSocketHandler(options: WebSocketOptions): (request: Request) => Response {
+  const maxUnsent = options.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES;
+  const maxInflight = options.maxInflight ?? DEFAULT_MAX_INFLIGHT;
+  return (request) => {
+    let upgraded: { socket: WebSocket; response: Response };
+    try {
+      upgraded = Deno.upgradeWebSocket(request, { idleTimeout: 0 });
+    } catch {
+      return new Response(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: RpcErrorCode.invalidRequest, message: "Bad WebSocket upgrade request." },
+        }),
+        { status: 400, headers: { "content-type": "application/json" } },
+      );
+    }
+    const { socket, response } = upgraded;
+    let inflight = 0;
+    let open = true;
+    const drop = (reason: string) => {
+      if (!open) return;
+      open = false;
+      options.onDropped?.(reason);
+      session?.close();
+      // Nothing more is queued for this client. Closing now would discard what is queued,
+      // close frame included: close once the queue has drained (or after a grace period), so
+      // a client that reads late still learns why.
+      const started = Date.now();
+      const timer = setInterval(() => {
+        if (
+          socket.readyState !== WebSocket.OPEN || socket.bufferedAmount === 0 ||
+          Date.now() - started > DROP_GRACE_MS
+        ) {
+          clearInterval(timer);
+          try {
+            socket.close(SLOW_CLIENT_CLOSE_CODE, reason);
+          } catch { /* closing */ }
+        }
+      }, 20);
+    };
+    const send = (text: string) => {
+      if (!open || socket.readyState !== WebSocket.OPEN) return;
+      if (socket.bufferedAmount > maxUnsent) {
+        drop(`client too slow: over ${maxUnsent} bytes of answers unread`);
+        return;
+      }
+      socket.send(text);
+    };
+    const session = options.hub?.session(send);
+    const extra = session?.methods;
+    socket.onmessage = (event) => {
+      if (!open) return;
+      const text = typeof event.data === "string"
+        ? event.data
+        : new TextDecoder().decode(event.data as ArrayBuffer);
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        send(JSON.stringify({
+          jsonrpc: "2.0",
+          id: null,
+          error: {
+            code: RpcErrorCode.parseError,
+            message: "Parse error: the message is not valid JSON.",
+          },
+        }));
+        return;
+      }
+      if (++inflight > maxInflight) {
+        drop(`client too slow: over ${maxInflight} requests unanswered`);
+        return;
+      }
+      options.dispatcher.handleValue(value, text, extra).then((answer) => {
+        inflight--;
+        if (answer !== undefined) send(answer);
+      });
+    };
+    socket.onclose = () => {
+      open = false;
+      session?.close();
+    };
+    socket.onerror = () => {
+      open = false;
+      session?.close();
+    };
+    return response;
+  };
+}

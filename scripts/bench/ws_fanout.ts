@@ -1,0 +1,249 @@
+/**
+ * `newHeads` fan-out and a client that never reads, against one
+ * `service rpc --http` over an anvil mining every 100 ms:
+ *
+ * 1. 1,000 WebSocket subscribers (one connection each) on the bridge: each
+ *    must receive every block mined while they listen, once, in order. The
+ *    same 1,000 on anvil's own WebSocket are the baseline (delivery and
+ *    median lateness behind anvil's own push). The bridge's RSS is sampled
+ *    throughout (target: under 100 MB).
+ * 2. A client that sends `eth_getBlockByNumber` requests as fast as it can
+ *    and never reads, on the IPC socket and on the WebSocket: the bridge's
+ *    RSS peak over 10 s, against its RSS before (bounded; before the
+ *    backpressure work an IPC client took it from 127 MB to 898 MB).
+ *
+ * Usage: deno run -A scripts/bench/ws_fanout.ts [subscribers=1000] [seconds=10]
+ * `BRIDGE_V8_FLAGS=--max-semi-space-size=4` starts the bridges with those V8 flags
+ * (`DENO_V8_FLAGS`), to compare the default heap sizing with a smaller young generation.
+ *
+ * @module
+ */
+
+import { startAnvil } from "../../tests/support/tools.ts";
+import { startBridgeProcess, tempPrivateKey } from "../../tests/support/rpc.ts";
+import { rawHandshake, sendText } from "../../tests/support/ws_raw.ts";
+
+const subscribers = Number(Deno.args[0] ?? 1000);
+const seconds = Number(Deno.args[1] ?? 10);
+
+function bridgeEnv(): Record<string, string> {
+  const flags = Deno.env.get("BRIDGE_V8_FLAGS");
+  return flags ? { DENO_V8_FLAGS: flags } : {};
+}
+
+function rssMb(pid: number): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  return Number(status.match(/VmRSS:\s+(\d+)/)![1]) / 1024;
+}
+
+/** Samples a process's RSS every 100 ms until stopped; returns the peak. */
+function sampler(pid: number): { stop(): number } {
+  let peak = rssMb(pid);
+  const t = setInterval(() => peak = Math.max(peak, rssMb(pid)), 100);
+  return {
+    stop() {
+      clearInterval(t);
+      return Math.max(peak, rssMb(pid));
+    },
+  };
+}
+
+interface FanOut {
+  /** Blocks each subscriber saw (numbers). */
+  seen: number[][];
+  /** Arrival time per block number (first subscriber), ms. */
+  arrivals: Map<number, number[]>;
+  close(): Promise<void>;
+}
+
+async function subscribe(url: string, n: number): Promise<FanOut> {
+  const seen: number[][] = [];
+  const arrivals = new Map<number, number[]>();
+  const sockets: WebSocket[] = [];
+  const opening: Promise<void>[] = [];
+  for (let i = 0; i < n; i++) {
+    const ws = new WebSocket(url);
+    const mine: number[] = [];
+    seen.push(mine);
+    sockets.push(ws);
+    opening.push(
+      new Promise<void>((resolve, reject) => {
+        ws.onerror = () => reject(new Error(`subscriber ${i} failed`));
+        ws.onopen = () =>
+          ws.send('{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}');
+        ws.onmessage = (e) => {
+          const m = JSON.parse(e.data);
+          if (m.id === 1) return resolve();
+          const number = Number(m.params.result.number);
+          mine.push(number);
+          const a = arrivals.get(number) ?? [];
+          a.push(performance.now());
+          arrivals.set(number, a);
+        };
+      }),
+    );
+  }
+  await Promise.all(opening);
+  return {
+    seen,
+    arrivals,
+    async close() {
+      await Promise.all(sockets.map((ws) =>
+        new Promise<void>((r) => {
+          ws.onclose = () => r();
+          ws.close();
+        })
+      ));
+    },
+  };
+}
+
+/** Checks that every subscriber saw exactly `from..to`, in order. */
+function complete(seen: number[][], from: number, to: number): number {
+  let ok = 0;
+  for (const s of seen) {
+    const window = s.filter((b) => b >= from && b <= to);
+    if (window.length === to - from + 1 && window.every((b, i) => b === from + i)) ok++;
+  }
+  return ok;
+}
+
+const anvil = await startAnvil(["--block-time", "0.1"]);
+const key = await tempPrivateKey();
+const bridge = await startBridgeProcess([
+  "--apiKey",
+  "bench",
+  "--privateKey",
+  key,
+  "--apiBaseUrl",
+  "http://127.0.0.1:9",
+  "--rpcUrl",
+  anvil.url,
+  "--assetId",
+  "ETH",
+  "--http",
+], bridgeEnv());
+const pid = bridge.process.pid;
+const bridgeWs = bridge.address.replace(/^http:/, "ws:");
+const anvilWs = `ws://127.0.0.1:${anvil.port}`;
+const blockNumber = async () => {
+  const r = await fetch(anvil.url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}',
+  });
+  return Number((await r.json()).result);
+};
+try {
+  const idle = rssMb(pid);
+  // 1. fan-out
+  const rss = sampler(pid);
+  const viaBridge = await subscribe(bridgeWs, subscribers);
+  const direct = await subscribe(anvilWs, subscribers);
+  const from = (await blockNumber()) + 2;
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const to = (await blockNumber()) - 3; // the last blocks may still be on their way
+  await new Promise((r) => setTimeout(r, 1500));
+  const peak = rss.stop();
+  const okBridge = complete(viaBridge.seen, from, to);
+  const okAnvil = complete(direct.seen, from, to);
+  const lateness: number[] = [];
+  for (let b = from; b <= to; b++) {
+    const mine = viaBridge.arrivals.get(b);
+    const theirs = direct.arrivals.get(b);
+    if (mine && theirs) {
+      mine.sort((x, y) => x - y);
+      theirs.sort((x, y) => x - y);
+      lateness.push(mine[mine.length >> 1] - theirs[theirs.length >> 1]);
+    }
+  }
+  lateness.sort((a, b) => a - b);
+  await viaBridge.close();
+  await direct.close();
+  console.log(
+    `newHeads fan-out: ${subscribers} subscribers, blocks ${from}..${to}, V8 flags: ${
+      Deno.env.get("BRIDGE_V8_FLAGS") ?? "default"
+    }`,
+  );
+  console.table([{
+    blocks: to - from + 1,
+    anvil_complete_subscribers: okAnvil,
+    bridge_complete_subscribers: okBridge,
+    ratio: Number((okBridge / Math.max(1, okAnvil)).toFixed(3)),
+    bridge_median_lateness_ms: Number((lateness[lateness.length >> 1] ?? NaN).toFixed(1)),
+    bridge_rss_idle_mb: Number(idle.toFixed(1)),
+    bridge_rss_peak_mb: Number(peak.toFixed(1)),
+  }]);
+
+  // 2. clients that never read
+  const rows: Record<string, unknown>[] = [];
+  const request = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "eth_getBlockByNumber",
+    params: ["latest", true],
+  });
+  for (const transport of ["ipc", "ws"] as const) {
+    const b = transport === "ipc"
+      ? await startBridgeProcess([
+        "--apiKey",
+        "bench",
+        "--privateKey",
+        key,
+        "--apiBaseUrl",
+        "http://127.0.0.1:9",
+        "--rpcUrl",
+        anvil.url,
+        "--assetId",
+        "ETH",
+      ], bridgeEnv())
+      : bridge;
+    const p = b.process.pid;
+    const before = rssMb(p);
+    const s = sampler(p);
+    const end = Date.now() + seconds * 1000;
+    let sent = 0;
+    let conn: Deno.Conn;
+    if (transport === "ipc") {
+      conn = await Deno.connect({ transport: "unix", path: b.address });
+      const chunk = new TextEncoder().encode((request + "\n").repeat(100));
+      const writing = (async () => {
+        try {
+          while (Date.now() < end) {
+            let o = 0;
+            while (o < chunk.length) o += await conn.write(chunk.subarray(o));
+            sent += 100;
+          }
+        } catch { /* closed below */ }
+      })();
+      await new Promise((r) => setTimeout(r, seconds * 1000));
+      conn.close();
+      await writing;
+    } else {
+      const h = await rawHandshake(bridgeWs);
+      conn = h.conn;
+      try {
+        while (Date.now() < end) {
+          await sendText(conn, Array(100).fill(request));
+          sent += 100;
+        }
+      } catch { /* dropped by the bridge */ }
+      conn.close();
+    }
+    const peak = s.stop();
+    rows.push({
+      transport,
+      requests_written: sent,
+      rss_before_mb: Number(before.toFixed(1)),
+      rss_peak_mb: Number(peak.toFixed(1)),
+      growth_mb: Number((peak - before).toFixed(1)),
+    });
+    if (b !== bridge) await b.stop();
+  }
+  console.log(`a client that never reads, ${seconds} s`);
+  console.table(rows);
+} finally {
+  await bridge.stop();
+  await anvil.stop();
+  await Deno.remove(key);
+}

@@ -592,6 +592,8 @@ function joinCompareValue(args: string[]): string[] {
 
 const simulateCommand: Command = {
   summary: simulate.summary,
+  help: simulate.help,
+  flags: simulate.flags,
   run: (args, ctx, path) => simulate.run(joinCompareValue(args), ctx, path),
 };
 

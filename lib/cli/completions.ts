@@ -64,6 +64,8 @@ export async function completionTree(
   for (const [name, c] of Object.entries(commands)) {
     tree.commands.push({ name, summary: c.summary });
     const cmd = await c.load();
+    // A command may have flags of its own and verbs too (`service emulator [trigger]`).
+    if (cmd.flags) tree.leaves.push(entry(name, c.summary, cmd.flags));
     if (cmd.verbs) {
       tree.verbs[name] = [];
       for (const [verb, v] of Object.entries(cmd.verbs)) {
@@ -71,8 +73,6 @@ export async function completionTree(
         const leafCmd = await v.load();
         tree.leaves.push(entry(`${name} ${verb}`, v.summary, leafCmd.flags ?? {}));
       }
-    } else {
-      tree.leaves.push(entry(name, c.summary, cmd.flags ?? {}));
     }
   }
   return tree;
@@ -153,13 +153,18 @@ export function bashScript(tree: CompletionTree): string {
   for (const g of groups) {
     lines.push(
       `    ${g})`,
-      '      if [ "$COMP_CWORD" -eq 2 ]; then',
+      '      if [ "$COMP_CWORD" -eq 2 ] && [[ "$cur" != -* ]]; then',
       `        COMPREPLY=($(compgen -W ${
         q(tree.verbs[g].map((v) => v.name).join(" "))
       } -- "$cur"))`,
       "        return",
       "      fi",
-      '      _service_complete 3 "$cmd ${COMP_WORDS[2]}";;',
+      '      case "${COMP_WORDS[2]}" in',
+      `        ${
+        tree.verbs[g].map((v) => v.name).join("|")
+      }) _service_complete 3 "$cmd \${COMP_WORDS[2]}";;`,
+      '        *) _service_complete 2 "$cmd";;',
+      "      esac;;",
     );
   }
   lines.push(
@@ -262,10 +267,15 @@ export function zshScript(tree: CompletionTree): string {
     lines.push(
       `    ${g})`,
       `      verbs=(${tree.verbs[g].map((v) => desc(v.name, v.summary)).join(" ")})`,
-      "      if (( CURRENT == 3 )); then",
+      '      if (( CURRENT == 3 )) && [[ "${words[3]}" != -* ]]; then',
       "        _describe -t verbs verb verbs",
       "      else",
-      '        _service_leaf "${words[2]} ${words[3]}"',
+      '        case "${words[3]}" in',
+      `          ${
+        tree.verbs[g].map((v) => v.name).join("|")
+      }) _service_leaf "\${words[2]} \${words[3]}";;`,
+      '          *) _service_leaf "${words[2]}";;',
+      "        esac",
       "      fi;;",
     );
   }
@@ -333,8 +343,13 @@ export function fishScript(tree: CompletionTree): string {
   };
   for (const l of tree.leaves) {
     const [cmd, verb] = l.key.split(" ");
+    const verbsOf = (tree.verbs[cmd] ?? []).map((v) => v.name);
     const cond = verb
       ? `__fish_seen_subcommand_from ${cmd}; and __fish_seen_subcommand_from ${verb}`
+      : verbsOf.length
+      ? `__fish_seen_subcommand_from ${cmd}; and not __fish_seen_subcommand_from ${
+        verbsOf.join(" ")
+      }`
       : `__fish_seen_subcommand_from ${cmd}`;
     for (const f of l.flags) lines.push(flagLine("service", cond, f));
     if (l.key === "rpc") {

@@ -101,7 +101,8 @@ export async function run(args: string[], ctx: CommandContext): Promise<number> 
   } catch (error) {
     // The reader of standard output went away (`| head`): end quietly.
     if (error instanceof StdoutClosedError) return exitCodeFor(error);
-    const out = new Output(ctx.io, { verbose });
+    const color = !args.includes("--no-color") && !args.includes("--noColor");
+    const out = new Output(ctx.io, { verbose, color });
     await out.error(describeError(error, verbose));
     return exitCodeFor(error);
   }

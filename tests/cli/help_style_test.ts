@@ -60,7 +60,7 @@ Deno.test("one placeholder style: <UPPER> in usage lines and flag lists", () => 
     }
     // A flag in a usage line or a flag list is followed by <X>, never a bare X.
     for (const line of beforeExamples.split("\n")) {
-      if (!/^(Usage:|  -)/.test(line) && !line.startsWith("  [") && !/^  --/.test(line)) continue;
+      if (!/^(Usage:| {2}[-[])/.test(line)) continue;
       for (const m of line.matchAll(/--[A-Za-z]+ ([A-Z][A-Z0-9_|,.]*)\b/g)) {
         assert(false, `${h.path}: bare placeholder ${m[1]} in: ${line}`);
       }

@@ -422,7 +422,11 @@ export function parseFlags<S extends FlagSpecs>(
     if (name === undefined) {
       const all = Object.keys(specs).filter((n) => !specs[n].hidden);
       const guess = closest(key, all, kebab);
-      const hint = guess ? ` Did you mean --${guess}?` : "";
+      const hint = guess
+        ? ` Did you mean --${guess}?`
+        : key === "json" && !specs.format
+        ? ` "${options.command}" prints no records: it has no --json or --format.`
+        : "";
       throw new UsageError(
         `Unknown flag "${arg.split("=")[0]}" for "${options.command}".${hint} ${help}`,
       );

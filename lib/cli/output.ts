@@ -252,10 +252,12 @@ export class Output {
    */
   progress(text: string): Promise<void> {
     if (!this.io.stderrIsTerminal) return Promise.resolve();
+    // Callers often do not wait for progress (`void out.progress(...)`): a failed write of it is
+    // cosmetic and must not become an unhandled rejection.
     return this.#serial(async () => {
       this.#progressShown = true;
       await writeAll(this.io.stderr, `\r\x1b[2K${text}`);
-    });
+    }).catch(() => {});
   }
 
   /** Erases the progress line, if one is shown (also done at the end of every command). */

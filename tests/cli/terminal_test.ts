@@ -307,6 +307,9 @@ Deno.test("--json is --format json; with another --format it is a usage error", 
   assertEquals(json.out, format.out);
   JSON.parse(json.out);
   assertEquals((await cli(["breaker", "simulate", FIXTURE, "--json", "--format=json"])).code, 0);
+  const none = await cli(["completions", "bash", "--json"]);
+  assertEquals(none.code, 2);
+  assertMatch(none.err, /"service completions" prints no records: it has no --json or --format/);
   const clash = await cli(["breaker", "simulate", FIXTURE, "--json", "--format", "ndjson"]);
   assertEquals(clash.code, 2);
   assertMatch(clash.err, /--json and --format ndjson/);

@@ -101,7 +101,7 @@ const SIMULATE_FLAGS = {
   },
   plot: {
     type: "string",
-    placeholder: "FILE.svg|FILE.html",
+    placeholder: "FILE",
     description: "Also draw each webhook's error rate, thresholds and suspensions to this file.",
   },
   plotWebhooks: {
@@ -114,9 +114,9 @@ const SIMULATE_FLAGS = {
   },
   compare: {
     type: "string",
-    placeholder: '"--flag value ..."',
+    placeholder: "FLAGS",
     description:
-      'A second policy to compare with, as policy flags, e.g. --compare "--min-attempts 20".',
+      'A second policy to compare with, as policy flags, e.g. --compare "--minAttempts 20".',
   },
   skipInvalid: {
     type: "boolean",
@@ -171,7 +171,7 @@ function comparePolicy(text: string, base: PolicyValues, path: string): BreakerC
   const args = splitArgs(text);
   if (args.length === 0) {
     throw new UsageError(
-      `Missing value for --compare: expected policy flags such as "--min-attempts 20".`,
+      `Missing value for --compare: expected policy flags such as "--minAttempts 20".`,
     );
   }
   const parsed = parseFlags(POLICY_FLAGS, args, {
@@ -391,9 +391,9 @@ const simulate = leaf({
     "Each webhook's lines must be in time order (or pass --sort).",
     "",
     "The platform's rules, replayed with the log's own times: an endpoint is suspended at once",
-    "when more than --immediate-above of the attempts in the last --window failed, or when at",
-    "least --sustained-from failed for --sustained-for; attempts while suspended are counted as",
-    "suppressed. Exit 0 whether or not anything was suspended (8 with --fail-on-suspension),",
+    "when more than --immediateAbove of the attempts in the last --window failed, or when at",
+    "least --sustainedFrom failed for --sustainedFor; attempts while suspended are counted as",
+    "suppressed. Exit 0 whether or not anything was suspended (8 with --failOnSuspension),",
     "1 for an invalid line or unreadable input, 2 for bad flags.",
   ].join("\n"),
   flags: SIMULATE_FLAGS,
@@ -401,8 +401,8 @@ const simulate = leaf({
   examples: [
     "service breaker simulate deliveries.ndjson",
     "service breaker simulate deliveries.csv.gz --format ndjson --notifications",
-    'service breaker simulate log.ndjson --compare "--min-attempts 20" --format table',
-    "service breaker simulate log.ndjson --plot breaker.svg --fail-on-suspension",
+    'service breaker simulate log.ndjson --compare "--minAttempts 20" --format table',
+    "service breaker simulate log.ndjson --plot breaker.svg --failOnSuspension",
     "service notifications attempts --webhookId W --notificationId N --format ndjson | service breaker simulate -",
   ],
   async run({ flags, positionals }, ctx) {
@@ -592,6 +592,8 @@ function joinCompareValue(args: string[]): string[] {
 
 const simulateCommand: Command = {
   summary: simulate.summary,
+  help: simulate.help,
+  flags: simulate.flags,
   run: (args, ctx, path) => simulate.run(joinCompareValue(args), ctx, path),
 };
 

@@ -10,11 +10,13 @@
 
 import {
   checkFlagSpecs,
+  closest,
   type FlagSpecs,
   type ParsedFlags,
   parseFlags,
   type ParseResult,
   renderFlags,
+  wrapText,
 } from "./flags.ts";
 import { type Format, FORMATS, type Io, Output } from "./output.ts";
 import { UsageError } from "./errors.ts";
@@ -48,7 +50,16 @@ export interface Command {
   summary: string;
   /** Runs with the arguments after the command's name; returns the exit code. */
   run(args: string[], ctx: CommandContext, path: string): Promise<number>;
+  /** The rendered `--help` (for `service help <command>` and tests). */
+  help?(path: string): string;
+  /** A leaf's flags, common ones included (for completions). */
+  flags?: FlagSpecs;
+  /** A group's verbs (for completions and `service help <command> <verb>`). */
+  verbs?: Record<string, { summary: string; load: () => Promise<Command> }>;
 }
+
+/** The widest line of any `--help` text. */
+export const HELP_WIDTH = 100;
 
 /** Flags every command has. */
 export const commonFlags = {
@@ -58,15 +69,24 @@ export const commonFlags = {
     short: "v",
     description: "Log more: cause chains, request ids, HTTP status.",
   },
+  noColor: {
+    type: "boolean",
+    description: "No colour (as NO_COLOR=1 in the environment does).",
+  },
 } as const satisfies FlagSpecs;
 
-/** `--format` for commands that print records. */
+/** `--format` for commands that print records, with `--json` and `--wide`. */
 export const formatFlag = {
   format: {
     type: "string",
     choices: FORMATS,
-    placeholder: "table|json|ndjson",
+    placeholder: "FORMAT",
     description: "Output format (default: table on a terminal, ndjson otherwise).",
+  },
+  json: { type: "boolean", description: "Same as --format json." },
+  wide: {
+    type: "boolean",
+    description: "Tables: every cell in full, even wider than the terminal.",
   },
 } as const satisfies FlagSpecs;
 
@@ -109,6 +129,14 @@ export const connectionFlags = {
   },
 } as const satisfies FlagSpecs;
 
+/**
+ * Usage lines in the one placeholder style of the flags section: the value
+ * after a flag in angle brackets (`--webhookId W` → `--webhookId <W>`).
+ */
+function usagePlaceholders(usage: string): string {
+  return usage.replace(/(--[A-Za-z]+)([ =])([A-Z][A-Za-z0-9_,.|]*)/g, "$1$2<$3>");
+}
+
 /** A leaf command's declaration. */
 export interface LeafSpec<S extends FlagSpecs> {
   /** One line for the parent's help. */
@@ -145,21 +173,46 @@ export function leaf<S extends FlagSpecs>(
 ): Command & { help(path: string): string } {
   const flags = { ...spec.flags, ...commonFlags } as S & typeof commonFlags;
   checkFlagSpecs(flags); // every number and duration declares its range (flags.ts)
-  const help = (path: string) =>
-    [
+  const help = (path: string) => {
+    // A command's own flags first, then the platform connection, then the common ones.
+    const pick = (keep: (name: string) => boolean) =>
+      Object.fromEntries(Object.entries(flags).filter(([n]) => keep(n))) as FlagSpecs;
+    const isConnection = (n: string) => Object.hasOwn(connectionFlags, n);
+    const isCommon = (n: string) => Object.hasOwn(commonFlags, n);
+    const own = pick((n) => !isConnection(n) && !isCommon(n));
+    const connection = pick(isConnection);
+    const sections: [string, FlagSpecs][] = [
+      ["Flags:", own],
+      ["Connection flags:", connection],
+      ["Common flags:", pick(isCommon)],
+    ];
+    const width = HELP_WIDTH;
+    return [
       `${spec.summary}`,
       "",
-      `Usage: ${path} ${spec.usage}`.trimEnd(),
-      ...(spec.description ? ["", spec.description] : []),
-      "",
-      "Flags:",
-      renderFlags(flags),
-      ...(spec.examples?.length ? ["", "Examples:", ...spec.examples.map((e) => `  ${e}`)] : []),
+      // A flag and its placeholder stay on one line.
+      wrapText(
+        `Usage: ${path} ${usagePlaceholders(spec.usage)}`.trimEnd().replace(
+          /(--\w+) </g,
+          "$1\u00a0<",
+        ),
+        width,
+        "  ",
+      ).replaceAll("\u00a0", " "),
+      ...(spec.description ? ["", wrapText(spec.description, width)] : []),
+      ...sections.filter(([, s]) => Object.values(s).some((f) => !f.hidden)).flatMap((
+        [title, s],
+      ) => ["", title, renderFlags(s, width)]),
+      ...(spec.examples?.length
+        ? ["", "Examples:", ...spec.examples.map((e) => wrapText(`  ${e}`, width, "      ", " \\"))]
+        : []),
       "",
     ].join("\n");
+  };
   return {
     summary: spec.summary,
     help,
+    flags,
     async run(args, ctx, path) {
       if (args.includes("--help") || args.includes("-h")) {
         const dd = args.indexOf("--");
@@ -180,11 +233,26 @@ export function leaf<S extends FlagSpecs>(
         throw new UsageError(`"${path}" takes no command after "--". Run "${path} --help".`);
       }
       const f = parsed.flags as Record<string, unknown>;
+      if (f.json === true) {
+        if (f.format !== undefined && f.format !== "json" && parsed.given.has("format")) {
+          throw new UsageError(
+            `--json and --format ${f.format} contradict each other: give one of them.`,
+          );
+        }
+        f.format = "json";
+        parsed.given.add("format");
+      }
       const out = new Output(ctx.io, {
         format: f.format as Format | undefined,
         verbose: f.verbose === true,
+        color: f.noColor !== true,
+        wide: f.wide === true,
       });
-      return await spec.run(parsed as never, { ...ctx, out, path });
+      try {
+        return await spec.run(parsed as never, { ...ctx, out, path });
+      } finally {
+        await out.clearProgress().catch(() => {});
+      }
     },
   };
 }
@@ -200,31 +268,40 @@ export function group(
 ): Command {
   const help = (path: string) =>
     [
-      summary,
+      wrapText(summary, HELP_WIDTH),
       "",
       `Usage: ${path} <verb> [flags]`,
-      ...(description ? ["", description] : []),
+      ...(description ? ["", wrapText(description, HELP_WIDTH)] : []),
       "",
       "Verbs:",
-      ...Object.entries(verbs).map(([n, v]) => `  ${n.padEnd(20)}${v.summary}`),
+      ...Object.entries(verbs).map(([n, v]) =>
+        wrapText(`  ${n.padEnd(20)}${v.summary}`, HELP_WIDTH, " ".repeat(22))
+      ),
       "",
       `Run "${path} <verb> --help" for a verb's flags.`,
       "",
     ].join("\n");
   return {
     summary,
+    help,
+    verbs,
     async run(args, ctx, path) {
-      const [verb, ...rest] = args;
+      let [verb, ...rest] = args;
+      if (verb === "help" && rest[0] !== undefined && !rest[0].startsWith("-")) {
+        // `service webhooks help list` is `service webhooks list --help`.
+        [verb, ...rest] = [rest[0], "--help"];
+      }
       if (verb === undefined || verb === "--help" || verb === "-h" || verb === "help") {
         await new Output(ctx.io).write(help(path));
         return verb === undefined ? 2 : 0;
       }
       const entry = Object.hasOwn(verbs, verb) ? verbs[verb] : undefined;
       if (!entry) {
+        const guess = closest(verb, Object.keys(verbs));
         throw new UsageError(
-          `Unknown verb "${verb}" for "${path}": expected one of ${
-            Object.keys(verbs).join(", ")
-          }. Run "${path} --help".`,
+          `Unknown verb "${verb}" for "${path}": expected one of ${Object.keys(verbs).join(", ")}.${
+            guess ? ` Did you mean "${path} ${guess}"?` : ""
+          } Run "${path} --help".`,
         );
       }
       return (await entry.load()).run(rest, ctx, `${path} ${verb}`);

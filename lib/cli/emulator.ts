@@ -210,6 +210,14 @@ const serveCommand = leaf({
  */
 export const emulatorCommand: Command = {
   summary: serveCommand.summary,
+  help: serveCommand.help,
+  flags: serveCommand.flags,
+  verbs: {
+    trigger: {
+      summary: "Create notifications in a running emulator.",
+      load: async () => (await import("./emulator_trigger.ts")).emulatorTriggerCommand,
+    },
+  },
   async run(args, ctx, path) {
     if (args[0] === "trigger") {
       const { emulatorTriggerCommand } = await import("./emulator_trigger.ts");

@@ -293,6 +293,87 @@ function distance(a: string, b: string): number {
 }
 
 /**
+ * The one suggestion rule for a mistyped flag, command or verb: the closest
+ * of `names` (also compared in the spelling `alt` gives, e.g. kebab-case) at
+ * an edit distance of at most 2, or one that starts with what was typed.
+ * `undefined` when nothing is close.
+ *
+ * @example
+ * ```ts
+ * closest("notification", ["rpc", "notifications", "webhooks"]); // "notifications"
+ * ```
+ */
+export function closest(
+  typed: string,
+  names: readonly string[],
+  alt: (name: string) => string = (n) => n,
+): string | undefined {
+  const lower = typed.toLowerCase();
+  const scored = names.map((n) => {
+    const d = Math.min(distance(lower, n.toLowerCase()), distance(lower, alt(n).toLowerCase()));
+    return [n, d] as const;
+  }).sort((a, b) => a[1] - b[1]);
+  if (scored.length && scored[0][1] <= 2) return scored[0][0];
+  if (lower.length >= 3) return names.find((n) => n.toLowerCase().startsWith(lower));
+  return undefined;
+}
+
+/**
+ * Wraps `text` to `width` columns at spaces, keeping its own line breaks;
+ * continuation lines start with `indent` (and wrapped lines end with
+ * `joiner`, e.g. ` \\` for a shell command). A word longer than the width
+ * stays whole.
+ *
+ * @example
+ * ```ts
+ * wrapText("a b c", 3); // "a b\nc"
+ * ```
+ */
+export function wrapText(text: string, width: number, indent = "", joiner = ""): string {
+  return text.split("\n").map((line) => {
+    if (line.length <= width) return line;
+    const lead = /^\s*/.exec(line)![0];
+    const words = line.slice(lead.length).split(" ");
+    const out: string[] = [];
+    let cur = lead;
+    for (const w of words) {
+      const room = width - joiner.length;
+      if (cur.trim() !== "" && (cur + " " + w).length > room) {
+        out.push(cur + joiner);
+        cur = indent + w;
+      } else cur = cur.trim() === "" ? cur + w : cur + " " + w;
+    }
+    out.push(cur);
+    return out.join("\n");
+  }).join("\n");
+}
+
+/** The placeholder shown for a flag's value in help when it declares none. */
+const PLACEHOLDERS: Record<FlagType, string> = {
+  string: "VALUE",
+  boolean: "",
+  integer: "N",
+  number: "NUMBER",
+  list: "LIST",
+  duration: "DURATION",
+  time: "TIME",
+};
+
+/**
+ * The placeholder of a flag in help: `<ID>`, `<N>`, `<DURATION>`: always
+ * upper case in angle brackets (the one style of every help text).
+ *
+ * @example
+ * ```ts
+ * placeholderOf({ type: "integer", description: "" }); // "<N>"
+ * ```
+ */
+export function placeholderOf(spec: FlagSpec): string {
+  if (spec.type === "boolean") return "";
+  return `<${(spec.placeholder ?? PLACEHOLDERS[spec.type]).toUpperCase()}>`;
+}
+
+/**
  * Parses `args` against `specs`. Throws {@linkcode UsageError} (exit 2) for an
  * unknown flag, a missing or malformed value, or too many positionals.
  *
@@ -340,11 +421,12 @@ export function parseFlags<S extends FlagSpecs>(
     const name = byName.get(key);
     if (name === undefined) {
       const all = Object.keys(specs).filter((n) => !specs[n].hidden);
-      const guess = all.map((n) =>
-        [n, Math.min(distance(key, n), distance(key, kebab(n)))] as const
-      )
-        .sort((a, b) => a[1] - b[1])[0];
-      const hint = guess && guess[1] <= 2 ? ` Did you mean --${guess[0]}?` : "";
+      const guess = closest(key, all, kebab);
+      const hint = guess
+        ? ` Did you mean --${guess}?`
+        : key === "json" && !specs.format
+        ? ` "${options.command}" prints no records: it has no --json or --format.`
+        : "";
       throw new UsageError(
         `Unknown flag "${arg.split("=")[0]}" for "${options.command}".${hint} ${help}`,
       );
@@ -418,16 +500,17 @@ export function formatDuration(ms: number): string {
 }
 
 /**
- * Renders the flags section of a `--help` text.
+ * Renders the flags section of a `--help` text, each line at most `width`
+ * columns (long descriptions wrap under their column).
  *
  * @example
  * ```ts
  * renderFlags({ verbose: { type: "boolean", description: "More detail." } });
  * ```
  */
-export function renderFlags(specs: FlagSpecs): string {
+export function renderFlags(specs: FlagSpecs, width = 100): string {
   const rows = Object.entries(specs).filter(([, s]) => !s.hidden).map(([name, s]) => {
-    const ph = s.type === "boolean" ? "" : ` <${s.placeholder ?? s.type}>`;
+    const ph = s.type === "boolean" ? "" : ` ${placeholderOf(s)}`;
     const left = `  ${s.short ? `-${s.short}, ` : ""}--${name}${ph}`;
     const extra: string[] = [];
     if (s.choices) extra.push(`one of ${s.choices.join("|")}`);
@@ -441,9 +524,11 @@ export function renderFlags(specs: FlagSpecs): string {
     if (s.multiple) extra.push("repeatable");
     return [left, s.description + (extra.length ? ` (${extra.join("; ")})` : "")] as const;
   });
-  const width = Math.min(40, Math.max(0, ...rows.map((r) => r[0].length)) + 2);
-  return rows.map(([l, r]) =>
-    l.length >= width ? `${l}\n${" ".repeat(width)}${r}` : l.padEnd(width) + r
-  )
+  const col = Math.min(32, Math.max(0, ...rows.map((r) => r[0].length)) + 2);
+  const pad = " ".repeat(col);
+  return rows.map(([l, r]) => {
+    const first = l.length >= col ? `${l}\n${pad}${r}` : l.padEnd(col) + r;
+    return first.split("\n").map((line) => wrapText(line, width, pad)).join("\n");
+  })
     .join("\n");
 }

@@ -385,12 +385,19 @@ const resendFailed = leaf({
       type: "boolean",
       description: "Follow the job to its end, with progress on standard error.",
     },
-    pollInterval: {
+    pollingInterval: {
       type: "duration",
       default: 1000,
       min: 100,
       max: 600_000,
       description: "With --wait: longest time between job polls.",
+    },
+    pollInterval: {
+      type: "duration",
+      min: 100,
+      max: 600_000,
+      hidden: true,
+      description: "The old name of --pollingInterval (as `service rpc` spells it).",
     },
   },
   examples: ["service notifications resend-failed --webhookId $W --wait"],
@@ -443,7 +450,7 @@ const resendFailed = leaf({
         return 0;
       }
       await new Promise((res) => setTimeout(res, delay));
-      delay = Math.min(flags.pollInterval, delay * 2);
+      delay = Math.min(flags.pollInterval ?? flags.pollingInterval, delay * 2);
     }
   },
 });

@@ -1,11 +1,18 @@
 /**
  * Output for commands: data on standard output (`table`, `json`, `ndjson`),
  * logs, warnings and progress on standard error. Colour only on a terminal and
- * never with `NO_COLOR`; progress only when standard error is a terminal.
+ * never with `NO_COLOR` or `--no-color`; progress only when standard error is
+ * a terminal, on its own line, erased before anything is written to standard
+ * output and at the end. Tables on a terminal fit its width (long cells are
+ * shortened in the middle; `--wide` prints them whole); piped, they are as
+ * they always were. A reader that goes away (`| head`) ends the command
+ * quietly: {@linkcode StdoutClosedError}, exit 0.
  * Commands never touch `console` or `Deno.std*`: they get an {@linkcode Io}.
  *
  * @module
  */
+
+import { CliError, ExitCode } from "./errors.ts";
 
 /** A byte sink, as `Deno.stdout` is. */
 export interface Writer {
@@ -29,6 +36,53 @@ export interface Io {
   stdinIsTerminal?: boolean;
   /** Environment lookup. */
   env: (name: string) => string | undefined;
+  /** The terminal's width in columns when standard output is a terminal. Absent: unknown. */
+  stdoutColumns?: number;
+}
+
+/**
+ * Standard output was closed by its reader (`service … | head -1`): the
+ * command ends quietly with exit 0, as `git log | head` appears to users.
+ *
+ * @example
+ * ```ts
+ * throw new StdoutClosedError();
+ * ```
+ */
+export class StdoutClosedError extends CliError {
+  /** No message is shown for it. */
+  constructor(options?: { cause?: unknown }) {
+    super("Standard output was closed by its reader.", ExitCode.ok, options);
+    this.name = "StdoutClosedError";
+  }
+}
+
+/** Whether `error` is the operating system's broken pipe (EPIPE). */
+function isBrokenPipe(error: unknown): boolean {
+  const e = error as { name?: string; code?: string } | null;
+  return !!e && (e.name === "BrokenPipe" || e.code === "EPIPE");
+}
+
+/**
+ * Wraps a standard output writer so that a broken pipe becomes a
+ * {@linkcode StdoutClosedError} (used by {@linkcode denoIo}).
+ *
+ * @example
+ * ```ts
+ * const stdout = closedAware(Deno.stdout);
+ * ```
+ */
+export function closedAware(w: Writer): Writer {
+  return {
+    async write(p) {
+      try {
+        return await w.write(p);
+      } catch (error) {
+        if (isBrokenPipe(error)) throw new StdoutClosedError({ cause: error });
+        throw error;
+      }
+    },
+  };
 }
 
 /** Record formats of cli.md. */
@@ -66,6 +120,51 @@ export interface Column {
 }
 
 /**
+ * Shortens `text` to `width` characters by cutting its middle:
+ * `6b3e4d22-…-…de791eb` keeps both ends of an id recognisable.
+ *
+ * @example
+ * ```ts
+ * shortenMiddle("6b3e4d22-1c0f-4d57-9a43-5c1a0de791eb", 16); // "6b3e4d22…de791eb"
+ * ```
+ */
+export function shortenMiddle(text: string, width: number): string {
+  const chars = [...text];
+  if (chars.length <= width) return text;
+  if (width <= 1) return "…".slice(0, width);
+  const head = Math.ceil((width - 1) / 2);
+  const tail = width - 1 - head;
+  return chars.slice(0, head).join("") + "…" + (tail > 0 ? chars.slice(-tail).join("") : "");
+}
+
+/** Columns narrower than this are never shortened further. */
+const MIN_COLUMN = 8;
+
+/**
+ * The widths a table gets on a terminal of `columns` columns: the declared
+ * widths, the widest shrinkable ones narrowed first until the row fits.
+ * Times (fields named like `*At`/`*Time`, shown as ISO) keep their width.
+ * The last entry is the room left for the last column.
+ */
+function fitWidths(cols: Column[], columns: number): number[] {
+  const widths = cols.map((c) => Math.max(c.width ?? 0, c.header.length));
+  const fixed = cols.map((c) => typeof c.value === "string" && /(At|Time)$/.test(c.value));
+  const total = () => widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1);
+  while (total() > columns) {
+    let wi = -1;
+    for (let i = 0; i < widths.length; i++) {
+      const min = Math.max(MIN_COLUMN, cols[i].header.length);
+      if (!fixed[i] && widths[i] > min && (wi === -1 || widths[i] > widths[wi])) wi = i;
+    }
+    if (wi === -1) break;
+    widths[wi]--;
+  }
+  const used = widths.slice(0, -1).reduce((a, b) => a + b + 2, 0);
+  widths[widths.length - 1] = Math.max(MIN_COLUMN, columns - used);
+  return widths;
+}
+
+/**
  * Renders a cell: times (ms numbers in fields named like `*At`/`*Time`) as ISO,
  * objects as JSON.
  */
@@ -86,26 +185,50 @@ export class Output {
   readonly verbose: boolean;
   /** Whether standard error gets colour (a terminal, and no `NO_COLOR`). */
   readonly color: boolean;
+  /** Whether tables print every cell whole (`--wide`), even wider than the terminal. */
+  readonly wide: boolean;
   #progressShown = false;
+  /** Every stream write goes through this chain, so a progress line and data never interleave. */
+  #queue: Promise<void> = Promise.resolve();
 
-  /** `format` defaults to `table` on a terminal, else `ndjson`; `verbose` to false. */
-  constructor(io: Io, options: { format?: Format; verbose?: boolean } = {}) {
+  /**
+   * `format` defaults to `table` on a terminal, else `ndjson`; `verbose` to
+   * false; `color: false` (`--no-color`) turns colour off; `wide` keeps
+   * table cells whole.
+   */
+  constructor(
+    io: Io,
+    options: { format?: Format; verbose?: boolean; color?: boolean; wide?: boolean } = {},
+  ) {
     this.io = io;
     this.format = options.format ?? (io.stdoutIsTerminal ? "table" : "ndjson");
     this.verbose = options.verbose ?? false;
+    this.wide = options.wide ?? false;
     const noColor = io.env("NO_COLOR");
-    this.color = io.stderrIsTerminal && (noColor === undefined || noColor === "");
+    this.color = options.color !== false && io.stderrIsTerminal &&
+      (noColor === undefined || noColor === "");
   }
 
-  /** Writes text to standard output as it is. */
-  async write(text: string): Promise<void> {
-    await writeAll(this.io.stdout, text);
+  #serial(step: () => Promise<void>): Promise<void> {
+    const next = this.#queue.then(step);
+    this.#queue = next.catch(() => {});
+    return next;
   }
 
-  /** Writes a line to standard error (clearing a progress line first). */
-  async log(line: string): Promise<void> {
-    await this.clearProgress();
-    await writeAll(this.io.stderr, line + "\n");
+  /** Writes text to standard output as it is (erasing a progress line first). */
+  write(text: string): Promise<void> {
+    return this.#serial(async () => {
+      await this.#erase();
+      await writeAll(this.io.stdout, text);
+    });
+  }
+
+  /** Writes a line to standard error (erasing a progress line first). */
+  log(line: string): Promise<void> {
+    return this.#serial(async () => {
+      await this.#erase();
+      await writeAll(this.io.stderr, line + "\n");
+    });
   }
 
   /** Writes a line to standard error only with `--verbose`. */
@@ -123,15 +246,26 @@ export class Output {
     await this.log(this.color ? `\x1b[31merror:\x1b[0m ${line}` : `error: ${line}`);
   }
 
-  /** Replaces the progress line on standard error; nothing unless stderr is a terminal. */
-  async progress(text: string): Promise<void> {
-    if (!this.io.stderrIsTerminal) return;
-    this.#progressShown = true;
-    await writeAll(this.io.stderr, `\r\x1b[2K${text}`);
+  /**
+   * Replaces the progress line on standard error; nothing unless stderr is a
+   * terminal. The line is erased before the next write to either stream.
+   */
+  progress(text: string): Promise<void> {
+    if (!this.io.stderrIsTerminal) return Promise.resolve();
+    // Callers often do not wait for progress (`void out.progress(...)`): a failed write of it is
+    // cosmetic and must not become an unhandled rejection.
+    return this.#serial(async () => {
+      this.#progressShown = true;
+      await writeAll(this.io.stderr, `\r\x1b[2K${text}`);
+    }).catch(() => {});
   }
 
-  /** Clears the progress line, if one is shown. */
-  async clearProgress(): Promise<void> {
+  /** Erases the progress line, if one is shown (also done at the end of every command). */
+  clearProgress(): Promise<void> {
+    return this.#serial(() => this.#erase());
+  }
+
+  async #erase(): Promise<void> {
     if (!this.#progressShown) return;
     this.#progressShown = false;
     await writeAll(this.io.stderr, "\r\x1b[2K");
@@ -169,9 +303,16 @@ export class Output {
       if (buf) await this.write(buf);
       return n;
     }
-    const widths = columns.map((c) => c.width ?? c.header.length);
+    const fit = this.io.stdoutIsTerminal && !this.wide && this.io.stdoutColumns !== undefined &&
+      this.io.stdoutColumns > 0;
+    const widths = fit
+      ? fitWidths(columns, this.io.stdoutColumns!)
+      : columns.map((c) => c.width ?? c.header.length);
     const line = (cells: string[]) =>
-      cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join("  ").trimEnd() +
+      cells.map((c, i) => {
+        const shown = fit ? shortenMiddle(c, widths[i]) : c;
+        return i === cells.length - 1 ? shown : shown.padEnd(widths[i]);
+      }).join("  ").trimEnd() +
       "\n";
     const head = line(columns.map((c) => c.header.toUpperCase()));
     await this.write(
@@ -212,10 +353,11 @@ export class Output {
  */
 export function denoIo(): Io {
   return {
-    stdout: Deno.stdout,
+    stdout: closedAware(Deno.stdout),
     stderr: Deno.stderr,
     stdin: Deno.stdin.readable,
     stdoutIsTerminal: Deno.stdout.isTerminal(),
+    stdoutColumns: terminalColumns(),
     stderrIsTerminal: Deno.stderr.isTerminal(),
     stdinIsTerminal: Deno.stdin.isTerminal(),
     env: (name) => {
@@ -226,4 +368,14 @@ export function denoIo(): Io {
       }
     },
   };
+}
+
+/** The width of the terminal on standard output, if it is one. */
+function terminalColumns(): number | undefined {
+  try {
+    if (!Deno.stdout.isTerminal()) return undefined;
+    return Deno.consoleSize().columns || undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -73,7 +73,7 @@ const flags = {
   apiKeyPath: {
     type: "boolean",
     description:
-      "Also accept the Brownie form http://127.0.0.1:<port>/<API_KEY> (puts the key in a URL: only if a config needs it).",
+      "Also accept the Brownie form http://127.0.0.1:<PORT>/<API_KEY> (puts the key in a URL: only if a config needs it).",
   },
   allowRemote: {
     type: "boolean",

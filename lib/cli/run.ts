@@ -6,9 +6,10 @@
  * @module
  */
 
-import type { Command, CommandContext } from "./command.ts";
+import { type Command, type CommandContext, HELP_WIDTH } from "./command.ts";
 import { describeError, exitCodeFor, UsageError } from "./errors.ts";
-import { Output, writeAll } from "./output.ts";
+import { closest, wrapText } from "./flags.ts";
+import { Output, StdoutClosedError, writeAll } from "./output.ts";
 import { VERSION } from "../version.ts";
 
 /** The top-level commands, loaded on demand. */
@@ -35,6 +36,10 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
       "Run a local stand-in for the platform (API, signing on a real chain, webhook delivery).",
     load: async () => (await import("./emulator.ts")).emulatorCommand,
   },
+  completions: {
+    summary: "Print a shell completion script: bash, zsh or fish.",
+    load: async () => (await import("./completions.ts")).completionsCommand,
+  },
 };
 
 function topHelp(): string {
@@ -44,13 +49,15 @@ function topHelp(): string {
     "Usage: service <command> [flags]",
     "",
     "Commands:",
-    ...Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(15)}${c.summary}`),
+    ...Object.entries(COMMANDS).map(([n, c]) =>
+      wrapText(`  ${n.padEnd(15)}${c.summary}`, HELP_WIDTH, " ".repeat(17))
+    ),
     "",
     "Flags:",
     "  -h, --help       Show help (also after any command).",
     "  --version        Print the version.",
     "",
-    'Run "service <command> --help" for a command\'s flags.',
+    'Run "service <command> --help" (or "service help <command> [verb]") for a command\'s flags.',
     "",
   ].join("\n");
 }
@@ -68,7 +75,11 @@ export async function run(args: string[], ctx: CommandContext): Promise<number> 
   const verbose = args.includes("--verbose") || args.includes("-v") ||
     args.includes("--verbose=true");
   try {
-    const [name, ...rest] = args;
+    let [name, ...rest] = args;
+    if (name === "help" && rest[0] !== undefined && !rest[0].startsWith("-")) {
+      // `service help <command> [verb]` is `service <command> [verb] --help`.
+      [name, ...rest] = [...rest, "--help"];
+    }
     if (name === "--version" || name === "-V" || name === "version") {
       await writeAll(ctx.io.stdout, `service ${VERSION}\n`);
       return 0;
@@ -79,16 +90,19 @@ export async function run(args: string[], ctx: CommandContext): Promise<number> 
     }
     const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!entry) {
+      const guess = closest(name, Object.keys(COMMANDS));
       throw new UsageError(
-        `Unknown command "${name}": expected one of ${
-          Object.keys(COMMANDS).join(", ")
-        }. Run "service --help".`,
+        `Unknown command "${name}": expected one of ${Object.keys(COMMANDS).join(", ")}.` +
+          `${guess ? ` Did you mean "service ${guess}"?` : ""} Run "service --help".`,
       );
     }
     const command = await entry.load();
     return await command.run(rest, ctx, `service ${name}`);
   } catch (error) {
-    const out = new Output(ctx.io, { verbose });
+    // The reader of standard output went away (`| head`): end quietly.
+    if (error instanceof StdoutClosedError) return exitCodeFor(error);
+    const color = !args.includes("--no-color") && !args.includes("--noColor");
+    const out = new Output(ctx.io, { verbose, color });
     await out.error(describeError(error, verbose));
     return exitCodeFor(error);
   }

@@ -54,7 +54,7 @@ export interface DeliveryLine {
   status: number;
   /** ms from arrival to answer. */
   duration: number;
-  /** Why the app was not reached, with --forward-to. */
+  /** Why the app was not reached, with --forwardTo. */
   forwardProblem?: string;
 }
 
@@ -67,10 +67,10 @@ function field(json: unknown, name: string): string | null {
 export const listenCommand = leaf({
   summary: "Run a local receiver: print each delivery, forward it to your app, record attempts.",
   usage:
-    "[--port P] [--forward-to URL | --respond STATUS] [--record FILE] [--jwks URL|FILE] [--apiBaseUrl URL]",
+    "[--port P] [--forwardTo URL | --respond STATUS] [--record FILE] [--jwks URL|FILE] [--apiBaseUrl URL]",
   description:
     "Prints its address (http://127.0.0.1:PORT/) as the first line of standard output, then one\n" +
-    "line per delivery; runs until Ctrl-C. With --forward-to, the platform gets the app's status\n" +
+    "line per delivery; runs until Ctrl-C. With --forwardTo, the platform gets the app's status\n" +
     "(502 when the app is unreachable, 504 when it does not answer in --forwardTimeout);\n" +
     "otherwise --respond STATUS (default 200). --record appends breaker simulate input lines.\n" +
     "Signatures: --jwks, else <--apiBaseUrl's origin>/.well-known/jwks.json, else production's.",
@@ -106,7 +106,7 @@ export const listenCommand = leaf({
       min: 100,
       max: 600_000,
       placeholder: "DURATION",
-      description: "With --forward-to: how long to wait for the app (then 504).",
+      description: "With --forwardTo: how long to wait for the app (then 504).",
     },
     jwks: { type: "string", placeholder: "URL|FILE", description: "The JWKS: a URL or a file." },
     apiBaseUrl: {
@@ -117,17 +117,17 @@ export const listenCommand = leaf({
     },
   },
   examples: [
-    "service webhooks listen --port 4000 --forward-to http://127.0.0.1:3000/hook --apiBaseUrl $BASE",
+    "service webhooks listen --port 4000 --forwardTo http://127.0.0.1:3000/hook --apiBaseUrl $BASE",
     "service webhooks listen --respond 503 --record attempts.ndjson --format ndjson",
   ],
   async run({ flags }, ctx) {
     if (flags.forwardTo !== undefined && flags.respond !== undefined) {
       throw new UsageError(
-        "--forward-to and --respond exclude each other: the answer is the app's, or --respond's.",
+        "--forwardTo and --respond exclude each other: the answer is the app's, or --respond's.",
       );
     }
     const forwardTo = flags.forwardTo !== undefined
-      ? checkEndpointUrl(flags.forwardTo, "--forward-to")
+      ? checkEndpointUrl(flags.forwardTo, "--forwardTo")
       : undefined;
     const respond = flags.respond ?? 200;
     const source = await jwksSource(flags.jwks, flags.apiBaseUrl);

@@ -29,7 +29,7 @@ export const updateCommand = leaf({
     enabled: {
       type: "string",
       choices: ["true", "false"],
-      placeholder: "true|false",
+      placeholder: "BOOL",
       description: "Enable or disable.",
     },
   },

@@ -1,0 +1,335 @@
+/**
+ * The terminal (issue #13): progress on its own line and erased before any
+ * output, `| head` ending quietly, tables that fit the terminal (`--wide` for
+ * everything, pipes unchanged), suggestions for mistyped commands and verbs,
+ * `service help <command> [verb]`, `--json` and `--no-color`.
+ *
+ * Terminal behaviour runs on a real pseudo-terminal (util-linux `script`, its
+ * width set with `stty cols`), and the broken pipe through a real `| head`
+ * in bash. What a user sees is read back through {@linkcode screen}, a small
+ * terminal model (carriage return, erase line, newline), so a progress line
+ * glued to a row shows up as the glued row a user would see.
+ */
+import { assert, assertEquals, assertMatch, assertNotIncludes } from "../support/expect.ts";
+import { memoryIo } from "../support/memory_io.ts";
+import { startFixture } from "../support/emulator_fixture.ts";
+import { ROOT, runCli } from "../support/tools.ts";
+import { assertPeer, hasCommand, skipWithout } from "../support/required.ts";
+import { type Io, Output, run } from "../../lib/cli/mod.ts";
+import { shortenMiddle } from "../../lib/cli/output.ts";
+
+const haveScript = await hasCommand("script", ["-V"]);
+
+/**
+ * What a terminal shows for `raw`: `\r` goes back to the first column,
+ * `ESC[2K`/`ESC[K` erase the line (from the cursor), `\n` starts the next
+ * line; other escape sequences (colours) take no room.
+ */
+function screen(raw: string): string[] {
+  const lines: string[] = [];
+  let line: string[] = [];
+  let col = 0;
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw[i];
+    if (ch === "\x1b") {
+      // deno-lint-ignore no-control-regex
+      const m = /^\x1b\[([0-9;?]*)([A-Za-z])/.exec(raw.slice(i));
+      if (m) {
+        if (m[2] === "K") line = m[1] === "2" ? [] : line.slice(0, col);
+        i += m[0].length - 1;
+        continue;
+      }
+    }
+    if (ch === "\r") col = 0;
+    else if (ch === "\n") {
+      lines.push(line.join("").trimEnd());
+      line = [];
+      col = 0;
+    } else {
+      line[col++] = ch;
+    }
+  }
+  if (line.length) lines.push(line.join("").trimEnd());
+  return lines;
+}
+
+/** Runs the CLI on a pseudo-terminal `cols` columns wide; returns what was written to it. */
+async function onTerminal(
+  args: string[],
+  env: Record<string, string>,
+  cols = 100,
+): Promise<{ code: number; raw: string }> {
+  const cli = [Deno.execPath(), "run", "-A", `${ROOT}main.ts`, ...args].map((a) => `'${a}'`)
+    .join(" ");
+  const r = await new Deno.Command("script", {
+    args: ["-qec", `stty cols ${cols} rows 50; exec ${cli}`, "/dev/null"],
+    env: { NO_COLOR: "1", ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const td = new TextDecoder();
+  return { code: r.code, raw: td.decode(r.stdout) + td.decode(r.stderr) };
+}
+
+Deno.test("screen(): a progress line not erased before a row shows glued to it", () => {
+  assertEquals(screen("\r\x1b[2Kfetched 1\r\x1b[2Kid1\n"), ["id1"]);
+  assertEquals(screen("\r\x1b[2Kfetched 1id1\n"), ["fetched 1id1"]);
+  assertEquals(screen("ab\r\ncd\r\n"), ["ab", "cd"]);
+});
+
+Deno.test({
+  name: "on a 100-column terminal, list --all: progress never glued to a row, rows fit, ids cut",
+  ignore: skipWithout(haveScript),
+  async fn() {
+    assertPeer("script (util-linux)", haveScript);
+    const fx = await startFixture();
+    try {
+      const hook = (await fx.api<{ id: string }>("POST", "/v1/webhooks", {
+        body: { url: "http://127.0.0.1:9/h", events: ["a.b"] },
+      })).data;
+      const made = await fx.admin("POST", "/notifications", {
+        eventType: "a.b",
+        resourceId: crypto.randomUUID(),
+        count: 250,
+      });
+      assertEquals(made.status, 201);
+      const env = {
+        SERVICE_API_KEY: fx.emu.apiKey,
+        SERVICE_API_PRIVATE_KEY_PATH: fx.emu.privateKeyPath,
+        SERVICE_API_BASE_URL: fx.emu.apiBaseUrl,
+      };
+      const args = ["notifications", "list", "--webhookId", hook.id, "--all", "--pageSize", "20"];
+      const r = await onTerminal(args, env, 100);
+      assertEquals(r.code, 0, r.raw);
+      assertMatch(r.raw, /fetched 20 of 250 notifications/, "the progress line was shown");
+      const shown = screen(r.raw).filter((l) => l !== "");
+      assertEquals(shown.length, 251, shown.slice(0, 5).join("\n"));
+      assertMatch(shown[0], /^ID +STATUS +EVENTTYPE +RESOURCEID +CREATEDAT\b/);
+      for (const l of shown) {
+        assertNotIncludes(l, "fetched", "a progress line glued to a row");
+        assert([...l].length <= 100, `${[...l].length} columns: ${l}`);
+      }
+      const idWidth = shown[0].indexOf("STATUS") - 2;
+      assert(idWidth < 36, `the id column narrowed to fit (${idWidth})`);
+      const ids = new Set(
+        (made.data.data as { id: string }[]).map((n) => shortenMiddle(n.id, idWidth)),
+      );
+      const first = shown[1].split(/ +/)[0];
+      assertMatch(first, /^[0-9a-f-]+…[0-9a-f-]+$/, "a long id is cut in the middle");
+      assert(ids.has(first), `${first} is one of the ids, cut to its column`);
+
+      const wide = await onTerminal([...args, "--wide"], env, 100);
+      assertEquals(wide.code, 0, wide.raw);
+      const wideRows = screen(wide.raw).filter((l) => /^[0-9a-f]{8}-/.test(l));
+      assertEquals(wideRows.length, 250);
+      for (const l of wideRows) {
+        assertNotIncludes(l, "…");
+        assertMatch(l, /^[0-9a-f-]{36} {2}/, "--wide: the whole id");
+      }
+    } finally {
+      await fx.stop();
+    }
+  },
+});
+
+Deno.test("piped, the table is what scripts always saw: whole ids, declared widths, no progress", async () => {
+  const fx = await startFixture();
+  try {
+    const hook = (await fx.api<{ id: string }>("POST", "/v1/webhooks", {
+      body: { url: "http://127.0.0.1:9/h", events: ["a.b"] },
+    })).data;
+    const made = await fx.admin("POST", "/notifications", { eventType: "a.b", count: 3 });
+    assertEquals(made.status, 201);
+    const r = await runCli(
+      ["notifications", "list", "--webhookId", hook.id, "--all", "--format", "table"],
+      {
+        env: {
+          SERVICE_API_KEY: fx.emu.apiKey,
+          SERVICE_API_PRIVATE_KEY_PATH: fx.emu.privateKeyPath,
+          SERVICE_API_BASE_URL: fx.emu.apiBaseUrl,
+          COLUMNS: "40",
+        },
+      },
+    );
+    assertEquals(r.code, 0, r.stderr);
+    assertEquals(r.stderr, "");
+    const lines = r.stdout.trimEnd().split("\n");
+    assertEquals(lines.length, 4);
+    for (const n of made.data.data as { id: string }[]) {
+      const row = lines.find((l) => l.startsWith(n.id));
+      assert(row, `the row of ${n.id}`);
+      assertEquals(row.slice(36, 38), "  ", "the id column keeps its declared width of 36");
+      assertMatch(row.slice(38), /^(COMPLETED|FAILED|IN_PROGRESS|ON_HOLD) +a\.b +/);
+    }
+    assertNotIncludes(r.stdout, "…");
+  } finally {
+    await fx.stop();
+  }
+});
+
+Deno.test("| head -1 ends the command quietly with exit 0 (a real pipe in bash)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "service-head-" });
+  try {
+    // 20,000 notifications: megabytes of ndjson, far more than a pipe buffers.
+    const lines = Array.from({ length: 20_000 }, (_, i) =>
+      JSON.stringify({
+        webhookId: "w1",
+        notificationId: `n${i}`,
+        sentTime: 1_700_000_000_000 + i,
+        responseCode: 200,
+      }));
+    await Deno.writeTextFile(`${dir}/log.ndjson`, lines.join("\n") + "\n");
+    const cli = [Deno.execPath(), "run", "-A", `${ROOT}main.ts`, "breaker", "simulate"]
+      .concat([`${dir}/log.ndjson`, "--notifications", "--format", "ndjson"])
+      .map((a) => `'${a}'`).join(" ");
+    const r = await new Deno.Command("bash", {
+      args: ["-c", `${cli} 2>"${dir}/err" | head -1; echo "status=\${PIPESTATUS[0]}"`],
+      env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const out = new TextDecoder().decode(r.stdout).trim().split("\n");
+    assertEquals(out.length, 2, out.join("\n"));
+    assertMatch(out[0], /^\{"type":"notification","notificationId":"n0"/);
+    assertEquals(out[1], "status=0", "the command's own exit code");
+    assertEquals(await Deno.readTextFile(`${dir}/err`), "", "nothing on standard error");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("Output erases its progress line before writing to standard output, and at the end", async () => {
+  const events: string[] = [];
+  const dec = new TextDecoder();
+  const io: Io = {
+    stdout: { write: (p) => (events.push(`out:${dec.decode(p)}`), Promise.resolve(p.length)) },
+    stderr: { write: (p) => (events.push(`err:${dec.decode(p)}`), Promise.resolve(p.length)) },
+    stdin: new ReadableStream(),
+    stdoutIsTerminal: true,
+    stderrIsTerminal: true,
+    env: () => undefined,
+  };
+  const out = new Output(io, { format: "ndjson" });
+  void out.progress("fetched 1");
+  void out.write("row1\n");
+  void out.progress("fetched 2");
+  await out.log("a warning");
+  await out.progress("fetched 3");
+  await out.clearProgress();
+  await out.clearProgress();
+  assertEquals(events, [
+    "err:\r\x1b[2Kfetched 1",
+    "err:\r\x1b[2K",
+    "out:row1\n",
+    "err:\r\x1b[2Kfetched 2",
+    "err:\r\x1b[2K",
+    "err:a warning\n",
+    "err:\r\x1b[2Kfetched 3",
+    "err:\r\x1b[2K",
+  ]);
+});
+
+Deno.test("shortenMiddle keeps both ends of an id", () => {
+  const id = "6b3e4d22-1c0f-4d57-9a43-5c1a0de791eb";
+  assertEquals(shortenMiddle(id, 16), "6b3e4d22…de791eb");
+  assertEquals(shortenMiddle(id, 36), id);
+  assertEquals(shortenMiddle(id, 40), id);
+  assertEquals([...shortenMiddle(id, 9)].length, 9);
+});
+
+Deno.test("a table fits the given width; --wide and a pipe keep it whole", async () => {
+  const records = [{ id: "6b3e4d22-1c0f-4d57-9a43-5c1a0de791eb", note: "x".repeat(80) }];
+  const cols = [{ header: "id", value: "id", width: 36 }, { header: "note", value: "note" }];
+  const tty = { ...memoryIo(), stdoutIsTerminal: true, stdoutColumns: 60 };
+  await new Output(tty, { format: "table" }).records(records, cols);
+  for (const l of tty.out().trimEnd().split("\n")) assert([...l].length <= 60, l);
+  assertMatch(tty.out(), /…/);
+  const wide = { ...memoryIo(), stdoutIsTerminal: true, stdoutColumns: 60 };
+  await new Output(wide, { format: "table", wide: true }).records(records, cols);
+  const pipe = { ...memoryIo(), stdoutColumns: 60 };
+  await new Output(pipe, { format: "table" }).records(records, cols);
+  const whole = `ID${" ".repeat(36)}NOTE\n${records[0].id}  ${"x".repeat(80)}\n`;
+  assertEquals(wide.out(), whole);
+  assertEquals(pipe.out(), whole);
+});
+
+async function cli(args: string[], io = memoryIo()) {
+  const code = await run(args, { io });
+  return { code, out: io.out(), err: io.err() };
+}
+
+Deno.test("mistyped commands and verbs get a suggestion (as flags do), exit 2", async () => {
+  const c = await cli(["notification", "list"]);
+  assertEquals(c.code, 2);
+  assertMatch(c.err, /Unknown command "notification".*Did you mean "service notifications"\?/);
+  assertEquals(c.err.trim().split("\n").length, 1);
+  const v = await cli(["notifications", "lst"]);
+  assertEquals(v.code, 2);
+  assertMatch(v.err, /Unknown verb "lst".*Did you mean "service notifications list"\?/);
+  const w = await cli(["webhooks", "lisen"]);
+  assertMatch(w.err, /Did you mean "service webhooks listen"\?/);
+  const f = await cli(["webhooks", "list", "--pagesise", "3"]);
+  assertMatch(f.err, /Did you mean --pageSize\?/);
+  const none = await cli(["zzzzzz"]);
+  assertEquals(none.code, 2);
+  assertNotIncludes(none.err, "Did you mean");
+});
+
+Deno.test("service help <command> [verb] is <command> [verb] --help", async () => {
+  for (
+    const path of [["notifications"], ["notifications", "list"], ["breaker", "simulate"], [
+      "rpc",
+    ], ["completions"]]
+  ) {
+    const viaHelp = await cli(["help", ...path]);
+    const viaFlag = await cli([...path, "--help"]);
+    assertEquals(viaHelp.code, 0, path.join(" "));
+    assertEquals(viaHelp.out, viaFlag.out, path.join(" "));
+    assertMatch(viaHelp.out, new RegExp(`Usage: service ${path.join(" ")}`));
+  }
+  const group = await cli(["webhooks", "help", "listen"]);
+  assertEquals(group.out, (await cli(["webhooks", "listen", "--help"])).out);
+  const top = await cli(["help"]);
+  assertEquals(top.code, 0);
+  assertMatch(top.out, /Commands:/);
+  const bad = await cli(["help", "notification"]);
+  assertEquals(bad.code, 2);
+  assertMatch(bad.err, /Did you mean "service notifications"\?/);
+});
+
+const FIXTURE = `${ROOT}tests/fixtures/breaker/exactly_50_percent.ndjson`;
+
+Deno.test("--json is --format json; with another --format it is a usage error", async () => {
+  const json = await cli(["breaker", "simulate", FIXTURE, "--json"]);
+  const format = await cli(["breaker", "simulate", FIXTURE, "--format", "json"]);
+  assertEquals(json.code, 0, json.err);
+  assertEquals(json.out, format.out);
+  JSON.parse(json.out);
+  assertEquals((await cli(["breaker", "simulate", FIXTURE, "--json", "--format=json"])).code, 0);
+  const none = await cli(["completions", "bash", "--json"]);
+  assertEquals(none.code, 2);
+  assertMatch(none.err, /"service completions" prints no records: it has no --json or --format/);
+  const clash = await cli(["breaker", "simulate", FIXTURE, "--json", "--format", "ndjson"]);
+  assertEquals(clash.code, 2);
+  assertMatch(clash.err, /--json and --format ndjson/);
+});
+
+Deno.test("--no-color (and --noColor, and NO_COLOR) turn colour off on a terminal", async () => {
+  const args = ["breaker", "simulate", "/nonexistent/log.ndjson"];
+  const term = (env: Record<string, string> = {}) => ({
+    ...memoryIo("", env),
+    stderrIsTerminal: true,
+  });
+  const coloured = await cli(args, term());
+  assertEquals(coloured.code, 1);
+  assert(coloured.err.startsWith("\x1b[31merror:"), coloured.err);
+  for (const flag of ["--no-color", "--noColor"]) {
+    const plain = await cli([...args, flag], term());
+    assertEquals(plain.code, 1);
+    assertMatch(plain.err, /^error: /);
+    assertNotIncludes(plain.err, "\x1b");
+  }
+  const env = await cli(args, term({ NO_COLOR: "1" }));
+  assertNotIncludes(env.err, "\x1b");
+});

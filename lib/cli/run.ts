@@ -35,6 +35,14 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
       "Run a local stand-in for the platform (API, signing on a real chain, webhook delivery).",
     load: async () => (await import("./emulator.ts")).emulatorCommand,
   },
+  config: {
+    summary: "Profiles of connection settings: set, list, show, remove.",
+    load: async () => (await import("./config.ts")).configCommand,
+  },
+  whoami: {
+    summary: "Check the credentials against the platform and say which environment answered.",
+    load: async () => (await import("./whoami.ts")).whoamiCommand,
+  },
 };
 
 function topHelp(): string {
@@ -86,7 +94,13 @@ export async function run(args: string[], ctx: CommandContext): Promise<number> 
       );
     }
     const command = await entry.load();
-    return await command.run(rest, ctx, `service ${name}`);
+    // Where absent flags come from (env, .env, profile): built once, when a command asks.
+    let loaded: ReturnType<NonNullable<CommandContext["sources"]>> | undefined;
+    const sources = ctx.sources ?? (async () => {
+      const { loadValueSources } = await import("./config_sources.ts");
+      return await (loaded ??= loadValueSources({ args: rest, env: ctx.io.env, cwd: ctx.cwd }));
+    });
+    return await command.run(rest, { ...ctx, sources }, `service ${name}`);
   } catch (error) {
     const out = new Output(ctx.io, { verbose });
     await out.error(describeError(error, verbose));

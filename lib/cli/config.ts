@@ -94,8 +94,9 @@ const setCommand = leaf({
       const path = isAbsolute(f.privateKey) || ctx.cwd === undefined
         ? f.privateKey
         : `${ctx.cwd}/${f.privateKey}`;
-      const { importPrivateKeyPem, readPrivateKeyFile } = await import("../platform/mod.ts");
-      await importPrivateKeyPem(await readPrivateKeyFile(path), `the file ${JSON.stringify(path)}`);
+      // Checked as every command will use it: a readable, unencrypted RSA key.
+      const { loadCredentials } = await import("../platform/mod.ts");
+      await loadCredentials({ apiKey: "unused", privateKey: path });
       update.privateKey = path;
     }
     if (Object.keys(update).length === 0) {

@@ -74,6 +74,12 @@ const flags = {
     placeholder: "PATH",
     description: "HTTP path instead of the random per-run token (e.g. / for a fixed URL).",
   },
+  path: {
+    type: "string",
+    env: "SERVICE_PATH",
+    placeholder: "PATH",
+    description: "The platform bridge's spelling of --httpPath.",
+  },
   apiKeyPath: {
     type: "boolean",
     description:
@@ -251,6 +257,12 @@ export const rpcCommand = leaf({
       throw new UsageError('Missing command after "--": give the program to run, or omit "--".');
     }
     const transport = f.http ? "http" : "ipc";
+    if (f.path !== undefined) {
+      if (f.httpPath !== undefined && f.httpPath !== f.path) {
+        throw new UsageError("Give --httpPath or --path (its other spelling), not both.");
+      }
+      f.httpPath = f.path;
+    }
     if (!f.http) {
       for (
         const name of ["port", "httpPath", "apiKeyPath", "allowOrigin", "allowRemote"] as const

@@ -239,7 +239,7 @@ Deno.test("--externalTxId X becomes the prefix of unique ids (two sends both wor
   assert.match(both.stderr, /--externalTxId or --externalTxIdPrefix, not both/);
 });
 
-Deno.test("SERVICE_HTTP, SERVICE_HOST, SERVICE_PORT, SERVICE_HTTP_PATH, SERVICE_NOTE, SERVICE_QUIET, SERVICE_VERBOSE, SERVICE_POLLING_INTERVAL: each used, flags win", async () => {
+Deno.test("SERVICE_HTTP, SERVICE_HOST, SERVICE_PORT, SERVICE_HTTP_PATH (--path, SERVICE_PATH), SERVICE_NOTE, SERVICE_QUIET, SERVICE_VERBOSE, SERVICE_POLLING_INTERVAL: each used, flags win", async () => {
   const free = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = free.addr.port;
   free.close();
@@ -271,6 +271,11 @@ Deno.test("SERVICE_HTTP, SERVICE_HOST, SERVICE_PORT, SERVICE_HTTP_PATH, SERVICE_
     (await sendAndFind(c.address, { from: VAULT0, to: VAULT1, value: "0x1" })).note,
     "from the flag",
   );
+  // the platform bridge's --path (and SERVICE_PATH) is --httpPath
+  const p = await bridge(["--http", "--path", "/bridge"]);
+  assert.match(p.address, /^http:\/\/127\.0\.0\.1:\d+\/bridge$/);
+  const q = await bridge(["--http"], { SERVICE_PATH: "/var" });
+  assert.match(q.address, /^http:\/\/127\.0\.0\.1:\d+\/var$/);
   const bad = await runCli(["rpc", ...stack.flags], { env: { SERVICE_POLLING_INTERVAL: "soon" } });
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /"soon" for SERVICE_POLLING_INTERVAL \(environment\)/);
@@ -301,6 +306,7 @@ Deno.test("rpc --help names every variable", async () => {
       "SERVICE_PORT",
       "SERVICE_HOST",
       "SERVICE_HTTP_PATH",
+      "SERVICE_PATH",
       "SERVICE_IPC_PATH",
       "SERVICE_JSON_RPC_ENV_VAR",
       "SERVICE_FALLBACK_FEE_LEVEL",

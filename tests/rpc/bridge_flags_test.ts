@@ -366,3 +366,50 @@ Deno.test(".env in a directory of its own feeds the bridge, and the child's envi
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 });
+
+Deno.test("a profile feeds the bridge's credentials, and the child's environment gains nothing from it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "profile-" });
+  try {
+    const set = await runCli([
+      "config",
+      "set",
+      "--profile",
+      "emu",
+      "--apiKey",
+      stack.emulator.apiKey,
+      "--privateKey",
+      stack.emulator.privateKeyPath,
+      "--apiBaseUrl",
+      stack.emulator.apiBaseUrl,
+    ], { env: { XDG_CONFIG_HOME: dir } });
+    assert.equal(set.code, 0, set.stderr);
+    const r = await runCli(
+      ["rpc", "--profile", "emu", "--rpcUrl", stack.anvil.url, "--http", "--", "sh", "-c", "env"],
+      { env: { XDG_CONFIG_HOME: dir } },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^SERVICE_JSON_RPC_ADDRESS=http:\/\//m);
+    assert.doesNotMatch(r.stdout, /^SERVICE_(API_KEY|API_PRIVATE_KEY_PATH|API_BASE_URL|PROFILE)=/m);
+    assert.ok(
+      !r.stdout.includes(stack.emulator.apiKey) && !r.stderr.includes(stack.emulator.apiKey),
+    );
+    // the bridge did sign with the profile's credentials: eth_accounts through a child
+    const accounts = await runCli([
+      "rpc",
+      "--profile",
+      "emu",
+      "--rpcUrl",
+      stack.anvil.url,
+      "--",
+      foundryBin("cast"),
+      "rpc",
+      "eth_accounts",
+      "--rpc-url",
+      "{}",
+    ], { env: { XDG_CONFIG_HOME: dir } });
+    assert.equal(accounts.code, 0, accounts.stderr);
+    assert.match(accounts.stdout.toLowerCase(), new RegExp(VAULT0.toLowerCase()));
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});

@@ -336,6 +336,7 @@ Deno.test(".env in a directory of its own feeds the bridge, and the child's envi
         `SERVICE_RPC_URL=${stack.anvil.url}`,
         "SERVICE_HTTP=true",
         "SERVICE_NOTE=dotenv-note",
+        "SERVICE_VERBOSE=true # the log says the most it can, and still no secret",
       ].join("\n") + "\n",
     );
     const cast = foundryBin("cast");
@@ -357,6 +358,7 @@ Deno.test(".env in a directory of its own feeds the bridge, and the child's envi
       );
     }
     assert.ok(!r.stdout.includes(stack.emulator.apiKey), "the API key reached the child");
+    assert.match(r.stderr, /serving chain 31337/, "SERVICE_VERBOSE from .env");
     assert.ok(!r.stderr.includes(stack.emulator.apiKey), "the API key reached a log");
     // --noEnvFile: the same command has no node to read from
     const skipped = await runCli(["rpc", "--noEnvFile", "--", "true"], { cwd: dir });

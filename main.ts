@@ -1,6 +1,7 @@
 /**
- * The only impure edge of `service`: reads the arguments and environment,
- * runs the CLI, exits with its code.
+ * The only impure edge of `service`: reads the arguments, the environment and
+ * the current directory (where `.env` is looked for), runs the CLI, exits with
+ * its code.
  *
  * @module
  */
@@ -27,6 +28,11 @@ if (import.meta.main) {
       }
     },
   });
-  const code = await run(args, { io: denoIo(), signal: stop.signal, takeSignals: stop.take });
+  const code = await run(args, {
+    io: denoIo(),
+    cwd: Deno.cwd(),
+    signal: stop.signal,
+    takeSignals: stop.take,
+  });
   Deno.exit(code);
 }

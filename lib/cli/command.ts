@@ -11,6 +11,7 @@
 import {
   checkFlagSpecs,
   closest,
+  environmentSource,
   type FlagSpecs,
   type ParsedFlags,
   parseFlags,
@@ -22,6 +23,7 @@ import { type Format, FORMATS, type Io, Output } from "./output.ts";
 import { UsageError } from "./errors.ts";
 import type { TakeSignals } from "./stop_signals.ts";
 import type { ClientOptions, PlatformClient } from "../platform/mod.ts";
+import type { LoadedSources } from "./config_sources.ts";
 
 /** What every command receives besides its arguments. */
 export interface CommandContext {
@@ -42,6 +44,14 @@ export interface CommandContext {
    * `run()` is called as a library (nothing then delivers OS signals).
    */
   takeSignals?: TakeSignals;
+  /** The current directory (where `.env` is looked for); given by `main.ts`. */
+  cwd?: string;
+  /**
+   * Where absent flags come from after the command line (environment, `.env`,
+   * profile: `config_sources.ts`); built once per run by `run()`. Absent: the
+   * environment alone.
+   */
+  sources?: () => Promise<LoadedSources>;
 }
 
 /** A runnable command or group. */
@@ -67,11 +77,28 @@ export const commonFlags = {
   verbose: {
     type: "boolean",
     short: "v",
+    env: "SERVICE_VERBOSE",
     description: "Log more: cause chains, request ids, HTTP status.",
   },
   noColor: {
     type: "boolean",
     description: "No colour (as NO_COLOR=1 in the environment does).",
+  },
+  profile: {
+    type: "string",
+    env: "SERVICE_PROFILE",
+    placeholder: "NAME",
+    description:
+      "Take absent connection flags from this profile (service config set); flags, env and .env win.",
+  },
+  envFile: {
+    type: "string",
+    placeholder: "PATH",
+    description: "Read variables from this file instead of ./.env (the environment wins).",
+  },
+  noEnvFile: {
+    type: "boolean",
+    description: "Do not read a .env file.",
   },
 } as const satisfies FlagSpecs;
 
@@ -153,10 +180,12 @@ export interface LeafSpec<S extends FlagSpecs> {
   maxPositionals?: number;
   /** Accepts `-- <command...>`. */
   acceptsRest?: boolean;
+  /** `false`: flags come from the command line only (no env, `.env` or profile); default true. */
+  sources?: boolean;
   /** The handler: parsed flags and positionals in, exit code out. */
   run(
     parsed: ParseResult<S & typeof commonFlags> & { flags: ParsedFlags<S & typeof commonFlags> },
-    ctx: CommandContext & { out: Output; path: string },
+    ctx: CommandContext & { out: Output; path: string; loaded?: LoadedSources },
   ): Promise<number>;
 }
 
@@ -223,9 +252,10 @@ export function leaf<S extends FlagSpecs>(
           return 0;
         }
       }
+      const loaded = spec.sources === false ? undefined : await ctx.sources?.();
       const parsed = parseFlags(flags, args, {
         command: path,
-        env: ctx.io.env,
+        sources: spec.sources === false ? [] : loaded?.sources ?? [environmentSource(ctx.io.env)],
         now: ctx.now,
         maxPositionals: spec.maxPositionals ?? 0,
       });
@@ -249,7 +279,7 @@ export function leaf<S extends FlagSpecs>(
         wide: f.wide === true,
       });
       try {
-        return await spec.run(parsed as never, { ...ctx, out, path });
+        return await spec.run(parsed as never, { ...ctx, out, path, loaded });
       } finally {
         await out.clearProgress().catch(() => {});
       }

@@ -83,14 +83,51 @@ export interface ParseResult<S extends FlagSpecs> {
   rest: string[] | undefined;
   /** Names of the flags that were given on the command line (not from env or default). */
   given: Set<string>;
+  /** For each flag taken from a {@linkcode ValueSource}: where it came from (no value). */
+  origins: Map<string, string>;
+}
+
+/**
+ * One place a flag's value can come from when the command line does not
+ * give it: the environment, a `.env` file, a profile (see `config_sources.ts`).
+ * {@linkcode parseFlags} asks the sources in order; the first answer wins.
+ */
+export interface ValueSource {
+  /** The value of flag `name` from this source, or `undefined`. */
+  lookup(name: string, spec: FlagSpec): string | undefined;
+  /** Names the place, for messages: `SERVICE_PORT (environment)`. Never holds a value. */
+  describe(name: string, spec: FlagSpec): string;
+}
+
+/**
+ * The environment as a {@linkcode ValueSource}: each flag's `env` variable.
+ *
+ * @example
+ * ```ts
+ * const source = environmentSource((n) => n === "SERVICE_PORT" ? "8545" : undefined);
+ * ```
+ */
+export function environmentSource(
+  env: (name: string) => string | undefined,
+  label = "environment",
+): ValueSource {
+  return {
+    lookup: (_name, spec) => (spec.env ? env(spec.env) : undefined),
+    describe: (_name, spec) => `${spec.env} (${label})`,
+  };
 }
 
 /** Options of {@linkcode parseFlags}. */
 export interface ParseOptions {
   /** The command as the user typed it, for messages, e.g. `service webhooks list`. */
   command: string;
-  /** Environment lookup; default: none. */
+  /** Environment lookup (used when `sources` is absent); default: none. */
   env?: (name: string) => string | undefined;
+  /**
+   * Where absent flags are looked up, first answer wins (after the command
+   * line, before the default); default: `env` alone.
+   */
+  sources?: readonly ValueSource[];
   /** Clock for `time` flags given as a duration back from now; default `Date.now`. */
   now?: () => number;
   /** Maximum number of positionals; default: unlimited. */
@@ -435,8 +472,14 @@ export function parseFlags<S extends FlagSpecs>(
     const where = `--${name}`;
     let raw: string;
     if (eq !== -1) raw = body.slice(eq + 1);
-    else if (spec.type === "boolean") raw = "true";
-    else {
+    else if (spec.type === "boolean") {
+      // `--x false` as well as `--x=false`: a following true/false is the value.
+      const next = args[i + 1];
+      if (next !== undefined && /^(true|false)$/i.test(next)) {
+        raw = next;
+        i++;
+      } else raw = "true";
+    } else {
       const next = args[i + 1];
       if (next === undefined || /^--[A-Za-z]/.test(next)) {
         throw new UsageError(
@@ -460,12 +503,22 @@ export function parseFlags<S extends FlagSpecs>(
     given.add(name);
   }
 
+  const sources = options.sources ?? (options.env ? [environmentSource(options.env)] : []);
+  const origins = new Map<string, string>();
   for (const [name, spec] of Object.entries(specs)) {
     if (values[name] !== undefined) continue;
-    const fromEnv = spec.env ? options.env?.(spec.env) : undefined;
-    if (fromEnv !== undefined && fromEnv !== "") {
-      const v = convert(name, spec, fromEnv, `${spec.env} (environment)`, now);
+    let found: { raw: string; where: string } | undefined;
+    for (const source of sources) {
+      const raw = source.lookup(name, spec);
+      if (raw !== undefined && raw !== "") {
+        found = { raw, where: source.describe(name, spec) };
+        break;
+      }
+    }
+    if (found) {
+      const v = convert(name, spec, found.raw, found.where, now);
       values[name] = spec.multiple && !Array.isArray(v) ? [v] : v;
+      origins.set(name, found.where);
     } else if (spec.default !== undefined) {
       values[name] = Array.isArray(spec.default) ? [...spec.default] : spec.default;
     } else if (spec.multiple) {
@@ -479,7 +532,7 @@ export function parseFlags<S extends FlagSpecs>(
       }" for "${options.command}". ${help}`,
     );
   }
-  return { flags: values as ParsedFlags<S>, positionals, rest, given };
+  return { flags: values as ParsedFlags<S>, positionals, rest, given, origins };
 }
 
 /**

@@ -18,7 +18,7 @@ export type { CommandContext } from "./command.ts";
 export { CliError, ExitCode, exitCodeFor, UsageError } from "./errors.ts";
 export { denoIo, Output } from "./output.ts";
 export type { Column, Format, Io, Writer } from "./output.ts";
-export { parseDuration, parseFlags, parseTime } from "./flags.ts";
+export { environmentSource, parseDuration, parseFlags, parseTime } from "./flags.ts";
 export type {
   FlagSpec,
   FlagSpecs,
@@ -27,6 +27,9 @@ export type {
   ParseOptions,
   ParseResult,
   ValueOf,
+  ValueSource,
 } from "./flags.ts";
+export { loadValueSources } from "./config_sources.ts";
+export type { LoadedSources, SourceInputs } from "./config_sources.ts";
 export { STOP_SIGNALS, StopRequest, stopSignals } from "./stop_signals.ts";
 export type { SignalHost, StopSignals, TakeSignals } from "./stop_signals.ts";

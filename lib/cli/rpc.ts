@@ -50,11 +50,13 @@ const flags = {
   },
   http: {
     type: "boolean",
+    env: "SERVICE_HTTP",
     description: "Serve HTTP instead of the default local socket (IPC).",
   },
   host: {
     type: "string",
     default: "127.0.0.1",
+    env: "SERVICE_HOST",
     placeholder: "HOST",
     description: "HTTP bind address. Anything but loopback needs --allowRemote.",
   },
@@ -63,12 +65,20 @@ const flags = {
     default: 0,
     min: 0,
     max: 65535,
+    env: "SERVICE_PORT",
     description: "HTTP port; 0 picks a free one.",
   },
   httpPath: {
     type: "string",
+    env: "SERVICE_HTTP_PATH",
     placeholder: "PATH",
     description: "HTTP path instead of the random per-run token (e.g. / for a fixed URL).",
+  },
+  path: {
+    type: "string",
+    env: "SERVICE_PATH",
+    placeholder: "PATH",
+    description: "The platform bridge's spelling of --httpPath.",
   },
   apiKeyPath: {
     type: "boolean",
@@ -88,11 +98,13 @@ const flags = {
   },
   ipcPath: {
     type: "string",
+    env: "SERVICE_IPC_PATH",
     placeholder: "PATH",
     description: "Socket path (default: a fresh private directory). A stale socket is removed.",
   },
   env: {
     type: "string",
+    env: "SERVICE_JSON_RPC_ENV_VAR",
     placeholder: "NAME",
     description:
       "Also give the address to the child in this variable (always in SERVICE_JSON_RPC_ADDRESS).",
@@ -112,13 +124,59 @@ const flags = {
     placeholder: "TEXT",
     description: "Prefix of each transaction's unique externalTxId.",
   },
+  externalTxId: {
+    type: "string",
+    env: "SERVICE_EXTERNAL_TX_ID",
+    placeholder: "TEXT",
+    description:
+      "Taken as the prefix of each transaction's unique externalTxId (one id for all would be refused).",
+  },
+  fallbackFeeLevel: {
+    type: "string",
+    choices: ["LOW", "MEDIUM", "HIGH"],
+    upper: true,
+    default: "MEDIUM",
+    env: "SERVICE_FALLBACK_FEE_LEVEL",
+    placeholder: "LOW|MEDIUM|HIGH",
+    description: "Fee level of transactions that carry no fee fields.",
+  },
+  oneTimeAddressesEnabled: {
+    type: "boolean",
+    default: true,
+    env: "SERVICE_ONE_TIME_ADDRESSES_ENABLED",
+    description:
+      "false: destinations must be a vault account or whitelisted wallet (by address), else an error.",
+  },
+  userAgent: {
+    type: "string",
+    env: "SERVICE_USER_AGENT",
+    placeholder: "TEXT",
+    description: "Added to our User-Agent on platform requests.",
+  },
+  logTransactionStatusChanges: {
+    type: "boolean",
+    env: "SERVICE_LOG_TX_STATUS_CHANGES",
+    description: "Print each transaction's status changes on stderr (as --verbose does).",
+  },
+  raw: {
+    type: "boolean",
+    short: "r",
+    description: "Without a child: print only the listening address (no banner).",
+  },
+  suppressHostWarning: {
+    type: "boolean",
+    description:
+      "Accepted for the platform's bridge: acknowledges a non-loopback --host, as --allowRemote.",
+  },
   note: {
     type: "string",
+    env: "SERVICE_NOTE",
     placeholder: "TEXT",
     description: "Note attached to every platform transaction.",
   },
   pollingInterval: {
     type: "duration",
+    env: "SERVICE_POLLING_INTERVAL",
     min: 10,
     max: 3_600_000,
     placeholder: "DURATION",
@@ -140,6 +198,7 @@ const flags = {
   quiet: {
     type: "boolean",
     short: "q",
+    env: "SERVICE_QUIET",
     description: "Print no warnings (and, without a child, no banner on stderr).",
   },
 } as const;
@@ -189,7 +248,7 @@ export const rpcCommand = leaf({
     "service rpc --emulator --rpcUrl http://127.0.0.1:8545 --http -- cast block-number --rpc-url {}",
     "service rpc --http --vaultAccountIds 0   # prints http://127.0.0.1:PORT/TOKEN, runs until Ctrl-C",
   ],
-  async run({ flags: f, rest }, ctx) {
+  async run({ flags: f, rest, given }, ctx) {
     const out = ctx.out;
     const warn = (line: string) => {
       if (!f.quiet) void out.warn(line);
@@ -201,6 +260,12 @@ export const rpcCommand = leaf({
       throw new UsageError('Missing command after "--": give the program to run, or omit "--".');
     }
     const transport = f.http ? "http" : "ipc";
+    if (f.path !== undefined) {
+      if (f.httpPath !== undefined && f.httpPath !== f.path) {
+        throw new UsageError("Give --httpPath or --path (its other spelling), not both.");
+      }
+      f.httpPath = f.path;
+    }
     if (!f.http) {
       for (
         const name of ["port", "httpPath", "apiKeyPath", "allowOrigin", "allowRemote"] as const
@@ -213,6 +278,25 @@ export const rpcCommand = leaf({
         if (given) throw new UsageError(`--${name} needs --http (the default transport is IPC).`);
       }
     } else if (f.ipcPath) throw new UsageError("--ipcPath cannot be combined with --http.");
+    if (f.suppressHostWarning && f.http && !isLoopbackBind(f.host) && !f.allowRemote) {
+      // The platform's bridge only warned about such a host; we refuse it without an acknowledgement.
+      if (!f.quiet) {
+        void out.log(`--suppressHostWarning taken as --allowRemote: serving on ${f.host}.`);
+      }
+      f.allowRemote = true;
+    }
+    let externalTxIdPrefix = f.externalTxIdPrefix;
+    if (f.externalTxId !== undefined) {
+      if (given.has("externalTxIdPrefix")) {
+        throw new UsageError("Give --externalTxId or --externalTxIdPrefix, not both.");
+      }
+      externalTxIdPrefix = /[-_:.]$/.test(f.externalTxId) ? f.externalTxId : `${f.externalTxId}-`;
+      if (!f.quiet) {
+        void out.log(
+          `--externalTxId ${f.externalTxId}: used as the prefix of each transaction's unique id (${externalTxIdPrefix}<uuid>); one id for all would be refused from the second transaction on.`,
+        );
+      }
+    }
     if (f.http && !isLoopbackBind(f.host)) {
       if (!f.allowRemote) {
         throw new UsageError(
@@ -284,10 +368,10 @@ export const rpcCommand = leaf({
             apiBaseUrl: emu.apiBaseUrl,
           },
           ctx,
-          { fetch: ctx.fetch },
+          { fetch: ctx.fetch, userAgent: f.userAgent },
         );
       } else {
-        client = await platformClient(f, ctx, { fetch: ctx.fetch });
+        client = await platformClient(f, ctx, { fetch: ctx.fetch, userAgent: f.userAgent });
       }
 
       let chainId: bigint;
@@ -326,8 +410,11 @@ export const rpcCommand = leaf({
         assetId,
         chainId,
         vaultAccountIds: f.vaultAccountIds,
-        externalTxIdPrefix: f.externalTxIdPrefix,
+        externalTxIdPrefix,
         note: f.note,
+        feeLevel: f.fallbackFeeLevel as "LOW" | "MEDIUM" | "HIGH",
+        oneTimeAddressesEnabled: f.oneTimeAddressesEnabled,
+        logStatus: f.logTransactionStatusChanges ? (line) => void out.log(line) : undefined,
         pollingIntervalMs: f.pollingInterval,
         txTimeoutMs: f.txTimeout,
         pendingNonce: async (address) =>
@@ -386,7 +473,7 @@ export const rpcCommand = leaf({
         try {
           await out.write(bridge.address + "\n");
           const stopped = whenStopped(ctx.signal);
-          if (!f.quiet) {
+          if (!f.quiet && !f.raw) {
             // After the address line: the accounts may take a platform round trip.
             void showBanner(out, signer, {
               chainId,

@@ -40,6 +40,14 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
     summary: "Print a shell completion script: bash, zsh or fish.",
     load: async () => (await import("./completions.ts")).completionsCommand,
   },
+  config: {
+    summary: "Profiles of connection settings: set, list, show, remove.",
+    load: async () => (await import("./config.ts")).configCommand,
+  },
+  whoami: {
+    summary: "Check the credentials against the platform and say which environment answered.",
+    load: async () => (await import("./whoami.ts")).whoamiCommand,
+  },
 };
 
 function topHelp(): string {
@@ -97,7 +105,13 @@ export async function run(args: string[], ctx: CommandContext): Promise<number> 
       );
     }
     const command = await entry.load();
-    return await command.run(rest, ctx, `service ${name}`);
+    // Where absent flags come from (env, .env, profile): built once, when a command asks.
+    let loaded: ReturnType<NonNullable<CommandContext["sources"]>> | undefined;
+    const sources = ctx.sources ?? (async () => {
+      const { loadValueSources } = await import("./config_sources.ts");
+      return await (loaded ??= loadValueSources({ args: rest, env: ctx.io.env, cwd: ctx.cwd }));
+    });
+    return await command.run(rest, { ...ctx, sources }, `service ${name}`);
   } catch (error) {
     // The reader of standard output went away (`| head`): end quietly.
     if (error instanceof StdoutClosedError) return exitCodeFor(error);

@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { Whitelist } from "./vault/whitelist.ts";
 import type { Store } from "./store.ts";
 import type { ApiUser } from "./http/api_user.ts";
 import type { EventBus } from "./events.ts";
@@ -67,6 +68,8 @@ export interface EmulatorContext {
   events: EventBus;
   /** Fault rules in force (applied in `faults/apply.ts`). */
   faults: Faults;
+  /** The whitelisted wallets of this run (`vault/whitelist.ts`). */
+  whitelist: Whitelist;
   /** The transaction lifecycle engine (`transactions/engine.ts`). */
   transactions: TransactionEngine;
   /** A log line on standard error (never secrets). */

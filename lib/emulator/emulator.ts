@@ -7,6 +7,7 @@
  * @module
  */
 
+import { Whitelist } from "./vault/whitelist.ts";
 import { BaseError, toBase64Url } from "../core/mod.ts";
 import { Store } from "./store.ts";
 import { ensureApiUser } from "./http/api_user.ts";
@@ -231,6 +232,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       keys,
       events,
       faults,
+      whitelist: new Whitelist(),
       log,
       now: Date.now,
       uuid: () => crypto.randomUUID(),

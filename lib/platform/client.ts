@@ -14,6 +14,7 @@ import type { Page, Schema } from "./schemas.ts";
 import type { Credentials } from "./credentials.ts";
 import { signRequestToken } from "./jwt.ts";
 import { noReplayFetch } from "./no_replay_fetch.ts";
+import { VERSION } from "../version.ts";
 import {
   PlatformApiError,
   PlatformResponseError,
@@ -88,8 +89,10 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Called for each retry, e.g. to log it with `--verbose`. */
   onRetry?: (info: { operation: string; attempt: number; waitMs: number; reason: string }) => void;
-  /** Extra headers on every request (e.g. User-Agent). */
+  /** Extra headers on every request. */
   headers?: Record<string, string>;
+  /** Text added after our own `User-Agent` (`service/<version>`), e.g. `--userAgent my-ci/1.2`. */
+  userAgent?: string;
 }
 
 const encoder = new TextEncoder();
@@ -172,8 +175,9 @@ export class PlatformClient {
   readonly baseUrl: string;
   readonly #creds: Credentials;
   readonly #o:
-    & Required<Omit<ClientOptions, "onRetry" | "headers">>
+    & Required<Omit<ClientOptions, "onRetry" | "headers" | "userAgent">>
     & Pick<ClientOptions, "onRetry" | "headers">;
+  readonly #userAgent: string;
 
   /** A client for these credentials; see {@linkcode ClientOptions} for the defaults. */
   constructor(credentials: Credentials, options: ClientOptions = {}) {
@@ -194,6 +198,13 @@ export class PlatformClient {
       onRetry: options.onRetry,
       headers: options.headers,
     };
+    const extra = options.userAgent?.replace(/[\r\n]+/g, " ").trim();
+    this.#userAgent = `service/${VERSION}${extra ? ` ${extra}` : ""}`;
+  }
+
+  /** The `User-Agent` sent with every request: `service/<version>` and the caller's text. */
+  get userAgent(): string {
+    return this.#userAgent;
   }
 
   /** A fresh idempotency key from the injected UUID source. */
@@ -289,6 +300,7 @@ export class PlatformClient {
     });
     const headers: Record<string, string> = {
       ...o.headers,
+      "User-Agent": this.#userAgent,
       "X-API-Key": this.#creds.apiKey,
       "Authorization": `Bearer ${token}`,
       "Accept": "application/json",

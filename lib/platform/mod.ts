@@ -62,6 +62,8 @@ export {
 export type { NotificationQuery, WebhookCreate } from "./webhooks.ts";
 export { getFirstAddress, listVaultAccounts } from "./vaults.ts";
 export type { VaultAccount, VaultAddress } from "./vaults.ts";
+export { listWhitelistedAddresses } from "./wallets.ts";
+export type { WhitelistedAddress, WhitelistedWalletType } from "./wallets.ts";
 export { findNativeAssetId, getAsset, listBlockchains } from "./blockchains.ts";
 export type { Asset, Blockchain } from "./blockchains.ts";
 export { createTransaction, findTransactionByExternalId, getTransaction } from "./transactions.ts";

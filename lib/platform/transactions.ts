@@ -71,7 +71,9 @@ export interface TransactionRequest {
   /** The signing vault account. */
   source: { type: "VAULT_ACCOUNT"; id: string };
   /** The recipient (`0x0` for a contract creation). */
-  destination?: { type: "ONE_TIME_ADDRESS"; oneTimeAddress: { address: string } };
+  destination?:
+    | { type: "ONE_TIME_ADDRESS"; oneTimeAddress: { address: string } }
+    | { type: "VAULT_ACCOUNT" | "EXTERNAL_WALLET" | "INTERNAL_WALLET" | "CONTRACT"; id: string };
   /** Value in ether, decimal string. */
   amount?: string;
   /** Gas limit, decimal string. */

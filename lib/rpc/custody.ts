@@ -21,6 +21,7 @@ import {
   getFirstAddress,
   getTransaction,
   listVaultAccounts,
+  listWhitelistedAddresses,
   PlatformApiError,
   type PlatformClient,
   PlatformTimeoutError,
@@ -60,6 +61,17 @@ export interface CustodyOptions {
   pendingNonce?: (address: string) => Promise<bigint>;
   /** Logs status changes (`--verbose`). */
   log?: (line: string) => void;
+  /** Logs each transaction's creation and status changes (`--logTransactionStatusChanges`); default `log`. */
+  logStatus?: (line: string) => void;
+  /** The fee level of a transaction that carries no fee fields; default MEDIUM. */
+  feeLevel?: "LOW" | "MEDIUM" | "HIGH";
+  /**
+   * `false`: a destination must be known to the workspace (a vault account
+   * or a whitelisted wallet, found by address) and is sent as that; an
+   * unknown one is a JSON-RPC error naming it. Default true (any address, as
+   * a one-time address).
+   */
+  oneTimeAddressesEnabled?: boolean;
   /** Clock; default `Date.now`. */
   now?: () => number;
   /** Sleeps; default a timer that the signal cancels. */
@@ -85,6 +97,13 @@ function ambiguous(e: unknown): boolean {
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
+/** A destination the workspace knows by address. */
+interface Known {
+  address: string;
+  type: "VAULT_ACCOUNT" | "EXTERNAL_WALLET" | "INTERNAL_WALLET" | "CONTRACT";
+  id: string;
+}
+
 /** Signs and sends through the platform. */
 export class CustodySigner implements Signer {
   readonly #o: CustodyOptions;
@@ -93,6 +112,8 @@ export class CustodySigner implements Signer {
   readonly #uuid: () => string;
   #accounts: Promise<{ address: string; vaultId: string }[]> | undefined;
   #loadedAt = 0;
+  #known: Promise<Known[]> | undefined;
+  #knownAt = 0;
   readonly #queues = new Map<string, Promise<unknown>>();
 
   /** Builds a signer; nothing is fetched until the first call. */
@@ -124,10 +145,13 @@ export class CustodySigner implements Signer {
     return this.#accounts;
   }
 
-  async #fetchAccounts(signal?: AbortSignal): Promise<{ address: string; vaultId: string }[]> {
+  async #fetchAccounts(
+    signal?: AbortSignal,
+    all = false,
+  ): Promise<{ address: string; vaultId: string }[]> {
     const { client, assetId } = this.#o;
     let ids: string[];
-    if (this.#o.vaultAccountIds?.length) ids = [...this.#o.vaultAccountIds];
+    if (this.#o.vaultAccountIds?.length && !all) ids = [...this.#o.vaultAccountIds];
     else {
       ids = [];
       for await (const a of listVaultAccounts(client, { assetId, signal })) ids.push(a.id);
@@ -139,7 +163,9 @@ export class CustodySigner implements Signer {
         const i = next++;
         const address = await getFirstAddress(client, ids[i], assetId, signal);
         if (address) out[i] = { address, vaultId: ids[i] };
-        else this.#o.log?.(`vault account ${ids[i]} has no ${assetId} address: not exposed`);
+        else if (!all) {
+          this.#o.log?.(`vault account ${ids[i]} has no ${assetId} address: not exposed`);
+        }
       }
     };
     await Promise.all(Array.from({ length: Math.min(8, ids.length) }, worker));
@@ -162,6 +188,46 @@ export class CustodySigner implements Signer {
     return id;
   }
 
+  /** Every destination the workspace knows by address: vault accounts, then whitelisted wallets. */
+  async #fetchKnown(signal?: AbortSignal): Promise<Known[]> {
+    const [vaults, wallets] = await Promise.all([
+      this.#fetchAccounts(signal, true),
+      listWhitelistedAddresses(this.#o.client, this.#o.assetId, signal),
+    ]);
+    return [
+      ...vaults.map((v) => ({ address: v.address, type: "VAULT_ACCOUNT" as const, id: v.vaultId })),
+      ...wallets,
+    ];
+  }
+
+  /**
+   * The workspace's destination for `address` (one-time addresses off), as
+   * the platform's web3 provider resolves it; refreshed when not found and
+   * older than 5 s (a wallet may just have been whitelisted).
+   */
+  async #destinationOf(address: string, signal?: AbortSignal): Promise<Known> {
+    const lookup = async (refresh: boolean) => {
+      if (!this.#known || refresh) {
+        this.#knownAt = this.#now();
+        const p = this.#fetchKnown(signal);
+        this.#known = p;
+        p.catch(() => {
+          if (this.#known === p) this.#known = undefined;
+        });
+      }
+      return (await this.#known).find((k) => k.address.toLowerCase() === address.toLowerCase());
+    };
+    let found = await lookup(false);
+    if (!found && this.#now() - this.#knownAt > 5000) found = await lookup(true);
+    if (!found) {
+      throw new RpcError(
+        RpcErrorCode.invalidParams,
+        `eth_sendTransaction: destination ${address} is not known to the workspace (no vault account or whitelisted wallet has it) and one-time addresses are off (--oneTimeAddressesEnabled false). Whitelist it on the platform, or allow one-time addresses.`,
+      );
+    }
+    return found;
+  }
+
   /** `eth_sendTransaction`: resolves with the transaction hash. */
   async sendTransaction(tx: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
     try {
@@ -177,11 +243,20 @@ export class CustodySigner implements Signer {
           'eth_sendTransaction: "from" must be the address of an exposed vault account (it may be left out only when exactly one is exposed).',
         );
       }
-      const body = toTransactionRequest(tx, {
+      const body: TransactionRequest = toTransactionRequest(tx, {
         assetId: this.#o.assetId,
         chainId: this.#o.chainId,
         note: this.#o.note,
+        feeLevel: this.#o.feeLevel,
       });
+      const dest = body.destination;
+      if (
+        this.#o.oneTimeAddressesEnabled === false && dest?.type === "ONE_TIME_ADDRESS" &&
+        dest.oneTimeAddress.address !== "0x0"
+      ) {
+        const known = await this.#destinationOf(dest.oneTimeAddress.address, signal);
+        body.destination = { type: known.type, id: known.id };
+      }
       const vaultId = await this.#vaultOf(from, signal);
       body.source = { type: "VAULT_ACCOUNT", id: vaultId };
       return await this.#serialized(vaultId, async () => {
@@ -261,7 +336,8 @@ export class CustodySigner implements Signer {
     const deadline = this.#now() + (this.#o.txTimeoutMs ?? DEFAULT_TX_TIMEOUT_MS);
     const externalTxId = `${this.#o.externalTxIdPrefix ?? "service-rpc-"}${this.#uuid()}`;
     const id = await this.#create({ ...body, externalTxId }, deadline, signal);
-    this.#o.log?.(
+    const logStatus = this.#o.logStatus ?? this.#o.log;
+    logStatus?.(
       `platform transaction ${id} created (${body.operation}, externalTxId ${externalTxId})`,
     );
     let last = "";
@@ -285,7 +361,7 @@ export class CustodySigner implements Signer {
         throw e;
       }
       if (t.status !== last) {
-        this.#o.log?.(
+        logStatus?.(
           `platform transaction ${id}: ${t.status}${t.subStatus ? ` (${t.subStatus})` : ""}${
             t.txHash ? ` ${t.txHash}` : ""
           }`,

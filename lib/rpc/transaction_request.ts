@@ -17,6 +17,11 @@ import { formatUnits, parseQuantity } from "./units.ts";
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
+/** A request whose destination is a one-time address (`0x0` for a contract creation). */
+export type OneTimeRequest = TransactionRequest & {
+  destination: { type: "ONE_TIME_ADDRESS"; oneTimeAddress: { address: string } };
+};
+
 /**
  * Maps a JSON-RPC transaction to a platform request (without `source` and
  * `externalTxId`, which the signer adds). Throws {@linkcode RpcError}
@@ -30,8 +35,14 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
  */
 export function toTransactionRequest(
   tx: Record<string, unknown>,
-  options: { assetId: string; chainId: bigint; note?: string },
-): TransactionRequest {
+  options: {
+    assetId: string;
+    chainId: bigint;
+    note?: string;
+    /** The fee level when `tx` carries no fee field; default MEDIUM. */
+    feeLevel?: "LOW" | "MEDIUM" | "HIGH";
+  },
+): OneTimeRequest {
   const bad = (m: string): never => {
     throw new RpcError(RpcErrorCode.invalidParams, `eth_sendTransaction: ${m}`);
   };
@@ -74,7 +85,7 @@ export function toTransactionRequest(
   const gasPrice = q("gasPrice");
   const creation = to === undefined || to === null;
   if (creation && data === "0x") bad('a contract creation (no "to") needs init code in data.');
-  const body: TransactionRequest = {
+  const body: OneTimeRequest = {
     operation: !creation && data === "0x" ? "TRANSFER" : "CONTRACT_CALL",
     assetId: options.assetId,
     source: { type: "VAULT_ACCOUNT", id: "" },
@@ -90,7 +101,7 @@ export function toTransactionRequest(
     if (maxFee !== undefined) body.maxFee = formatUnits(maxFee, 9);
     if (priority !== undefined) body.priorityFee = formatUnits(priority, 9);
   } else if (gasPrice !== undefined) body.fee = formatUnits(gasPrice, 9);
-  else body.feeLevel = "MEDIUM";
+  else body.feeLevel = options.feeLevel ?? "MEDIUM";
   if (options.note) body.note = options.note;
   return body;
 }

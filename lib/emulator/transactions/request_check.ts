@@ -12,6 +12,7 @@ import { hashTypedData, type Hex, isAddress, isHex, parseEther, parseGwei } from
 import { ApiError, ErrorCode } from "../http/reply.ts";
 import type { EmulatorContext } from "../context.ts";
 import { accountName } from "../vault/accounts.ts";
+import { WALLET_TYPES, type WalletType } from "../vault/whitelist.ts";
 import type { FeeLevel } from "../chain.ts";
 import type { TransactionRecord } from "./store.ts";
 import {
@@ -69,7 +70,10 @@ export interface CheckedTransaction {
 }
 
 /** What the check reads of the emulator: the chain's asset, the vault keys, clock and ids. */
-export type CheckContext = Pick<EmulatorContext, "config" | "keys" | "now" | "uuid">;
+export type CheckContext = Pick<EmulatorContext, "config" | "keys" | "now" | "uuid"> & {
+  /** Whitelisted wallets, for `EXTERNAL_WALLET`/`INTERNAL_WALLET`/`CONTRACT` destinations. */
+  whitelist?: EmulatorContext["whitelist"];
+};
 
 function bad(message: string): never {
   throw new ApiError(400, message, ErrorCode.badRequest);
@@ -252,8 +256,17 @@ function checkChainCall(
       if (!ctx.keys.has(id)) bad(`destination vault account "${id}" does not exist.`);
       to = ctx.keys.address(Number(id));
       destination = { type: "VAULT_ACCOUNT", id, name: accountName(Number(id)) };
+    } else if ((WALLET_TYPES as readonly unknown[]).includes(dest.type)) {
+      const type = dest.type as WalletType;
+      const id = String(dest.id ?? "");
+      const wallet = ctx.whitelist?.find(type, id);
+      if (!wallet) bad(`destination ${type} "${id}" is not whitelisted.`);
+      to = wallet.address as Hex;
+      destination = { type, id, name: wallet.name };
     } else {
-      bad('destination.type must be "ONE_TIME_ADDRESS" or "VAULT_ACCOUNT".');
+      bad(
+        'destination.type must be "ONE_TIME_ADDRESS", "VAULT_ACCOUNT", "EXTERNAL_WALLET", "INTERNAL_WALLET" or "CONTRACT".',
+      );
     }
   }
   const data = extra.contractCallData;
@@ -285,10 +298,13 @@ function checkChainCall(
     if (!/^\d+$/.test(g) || BigInt(g) === 0n) bad("gasLimit must be a positive integer.");
     gasLimit = BigInt(g);
   }
+  const fees = checkFees(b);
   return {
-    request: { kind: "chain", accountId, to, value, data: dataHex, gasLimit, fees: checkFees(b) },
+    request: { kind: "chain", accountId, to, value, data: dataHex, gasLimit, fees },
     record: {
       ...base,
+      // The level asked for (or MEDIUM when the request names no fee at all), as the platform shows it.
+      ...(fees.kind === "level" ? { feeLevel: fees.level } : {}),
       destination,
       destinationAddress: to ?? "",
       destinationTag: "",

@@ -1,23 +1,80 @@
 /**
- * Whitelisted wallets: the emulator has none, so `GET /v1/external_wallets`,
- * `GET /v1/internal_wallets` and `GET /v1/contracts` answer empty lists.
- * Clients that resolve destinations through the whitelist (the web3
- * provider with `oneTimeAddressesEnabled: false`) then see the vault
- * accounts only, as in a workspace without whitelisted addresses.
+ * Whitelisted wallets: `GET /v1/external_wallets`, `GET /v1/internal_wallets`
+ * and `GET /v1/contracts` list the run's whitelist (`whitelist.ts`; empty at
+ * start), each wallet with its one asset (`{id, status: "APPROVED", address,
+ * tag}`) as the platform shows it. Clients that resolve destinations through
+ * the whitelist (the web3 provider, or the bridge with
+ * `--oneTimeAddressesEnabled false`) see these and the vault accounts.
+ *
+ * The admin route (API key in `X-API-Key`, like `/admin/faults`):
+ * `POST /admin/wallets` `{type?: "EXTERNAL_WALLET"|"INTERNAL_WALLET"|"CONTRACT",
+ * name?, address}` → 201 the wallet as listed.
  *
  * @module
  */
 
-import { json } from "../http/reply.ts";
+import { ApiError, ErrorCode, json } from "../http/reply.ts";
 import type { RouteModule } from "../http/router.ts";
+import type { EmulatorContext } from "../context.ts";
+import { type WalletType, type WhitelistedWallet, WhitelistInputError } from "./whitelist.ts";
 
-/** The (empty) whitelist routes. */
+const LISTS: [string, WalletType][] = [
+  ["/v1/external_wallets", "EXTERNAL_WALLET"],
+  ["/v1/internal_wallets", "INTERNAL_WALLET"],
+  ["/v1/contracts", "CONTRACT"],
+];
+
+function view(ctx: EmulatorContext, w: WhitelistedWallet): Record<string, unknown> {
+  return {
+    id: w.id,
+    name: w.name,
+    customerRefId: "",
+    assets: [{
+      id: ctx.config.assetId,
+      balance: "0",
+      lockedAmount: "0",
+      status: "APPROVED",
+      address: w.address,
+      tag: "",
+    }],
+  };
+}
+
+/** The whitelist routes and the admin route that fills it. */
 export const walletRoutes: RouteModule = {
   name: "wallets",
-  routes: ["/v1/external_wallets", "/v1/internal_wallets", "/v1/contracts"].map((pattern) => ({
-    method: "GET" as const,
-    pattern,
-    auth: "api" as const,
-    handle: () => json(200, []),
-  })),
+  routes: [
+    ...LISTS.map(([pattern, type]) => ({
+      method: "GET" as const,
+      pattern,
+      auth: "api" as const,
+      handle: (_req: unknown, ctx: EmulatorContext) =>
+        json(200, ctx.whitelist.list(type).map((w) => view(ctx, w))),
+    })),
+    {
+      method: "POST" as const,
+      pattern: "/admin/wallets",
+      auth: "admin" as const,
+      handle(req, ctx) {
+        const body = req.body;
+        if (typeof body !== "object" || body === null || Array.isArray(body)) {
+          throw new ApiError(
+            400,
+            "Expected a JSON object {type, name, address}.",
+            ErrorCode.badRequest,
+          );
+        }
+        try {
+          const w = ctx.whitelist.add(body as Record<string, unknown>);
+          ctx.log(`whitelisted ${w.type} ${w.id} (${w.name}) ${w.address}`);
+          return json(201, { type: w.type, ...view(ctx, w) });
+        } catch (e) {
+          if (e instanceof WhitelistInputError) {
+            throw new ApiError(400, e.message, ErrorCode.badRequest);
+          }
+          throw e;
+        }
+      },
+    },
+  ],
 };

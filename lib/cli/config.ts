@@ -1,0 +1,188 @@
+/**
+ * `service config <verb>`: profiles of connection settings (`profiles.ts`).
+ * `set` saves `--apiKey`, `--privateKey` (as the absolute path of the key
+ * file: the key itself is not copied) and `--apiBaseUrl` under a name;
+ * `list` and `show` print them without the API key (only whether it is
+ * set); `remove` deletes one. Any other command then takes them with
+ * `--profile NAME` or `SERVICE_PROFILE=NAME`; flags, the environment and
+ * `.env` still win.
+ *
+ * These verbs read their flags from the command line only, never from the
+ * environment, a `.env` file or a profile: a variable in the shell is not
+ * silently saved.
+ *
+ * @module
+ */
+
+import { type CommandContext, connectionFlags, group, leaf } from "./command.ts";
+import { UsageError } from "./errors.ts";
+import { formatFlag } from "./command.ts";
+import {
+  checkProfileName,
+  configDir,
+  type Profile,
+  PROFILES_FILE,
+  readProfiles,
+  writeProfiles,
+} from "./profiles.ts";
+
+function dirOf(ctx: CommandContext): string {
+  const dir = configDir(ctx.io.env);
+  if (dir === undefined) {
+    throw new UsageError("Cannot find the config directory: set HOME or XDG_CONFIG_HOME.");
+  }
+  return dir;
+}
+
+function needProfile(name: string | undefined, path: string): string {
+  if (name === undefined) {
+    throw new UsageError(`Missing --profile: "${path}" needs the profile's name, e.g. sandbox.`);
+  }
+  return checkProfileName(name);
+}
+
+/** What `list`/`show` print of a profile: no secret, only whether the key is set. */
+function shown(name: string, p: Profile): Record<string, unknown> {
+  return {
+    profile: name,
+    apiBaseUrl: p.apiBaseUrl ?? "",
+    apiKey: p.apiKey ? "set" : "",
+    privateKey: p.privateKey ?? "",
+  };
+}
+
+function isAbsolute(path: string): boolean {
+  return path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\");
+}
+
+const setCommand = leaf({
+  summary: "Save connection settings under a profile name (merged into an existing one).",
+  usage: "--profile NAME [--apiKey KEY] [--privateKey PATH] [--apiBaseUrl URL]",
+  description: [
+    "Stored in $XDG_CONFIG_HOME/service/profiles.json (else ~/.config/service), mode 0600 in a",
+    "0700 directory. The private key is stored as the absolute path of its file (checked now),",
+    "never as its text. Values come from these flags only, not from the environment or .env.",
+  ].join("\n"),
+  flags: {
+    apiKey: { ...connectionFlags.apiKey, env: undefined },
+    privateKey: {
+      ...connectionFlags.privateKey,
+      env: undefined,
+      placeholder: "PATH",
+      description: "The API key's RSA private key file (its path is stored, not the key).",
+    },
+    apiBaseUrl: { ...connectionFlags.apiBaseUrl, env: undefined },
+  },
+  sources: false,
+  examples: [
+    "service config set --profile sandbox --apiKey KEY --privateKey ./api.pem --apiBaseUrl https://sandbox-api.example.io",
+  ],
+  async run({ flags: f }, ctx) {
+    const name = needProfile(f.profile, ctx.path);
+    const update: Profile = {};
+    if (f.apiKey !== undefined) update.apiKey = f.apiKey;
+    if (f.apiBaseUrl !== undefined) {
+      const { normalizeBaseUrl } = await import("../platform/mod.ts");
+      update.apiBaseUrl = normalizeBaseUrl(f.apiBaseUrl);
+    }
+    if (f.privateKey !== undefined) {
+      if (f.privateKey.includes("-----BEGIN")) {
+        throw new UsageError(
+          "--privateKey of a profile must be the path of the key file, not the PEM text (the profile stores the path).",
+        );
+      }
+      const path = isAbsolute(f.privateKey) || ctx.cwd === undefined
+        ? f.privateKey
+        : `${ctx.cwd}/${f.privateKey}`;
+      // Checked as every command will use it: a readable, unencrypted RSA key.
+      const { loadCredentials } = await import("../platform/mod.ts");
+      await loadCredentials({ apiKey: "unused", privateKey: path });
+      update.privateKey = path;
+    }
+    if (Object.keys(update).length === 0) {
+      throw new UsageError(
+        "Nothing to save: give --apiKey, --privateKey and/or --apiBaseUrl with --profile.",
+      );
+    }
+    const dir = dirOf(ctx);
+    const file = await readProfiles(dir);
+    file.profiles[name] = { ...file.profiles[name], ...update };
+    const path = await writeProfiles(dir, file);
+    await ctx.out.log(
+      `profile ${name} saved in ${path} (${
+        Object.keys(update).join(", ")
+      }); use it with --profile ${name} or SERVICE_PROFILE=${name}.`,
+    );
+    return 0;
+  },
+});
+
+const COLUMNS = [
+  { header: "profile", value: "profile", width: 14 },
+  { header: "apiKey", value: "apiKey", width: 6 },
+  { header: "apiBaseUrl", value: "apiBaseUrl", width: 36 },
+  { header: "privateKey", value: "privateKey" },
+];
+
+const listCommand = leaf({
+  summary: "List the profiles (the API key is never printed, only whether it is set).",
+  usage: "[--format table|json|ndjson]",
+  flags: { ...formatFlag },
+  sources: false,
+  examples: ["service config list --format json"],
+  async run(_p, ctx) {
+    const { profiles } = await readProfiles(dirOf(ctx));
+    await ctx.out.records(Object.entries(profiles).map(([n, p]) => shown(n, p)), COLUMNS);
+    return 0;
+  },
+});
+
+const showCommand = leaf({
+  summary: "Show one profile (the API key is never printed, only whether it is set).",
+  usage: "--profile NAME [--format table|json|ndjson]",
+  flags: { ...formatFlag },
+  sources: false,
+  examples: ["service config show --profile sandbox"],
+  async run({ flags: f }, ctx) {
+    const name = needProfile(f.profile, ctx.path);
+    const dir = dirOf(ctx);
+    const { profiles } = await readProfiles(dir);
+    if (!Object.hasOwn(profiles, name)) {
+      throw new UsageError(`No profile "${name}" in ${dir}/${PROFILES_FILE}.`);
+    }
+    await ctx.out.object(shown(name, profiles[name]));
+    return 0;
+  },
+});
+
+const removeCommand = leaf({
+  summary: "Remove a profile.",
+  usage: "--profile NAME",
+  flags: {},
+  sources: false,
+  examples: ["service config remove --profile sandbox"],
+  async run({ flags: f }, ctx) {
+    const name = needProfile(f.profile, ctx.path);
+    const dir = dirOf(ctx);
+    const file = await readProfiles(dir);
+    if (!Object.hasOwn(file.profiles, name)) {
+      throw new UsageError(`No profile "${name}" in ${dir}/${PROFILES_FILE}.`);
+    }
+    delete file.profiles[name];
+    await writeProfiles(dir, file);
+    await ctx.out.log(`profile ${name} removed.`);
+    return 0;
+  },
+});
+
+/** `service config`. */
+export const configCommand = group(
+  "Profiles of connection settings: set, list, show, remove.",
+  {
+    set: { summary: setCommand.summary, load: () => Promise.resolve(setCommand) },
+    list: { summary: listCommand.summary, load: () => Promise.resolve(listCommand) },
+    show: { summary: showCommand.summary, load: () => Promise.resolve(showCommand) },
+    remove: { summary: removeCommand.summary, load: () => Promise.resolve(removeCommand) },
+  },
+  "Use a profile with --profile NAME or SERVICE_PROFILE=NAME on any command.",
+);

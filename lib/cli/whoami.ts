@@ -1,0 +1,45 @@
+/**
+ * `service whoami`: checks the credentials (from flags, the environment,
+ * `.env` or a profile) with one cheap authenticated request (the first vault
+ * account page, one item) through the platform client, and prints which
+ * environment answered: its base URL, a name for it (production, sandbox,
+ * local, custom), the profile in use and where the API key came from. Nothing
+ * secret is printed, not even part of the key. Refused credentials exit 3.
+ *
+ * @module
+ */
+
+import { connectionFlags, formatFlag, leaf, platformClient } from "./command.ts";
+
+/** Names an environment by its base URL. */
+export function environmentName(baseUrl: string, productionUrl: string): string {
+  if (baseUrl === productionUrl) return "production";
+  const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, "");
+  if (/^sandbox[.-]/i.test(host)) return "sandbox";
+  if (host === "localhost" || host === "::1" || /^127\./.test(host)) return "local";
+  return "custom";
+}
+
+/** `service whoami`. */
+export const whoamiCommand = leaf({
+  summary: "Check the credentials against the platform and say which environment answered.",
+  usage: "[--profile NAME] [connection flags]",
+  flags: { ...connectionFlags, ...formatFlag },
+  examples: [
+    "service whoami --profile sandbox",
+    "service whoami --apiBaseUrl http://127.0.0.1:8080",
+  ],
+  async run({ flags: f, origins }, ctx) {
+    const client = await platformClient(f, ctx);
+    const { listVaultAccounts, PRODUCTION_BASE_URL } = await import("../platform/mod.ts");
+    for await (const _ of listVaultAccounts(client, { limit: 1, signal: ctx.signal })) break;
+    await ctx.out.object({
+      ok: true,
+      environment: environmentName(client.baseUrl, PRODUCTION_BASE_URL),
+      apiBaseUrl: client.baseUrl,
+      profile: ctx.loaded?.profile ?? "",
+      apiKeyFrom: origins.get("apiKey") ?? "--apiKey",
+    });
+    return 0;
+  },
+});

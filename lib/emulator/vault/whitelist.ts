@@ -1,0 +1,79 @@
+/**
+ * The workspace's whitelisted wallets (external, internal, contract), kept in
+ * memory for one run: empty at start, filled through `POST /admin/wallets`
+ * (`wallets.ts`). Transactions may name one as their destination
+ * (`{type: "EXTERNAL_WALLET", id}`), which is how clients that refuse
+ * one-time addresses (the bridge's `--oneTimeAddressesEnabled false`) send.
+ *
+ * @module
+ */
+
+import { getAddress, isAddress } from "viem";
+import { BaseError } from "../../core/mod.ts";
+
+/** The whitelist kinds, as destination types name them. */
+export const WALLET_TYPES = ["EXTERNAL_WALLET", "INTERNAL_WALLET", "CONTRACT"] as const;
+
+/** One whitelist kind. */
+export type WalletType = (typeof WALLET_TYPES)[number];
+
+/** A whitelisted wallet with its one address (of the emulator's asset). */
+export interface WhitelistedWallet {
+  /** Its kind. */
+  type: WalletType;
+  /** Its id (a UUID). */
+  id: string;
+  /** Its name. */
+  name: string;
+  /** Its EVM address (checksummed). */
+  address: string;
+}
+
+/** Thrown for a malformed wallet; the admin route answers 400 with its message. */
+export class WhitelistInputError extends BaseError {
+  override name = "WhitelistInputError";
+}
+
+/** The whitelisted wallets of one emulator run. */
+export class Whitelist {
+  readonly #wallets: WhitelistedWallet[] = [];
+  readonly #uuid: () => string;
+
+  /** `uuid` makes the wallets' ids. */
+  constructor(uuid: () => string = () => crypto.randomUUID()) {
+    this.#uuid = uuid;
+  }
+
+  /** Adds a wallet; throws {@linkcode WhitelistInputError} for a bad type, name or address. */
+  add(input: { type?: unknown; name?: unknown; address?: unknown }): WhitelistedWallet {
+    const type = input.type ?? "EXTERNAL_WALLET";
+    if (!(WALLET_TYPES as readonly unknown[]).includes(type)) {
+      throw new WhitelistInputError(`type must be one of ${WALLET_TYPES.join(", ")}.`);
+    }
+    if (typeof input.address !== "string" || !isAddress(input.address, { strict: false })) {
+      throw new WhitelistInputError("address must be an EVM address (0x and 40 hex digits).");
+    }
+    const name = input.name === undefined ? `Whitelisted ${this.#wallets.length + 1}` : input.name;
+    if (typeof name !== "string" || name.length === 0 || name.length > 100) {
+      throw new WhitelistInputError("name must be a text of 1 to 100 characters.");
+    }
+    const wallet: WhitelistedWallet = {
+      type: type as WalletType,
+      id: this.#uuid(),
+      name,
+      address: getAddress(input.address),
+    };
+    this.#wallets.push(wallet);
+    return wallet;
+  }
+
+  /** The wallets of one kind, in the order they were added. */
+  list(type: WalletType): WhitelistedWallet[] {
+    return this.#wallets.filter((w) => w.type === type);
+  }
+
+  /** The wallet of this kind and id, or `undefined`. */
+  find(type: WalletType, id: string): WhitelistedWallet | undefined {
+    return this.#wallets.find((w) => w.type === type && w.id === id);
+  }
+}

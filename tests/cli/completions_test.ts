@@ -74,7 +74,7 @@ Deno.test("bash completes commands, verbs, flags and flag values in a real bash"
   const f = await script("bash");
   try {
     assertEquals(await bashComplete(f, ["service", "no"]), ["notifications"]);
-    assertEquals(await bashComplete(f, ["service", "co"]), ["completions"]);
+    assertEquals(await bashComplete(f, ["service", "co"]), ["completions", "config"]);
     assertEquals(await bashComplete(f, ["service", "notifications", "res"]), [
       "resend",
       "resend-all",

@@ -1,14 +1,15 @@
 /**
- * RS512 (RSASSA-PKCS1-v1_5 with SHA-512) signatures through the system's
- * OpenSSL `libcrypto`, loaded with `Deno.dlopen`. Deno's own RSA (WebCrypto
- * and `node:crypto` alike) is several times slower than OpenSSL's on the same
- * machine; the webhook engine signs every delivery, so this is its hot path.
+ * RS256 and RS512 (RSASSA-PKCS1-v1_5 with SHA-256 or SHA-512) signatures
+ * through the system's OpenSSL `libcrypto`, loaded with `Deno.dlopen`. Deno's
+ * own RSA (WebCrypto and `node:crypto` alike) is several times slower than
+ * OpenSSL's on the same machine; the emulator signs every webhook delivery and
+ * the platform client every request, so this is their hot path.
  *
  * PKCS#1 v1.5 signatures are deterministic: for one key and one message this
- * signer's output is byte-identical to WebCrypto's. {@linkcode WebhookSigner}
- * checks that once when it switches to this signer, and falls back to
- * WebCrypto on any failure (no library, no `--allow-ffi`, an old OpenSSL, a
- * failed signature).
+ * signer's output is byte-identical to WebCrypto's. The one signer both use,
+ * `RsaSigner` (`rsa_signer.ts`), checks that once before it trusts this one,
+ * and falls back to WebCrypto on any failure (no library, no `--allow-ffi`,
+ * an old OpenSSL, bytes that differ, a failed signature).
  *
  * The signature itself is made on Deno's blocking thread pool (a
  * `nonblocking` foreign call), so the event loop never waits for it; the
@@ -22,6 +23,7 @@ const SYMBOLS = {
   BIO_free: { parameters: ["pointer"], result: "i32" },
   d2i_PrivateKey_bio: { parameters: ["pointer", "pointer"], result: "pointer" },
   EVP_PKEY_free: { parameters: ["pointer"], result: "void" },
+  EVP_sha256: { parameters: [], result: "pointer" },
   EVP_sha512: { parameters: [], result: "pointer" },
   EVP_MD_CTX_new: { parameters: [], result: "pointer" },
   EVP_MD_CTX_free: { parameters: ["pointer"], result: "void" },
@@ -79,10 +81,12 @@ export interface OpenSslSignerOptions {
    * the number of CPU cores.
    */
   parallel?: number;
+  /** The digest: `"SHA-512"` (RS512, the default) or `"SHA-256"` (RS256). */
+  hash?: "SHA-256" | "SHA-512";
 }
 
 /**
- * An RS512 signer holding one private key inside OpenSSL.
+ * An RS512 or RS256 signer holding one private key inside OpenSSL.
  *
  * @example
  * ```ts
@@ -144,10 +148,10 @@ export class OpenSslSigner {
         lib.symbols.BIO_free(bio);
       }
       if (!pkey) throw new Error("libcrypto could not read the private key (PKCS#8 DER)");
-      const md = lib.symbols.EVP_sha512();
+      const md = opts.hash === "SHA-256" ? lib.symbols.EVP_sha256() : lib.symbols.EVP_sha512();
       if (!md) {
         lib.symbols.EVP_PKEY_free(pkey);
-        throw new Error("EVP_sha512 returned nothing");
+        throw new Error(`no ${opts.hash ?? "SHA-512"} digest in libcrypto`);
       }
       const signer = new OpenSslSigner(lib, library, pkey, md);
       signer.#parallel = Math.max(
@@ -164,7 +168,7 @@ export class OpenSslSigner {
     }
   }
 
-  /** A fresh context initialised for RS512 with the key; the caller frees it. */
+  /** A fresh context initialised for the digest and the key; the caller frees it. */
   #context(): Deno.PointerObject {
     const s = this.#lib.symbols;
     const ctx = s.EVP_MD_CTX_new();

@@ -15,10 +15,12 @@
 export { BaseError, messageOf, walk } from "./errors.ts";
 export type { BaseErrorOptions } from "./errors.ts";
 export { hostnameOf, isLoopbackHost, sameText } from "./loopback.ts";
-export { defaultLibcryptoPaths, OpenSslSigner } from "./openssl_rsa.ts";
+export { defaultLibcryptoPaths, OpenSslSigner, OpenSslVerifier } from "./openssl_rsa.ts";
 export type { OpenSslSignerOptions } from "./openssl_rsa.ts";
 export { RsaSigner } from "./rsa_signer.ts";
 export type { RsaAlg, RsaSignerMode, RsaSignerOptions } from "./rsa_signer.ts";
+export { RsaVerifier } from "./rsa_verifier.ts";
+export type { RsaVerifierOptions } from "./rsa_verifier.ts";
 export { fromBase64, fromBase64Url, fromHex, toBase64, toBase64Url, toHex } from "./encoding.ts";
 export {
   isFinalTransactionStatus,

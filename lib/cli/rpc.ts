@@ -180,7 +180,7 @@ const flags = {
     min: 10,
     max: 3_600_000,
     placeholder: "DURATION",
-    description: "Fixed transaction status polling interval (default: 100ms growing to 2s).",
+    description: "Fixed transaction status polling interval (default: 5ms doubling to 2s).",
   },
   txTimeout: {
     type: "duration",

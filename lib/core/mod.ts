@@ -1,6 +1,7 @@
 /**
- * What every area shares: the error base, the encoding helper and the
- * vocabulary of statuses. Light on purpose (no zod, no viem): safe on the
+ * What every area shares: the error base, the encoding helper, the
+ * vocabulary of statuses and the one RSA signer (OpenSSL is loaded only at
+ * the first signature). Light on purpose (no zod, no viem): safe on the
  * `--help` path.
  *
  * @example
@@ -14,6 +15,12 @@
 export { BaseError, messageOf, walk } from "./errors.ts";
 export type { BaseErrorOptions } from "./errors.ts";
 export { hostnameOf, isLoopbackHost, sameText } from "./loopback.ts";
+export { defaultLibcryptoPaths, OpenSslSigner, OpenSslVerifier } from "./openssl_rsa.ts";
+export type { OpenSslSignerOptions } from "./openssl_rsa.ts";
+export { RsaSigner } from "./rsa_signer.ts";
+export type { RsaAlg, RsaSignerMode, RsaSignerOptions } from "./rsa_signer.ts";
+export { RsaVerifier } from "./rsa_verifier.ts";
+export type { RsaVerifierOptions } from "./rsa_verifier.ts";
 export { fromBase64, fromBase64Url, fromHex, toBase64, toBase64Url, toHex } from "./encoding.ts";
 export {
   isFinalTransactionStatus,

@@ -7,6 +7,7 @@
  */
 
 import { fromBase64 } from "../core/mod.ts";
+import { RsaSigner } from "../core/rsa_signer.ts";
 import { CredentialsError } from "./errors.ts";
 
 /** The production API (vendor host written neutrally, see README "Names"). */
@@ -16,8 +17,12 @@ export const PRODUCTION_BASE_URL = "https://api.service.io";
 export interface Credentials {
   /** The platform API key. */
   apiKey: string;
-  /** The RSA key that signs request tokens. */
-  privateKey: CryptoKey;
+  /**
+   * What signs request tokens (RS256): the shared signer (OpenSSL where it
+   * works, else WebCrypto; {@linkcode loadCredentials} makes one), or a bare
+   * WebCrypto key.
+   */
+  privateKey: RsaSigner | CryptoKey;
   /** Origin plus any path prefix, without the trailing `/v1`. */
   baseUrl: string;
 }
@@ -106,6 +111,51 @@ function pemBody(pem: string, label: string): Uint8Array | undefined {
  * ```
  */
 export async function importPrivateKeyPem(pem: string, source: string): Promise<CryptoKey> {
+  const pkcs8 = pemToPkcs8(pem, source);
+  try {
+    return await crypto.subtle.importKey(
+      "pkcs8",
+      pkcs8 as BufferSource,
+      { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
+  } catch {
+    throw unreadable(source);
+  } finally {
+    pkcs8.fill(0);
+  }
+}
+
+/**
+ * Like {@linkcode importPrivateKeyPem}, but the project's shared RSA signer
+ * (`lib/core/rsa_signer.ts`): RS256 through OpenSSL where it works (checked
+ * against WebCrypto on the first signature), else WebCrypto.
+ *
+ * @example
+ * ```ts
+ * const signer = await importPrivateKeySigner(pemText, "--privateKey");
+ * ```
+ */
+export async function importPrivateKeySigner(pem: string, source: string): Promise<RsaSigner> {
+  const pkcs8 = pemToPkcs8(pem, source);
+  try {
+    return await RsaSigner.fromPkcs8(pkcs8, "RS256");
+  } catch {
+    throw unreadable(source);
+  } finally {
+    pkcs8.fill(0);
+  }
+}
+
+function unreadable(source: string): CredentialsError {
+  return new CredentialsError(
+    `The private key from ${source} could not be read as an RSA key (malformed or not RSA). Export it again as PEM.`,
+  );
+}
+
+/** The PKCS#8 DER inside a PEM (PKCS#1 wrapped), or a {@linkcode CredentialsError}. */
+function pemToPkcs8(pem: string, source: string): Uint8Array {
   if (pem.includes("ENCRYPTED PRIVATE KEY")) {
     throw new CredentialsError(
       `The private key from ${source} is encrypted; give an unencrypted PEM (e.g. openssl pkcs8 -topk8 -nocrypt).`,
@@ -121,19 +171,7 @@ export async function importPrivateKeyPem(pem: string, source: string): Promise<
       `The private key from ${source} is not a PEM RSA private key: expected "-----BEGIN PRIVATE KEY-----" (PKCS#8) or "-----BEGIN RSA PRIVATE KEY-----" (PKCS#1).`,
     );
   }
-  try {
-    return await crypto.subtle.importKey(
-      "pkcs8",
-      pkcs8 as BufferSource,
-      { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" },
-      false,
-      ["sign"],
-    );
-  } catch {
-    throw new CredentialsError(
-      `The private key from ${source} could not be read as an RSA key (malformed or not RSA). Export it again as PEM.`,
-    );
-  }
+  return pkcs8;
 }
 
 /** The largest private key file read: a 4096-bit RSA PEM is about 3.3 KB. */
@@ -242,6 +280,6 @@ export async function loadCredentials(input: CredentialInput): Promise<Credentia
       );
     }
   }
-  const privateKey = await importPrivateKeyPem(pem, source);
+  const privateKey = await importPrivateKeySigner(pem, source);
   return { apiKey: input.apiKey!, privateKey, baseUrl };
 }

@@ -1,11 +1,14 @@
 /**
  * The platform's request authentication: an RS256 JWT per request whose
- * claims bind it to the path, query and body (`platform-api.md`).
+ * claims bind it to the path, query and body (`platform-api.md`). Signed by
+ * the project's one RSA signer (`lib/core/rsa_signer.ts`: OpenSSL through FFI
+ * where it works, else WebCrypto; the same bytes either way).
  *
  * @module
  */
 
 import { toBase64Url, toHex } from "../core/mod.ts";
+import { RsaSigner } from "../core/rsa_signer.ts";
 
 const enc = new TextEncoder();
 
@@ -42,7 +45,8 @@ export interface RequestClaims {
 export const TOKEN_LIFETIME_SECONDS = 29;
 
 /**
- * Signs the request token for one request.
+ * Signs the request token for one request, with the shared signer (or, given
+ * a bare `CryptoKey`, with WebCrypto).
  *
  * @example
  * ```ts
@@ -50,9 +54,12 @@ export const TOKEN_LIFETIME_SECONDS = 29;
  * ```
  */
 export async function signRequestToken(
-  privateKey: CryptoKey,
+  privateKey: RsaSigner | CryptoKey,
   input: { apiKey: string; uri: string; body: Uint8Array | string; nonce: string; nowMs: number },
 ): Promise<string> {
+  if (privateKey instanceof RsaSigner && privateKey.alg !== "RS256") {
+    throw new TypeError(`request tokens are RS256; this signer makes ${privateKey.alg}`);
+  }
   const iat = Math.floor(input.nowMs / 1000);
   const claims: RequestClaims = {
     uri: input.uri,
@@ -65,7 +72,7 @@ export async function signRequestToken(
   const head = toBase64Url(JSON.stringify({ alg: "RS256", typ: "JWT" }));
   const payload = toBase64Url(JSON.stringify(claims));
   const data = enc.encode(`${head}.${payload}`);
-  const sig = new Uint8Array(
+  const sig = privateKey instanceof RsaSigner ? await privateKey.sign(data) : new Uint8Array(
     await crypto.subtle.sign({ name: "RSASSA-PKCS1-v1_5" }, privateKey, data as BufferSource),
   );
   return `${head}.${payload}.${toBase64Url(sig)}`;

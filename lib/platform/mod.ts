@@ -10,6 +10,7 @@ export { noReplayFetch } from "./no_replay_fetch.ts";
 export type { ApiResponse, ClientOptions, QueryValue, RequestOptions } from "./client.ts";
 export {
   importPrivateKeyPem,
+  importPrivateKeySigner,
   loadCredentials,
   MAX_PRIVATE_KEY_BYTES,
   normalizeBaseUrl,

@@ -53,7 +53,7 @@ export interface CustodyOptions {
   externalTxIdPrefix?: string;
   /** Note attached to every transaction; default none. */
   note?: string;
-  /** Fixed polling interval in ms; default adaptive (100 ms growing ×1.5 to 2 s). */
+  /** Fixed polling interval in ms; default adaptive ({@linkcode pollDelay}: 5 ms doubling to 2 s). */
   pollingIntervalMs?: number;
   /** Overall deadline of one transaction in ms; default 4 h (human approvals). */
   txTimeoutMs?: number;
@@ -83,11 +83,28 @@ export interface CustodyOptions {
 /** Default overall deadline of one transaction: 4 hours. */
 export const DEFAULT_TX_TIMEOUT_MS = 4 * 3_600_000;
 
-/** The adaptive polling schedule: 100 ms, ×1.5 each poll, capped at 2 s. */
+/**
+ * The adaptive polling schedule, the wait before poll number `poll` (from 0):
+ * 5 ms, doubling each poll, capped at 2 s (5, 10, 20, … 1280, 2000, 2000, …).
+ * A transaction that completes within milliseconds (the emulator, a fast
+ * policy) is seen a few ms after it completes; one that takes minutes costs
+ * nine polls in its first 2.6 s and then one every 2 s, as with any 2 s poll.
+ * `fixedMs` (`--pollingInterval`) replaces the schedule.
+ *
+ * @example
+ * ```ts
+ * [0, 1, 2, 9].map((n) => pollDelay(n)); // [5, 10, 20, 2000]
+ * ```
+ */
 export function pollDelay(poll: number, fixedMs?: number): number {
   if (fixedMs !== undefined) return fixedMs;
-  return Math.min(2000, Math.round(100 * 1.5 ** poll));
+  return Math.min(POLL_CAP_MS, POLL_FIRST_MS * 2 ** Math.min(poll, 20));
 }
+
+/** The first wait of the adaptive polling schedule. */
+const POLL_FIRST_MS = 5;
+/** The longest wait of the adaptive polling schedule. */
+const POLL_CAP_MS = 2000;
 
 /** Did a create perhaps reach the platform without us hearing the answer? */
 function ambiguous(e: unknown): boolean {

@@ -1,8 +1,5 @@
 import assert from "node:assert/strict";
-import {
-  defaultLibcryptoPaths,
-  OpenSslSigner,
-} from "../../lib/emulator/webhooks/signing/openssl.ts";
+import { defaultLibcryptoPaths, OpenSslSigner } from "../../lib/core/openssl_rsa.ts";
 import { WebhookSigner } from "../../lib/emulator/webhooks/signing/signer.ts";
 import { verifyWebhookSignature } from "../../lib/webhooks/signature.ts";
 import { toBase64Url as base64url } from "../../lib/core/mod.ts";
@@ -135,7 +132,7 @@ Deno.test("an OpenSSL signature that fails mid-run is made by WebCrypto instead,
     const mode = await signer.useFastSigning({
       workers: 0,
       log: (l) => lines.push(l),
-      openOpenSsl: (der, paths) => (inner = OpenSslSigner.open(der, { paths })),
+      openOpenSsl: (der, opts) => (inner = OpenSslSigner.open(der, opts)),
     });
     assert.equal(mode, "openssl");
     // a real failure of the OpenSSL signer: its key freed under it (libcrypto

@@ -6,6 +6,7 @@ import {
   normalizeBaseUrl,
   readPrivateKeyFile,
 } from "../../lib/platform/mod.ts";
+import { RsaSigner } from "../../lib/core/rsa_signer.ts";
 import { makeTestKeys } from "../support/keys.ts";
 
 const keys = await makeTestKeys();
@@ -32,8 +33,13 @@ Deno.test("the private key loads from a file path or from the PEM text", async (
     await Deno.writeTextFile(`${dir}/k.pem`, keys.pkcs8Pem);
     const a = await loadCredentials({ apiKey: "k", privateKey: `${dir}/k.pem` });
     const b = await loadCredentials({ apiKey: "k", privateKey: keys.pkcs1Pem });
-    assertEquals(a.privateKey.type, "private");
-    assertEquals(b.privateKey.type, "private");
+    // both are the shared RS256 signer, and the two PEM forms hold the same key
+    assert(a.privateKey instanceof RsaSigner && b.privateKey instanceof RsaSigner);
+    assertEquals([a.privateKey.alg, b.privateKey.alg], ["RS256", "RS256"]);
+    const data = new TextEncoder().encode("a.b");
+    assertEquals(await a.privateKey.sign(data), await b.privateKey.sign(data));
+    a.privateKey.close();
+    b.privateKey.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

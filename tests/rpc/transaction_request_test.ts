@@ -66,9 +66,10 @@ Deno.test("another chain's chainId, a bad to, bad data, or a creation without co
   }
 });
 
-Deno.test("polling starts at 100 ms (as the README says), grows by half each poll, caps at 2 s; a fixed interval overrides", () => {
+Deno.test("polling starts at 5 ms (as the README says), doubles each poll, caps at 2 s; a fixed interval overrides", () => {
   const delays = Array.from({ length: 12 }, (_, i) => pollDelay(i));
-  assert.deepEqual(delays, [100, 150, 225, 338, 506, 759, 1139, 1709, 2000, 2000, 2000, 2000]);
+  assert.deepEqual(delays, [5, 10, 20, 40, 80, 160, 320, 640, 1280, 2000, 2000, 2000]);
+  assert.equal(pollDelay(1000), 2000);
   assert.equal(pollDelay(5, 1000), 1000);
   assert.equal(pollDelay(0, 50), 50);
 });

@@ -19,14 +19,16 @@
  * @module
  */
 
+import { RsaVerifier } from "../../core/rsa_verifier.ts";
+
 import { makePrivate, type Store } from "../store.ts";
 
 /** The API user the emulator accepts. */
 export interface ApiUser {
   /** The API key (a UUID). */
   apiKey: string;
-  /** Verifies RS256 request tokens. */
-  publicKey: CryptoKey;
+  /** Verifies RS256 request tokens (the shared verifier: OpenSSL where it works). */
+  publicKey: RsaVerifier;
   /** The private key, PKCS#8 PEM (never logged). */
   privateKeyPem: string;
   /** Where the PEM was written. */
@@ -92,13 +94,7 @@ export async function ensureApiUser(
   // private before the key is written into it (an existing file may have had another mode)
   makePrivate(path);
   await Deno.writeTextFile(path, stored.privateKeyPem);
-  const publicKey = await crypto.subtle.importKey(
-    "spki",
-    unb64(stored.publicKeySpki) as BufferSource,
-    ALGO,
-    false,
-    ["verify"],
-  );
+  const publicKey = await RsaVerifier.fromSpki(unb64(stored.publicKeySpki), "RS256");
   return {
     apiKey: stored.apiKey,
     publicKey,

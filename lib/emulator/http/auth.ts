@@ -12,7 +12,9 @@
 
 import { ApiError, ErrorCode } from "./reply.ts";
 import type { NonceCache } from "./nonce_cache.ts";
-import { fromBase64Url, toHex } from "../../core/mod.ts";
+import { createHash } from "node:crypto";
+import { fromBase64Url } from "../../core/mod.ts";
+import type { RsaVerifier } from "../../core/rsa_verifier.ts";
 
 const dec = new TextDecoder();
 const enc = new TextEncoder();
@@ -22,19 +24,20 @@ export const MAX_TOKEN_LIFETIME_SECONDS = 60;
 /** Clock skew tolerated for `iat` in the future, seconds. */
 export const CLOCK_SKEW_SECONDS = 60;
 
-async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource)));
+/** Hex SHA-256, on the calling thread (a microsecond; WebCrypto's digest hops threads). */
+function sha256Hex(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
 }
 
 /** SHA-256 of the empty body, and of the two characters `""` (legacy SDK form). */
-const EMPTY_HASHES = Promise.all([sha256Hex(new Uint8Array()), sha256Hex(enc.encode('""'))]);
+const EMPTY_HASHES = [sha256Hex(new Uint8Array()), sha256Hex(enc.encode('""'))];
 
 /** What {@linkcode verifyRequest} needs. */
 export interface AuthInput {
   /** The key requests must carry. */
   apiKey: string;
-  /** Verifies the token signature. */
-  publicKey: CryptoKey;
+  /** Verifies the token signature (the shared RS256 verifier, `lib/core/rsa_verifier.ts`). */
+  publicKey: RsaVerifier;
   /** The request headers. */
   headers: Headers;
   /** Path plus query string as received (`/v1/x?a=b`). */
@@ -82,12 +85,7 @@ export async function verifyRequest(input: AuthInput): Promise<void> {
     refuse("The bearer token must be signed with RS256.");
   }
   if (!claims || typeof claims !== "object") refuse("The bearer token has no claims.");
-  const ok = await crypto.subtle.verify(
-    { name: "RSASSA-PKCS1-v1_5" },
-    input.publicKey,
-    signature as BufferSource,
-    enc.encode(`${h}.${p}`) as BufferSource,
-  );
+  const ok = await input.publicKey.verify(signature, enc.encode(`${h}.${p}`));
   if (!ok) refuse("The bearer token's signature does not verify against the API user's key.");
   if (claims.sub !== input.apiKey) refuse("The token's sub claim is not the API key.");
   if (claims.uri !== input.uri) {
@@ -105,8 +103,8 @@ export async function verifyRequest(input: AuthInput): Promise<void> {
   if (iat > now + CLOCK_SKEW_SECONDS) refuse("The token's iat is in the future.");
   if (typeof claims.bodyHash !== "string") refuse("The token has no bodyHash claim.");
   const bodyOk = input.body.length === 0
-    ? (await EMPTY_HASHES).includes(claims.bodyHash)
-    : claims.bodyHash === await sha256Hex(input.body);
+    ? EMPTY_HASHES.includes(claims.bodyHash)
+    : claims.bodyHash === sha256Hex(input.body);
   if (!bodyOk) refuse("The token's bodyHash does not match the SHA-256 of the request body.");
   if (typeof claims.nonce !== "string" || claims.nonce === "") refuse("The token has no nonce.");
   if (!input.nonces.add(claims.nonce, exp, now)) refuse("The token's nonce was already used.");

@@ -11,8 +11,9 @@
  */
 
 import { toBase64Url } from "../../../core/mod.ts";
+import type { OpenSslSigner } from "../../../core/openssl_rsa.ts";
+import { RsaSigner } from "../../../core/rsa_signer.ts";
 import type { Jwks, PublicJwk } from "../../../webhooks/signature.ts";
-import { OpenSslSigner } from "./openssl.ts";
 import { SignPool } from "./workers.ts";
 
 export { SIGNATURE_HEADER } from "../../../webhooks/signature.ts";
@@ -29,15 +30,21 @@ export interface FastSigningOptions {
   log?: (line: string) => void;
   /** libcrypto names or paths tried in order; default the OS's usual ones. `[]` skips OpenSSL. */
   libcryptoPaths?: readonly string[];
-  /** Opens the OpenSSL signer; default {@linkcode OpenSslSigner.open}. A seam for tests. */
-  openOpenSsl?: (pkcs8: Uint8Array, paths: readonly string[] | undefined) => OpenSslSigner;
+  /** Opens the OpenSSL signer; default `OpenSslSigner.open` (`lib/core/openssl_rsa.ts`). A test seam. */
+  openOpenSsl?: (
+    pkcs8: Uint8Array,
+    opts: { paths?: readonly string[]; hash: "SHA-256" | "SHA-512" },
+  ) => OpenSslSigner;
 }
 
 /** How signatures are made: OpenSSL via FFI, WebCrypto on workers, or WebCrypto here. */
 export type SigningMode = "openssl" | "workers" | "main-thread";
 
 /**
- * Holds the emulator's webhook signing key pair.
+ * Holds the emulator's webhook signing key pair. Signatures are made by the
+ * project's one RSA signer (`lib/core/rsa_signer.ts`: OpenSSL through FFI,
+ * else WebCrypto), with WebCrypto on worker threads as this engine's own
+ * fallback so that the event loop never signs.
  *
  * @example
  * ```ts
@@ -52,7 +59,7 @@ export class WebhookSigner {
   #privateJwk: JsonWebKey & { kid: string };
   #protectedHeader: string;
   #pool: SignPool | undefined;
-  #openssl: OpenSslSigner | undefined;
+  #rsa: RsaSigner | undefined;
   #log: (line: string) => void = () => {};
   #fallbackWorkers = 0;
 
@@ -133,68 +140,34 @@ export class WebhookSigner {
   async useFastSigning(opts: FastSigningOptions = {}): Promise<SigningMode> {
     this.#log = opts.log ?? (() => {});
     this.#fallbackWorkers = opts.workers ?? 2;
-    if (this.#openssl) return "openssl";
-    let why: string;
-    try {
-      this.#openssl = await this.#openOpenSsl(opts);
-      this.#log(
-        `webhook signatures: RS512 by OpenSSL (${this.#openssl.library}) through FFI`,
-      );
+    if (this.#rsa) return "openssl";
+    const rsa = await RsaSigner.fromJwk(this.#privateJwk, "RS512", {
+      libcryptoPaths: opts.libcryptoPaths,
+      openOpenSsl: opts.openOpenSsl,
+      onFallback: (why) => this.#dropOpenSsl(why),
+    });
+    if (await rsa.useOpenSsl() === "openssl") {
+      this.#rsa = rsa;
+      this.#log(`webhook signatures: RS512 by OpenSSL (${rsa.library}) through FFI`);
       return "openssl";
-    } catch (e) {
-      why = String((e as Error)?.message ?? e).split("\n")[0];
     }
+    const why = rsa.whyNotOpenSsl;
+    rsa.close();
     await this.useWorkers(this.#fallbackWorkers);
     const where = this.#pool ? `${this.#fallbackWorkers} worker thread(s)` : "the main thread";
     this.#log(`webhook signatures: RS512 by WebCrypto on ${where} (OpenSSL not used: ${why})`);
     return this.#pool ? "workers" : "main-thread";
   }
 
-  /** Loads the key into OpenSSL and checks one signature against WebCrypto's. */
-  async #openOpenSsl(opts: FastSigningOptions): Promise<OpenSslSigner> {
-    const { kid: _kid, ...jwk } = this.#privateJwk;
-    const extractable = await crypto.subtle.importKey(
-      "jwk",
-      { ...jwk, alg: "RS512", key_ops: ["sign"] },
-      ALG,
-      true,
-      ["sign"],
-    );
-    const der = new Uint8Array(await crypto.subtle.exportKey("pkcs8", extractable));
-    let signer: OpenSslSigner;
-    try {
-      signer = opts.openOpenSsl
-        ? opts.openOpenSsl(der, opts.libcryptoPaths)
-        : OpenSslSigner.open(der, { paths: opts.libcryptoPaths });
-    } finally {
-      der.fill(0);
-    }
-    try {
-      const probe = enc.encode(`${this.#protectedHeader}.${toBase64Url("signer self-check")}`);
-      const [ours, theirs] = await Promise.all([
-        signer.sign(probe),
-        crypto.subtle.sign(ALG, this.#privateKey, probe),
-      ]);
-      const ref = new Uint8Array(theirs);
-      if (ours.length !== ref.length || ours.some((b, i) => b !== ref[i])) {
-        throw new Error("its signature differs from WebCrypto's");
-      }
-      return signer;
-    } catch (e) {
-      signer.close();
-      throw e;
-    }
-  }
-
   /** Which way signatures are made now. */
   get mode(): SigningMode {
-    return this.#openssl ? "openssl" : this.#pool ? "workers" : "main-thread";
+    return this.#rsa?.mode === "openssl" ? "openssl" : this.#pool ? "workers" : "main-thread";
   }
 
   /** Stops the signing workers and frees OpenSSL's copy of the key, if any. */
   close(): void {
-    this.#openssl?.close();
-    this.#openssl = undefined;
+    this.#rsa?.close();
+    this.#rsa = undefined;
     this.#pool?.close();
     this.#pool = undefined;
   }
@@ -203,13 +176,10 @@ export class WebhookSigner {
   async sign(body: Uint8Array | string): Promise<string> {
     const bytes = typeof body === "string" ? enc.encode(body) : body;
     const input = `${this.#protectedHeader}.${toBase64Url(bytes)}`;
-    const openssl = this.#openssl;
-    if (openssl) {
-      try {
-        return `${this.#protectedHeader}..${toBase64Url(await openssl.sign(enc.encode(input)))}`;
-      } catch (e) {
-        if (this.#openssl === openssl) this.#dropOpenSsl(e);
-      }
+    const rsa = this.#rsa;
+    if (rsa?.mode === "openssl") {
+      // should OpenSSL fail, the shared signer makes this very signature with WebCrypto
+      return `${this.#protectedHeader}..${toBase64Url(await rsa.sign(enc.encode(input)))}`;
     }
     if (this.#pool) return `${this.#protectedHeader}..${await this.#pool.sign(input)}`;
     const sig = new Uint8Array(await crypto.subtle.sign(ALG, this.#privateKey, enc.encode(input)));
@@ -217,10 +187,7 @@ export class WebhookSigner {
   }
 
   /** After a failed OpenSSL signature: WebCrypto from now on (workers once they start). */
-  #dropOpenSsl(e: unknown): void {
-    this.#openssl?.close();
-    this.#openssl = undefined;
-    const why = String((e as Error)?.message ?? e).split("\n")[0];
+  #dropOpenSsl(why: string): void {
     this.#log(`webhook signatures: OpenSSL failed (${why}); RS512 by WebCrypto from now on`);
     this.useWorkers(this.#fallbackWorkers).catch(() => {});
   }

@@ -1,14 +1,15 @@
 /**
- * RS512 (RSASSA-PKCS1-v1_5 with SHA-512) signatures through the system's
- * OpenSSL `libcrypto`, loaded with `Deno.dlopen`. Deno's own RSA (WebCrypto
- * and `node:crypto` alike) is several times slower than OpenSSL's on the same
- * machine; the webhook engine signs every delivery, so this is its hot path.
+ * RS256 and RS512 (RSASSA-PKCS1-v1_5 with SHA-256 or SHA-512) signatures
+ * through the system's OpenSSL `libcrypto`, loaded with `Deno.dlopen`. Deno's
+ * own RSA (WebCrypto and `node:crypto` alike) is several times slower than
+ * OpenSSL's on the same machine; the emulator signs every webhook delivery and
+ * the platform client every request, so this is their hot path.
  *
  * PKCS#1 v1.5 signatures are deterministic: for one key and one message this
- * signer's output is byte-identical to WebCrypto's. {@linkcode WebhookSigner}
- * checks that once when it switches to this signer, and falls back to
- * WebCrypto on any failure (no library, no `--allow-ffi`, an old OpenSSL, a
- * failed signature).
+ * signer's output is byte-identical to WebCrypto's. The one signer both use,
+ * `RsaSigner` (`rsa_signer.ts`), checks that once before it trusts this one,
+ * and falls back to WebCrypto on any failure (no library, no `--allow-ffi`,
+ * an old OpenSSL, bytes that differ, a failed signature).
  *
  * The signature itself is made on Deno's blocking thread pool (a
  * `nonblocking` foreign call), so the event loop never waits for it; the
@@ -22,6 +23,7 @@ const SYMBOLS = {
   BIO_free: { parameters: ["pointer"], result: "i32" },
   d2i_PrivateKey_bio: { parameters: ["pointer", "pointer"], result: "pointer" },
   EVP_PKEY_free: { parameters: ["pointer"], result: "void" },
+  EVP_sha256: { parameters: [], result: "pointer" },
   EVP_sha512: { parameters: [], result: "pointer" },
   EVP_MD_CTX_new: { parameters: [], result: "pointer" },
   EVP_MD_CTX_free: { parameters: ["pointer"], result: "void" },
@@ -40,6 +42,15 @@ const SYMBOLS = {
     nonblocking: true,
   },
   ERR_clear_error: { parameters: [], result: "void" },
+  d2i_PUBKEY_bio: { parameters: ["pointer", "pointer"], result: "pointer" },
+  EVP_DigestVerifyInit: {
+    parameters: ["pointer", "pointer", "pointer", "pointer", "pointer"],
+    result: "i32",
+  },
+  EVP_DigestVerify: {
+    parameters: ["pointer", "buffer", "usize", "buffer", "usize"],
+    result: "i32",
+  },
 } as const satisfies Deno.ForeignLibraryInterface;
 
 type Lib = Deno.DynamicLibrary<typeof SYMBOLS>;
@@ -79,10 +90,12 @@ export interface OpenSslSignerOptions {
    * the number of CPU cores.
    */
   parallel?: number;
+  /** The digest: `"SHA-512"` (RS512, the default) or `"SHA-256"` (RS256). */
+  hash?: "SHA-256" | "SHA-512";
 }
 
 /**
- * An RS512 signer holding one private key inside OpenSSL.
+ * An RS512 or RS256 signer holding one private key inside OpenSSL.
  *
  * @example
  * ```ts
@@ -144,10 +157,10 @@ export class OpenSslSigner {
         lib.symbols.BIO_free(bio);
       }
       if (!pkey) throw new Error("libcrypto could not read the private key (PKCS#8 DER)");
-      const md = lib.symbols.EVP_sha512();
+      const md = opts.hash === "SHA-256" ? lib.symbols.EVP_sha256() : lib.symbols.EVP_sha512();
       if (!md) {
         lib.symbols.EVP_PKEY_free(pkey);
-        throw new Error("EVP_sha512 returned nothing");
+        throw new Error(`no ${opts.hash ?? "SHA-512"} digest in libcrypto`);
       }
       const signer = new OpenSslSigner(lib, library, pkey, md);
       signer.#parallel = Math.max(
@@ -164,7 +177,7 @@ export class OpenSslSigner {
     }
   }
 
-  /** A fresh context initialised for RS512 with the key; the caller frees it. */
+  /** A fresh context initialised for the digest and the key; the caller frees it. */
   #context(): Deno.PointerObject {
     const s = this.#lib.symbols;
     const ctx = s.EVP_MD_CTX_new();
@@ -251,6 +264,107 @@ export class OpenSslSigner {
   }
 
   #release(): void {
+    this.#lib.symbols.EVP_PKEY_free(this.#pkey);
+  }
+}
+
+/** Loads the first of `paths` that opens (each library is loaded once per process). */
+function loadLibcrypto(paths: readonly string[]): { lib: Lib; library: string } {
+  if (paths.length === 0) throw new Error(`no libcrypto location known on ${Deno.build.os}`);
+  const failures: string[] = [];
+  for (const p of paths) {
+    try {
+      const lib = loaded.get(p) ?? Deno.dlopen(p, SYMBOLS);
+      loaded.set(p, lib);
+      return { lib, library: p };
+    } catch (e) {
+      failures.push(`${p}: ${firstLine(e)}`);
+    }
+  }
+  throw new Error(`libcrypto not loaded (${failures.join("; ")})`);
+}
+
+/**
+ * An RS256 or RS512 verifier holding one public key inside OpenSSL. A
+ * verification takes tens of microseconds, so it runs on the calling thread.
+ *
+ * @example
+ * ```ts
+ * const v = OpenSslVerifier.open(spkiDer, { hash: "SHA-256" });
+ * v.verify(signature, new TextEncoder().encode("header.payload")); // true or false
+ * v.close();
+ * ```
+ */
+export class OpenSslVerifier {
+  #lib: Lib;
+  #pkey: Deno.PointerObject;
+  #md: Deno.PointerObject;
+  #closed = false;
+  /** The library that was loaded (name or path as given). */
+  readonly library: string;
+
+  private constructor(lib: Lib, library: string, pkey: Deno.PointerObject, md: Deno.PointerObject) {
+    this.#lib = lib;
+    this.library = library;
+    this.#pkey = pkey;
+    this.#md = md;
+  }
+
+  /** Loads `libcrypto` and the public key (SPKI DER). Throws an Error saying what failed. */
+  static open(
+    spki: Uint8Array,
+    opts: { paths?: readonly string[]; hash?: "SHA-256" | "SHA-512" } = {},
+  ): OpenSslVerifier {
+    const { lib, library } = loadLibcrypto(opts.paths ?? defaultLibcryptoPaths());
+    const der = new Uint8Array(spki);
+    const bio = lib.symbols.BIO_new_mem_buf(der, der.length);
+    if (!bio) throw new Error("BIO_new_mem_buf failed");
+    let pkey: Deno.PointerValue;
+    try {
+      pkey = lib.symbols.d2i_PUBKEY_bio(bio, null);
+    } finally {
+      lib.symbols.BIO_free(bio);
+    }
+    if (!pkey) {
+      lib.symbols.ERR_clear_error();
+      throw new Error("libcrypto could not read the public key (SPKI DER)");
+    }
+    const md = opts.hash === "SHA-256" ? lib.symbols.EVP_sha256() : lib.symbols.EVP_sha512();
+    if (!md) {
+      lib.symbols.EVP_PKEY_free(pkey);
+      throw new Error(`no ${opts.hash ?? "SHA-512"} digest in libcrypto`);
+    }
+    return new OpenSslVerifier(lib, library, pkey, md);
+  }
+
+  /** True when `signature` is this key's over `data`; false for any other signature. */
+  verify(signature: Uint8Array, data: Uint8Array): boolean {
+    if (this.#closed) throw new Error("OpenSSL verifier closed");
+    const s = this.#lib.symbols;
+    const ctx = s.EVP_MD_CTX_new();
+    if (!ctx) throw new Error("EVP_MD_CTX_new failed");
+    try {
+      if (s.EVP_DigestVerifyInit(ctx, null, this.#md, null, this.#pkey) !== 1) {
+        throw new Error("EVP_DigestVerifyInit failed");
+      }
+      const r = s.EVP_DigestVerify(
+        ctx,
+        signature,
+        BigInt(signature.length),
+        data,
+        BigInt(data.length),
+      );
+      return r === 1;
+    } finally {
+      s.EVP_MD_CTX_free(ctx);
+      s.ERR_clear_error(); // a bad signature leaves an error on the thread's queue
+    }
+  }
+
+  /** Frees the key. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
     this.#lib.symbols.EVP_PKEY_free(this.#pkey);
   }
 }

@@ -64,7 +64,14 @@ Deno.test.beforeAll(async () => {
   http = await startBridge({ ...options, upstream: connectUpstream(anvil.url), transport: "http" });
   ipc = await startBridge({ ...options, upstream: connectUpstream(anvil.url), transport: "ipc" });
   const hash = await node("eth_sendTransaction", [{ from: A0, data: COUNTER.bytecode }]);
-  counter = (await node("eth_getTransactionReceipt", [hash])).contractAddress;
+  // anvil mines at once, but under load the receipt can trail the answer by a moment
+  let receipt = await node("eth_getTransactionReceipt", [hash]);
+  for (let i = 0; i < 400 && !receipt; i++) {
+    await new Promise((r) => setTimeout(r, 5));
+    receipt = await node("eth_getTransactionReceipt", [hash]);
+  }
+  assert.ok(receipt, "the deployment's receipt");
+  counter = receipt.contractAddress;
 });
 
 Deno.test.afterAll(async () => {

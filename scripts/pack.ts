@@ -51,7 +51,12 @@ export async function manifest(): Promise<Record<string, unknown>> {
     version: await version(),
     description:
       "service: a JSON-RPC bridge with custody signing, webhook tools, breaker simulation and a local platform emulator",
-    bin: { "service": "bin/service.cjs", "service-json-rpc": "bin/service-json-rpc.cjs" },
+    // `service-cli` too, so that `npx -y service-cli <args>` knows what to run
+    bin: {
+      "service": "bin/service.cjs",
+      "service-json-rpc": "bin/service-json-rpc.cjs",
+      [PACKAGE_NAME]: "bin/service.cjs",
+    },
     files: ["bin/", "lib/", "README.md"],
     engines: { node: ">=18" },
     optionalDependencies: Object.fromEntries(DENO_PLATFORMS.map((p) => [p, deno])),

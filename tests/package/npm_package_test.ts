@@ -114,10 +114,11 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
             await exists(`${tmp}/prefix/bin/service-json-rpc`),
         );
       });
-      await t.step("npx runs the package's command (fresh npx cache)", async () => {
+      await t.step("npx runs the package (fresh npx cache, its default command)", async () => {
         const r = await sh(
           "npm",
-          ["exec", "--yes", `--package=${tarball}`, "--", "service", "--version"],
+          // what `npx -y service-cli --version` runs: the bin named after the package
+          ["exec", "--yes", `--package=${tarball}`, "--", PACKAGE_NAME, "--version"],
           { ...userEnv(tmp, registry.url), PATH: userEnv(tmp).PATH.split(":").slice(1).join(":") },
           `${tmp}/work`,
         );

@@ -2,6 +2,10 @@
  * `deno task compile [--target T] [--output P]`: builds the self-contained
  * `service` executable with `deno compile` and explicit permissions.
  *
+ * It embeds the one bundled module of `scripts/bundle.ts`, the same file the
+ * npm package ships, with the same permissions, so the package test
+ * (`tests/package/npm_package_test.ts`) runs what the binary contains.
+ *
  * `deno compile` downloads its runtime (denort) for the target; on a machine
  * without internet access that download fails, and this script says so in one
  * line instead of a stack trace. The release workflow runs it for the five
@@ -11,36 +15,30 @@
  */
 
 import { parseArgs } from "node:util";
-
-const root = new URL("../", import.meta.url).pathname;
+import { bundle, PERMISSIONS, ROOT as root } from "./bundle.ts";
 const { values } = parseArgs({
   args: Deno.args,
   options: { target: { type: "string" }, output: { type: "string" } },
 });
 
-/** What the binary may do: network (platform, node, local servers), files (keys, state, sockets), env, children. */
-const PERMISSIONS = [
-  "--allow-net",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run",
-  "--allow-sys",
-  "--allow-ffi",
-  "--no-prompt",
-];
-
 const output = values.output ??
   `${root}dist/service${values.target?.includes("windows") ? ".exe" : ""}`;
+let entry: string;
+try {
+  entry = await bundle();
+} catch (e) {
+  console.error(`compile: ${(e as Error).message}`);
+  Deno.exit(1);
+}
 const args = [
   "compile",
+  "--no-config",
+  "--no-lock",
   ...PERMISSIONS,
-  "--include",
-  `${root}deno.json`,
   "--output",
   output,
   ...(values.target ? ["--target", values.target] : []),
-  `${root}main.ts`,
+  entry,
 ];
 const child = new Deno.Command(Deno.execPath(), {
   args,
@@ -55,7 +53,7 @@ if (code !== 0) {
     console.error(
       "compile: deno compile must download its runtime (denort) for the target, and this machine cannot reach it. " +
         "Run `deno task compile` where the internet is reachable (the release workflow does); " +
-        "here, `deno install -g -A -n service --root DIR --config deno.json main.ts` makes an equivalent launcher.",
+        "here, `deno task pack` builds the npm package, which runs the same bundle.",
     );
   } else {
     console.error(text.trim().split("\n").slice(-5).join("\n"));

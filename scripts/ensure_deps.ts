@@ -1,6 +1,7 @@
 /**
  * Installs the npm packages (viem, zod, anvil/cast/forge, solc, the test
  * clients) when `node_modules` is missing or older than the lock file. Used by
+ * `deno task service` (run as a script: `deno run -A scripts/ensure_deps.ts`),
  * `deno task test` and `deno task demo` so both work on a fresh clone.
  *
  * @module
@@ -46,5 +47,15 @@ export async function ensureNodeModules(who: string): Promise<void> {
     if (await npm(["install", "--no-audit", "--no-fund"]) !== 0) {
       throw new Error("npm install failed: the npm packages cannot be installed");
     }
+  }
+}
+
+if (import.meta.main) {
+  // `deno task service` runs this first: a fresh clone installs what it needs on first use.
+  try {
+    await ensureNodeModules(Deno.args[0] ?? "service");
+  } catch (e) {
+    console.error(`${Deno.args[0] ?? "service"}: ${(e as Error).message}`);
+    Deno.exit(1);
   }
 }

@@ -9,7 +9,7 @@
 import { type Command, leaf } from "./command.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { writeAll } from "./output.ts";
-import { whenStopped } from "./stop_signals.ts";
+import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
 
 const flags = {
   host: {
@@ -181,8 +181,10 @@ const serveCommand = leaf({
       if (e instanceof EmulatorConfigError) throw new UsageError(e.message);
       throw new CliError(`The emulator could not start: ${(e as Error)?.message ?? e}`, 1);
     }
-    // Take SIGINT and SIGTERM (not SIGHUP) from their default action: they now stop cleanly.
-    const release = ctx.takeSignals?.(["SIGINT", "SIGTERM"]) ?? (() => {});
+    // Take SIGINT, SIGTERM and SIGHUP from their default action: they now stop cleanly. They
+    // stay taken until the emulator has stopped: Ctrl-C under `deno task` or a launcher brings a
+    // second SIGINT, which must not end the process before the key directory is removed.
+    const release = ctx.takeSignals?.(STOP_SIGNALS) ?? (() => {});
     const stop = whenStopped(ctx.signal);
     await writeAll(
       ctx.io.stdout,
@@ -197,9 +199,12 @@ const serveCommand = leaf({
       }) + "\n",
     );
     const why = await stop;
-    release();
     await out.log(`stopping (${why})`);
-    await emu.stop();
+    try {
+      await emu.stop();
+    } finally {
+      release();
+    }
     return 0;
   },
 });

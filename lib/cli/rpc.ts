@@ -507,7 +507,14 @@ export const rpcCommand = leaf({
         onSignal: (s) => log(`forwarding ${s} to the child`),
       });
     } finally {
-      await cleanup();
+      // Hold the stop signals while cleaning up: a second Ctrl-C (a task runner or a launcher
+      // passes it on too) must not end the process before the emulator's key directory is gone.
+      const hold = ctx.takeSignals?.(STOP_SIGNALS) ?? (() => {});
+      try {
+        await cleanup();
+      } finally {
+        hold();
+      }
     }
   },
 });

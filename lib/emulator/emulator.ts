@@ -11,6 +11,7 @@ import { Whitelist } from "./vault/whitelist.ts";
 import { BaseError, toBase64Url } from "../core/mod.ts";
 import { Store } from "./store.ts";
 import { ensureApiUser } from "./http/api_user.ts";
+import { makeKeyDir, removeStaleKeyDirs } from "./key_dir.ts";
 import { EventBus, type EventSink } from "./events.ts";
 import { Faults, type FaultSpec, parseFaultSpec } from "./faults/faults.ts";
 import { Chain } from "./chain.ts";
@@ -211,7 +212,15 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
     }
     store.setMeta("vault_accounts", String(accountCount));
     let dir = o.stateDir ?? (o.state ? `${o.state}.keys` : undefined);
-    if (!dir) dir = tempDir = await Deno.makeTempDir({ prefix: "service-emulator-" });
+    if (!dir) {
+      // a private directory named after this process, removed on stop; ones left by dead
+      // emulators (SIGKILL, a crash: no code ran) are removed here (key_dir.ts)
+      dir = tempDir = await makeKeyDir();
+      const stale = await removeStaleKeyDirs(tempDir);
+      if (stale.length > 0) {
+        log(`removed ${stale.length} key directory(ies) left by dead emulators`);
+      }
+    }
     const apiUser = await ensureApiUser(store, dir);
     const info = chainInfo(chainId);
     const events = new EventBus((e) => log(`event listener failed: ${(e as Error)?.message ?? e}`));

@@ -24,11 +24,15 @@ export interface CliChild {
   stop(signal?: Deno.Signal): Promise<number>;
 }
 
-/** Spawns `main.ts ...args` with `env`. */
-export function spawnCli(args: string[], env: Record<string, string> = {}): CliChild {
+/** Spawns `main.ts ...args` with `env`, in `cwd` (default the checkout). */
+export function spawnCli(
+  args: string[],
+  env: Record<string, string> = {},
+  cwd: string = ROOT,
+): CliChild {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", `${ROOT}main.ts`, ...args],
-    cwd: ROOT,
+    cwd,
     clearEnv: true,
     env: {
       PATH: Deno.env.get("PATH") ?? "",

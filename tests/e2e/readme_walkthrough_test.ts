@@ -12,36 +12,18 @@
  * README names a verb that exists and only flags that verb's `--help` lists.
  */
 import { assert, assertEquals, assertMatch } from "../support/expect.ts";
-import { type Anvil, ROOT, runCli, startAnvil } from "../support/tools.ts";
+import { type Anvil, runCli, startAnvil } from "../support/tools.ts";
 import { startReceiver } from "../support/receiver.ts";
 import { memoryIo } from "../support/memory_io.ts";
 import { run } from "../../lib/cli/mod.ts";
 import { type CliChild, spawnCli } from "./cli_child.ts";
+import { freePort, README, shBlocks, words } from "./readme_blocks.ts";
 
-const README = await Deno.readTextFile(`${ROOT}README.md`);
-
-/** The lines of the sh block after the walkthrough marker, comments removed. */
+/** The lines of the sh block after the walkthrough marker. */
 function walkthrough(): string[] {
-  const at = README.indexOf("<!-- walkthrough");
-  assert(at >= 0, "the README has a walkthrough marker");
-  const block = README.slice(at).match(/```sh\n([\s\S]*?)```/);
-  assert(block, "a sh block follows the marker");
-  return block[1].split("\n").map((l) => l.replace(/\s+#.*$/, "").trim()).filter((l) => l !== "");
-}
-
-/** Splits a command line into words (double and single quotes; no expansions needed here). */
-function words(line: string): string[] {
-  const out: string[] = [];
-  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
-  for (const m of line.matchAll(re)) out.push(m[1] ?? m[2] ?? m[3]);
-  return out;
-}
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
+  const block = shBlocks().find((b) => b.walkthrough);
+  assert(block, "the README has a walkthrough marker followed by a sh block");
+  return block.commands;
 }
 
 Deno.test("the README's webhook walk-through runs as written", async () => {

@@ -1,0 +1,104 @@
+/**
+ * `deno task pack`: builds the npm package `service-cli` and writes the
+ * tarball `npm publish` uploads to `dist/service-cli-<version>.tgz`.
+ *
+ * The package holds the program as ONE bundled module (`scripts/bundle.ts`,
+ * the same file `deno compile` embeds), a tiny Node launcher, and two
+ * commands: `service` and `service-json-rpc` (= `service rpc`, a drop-in for
+ * the platform's own bridge). The Deno runtime is not in the tarball: it is
+ * an optional dependency per platform (`@deno/linux-x64-glibc`, ... at the
+ * Deno version this project pins in package.json), so npm installs exactly
+ * one, from the registry, at install time; nothing is fetched at first run.
+ *
+ * Why `service-cli`: deno.json calls the library `@service/cli`, a scope we
+ * cannot own on npm, and package.json's `service` only names the checkout's
+ * own (private) dependency list; `service-cli` is free and says what it is.
+ *
+ * @module
+ */
+
+import { bundle, PERMISSIONS, ROOT } from "./bundle.ts";
+
+/** The published package's name. */
+export const PACKAGE_NAME = "service-cli";
+
+/** The Deno platform packages the launcher knows (scripts/npm/launch.cjs). */
+const DENO_PLATFORMS = [
+  "@deno/linux-x64-glibc",
+  "@deno/linux-arm64-glibc",
+  "@deno/darwin-x64",
+  "@deno/darwin-arm64",
+  "@deno/win32-x64",
+  "@deno/win32-arm64",
+];
+
+/** The version in deno.json (the release workflow checks the tag against it). */
+async function version(): Promise<string> {
+  return JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).version;
+}
+
+/** The Deno version the checkout runs (package.json's `@deno/linux-x64-glibc`). */
+async function denoVersion(): Promise<string> {
+  const pkg = JSON.parse(await Deno.readTextFile(`${ROOT}package.json`));
+  return pkg.optionalDependencies["@deno/linux-x64-glibc"];
+}
+
+/** The package's package.json. */
+export async function manifest(): Promise<Record<string, unknown>> {
+  const deno = await denoVersion();
+  return {
+    name: PACKAGE_NAME,
+    version: await version(),
+    description:
+      "service: a JSON-RPC bridge with custody signing, webhook tools, breaker simulation and a local platform emulator",
+    // `service-cli` too, so that `npx -y service-cli <args>` knows what to run
+    bin: {
+      "service": "bin/service.cjs",
+      "service-json-rpc": "bin/service-json-rpc.cjs",
+      [PACKAGE_NAME]: "bin/service.cjs",
+    },
+    files: ["bin/", "lib/", "README.md"],
+    engines: { node: ">=18" },
+    optionalDependencies: Object.fromEntries(DENO_PLATFORMS.map((p) => [p, deno])),
+  };
+}
+
+function binScript(prefix: string[]): string {
+  return `#!/usr/bin/env node\n"use strict";\nrequire("../lib/launch.cjs").launch(${
+    JSON.stringify(prefix)
+  });\n`;
+}
+
+/** Builds the package in `dist/npm/` and packs it; returns the tarball's path. */
+export async function pack(): Promise<string> {
+  const dir = `${ROOT}dist/npm/`;
+  await Deno.remove(dir, { recursive: true }).catch(() => {});
+  await Deno.mkdir(`${dir}bin`, { recursive: true });
+  await Deno.mkdir(`${dir}lib`, { recursive: true });
+  await bundle(`${dir}lib/service.js`);
+  const launcher = (await Deno.readTextFile(`${ROOT}scripts/npm/launch.cjs`))
+    .replace("__PERMISSIONS__", JSON.stringify(PERMISSIONS));
+  await Deno.writeTextFile(`${dir}lib/launch.cjs`, launcher);
+  await Deno.writeTextFile(`${dir}bin/service.cjs`, binScript([]), { mode: 0o755 });
+  await Deno.writeTextFile(`${dir}bin/service-json-rpc.cjs`, binScript(["rpc"]), { mode: 0o755 });
+  await Deno.copyFile(`${ROOT}README.md`, `${dir}README.md`);
+  await Deno.writeTextFile(`${dir}package.json`, JSON.stringify(await manifest(), null, 2) + "\n");
+  const { code, stdout, stderr } = await new Deno.Command("npm", {
+    args: ["pack", "--json", "--pack-destination", `${ROOT}dist`],
+    cwd: dir,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (code !== 0) throw new Error(`npm pack failed: ${new TextDecoder().decode(stderr).trim()}`);
+  const [info] = JSON.parse(new TextDecoder().decode(stdout));
+  return `${ROOT}dist/${info.filename}`;
+}
+
+if (import.meta.main) {
+  try {
+    console.error(`pack: wrote ${await pack()}`);
+  } catch (e) {
+    console.error(`pack: ${(e as Error).message}`);
+    Deno.exit(1);
+  }
+}

@@ -1,0 +1,288 @@
+/**
+ * Every command of the README's `sh` blocks runs here, as written, against a
+ * real anvil and the emulator: the lines are read from README.md
+ * (`readme_blocks.ts`), so a changed example is a tested example. The
+ * walk-through block is `readme_walkthrough_test.ts`'s. Each line is run by
+ * `sh` in a scratch directory with `service` and `service-json-rpc` on PATH
+ * (`deno run -A main.ts`, the module the npm package and the binaries
+ * bundle), anvil/cast/forge, and the variables the examples use set to real
+ * values: `$NODE` (anvil, started with chain id 11155111 as the examples
+ * say), `$W` (a webhook whose endpoint records deliveries), `$N` (one of its
+ * notifications), `$TX`, `$SIGNATURE` and `body.json` (a real delivery),
+ * `$BASE`/`$KEY`/`$PEM`/`$ADMIN` (an emulator), and the connection variables.
+ * Only these are substituted: the ports (8545 -> anvil, 4000 and 3000 -> free
+ * ones), `PORT/TOKEN` (the address the line before printed), and
+ * `npx -y deno@2.9.6` -> the Deno running the tests (no download); `deno
+ * task` lines run in the checkout ("from a clone"), the others in a scratch
+ * directory.
+ *
+ * Lines that cannot run here are listed in NOT_HERE with the reason; a
+ * README line that is neither run nor listed fails the test, and so does a
+ * NOT_HERE entry that matches nothing.
+ */
+
+import { assert, assertEquals } from "../support/expect.ts";
+import { type Anvil, foundryBin, ROOT, runCli, startAnvil } from "../support/tools.ts";
+import { type CliChild, spawnCli } from "./cli_child.ts";
+import { freePort, shBlocks } from "./readme_blocks.ts";
+
+/** README lines that cannot run here, and why. */
+const NOT_HERE: { pattern: RegExp; why: string }[] = [
+  {
+    pattern: /^npm i -g service-cli$|^npx -y service-cli /,
+    why:
+      "service-cli is published by the release workflow, not from here; tests/package/npm_package_test.ts installs the packed tarball the same way (npm install -g, npm exec)",
+  },
+  {
+    pattern: /^npx -y deno@2\.9\.6 task test$/,
+    why: "it is this test suite",
+  },
+  {
+    pattern: /^deno task compile/,
+    why:
+      "deno compile downloads its runtime (denort) from the internet, unreachable here; the release workflow runs it, and tests/package runs the bundle it embeds",
+  },
+  {
+    pattern: /^export SERVICE_API_KEY=\.\.\. /,
+    why: "placeholders for your credentials; this test exports the emulator's instead",
+  },
+  {
+    pattern: /script\/Deploy\.s\.sol .*0xVAULT0/,
+    why:
+      "placeholders (your deploy script and vault address); tests/e2e/rpc_clients_test.ts runs forge script --broadcast through the bridge",
+  },
+];
+
+/** Lines that run until Ctrl-C: started, their first output line awaited, stopped with SIGINT at the end. */
+const LONG_RUNNING = [
+  /^service rpc --http --rpcUrl \$NODE$/,
+  /^service notifications tail .*--follow$/,
+  /^service webhooks listen /,
+  /^service emulator --rpcUrl [^ ]+$/,
+];
+
+/** Expected exit codes other than 0. */
+const EXIT_CODES: [RegExp, number][] = [[/--fail-on-suspension/, 8]];
+
+interface Capture {
+  port: number;
+  deliveries: { body: string; signature: string }[];
+  close(): Promise<void>;
+}
+
+/** A webhook endpoint that records each delivery's raw body and signature, answering 200. */
+function captureServer(): Capture {
+  const deliveries: Capture["deliveries"] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    deliveries.push({
+      body: await req.text(),
+      signature: req.headers.get("service-webhook-signature") ?? "",
+    });
+    return new Response("ok");
+  });
+  return { port: server.addr.port, deliveries, close: () => server.shutdown() };
+}
+
+async function waitUntil(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
+  const end = Date.now() + 30_000;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** `sh -c line` in `cwd` with `env`: code and output. */
+async function sh(line: string, cwd: string, env: Record<string, string>) {
+  const out = await new Deno.Command("sh", {
+    args: ["-c", line],
+    cwd,
+    clearEnv: true,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(90_000),
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** Gzipped CSV of an NDJSON delivery log (header row of the fields). */
+async function csvGz(ndjson: string): Promise<Uint8Array> {
+  const rows = ndjson.trim().split("\n").map((l) => JSON.parse(l));
+  const fields = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const csv = [fields.join(","), ...rows.map((r) => fields.map((f) => r[f] ?? "").join(","))]
+    .join("\n") + "\n";
+  const stream = new Blob([csv]).stream().pipeThrough(new CompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+Deno.test("every command in the README's sh blocks runs here, or is listed with the reason", async () => {
+  const blocks = shBlocks().filter((b) => !b.walkthrough);
+  const lines = blocks.flatMap((b) => b.commands.map((c) => ({ block: b.line, text: c })));
+  // sample output (the emulator's ready line) is not a command
+  const commands = lines.filter((l) => !l.text.startsWith("{"));
+  const notHere = (t: string) => NOT_HERE.find((n) => n.pattern.test(t));
+  for (const n of NOT_HERE) {
+    assert(
+      commands.some((c) => n.pattern.test(c.text)),
+      `NOT_HERE entry matches no line: ${n.pattern}`,
+    );
+  }
+  const toRun = commands.filter((c) => !notHere(c.text));
+  assert(toRun.length >= 30, `only ${toRun.length} README commands to run`);
+
+  const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "service-readme-" }));
+  const bin = `${tmp}/bin`;
+  await Deno.mkdir(bin);
+  const deno = Deno.execPath();
+  await Deno.writeTextFile(
+    `${bin}/service`,
+    `#!/bin/sh\nexec "${deno}" run -A "${ROOT}main.ts" "$@"\n`,
+    {
+      mode: 0o755,
+    },
+  );
+  await Deno.writeTextFile(
+    `${bin}/service-json-rpc`,
+    `#!/bin/sh\nexec "${deno}" run -A "${ROOT}main.ts" rpc "$@"\n`,
+    { mode: 0o755 },
+  );
+  const fixture = await Deno.readTextFile(`${ROOT}tests/fixtures/breaker/band_4h_quiet.ndjson`);
+  await Deno.writeTextFile(`${tmp}/deliveries.ndjson`, fixture);
+  await Deno.writeTextFile(`${tmp}/log.ndjson`, fixture);
+  await Deno.writeFile(`${tmp}/deliveries.csv.gz`, await csvGz(fixture));
+
+  const capture = captureServer();
+  let anvil: Anvil | undefined;
+  let emulator: CliChild | undefined;
+  const background: { line: string; child: CliChild }[] = [];
+  try {
+    anvil = await startAnvil(["--chain-id", "11155111"]);
+    emulator = spawnCli(["emulator", "--rpcUrl", anvil.url, "--timeScale", "1000"]);
+    const ready = JSON.parse(
+      await emulator.waitLine(() => true, "the emulator's ready line", 60_000),
+    );
+    const connection = {
+      SERVICE_API_BASE_URL: ready.apiBaseUrl,
+      SERVICE_API_KEY: ready.apiKey,
+      SERVICE_API_PRIVATE_KEY_PATH: ready.privateKeyPath,
+    };
+    const cli = async (args: string[]) => {
+      const r = await runCli(args, { env: connection });
+      assertEquals(r.code, 0, `service ${args.join(" ")}: ${r.stderr}`);
+      return r.stdout;
+    };
+    const newWebhook = async () =>
+      JSON.parse(
+        await cli([
+          "webhooks",
+          "create",
+          "--url",
+          `http://127.0.0.1:${capture.port}/hook`,
+          "--events",
+          "transaction.created",
+          "--format",
+          "json",
+        ]),
+      ).id as string;
+    const W = await newWebhook();
+    await cli([
+      "emulator",
+      "trigger",
+      "--eventType",
+      "transaction.created",
+      "--resourceId",
+      "tx-1",
+      "--count",
+      "2",
+    ]);
+    await waitUntil("two deliveries", () => capture.deliveries.length >= 2);
+    await Deno.writeTextFile(`${tmp}/body.json`, capture.deliveries[0].body);
+    const N = JSON.parse(
+      (await cli(["notifications", "list", "--webhookId", W, "--format", "ndjson"])).split("\n")[0],
+    ).id;
+    const env: Record<string, string> = {
+      PATH: [bin, foundryBin("cast").replace(/\/cast$/, ""), Deno.env.get("PATH") ?? ""].join(":"),
+      HOME: Deno.env.get("HOME") ?? "/tmp",
+      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
+      DENO_TLS_CA_STORE: "system",
+      RUST_BACKTRACE: "0",
+      NO_COLOR: "1",
+      ...connection,
+      NODE: anvil.url,
+      W,
+      N,
+      TX: "tx-1",
+      SIGNATURE: capture.deliveries[0].signature,
+      BASE: ready.apiBaseUrl,
+      KEY: ready.apiKey,
+      PEM: ready.privateKeyPath,
+      ADMIN: ready.adminUrl,
+    };
+    const listenPort = freePort();
+    let printedAddress = "";
+    for (const { text, block } of toRun) {
+      const line = text
+        .replaceAll("127.0.0.1:8545", `127.0.0.1:${anvil.port}`)
+        .replaceAll("--port 4000", `--port ${listenPort}`)
+        .replaceAll("127.0.0.1:3000", `127.0.0.1:${capture.port}`)
+        .replaceAll("http://127.0.0.1:PORT/TOKEN", printedAddress || "PORT/TOKEN")
+        .replaceAll("npx -y deno@2.9.6 ", `"${deno}" `);
+      const where = `README.md block at line ${block}: ${text}`;
+      if (Deno.env.get("README_TEST_DEBUG")) console.error(new Date().toISOString(), where);
+      // the node the examples start is the test's anvil, already running (as in the walk-through
+      // test): `sh -c "anvil &"` would leave an anvil holding the output pipe open
+      if (line === "anvil &") continue;
+      // lines that would spoil $W for the next ones act on a webhook of their own
+      const lineEnv = /^service webhooks (delete|disable) /.test(line)
+        ? { ...env, W: await newWebhook() }
+        : env;
+      if (LONG_RUNNING.some((p) => p.test(text))) {
+        const [, ...args] = line.split(/\s+/).map((w) => w.replace(/^\$(\w+)$/, (_, v) => env[v]));
+        const child = spawnCli(args, lineEnv, tmp);
+        background.push({ line: text, child });
+        if (/tail .*--follow/.test(line)) {
+          // it prints when something happens: once it follows, make something happen
+          await child.waitStderr("following notifications", 60_000);
+          await cli([
+            "emulator",
+            "trigger",
+            "--eventType",
+            "transaction.created",
+            "--resourceId",
+            "tx-2",
+          ]);
+        }
+        const first = await child.waitLine(() => true, `the first line of ${where}`, 60_000);
+        if (args[0] === "rpc") printedAddress = first.trim();
+        if (args[0] === "emulator") {
+          const r = JSON.parse(first);
+          Object.assign(env, {
+            BASE: r.apiBaseUrl,
+            KEY: r.apiKey,
+            PEM: r.privateKeyPath,
+            ADMIN: r.adminUrl,
+          });
+        }
+        continue;
+      }
+      // `deno task` lines are "from a clone": they run in the checkout
+      const r = await sh(line, /^(npx -y deno@\S+|deno) task /.test(text) ? ROOT : tmp, lineEnv);
+      const expected = EXIT_CODES.find(([p]) => p.test(text))?.[1] ?? 0;
+      assertEquals(r.code, expected, `${where}\nexited ${r.code}: ${r.stderr.slice(-2000)}`);
+      if (/eth_accounts/.test(line)) {
+        assertEquals(JSON.parse(r.stdout).result.length > 0, true, `${where}: ${r.stdout}`);
+      }
+    }
+    for (const { line, child } of background.splice(0).reverse()) {
+      assertEquals(await child.stop("SIGINT"), 0, `${line}: ${child.stderr().slice(-2000)}`);
+    }
+  } finally {
+    for (const { child } of background.reverse()) await child.stop("SIGKILL").catch(() => {});
+    if (emulator) await emulator.stop("SIGINT");
+    await anvil?.stop();
+    await capture.close();
+    await Deno.remove(tmp, { recursive: true });
+  }
+});

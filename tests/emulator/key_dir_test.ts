@@ -1,0 +1,183 @@
+/**
+ * No secret left behind: the in-memory emulator's key directory
+ * (`service-emulator-<pid>-*` holding `api.pem`) is removed on every exit
+ * path. SIGINT, SIGTERM and SIGHUP are sent to the whole process group, as a
+ * terminal does (the emulator is spawned in a new session, `detached`):
+ * under `deno task service emulator` the task runner and the emulator both
+ * get Ctrl-C, the case that left `api.pem` behind. Where no code runs
+ * (SIGKILL, a crash), the next emulator removes the directories of dead
+ * owners, and only those of this user whose process is dead.
+ *
+ * Each emulator runs with its own TMPDIR, so the sweep is observable and
+ * touches nothing else. How it was seen to fail: with the signals released
+ * before `emu.stop()` (the old code) the `deno task` case keeps the
+ * directory; without `removeStaleKeyDirs` the SIGKILL case does.
+ */
+
+import { assert, assertEquals } from "../support/expect.ts";
+import { ROOT, startAnvil } from "../support/tools.ts";
+
+interface Running {
+  child: Deno.ChildProcess;
+  ready: { privateKeyPath: string };
+  /** All of standard error, once the process has ended. */
+  stderr: Promise<string>;
+  /** Resolves when standard error contains `text`. */
+  waitStderr(text: string): Promise<void>;
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await Deno.lstat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Spawns `deno <args>` in a new session (its own process group) and waits for the ready line. */
+async function spawnGroup(args: string[], tmpdir: string, cwd: string): Promise<Running> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    cwd,
+    clearEnv: true,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "",
+      HOME: Deno.env.get("HOME") ?? "/tmp",
+      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
+      TMPDIR: tmpdir,
+      DENO_TLS_CA_STORE: "system",
+      RUST_BACKTRACE: "0",
+      NO_COLOR: "1",
+    },
+    detached: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let err = "";
+  const waiters = new Set<() => void>();
+  const stderr = (async () => {
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
+      err += chunk;
+      for (const w of [...waiters]) w();
+    }
+    return err;
+  })();
+  const waitStderr = (text: string) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (!err.includes(text)) return;
+        waiters.delete(check);
+        resolve();
+      };
+      waiters.add(check);
+      check();
+    });
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`no ready line: ${await stderr}`);
+    text += value;
+  }
+  void reader.closed.catch(() => {});
+  // keep reading (and discard) so the child never blocks on a full pipe
+  void (async () => {
+    try {
+      while (!(await reader.read()).done) { /* discard */ }
+    } catch { /* cancelled */ }
+  })();
+  return { child, ready: JSON.parse(text.split("\n")[0]), stderr, waitStderr };
+}
+
+const emulatorArgs = (
+  rpcUrl: string,
+) => ["run", "-A", `${ROOT}main.ts`, "emulator", "--rpcUrl", rpcUrl];
+
+async function signalGroupAndCheck(
+  run: Running,
+  signal: Deno.Signal,
+): Promise<void> {
+  const dir = run.ready.privateKeyPath.replace(/\/api\.pem$/, "");
+  assert(await exists(run.ready.privateKeyPath), "api.pem exists while the emulator runs");
+  Deno.kill(-run.child.pid, signal);
+  await run.child.status;
+  const err = await run.stderr;
+  assertEquals(await exists(dir), false, `${signal} to the group left ${dir}: ${err}`);
+}
+
+Deno.test("emulator key directory: removed on SIGINT/SIGTERM/SIGHUP to the group, also under deno task", async (t) => {
+  const anvil = await startAnvil();
+  const tmp = await Deno.makeTempDir({ prefix: "emu-keydir-" });
+  try {
+    await t.step(
+      "Ctrl-C to `deno task service emulator` (runner and emulator both get SIGINT)",
+      async () => {
+        const run = await spawnGroup(
+          [
+            "task",
+            "--quiet",
+            "--config",
+            `${ROOT}deno.json`,
+            "service",
+            "emulator",
+            "--rpcUrl",
+            anvil.url,
+          ],
+          tmp,
+          tmp,
+        );
+        await signalGroupAndCheck(run, "SIGINT");
+      },
+    );
+    await t.step("Ctrl-C twice: the second arrives while the emulator is stopping", async () => {
+      const run = await spawnGroup(emulatorArgs(anvil.url), tmp, tmp);
+      const dir = run.ready.privateKeyPath.replace(/\/api\.pem$/, "");
+      Deno.kill(-run.child.pid, "SIGINT");
+      await run.waitStderr("stopping (SIGINT)");
+      Deno.kill(-run.child.pid, "SIGINT");
+      await run.child.status;
+      assertEquals(await exists(dir), false, `a second Ctrl-C left ${dir}: ${await run.stderr}`);
+    });
+    for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+      await t.step(`${signal} to the emulator's group`, async () => {
+        const run = await spawnGroup(emulatorArgs(anvil.url), tmp, tmp);
+        await signalGroupAndCheck(run, signal);
+      });
+    }
+    assertEquals([...Deno.readDirSync(tmp)].map((e) => e.name), []);
+  } finally {
+    await anvil.stop();
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("emulator key directory: after SIGKILL the next emulator removes it, and only dead owners' ones", async () => {
+  const anvil = await startAnvil();
+  const tmp = await Deno.makeTempDir({ prefix: "emu-keydir-" });
+  try {
+    const killed = await spawnGroup(emulatorArgs(anvil.url), tmp, tmp);
+    const killedDir = killed.ready.privateKeyPath.replace(/\/api\.pem$/, "");
+    Deno.kill(-killed.child.pid, "SIGKILL");
+    await killed.child.status;
+    await killed.stderr;
+    assert(await exists(killed.ready.privateKeyPath), "SIGKILL leaves the key (no code ran)");
+    // a live owner's directory (this test's process) and an old-style one without a pid stay
+    const live = `${tmp}/service-emulator-${Deno.pid}-live`;
+    const noPid = `${tmp}/service-emulator-oldstyle`;
+    await Deno.mkdir(live);
+    await Deno.mkdir(noPid);
+    const next = await spawnGroup(emulatorArgs(anvil.url), tmp, tmp);
+    try {
+      assertEquals(await exists(killedDir), false, "the dead emulator's directory is removed");
+      assert(await exists(live), "a live process's directory stays");
+      assert(await exists(noPid), "a directory with no owner pid stays");
+    } finally {
+      await signalGroupAndCheck(next, "SIGINT");
+    }
+  } finally {
+    await anvil.stop();
+    await Deno.remove(tmp, { recursive: true });
+  }
+});

@@ -1,0 +1,249 @@
+/**
+ * The npm package as users get it: `deno task pack`'s tarball
+ * (`dist/service-cli-<version>.tgz`, holding the one bundled module that
+ * `deno compile` also embeds) installed with `npm install -g` into a
+ * temporary prefix with an empty HOME, its Deno runtime resolved by npm as
+ * an optional dependency from a registry (a local one, see
+ * `local_registry.ts`); then, with the registry pointed at
+ * `http://127.0.0.1:9` so nothing can be fetched, and no `deno` on PATH, the
+ * commands `service` and `service-json-rpc` run: the version, the seed's
+ * `eth_accounts` example through the drop-in name against a real anvil, and
+ * `breaker simulate` on a fixture (compared with the source run). Also
+ * `npx`, exit codes and signals through the launcher, and the emulator's key
+ * directory removed when Ctrl-C reaches the launcher's whole process group.
+ *
+ * @module
+ */
+
+import { assert, assertEquals, assertMatch } from "../support/expect.ts";
+import { ROOT, runCli, startAnvil } from "../support/tools.ts";
+import { pack, PACKAGE_NAME } from "../../scripts/pack.ts";
+import { startLocalRegistry } from "./local_registry.ts";
+
+const DENO_PACKAGE = "@deno/linux-x64-glibc";
+const VERSION = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).version;
+const FIXTURE = `${ROOT}tests/fixtures/breaker/band_4h_quiet.ndjson`;
+const OFFLINE = "http://127.0.0.1:9";
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A user's environment: empty HOME, no deno on PATH, the registry unreachable (unless given). */
+function userEnv(tmp: string, registry = OFFLINE): Record<string, string> {
+  const path = ["/usr/local/bin", "/usr/bin", "/bin"].filter((d) => d !== "");
+  const node = new TextDecoder().decode(
+    new Deno.Command("sh", { args: ["-c", "command -v node"] }).outputSync().stdout,
+  ).trim();
+  return {
+    PATH: [`${tmp}/prefix/bin`, node.replace(/\/node$/, ""), ...path].join(":"),
+    HOME: `${tmp}/home`,
+    npm_config_registry: registry,
+    npm_config_cache: `${tmp}/home/.npm`,
+    npm_config_update_notifier: "false",
+    NO_COLOR: "1",
+  };
+}
+
+async function sh(
+  cmd: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  timeoutMs = 60_000,
+): Promise<Run> {
+  const out = await new Deno.Command(cmd, {
+    args,
+    env,
+    clearEnv: true,
+    cwd,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(timeoutMs),
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await Deno.lstat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("npm package: packed, installed -g offline with an empty HOME, service and service-json-rpc run", async (t) => {
+  const tmp = await Deno.makeTempDir({ prefix: "service-pkg-test-" });
+  await Deno.mkdir(`${tmp}/home`);
+  await Deno.mkdir(`${tmp}/work`);
+  const anvil = await startAnvil();
+  try {
+    const tarball = await pack();
+    assertEquals(tarball, `${ROOT}dist/${PACKAGE_NAME}-${VERSION}.tgz`);
+    const listing = await sh("tar", ["tzf", tarball], userEnv(tmp), tmp);
+    const files = listing.stdout.trim().split("\n").sort();
+    assertEquals(files, [
+      "package/README.md",
+      "package/bin/service-json-rpc.cjs",
+      "package/bin/service.cjs",
+      "package/lib/launch.cjs",
+      "package/lib/service.js",
+      "package/package.json",
+    ]);
+
+    const registry = await startLocalRegistry([DENO_PACKAGE], tmp);
+    try {
+      await t.step("npm install -g resolves the Deno runtime from the registry", async () => {
+        const r = await sh(
+          "npm",
+          ["install", "-g", "--prefix", `${tmp}/prefix`, "--no-audit", "--no-fund", tarball],
+          userEnv(tmp, registry.url),
+          `${tmp}/work`,
+        );
+        assertEquals(r.code, 0, r.stderr);
+        assert(registry.requested.includes(DENO_PACKAGE), registry.requested.join(","));
+        const installed = `${tmp}/prefix/lib/node_modules/${PACKAGE_NAME}`;
+        assert(await exists(`${installed}/node_modules/${DENO_PACKAGE}/deno`), "deno runtime");
+        assert(
+          await exists(`${tmp}/prefix/bin/service`) &&
+            await exists(`${tmp}/prefix/bin/service-json-rpc`),
+        );
+      });
+      await t.step("npx runs the package (fresh npx cache, its default command)", async () => {
+        const r = await sh(
+          "npm",
+          // what `npx -y service-cli --version` runs: the bin named after the package
+          ["exec", "--yes", `--package=${tarball}`, "--", PACKAGE_NAME, "--version"],
+          { ...userEnv(tmp, registry.url), PATH: userEnv(tmp).PATH.split(":").slice(1).join(":") },
+          `${tmp}/work`,
+        );
+        assertEquals(r.code, 0, r.stderr);
+        assertEquals(r.stdout.trim(), `service ${VERSION}`);
+      });
+    } finally {
+      await registry.close();
+    }
+    const env = userEnv(tmp);
+    // the user's PATH has no deno: the runtime can only come from the package
+    assertEquals(
+      (await sh("sh", ["-c", "command -v deno || echo none"], env, tmp)).stdout.trim(),
+      "none",
+    );
+    await Deno.remove(`${tmp}/home/.npm`, { recursive: true });
+
+    await t.step("service --version, offline", async () => {
+      const r = await sh("service", ["--version"], env, `${tmp}/work`);
+      assertEquals(r.code, 0, r.stderr);
+      assertEquals(r.stdout.trim(), `service ${VERSION}`);
+    });
+
+    await t.step(
+      "service-json-rpc --http --emulator -- curl eth_accounts (the seed's example)",
+      async () => {
+        const r = await sh(
+          "service-json-rpc",
+          [
+            "--http",
+            "--emulator",
+            "--rpcUrl",
+            `http://127.0.0.1:${anvil.port}`,
+            "--",
+            "curl",
+            "-s",
+            "-X",
+            "POST",
+            "-H",
+            "Content-Type: application/json",
+            "--data",
+            '{"method":"eth_accounts","id":1,"jsonrpc":"2.0"}',
+            "{}",
+          ],
+          env,
+          `${tmp}/work`,
+        );
+        assertEquals(r.code, 0, r.stderr);
+        const reply = JSON.parse(r.stdout);
+        assertEquals(reply.id, 1);
+        // anvil's first funded account: the emulator's vault account 0 (anvil's mnemonic)
+        assertEquals(reply.result[0].toLowerCase(), "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266");
+      },
+    );
+
+    await t.step("the child's exit code comes back through the launcher", async () => {
+      const r = await sh(
+        "service-json-rpc",
+        [
+          "--emulator",
+          "--rpcUrl",
+          `http://127.0.0.1:${anvil.port}`,
+          "--",
+          "sh",
+          "-c",
+          "exit 7",
+        ],
+        env,
+        `${tmp}/work`,
+      );
+      assertEquals(r.code, 7, r.stderr);
+      const usage = await sh("service", ["breaker", "simulate", "--window", "0"], env, tmp);
+      assertEquals(usage.code, 2, usage.stderr);
+    });
+
+    await t.step("service breaker simulate on a fixture, in the caller's directory", async () => {
+      await Deno.copyFile(FIXTURE, `${tmp}/work/deliveries.ndjson`);
+      const r = await sh(
+        "service",
+        ["breaker", "simulate", "deliveries.ndjson", "--format", "ndjson"],
+        env,
+        `${tmp}/work`,
+      );
+      assertEquals(r.code, 0, r.stderr);
+      const source = await runCli(["breaker", "simulate", FIXTURE, "--format", "ndjson"]);
+      assertEquals(source.code, 0, source.stderr);
+      assertEquals(r.stdout, source.stdout);
+      assertMatch(r.stdout, /"type":"summary"/);
+    });
+
+    await t.step(
+      "Ctrl-C to the launcher's process group stops the emulator and removes its key",
+      async () => {
+        const child = new Deno.Command("service", {
+          args: ["emulator", "--rpcUrl", `http://127.0.0.1:${anvil.port}`],
+          env,
+          clearEnv: true,
+          cwd: `${tmp}/work`,
+          detached: true,
+          stdin: "null",
+          stdout: "piped",
+          stderr: "piped",
+        }).spawn();
+        const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+        let text = "";
+        while (!text.includes("\n")) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text += value;
+        }
+        const ready = JSON.parse(text.split("\n")[0]);
+        const dir = ready.privateKeyPath.replace(/\/api\.pem$/, "");
+        assert(await exists(ready.privateKeyPath), "the key exists while the emulator runs");
+        Deno.kill(-child.pid, "SIGINT"); // node and deno both get it, as from a terminal
+        const [status, err] = await Promise.all([
+          child.status,
+          new Response(child.stderr).text(),
+          reader.cancel(),
+        ]);
+        assertEquals(status.code, 0, err);
+        assertEquals(await exists(dir), false, `${dir} left behind`);
+      },
+    );
+  } finally {
+    await anvil.stop();
+    await Deno.remove(tmp, { recursive: true });
+  }
+});

@@ -171,6 +171,8 @@ export class Simulation {
   readonly #policies: BreakerConfig[];
   readonly #retry: RetryConfig;
   readonly #endpoints = new Map<string, EndpointReport>();
+  // endpoints by the reader's webhookIndex (a cache of #endpoints)
+  readonly #byIndex: EndpointReport[] = [];
   readonly #notifications: NotificationTable | null;
   readonly #events: SimulationEvent[][];
   readonly #plot: boolean;
@@ -198,7 +200,13 @@ export class Simulation {
    * naming both lines.
    */
   feed(r: LogRecord): void {
-    let ep = this.#endpoints.get(r.webhookId);
+    const idx = r.webhookIndex ?? -1;
+    let ep = idx >= 0 ? this.#byIndex[idx] : undefined;
+    // the reader's index is a hint: the id decides
+    if (ep === undefined || ep.webhookId !== r.webhookId) {
+      ep = this.#endpoints.get(r.webhookId);
+      if (ep !== undefined && idx >= 0) this.#byIndex[idx] = ep;
+    }
     if (ep === undefined) {
       ep = {
         webhookId: r.webhookId,
@@ -221,6 +229,7 @@ export class Simulation {
         series: this.#plot ? new RateSeries() : null,
       };
       this.#endpoints.set(r.webhookId, ep);
+      if (idx >= 0) this.#byIndex[idx] = ep;
     } else if (r.time < ep.lastTime) {
       throw new InvalidLineError(
         r.line,

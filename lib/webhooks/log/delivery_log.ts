@@ -112,14 +112,17 @@ export async function readDeliveryLog(
       const text = utf8.decode(buf.subarray(s, e));
       if (text.trim() === "") return;
       err = (csv as CsvReader).read(text, lineNo, rec);
+      rec.webhookIndex = -1;
     } else if (scanner.scan(buf, s, e)) {
       stats.scanned++;
       err = scanner.record(rec, lineNo);
+      rec.webhookIndex = scanner.webhookIndex;
     } else {
       let p = s;
       while (p < e && (buf[p] === 32 || buf[p] === 9)) p++;
       if (p === e) return; // blank
       err = parseJsonLine(utf8.decode(buf.subarray(s, e)), lineNo, rec);
+      rec.webhookIndex = -1;
     }
     if (err !== null) {
       invalid(err);
@@ -149,7 +152,29 @@ export async function readDeliveryLog(
       handle(joined, 0, joined.length);
       start = nl + 1;
     }
+    // the fast path scans only up to the chunk's last newline: its loops stop
+    // at that "\n" (a control character) and never read past the chunk
+    const end = chunk.lastIndexOf(10) + 1;
     for (;;) {
+      if (csv === null && !first && start < end) {
+        // the hot path: the scanner reads the line and finds its end in one pass
+        const nl = scanner.scanLine(chunk, start, end, true);
+        if (nl !== -1) {
+          lineNo++;
+          stats.scanned++;
+          const err = scanner.record(rec, lineNo);
+          start = nl + 1;
+          if (err !== null) {
+            invalid(err);
+            continue;
+          }
+          rec.webhookIndex = scanner.webhookIndex;
+          if (!decodeNids) rec.notificationId = undefined;
+          stats.records++;
+          onRecord(rec);
+          continue;
+        }
+      }
       const nl = chunk.indexOf(10, start);
       if (nl === -1) break;
       handle(chunk, start, nl);

@@ -372,7 +372,6 @@ export class NdjsonScanner {
             }
             if (p >= e || buf[p] !== 34) return -1;
             if (key === K_REASON || key === K_ACTION) value = knownWord(buf, vs, p, ascii);
-            else if (key === K_REASON || key === K_ACTION) value = knownWord(buf, vs, p, ascii);
             else if (key === K_OTHER) value = undefined; // not needed
             else if (key === K_NOTIFICATION && !this.decodeNotificationIds) {
               value = p === vs ? "" : UNDECODED;

@@ -61,22 +61,6 @@ const KEY_WORDS: Uint8Array[] = [
 const KEY_BY_FIRST = new Uint8Array(256);
 for (let k = 1; k < KEY_WORDS.length; k++) KEY_BY_FIRST[KEY_WORDS[k][0]] = k;
 
-/**
- * The known key starting at buf[s] (just after its opening quote) when the
- * bytes there are exactly that key and its closing quote, else K_OTHER (the
- * caller then scans the key): a known key costs one comparison, no scan.
- */
-function knownKeyAt(buf: Uint8Array, s: number, e: number): number {
-  if (s >= e) return K_OTHER;
-  const k = KEY_BY_FIRST[buf[s]];
-  if (k === K_OTHER) return K_OTHER;
-  const word = KEY_WORDS[k];
-  const n = word.length;
-  if (s + n > e) return K_OTHER;
-  for (let i = 1; i < n; i++) if (buf[s + i] !== word[i]) return K_OTHER;
-  return k;
-}
-
 /** The key in buf[s, e) (without quotes) as one of the K_ constants. */
 function keyOf(buf: Uint8Array, s: number, e: number): number {
   const c = buf[s];
@@ -325,10 +309,24 @@ export class NdjsonScanner {
         // "key"
         if (p >= e || buf[p] !== 34) return -1;
         const ks = ++p;
-        let key = knownKeyAt(buf, ks, e);
+        // a known key costs one comparison (knownKeyAt, inlined by hand: this function is
+        // too large for the compiler to inline it)
+        let key = ks < e ? KEY_BY_FIRST[buf[ks]] : K_OTHER;
         if (key !== K_OTHER) {
-          p = ks + KEY_WORDS[key].length; // past the closing quote
-        } else {
+          const word = KEY_WORDS[key];
+          const n = word.length;
+          if (ks + n > e) key = K_OTHER;
+          else {
+            for (let i = 1; i < n; i++) {
+              if (buf[ks + i] !== word[i]) {
+                key = K_OTHER;
+                break;
+              }
+            }
+          }
+          if (key !== K_OTHER) p = ks + n; // past the closing quote
+        }
+        if (key === K_OTHER) {
           // STOP is 1 for '"', '\\' and control characters; past the end of the
           // array the lookup is undefined, which stops too
           while (STOP[buf[p]] === 0) p++;

@@ -107,6 +107,8 @@ export interface EndpointReport {
   lastTime: number;
   /** Line of its last record (to name it when a later line goes back in time). */
   lastLine: number;
+  /** Line of its first record (first-seen order, also across `--jobs` partitions). */
+  firstLine: number;
   /** One entry per policy, in the order given. */
   policies: PolicyTrack[];
   /** The downsampled error-rate series of the first policy, when plotting. */
@@ -214,6 +216,7 @@ export class Simulation {
         firstTime: r.time,
         lastTime: r.time,
         lastLine: r.line,
+        firstLine: r.line,
         policies: this.#policies.map(() => ({
           state: initialBreakerState(),
           suspensions: 0,
@@ -320,7 +323,7 @@ export class Simulation {
         }
       }
       if (i === 0 && this.#notifications !== null && r.notificationId !== undefined) {
-        this.#notifications.attempt(ep.webhookId, r.notificationId, outcome, r.time);
+        this.#notifications.attempt(ep.webhookId, r.notificationId, outcome, r.time, r.line);
       }
     }
   }

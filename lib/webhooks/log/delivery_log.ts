@@ -33,7 +33,63 @@ export interface ReadOptions {
   onProgress?: (lines: number) => void | Promise<void>;
   /** Default 1,000,000. */
   progressEvery?: number;
+  /**
+   * Read only the webhooks of one partition (`--jobs`): records whose
+   * {@linkcode webhookPartition} is not `index` are not handed out, and an
+   * invalid line is reported (thrown or counted) only by the partition that
+   * {@linkcode lineClaim} names, so that N readers with indexes 0..N-1 see
+   * every record and every invalid line exactly once between them.
+   */
+  partition?: { index: number; count: number };
 }
+
+/**
+ * The partition (0..count-1) of a webhook: a hash of its UTF-16 code units.
+ *
+ * @example
+ * ```ts
+ * webhookPartition("wh-0001", 2); // 0 or 1, always the same
+ * ```
+ */
+export function webhookPartition(webhookId: string, count: number): number {
+  let h = 0;
+  for (let i = 0; i < webhookId.length; i++) h = (Math.imul(h, 31) + webhookId.charCodeAt(i)) | 0;
+  return (h >>> 0) % count;
+}
+
+const PREFIX = new TextEncoder().encode('{"webhookId":"');
+
+/** 1 for the bytes of a plain ASCII string (no quote, backslash or control character). */
+const PLAIN = new Uint8Array(256);
+for (let b = 32; b < 128; b++) PLAIN[b] = b === 34 || b === 92 ? 0 : 1;
+
+/**
+ * Which partition answers for the line buf[s, e) if it is invalid: when it
+ * starts with `{"webhookId":"` and a plain ASCII id, that id's partition
+ * (the same as {@linkcode webhookPartition}), else 0. A function of the
+ * bytes only, so that every reader agrees. Returns the partition and, in
+ * `claimEnd`, where the id ends (-1: no such prefix).
+ *
+ * @example
+ * ```ts
+ * const b = new TextEncoder().encode('{"webhookId":"w1","sentTime":1}');
+ * lineClaim(b, 0, b.length, 2) === webhookPartition("w1", 2); // true
+ * ```
+ */
+export function lineClaim(buf: Uint8Array, s: number, e: number, count: number): number {
+  claimEnd = -1;
+  if (e - s <= PREFIX.length) return 0;
+  for (let i = 0; i < PREFIX.length; i++) if (buf[s + i] !== PREFIX[i]) return 0;
+  let p = s + PREFIX.length;
+  let h = 0;
+  while (p < e && PLAIN[buf[p]] === 1) h = (Math.imul(h, 31) + buf[p++]) | 0;
+  if (p >= e || buf[p] !== 34 || p === s + PREFIX.length) return 0;
+  claimEnd = p;
+  return (h >>> 0) % count;
+}
+
+/** Where the id of the last {@linkcode lineClaim} ended (-1: no prefix). */
+let claimEnd = -1;
 
 /** What {@linkcode readDeliveryLog} counted. */
 export interface ReadStats {
@@ -82,7 +138,23 @@ export async function readDeliveryLog(
   let nextProgress = progressEvery;
   let first = true;
 
-  const invalid = (err: InvalidLineError) => {
+  const part = options.partition ?? null;
+  const partIndex = part?.index ?? 0;
+  const partCount = part?.count ?? 1;
+  // partition of each interned webhook id (-1: not computed yet)
+  const partOf: number[] = [];
+  /** Whether the record (valid) belongs to this reader's partition. */
+  const mine = (r: LogRecord): boolean => {
+    if (part === null) return true;
+    const k = r.webhookIndex ?? -1;
+    if (k < 0) return webhookPartition(r.webhookId, partCount) === partIndex;
+    let q = partOf[k];
+    if (q === undefined) partOf[k] = q = webhookPartition(r.webhookId, partCount);
+    return q === partIndex;
+  };
+
+  const invalid = (err: InvalidLineError, buf: Uint8Array, s: number, e: number) => {
+    if (part !== null && lineClaim(buf, s, e, partCount) !== partIndex) return; // another's
     if (!options.skipInvalid) throw err;
     stats.invalidLines++;
     options.onInvalid?.(err);
@@ -125,9 +197,10 @@ export async function readDeliveryLog(
       rec.webhookIndex = -1;
     }
     if (err !== null) {
-      invalid(err);
+      invalid(err, buf, s, e);
       return;
     }
+    if (!mine(rec)) return;
     if (!decodeNids) rec.notificationId = undefined;
     stats.records++;
     onRecord(rec);
@@ -157,18 +230,34 @@ export async function readDeliveryLog(
     const end = chunk.lastIndexOf(10) + 1;
     for (;;) {
       if (csv === null && !first && start < end) {
+        if (part !== null && lineClaim(chunk, start, end, partCount) !== partIndex) {
+          // another partition's webhook: skip to the newline, unless the line could
+          // name a second webhookId (a "k", or a "\" that could spell one)
+          let q = claimEnd + 1;
+          let c = 0;
+          if (claimEnd !== -1) {
+            while ((c = chunk[q]) !== 10 && c !== 107 && c !== 92) q++;
+            if (c === 10) {
+              lineNo++;
+              start = q + 1;
+              continue;
+            }
+          }
+        }
         // the hot path: the scanner reads the line and finds its end in one pass
         const nl = scanner.scanLine(chunk, start, end, true);
         if (nl !== -1) {
           lineNo++;
           stats.scanned++;
           const err = scanner.record(rec, lineNo);
+          const s = start;
           start = nl + 1;
           if (err !== null) {
-            invalid(err);
+            invalid(err, chunk, s, nl);
             continue;
           }
           rec.webhookIndex = scanner.webhookIndex;
+          if (!mine(rec)) continue;
           if (!decodeNids) rec.notificationId = undefined;
           stats.records++;
           onRecord(rec);

@@ -228,18 +228,28 @@ export async function readDeliveryLog(
     // the fast path scans only up to the chunk's last newline: its loops stop
     // at that "\n" (a control character) and never read past the chunk
     const end = chunk.lastIndexOf(10) + 1;
+    let nextK = -1;
+    let nextBackslash = -1;
     for (;;) {
       if (csv === null && !first && start < end) {
         if (part !== null && lineClaim(chunk, start, end, partCount) !== partIndex) {
           // another partition's webhook: skip to the newline, unless the line could
           // name a second webhookId (a "k", or a "\" that could spell one)
-          let q = claimEnd + 1;
-          let c = 0;
+          // (native searches: the next "k" and "\\" are remembered until passed)
           if (claimEnd !== -1) {
-            while ((c = chunk[q]) !== 10 && c !== 107 && c !== 92) q++;
-            if (c === 10) {
+            const q = claimEnd + 1;
+            const nl = chunk.indexOf(10, q);
+            if (nextK < q) {
+              nextK = chunk.indexOf(107, q);
+              if (nextK === -1) nextK = Infinity;
+            }
+            if (nextBackslash < q) {
+              nextBackslash = chunk.indexOf(92, q);
+              if (nextBackslash === -1) nextBackslash = Infinity;
+            }
+            if (nextK > nl && nextBackslash > nl) {
               lineNo++;
-              start = q + 1;
+              start = nl + 1;
               continue;
             }
           }

@@ -125,6 +125,8 @@ async function generate(path: string, smallPath: string): Promise<void> {
 
 interface Measured {
   seconds: number;
+  /** CPU time (user + system, all threads) of the child: its work, whatever else runs. */
+  cpuSeconds: number;
   peakRssMb: number;
   code: number;
   stdout: string;
@@ -151,6 +153,7 @@ async function measure(args: string[], pinned = false, discard = false): Promise
     env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
   }).spawn();
   let peakKb = 0;
+  let cpuTicks = 0;
   let done = false;
   const poll = (async () => {
     while (!done) {
@@ -158,6 +161,9 @@ async function measure(args: string[], pinned = false, discard = false): Promise
         const status = await Deno.readTextFile(`/proc/${child.pid}/status`);
         const m = status.match(/VmHWM:\s+(\d+) kB/);
         if (m) peakKb = Math.max(peakKb, Number(m[1]));
+        // utime and stime (fields 14, 15) in clock ticks, after the ")" of the name
+        const stat = (await Deno.readTextFile(`/proc/${child.pid}/stat`)).split(") ")[1].split(" ");
+        cpuTicks = Math.max(cpuTicks, Number(stat[11]) + Number(stat[12]));
       } catch { /* exited */ }
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -169,6 +175,7 @@ async function measure(args: string[], pinned = false, discard = false): Promise
   return {
     seconds,
     peakRssMb: peakKb / 1024,
+    cpuSeconds: cpuTicks / 100, // USER_HZ
     code: out.code,
     stdout: out.stdout === null ? "" : new TextDecoder().decode(out.stdout),
   };
@@ -239,6 +246,8 @@ if (import.meta.main) {
     // ratios per run (each pair ran back to back), then their median
     const ratio = median(bs.map((b, i) => b.seconds / as[i].seconds));
     const speedup = median(j1.map((m, i) => m.seconds / j2[i].seconds));
+    const cpuRatio = median(bs.map((b, i) => b.cpuSeconds / as[i].cpuSeconds));
+    const cpu = (ms: Measured[]) => median(ms.map((m) => m.cpuSeconds)).toFixed(2);
     const rate = (s: number) => Math.round(LINES / s).toLocaleString("en-US");
     const fmt = (s: number) => s.toFixed(2);
     console.log(
@@ -265,6 +274,13 @@ if (import.meta.main) {
       `ratio (b)/(a): ${ratio.toFixed(2)} median of per-run ratios (target <= 0.66: ${
         (1 / ratio).toFixed(2)
       }x faster than the bare loop)`,
+    );
+    console.log(
+      `CPU time (user + system, all threads; robust when the machine is shared): (a) ${
+        cpu(as)
+      } s, (b) ${cpu(bs)} s, ratio ${cpuRatio.toFixed(2)} median; --jobs 1 ${cpu(j1)} s, --jobs 2 ${
+        cpu(j2)
+      } s`,
     );
     console.log(
       `(c) --jobs 1, all cores: ${fmt(med(j1))} s; (d) --jobs 2: ${

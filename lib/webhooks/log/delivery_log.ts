@@ -88,6 +88,12 @@ export function lineClaim(buf: Uint8Array, s: number, e: number, count: number):
   return (h >>> 0) % count;
 }
 
+/** 1 for "\n", "k" and "\\": where skipping another partition's line stops. */
+const SKIP_STOP = new Uint8Array(256);
+SKIP_STOP[10] = 1;
+SKIP_STOP[107] = 1;
+SKIP_STOP[92] = 1;
+
 /** Where the id of the last {@linkcode lineClaim} ended (-1: no prefix). */
 let claimEnd = -1;
 
@@ -228,28 +234,17 @@ export async function readDeliveryLog(
     // the fast path scans only up to the chunk's last newline: its loops stop
     // at that "\n" (a control character) and never read past the chunk
     const end = chunk.lastIndexOf(10) + 1;
-    let nextK = -1;
-    let nextBackslash = -1;
     for (;;) {
       if (csv === null && !first && start < end) {
         if (part !== null && lineClaim(chunk, start, end, partCount) !== partIndex) {
           // another partition's webhook: skip to the newline, unless the line could
           // name a second webhookId (a "k", or a "\" that could spell one)
-          // (native searches: the next "k" and "\\" are remembered until passed)
           if (claimEnd !== -1) {
-            const q = claimEnd + 1;
-            const nl = chunk.indexOf(10, q);
-            if (nextK < q) {
-              nextK = chunk.indexOf(107, q);
-              if (nextK === -1) nextK = Infinity;
-            }
-            if (nextBackslash < q) {
-              nextBackslash = chunk.indexOf(92, q);
-              if (nextBackslash === -1) nextBackslash = Infinity;
-            }
-            if (nextK > nl && nextBackslash > nl) {
+            let q = claimEnd + 1;
+            while (SKIP_STOP[chunk[q]] === 0) q++; // stops at the chunk's last "\n" at the latest
+            if (chunk[q] === 10) {
               lineNo++;
-              start = nl + 1;
+              start = q + 1;
               continue;
             }
           }

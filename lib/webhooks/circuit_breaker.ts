@@ -289,7 +289,8 @@ function push(s: BreakerState, time: number, error: boolean): void {
     s.head = 0;
     cap *= 2;
   }
-  const j = (s.head + s.attempts) % cap;
+  let j = s.head + s.attempts; // head < cap and attempts < cap: no division needed
+  if (j >= cap) j -= cap;
   s.times[j] = time;
   s.errs[j] = error ? 1 : 0;
   s.attempts++;

@@ -91,7 +91,11 @@ export type {
   SimulationResult,
   SuspendedEvent,
 } from "./simulate.ts";
-export type { NotificationReport, NotificationTable } from "./notification_table.ts";
+export type {
+  NotificationReport,
+  NotificationTable,
+  NotificationTableData,
+} from "./notification_table.ts";
 export type { RateSeries } from "./rate_series.ts";
 export {
   compareEndpoints,

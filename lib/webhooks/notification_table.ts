@@ -18,6 +18,24 @@ import {
 const STATUSES: NotificationStatus[] = ["IN_PROGRESS", "COMPLETED", "FAILED"];
 const CODE: Record<NotificationStatus, number> = { IN_PROGRESS: 0, COMPLETED: 1, FAILED: 2 };
 
+/** A {@linkcode NotificationTable} as plain data ({@linkcode NotificationTable.toData}). */
+export interface NotificationTableData {
+  /** Notification ids, by entry. */
+  ids: string[];
+  /** Their webhooks. */
+  webhooks: string[];
+  /** Status codes (0 IN_PROGRESS, 1 COMPLETED, 2 FAILED). */
+  status: Uint8Array;
+  /** Attempts in the current series. */
+  attempts: Uint32Array;
+  /** Last sent time (NaN: none). */
+  last: Float64Array;
+  /** Next attempt due (NaN: none). */
+  next: Float64Array;
+  /** The line where each was first seen. */
+  firstLine: Float64Array;
+}
+
 /** Where one notification stands after the replay. */
 export interface NotificationReport {
   /** The notification. */
@@ -47,6 +65,7 @@ export class NotificationTable {
   #attempts = new Uint32Array(1024);
   #last = new Float64Array(1024);
   #next = new Float64Array(1024);
+  #firstLine = new Float64Array(1024);
 
   /** An empty table using the given retry schedule. */
   constructor(retry: RetryConfig) {
@@ -59,7 +78,13 @@ export class NotificationTable {
   }
 
   /** Applies one (not suppressed) attempt of a notification. */
-  attempt(webhookId: string, notificationId: string, outcome: AttemptOutcome, time: number): void {
+  attempt(
+    webhookId: string,
+    notificationId: string,
+    outcome: AttemptOutcome,
+    time: number,
+    line = 0,
+  ): void {
     let byId = this.#index.get(webhookId);
     if (byId === undefined) this.#index.set(webhookId, byId = new Map());
     let i = byId.get(notificationId);
@@ -70,6 +95,7 @@ export class NotificationTable {
       byId.set(notificationId, i);
       this.#ids.push(notificationId);
       this.#webhooks.push(webhookId);
+      this.#firstLine[i] = line;
       before = { status: "IN_PROGRESS", attempts: 0, lastSentTime: null, nextAttemptAt: null };
     } else before = this.#get(i);
     const after = afterAttempt(before, outcome, time, this.#retry);
@@ -104,6 +130,51 @@ export class NotificationTable {
     this.#attempts = grow(this.#attempts, (k) => new Uint32Array(k));
     this.#last = grow(this.#last, (k) => new Float64Array(k));
     this.#next = grow(this.#next, (k) => new Float64Array(k));
+    this.#firstLine = grow(this.#firstLine, (k) => new Float64Array(k));
+  }
+
+  /** The table as plain data (typed arrays and strings), e.g. to post it from a worker. */
+  toData(): NotificationTableData {
+    const n = this.#ids.length;
+    return {
+      ids: this.#ids,
+      webhooks: this.#webhooks,
+      status: this.#status.slice(0, n),
+      attempts: this.#attempts.slice(0, n),
+      last: this.#last.slice(0, n),
+      next: this.#next.slice(0, n),
+      firstLine: this.#firstLine.slice(0, n),
+    };
+  }
+
+  /**
+   * One table from the tables of disjoint sets of webhooks (the `--jobs`
+   * partitions), in first-seen order by the line where each notification
+   * first appeared: the same order one table fed the whole log would have.
+   */
+  static merge(retry: RetryConfig, parts: NotificationTableData[]): NotificationTable {
+    const t = new NotificationTable(retry);
+    const order: [number, number][] = [];
+    parts.forEach((p, j) => {
+      for (let i = 0; i < p.ids.length; i++) order.push([j, i]);
+    });
+    order.sort((a, b) => parts[a[0]].firstLine[a[1]] - parts[b[0]].firstLine[b[1]]);
+    for (const [j, i] of order) {
+      const p = parts[j];
+      const k = t.#ids.length;
+      if (k === t.#status.length) t.#grow();
+      let byId = t.#index.get(p.webhooks[i]);
+      if (byId === undefined) t.#index.set(p.webhooks[i], byId = new Map());
+      byId.set(p.ids[i], k);
+      t.#ids.push(p.ids[i]);
+      t.#webhooks.push(p.webhooks[i]);
+      t.#status[k] = p.status[i];
+      t.#attempts[k] = p.attempts[i];
+      t.#last[k] = p.last[i];
+      t.#next[k] = p.next[i];
+      t.#firstLine[k] = p.firstLine[i];
+    }
+    return t;
   }
 
   /** The notifications in first-seen order (created on the fly: the table stays compact). */

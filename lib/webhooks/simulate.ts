@@ -107,6 +107,8 @@ export interface EndpointReport {
   lastTime: number;
   /** Line of its last record (to name it when a later line goes back in time). */
   lastLine: number;
+  /** Line of its first record (first-seen order, also across `--jobs` partitions). */
+  firstLine: number;
   /** One entry per policy, in the order given. */
   policies: PolicyTrack[];
   /** The downsampled error-rate series of the first policy, when plotting. */
@@ -171,6 +173,8 @@ export class Simulation {
   readonly #policies: BreakerConfig[];
   readonly #retry: RetryConfig;
   readonly #endpoints = new Map<string, EndpointReport>();
+  // endpoints by the reader's webhookIndex (a cache of #endpoints)
+  readonly #byIndex: EndpointReport[] = [];
   readonly #notifications: NotificationTable | null;
   readonly #events: SimulationEvent[][];
   readonly #plot: boolean;
@@ -198,7 +202,13 @@ export class Simulation {
    * naming both lines.
    */
   feed(r: LogRecord): void {
-    let ep = this.#endpoints.get(r.webhookId);
+    const idx = r.webhookIndex ?? -1;
+    let ep = idx >= 0 ? this.#byIndex[idx] : undefined;
+    // the reader's index is a hint: the id decides
+    if (ep === undefined || ep.webhookId !== r.webhookId) {
+      ep = this.#endpoints.get(r.webhookId);
+      if (ep !== undefined && idx >= 0) this.#byIndex[idx] = ep;
+    }
     if (ep === undefined) {
       ep = {
         webhookId: r.webhookId,
@@ -206,6 +216,7 @@ export class Simulation {
         firstTime: r.time,
         lastTime: r.time,
         lastLine: r.line,
+        firstLine: r.line,
         policies: this.#policies.map(() => ({
           state: initialBreakerState(),
           suspensions: 0,
@@ -221,6 +232,7 @@ export class Simulation {
         series: this.#plot ? new RateSeries() : null,
       };
       this.#endpoints.set(r.webhookId, ep);
+      if (idx >= 0) this.#byIndex[idx] = ep;
     } else if (r.time < ep.lastTime) {
       throw new InvalidLineError(
         r.line,
@@ -311,7 +323,7 @@ export class Simulation {
         }
       }
       if (i === 0 && this.#notifications !== null && r.notificationId !== undefined) {
-        this.#notifications.attempt(ep.webhookId, r.notificationId, outcome, r.time);
+        this.#notifications.attempt(ep.webhookId, r.notificationId, outcome, r.time, r.line);
       }
     }
   }

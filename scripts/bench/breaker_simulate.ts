@@ -1,5 +1,5 @@
 /**
- * Benchmark of `service breaker simulate` (issue 5).
+ * Benchmark of `service breaker simulate` (issues 5 and 15).
  *
  * Generates a delivery log of 5,000,000 attempts (epoch-ms times, 1,000
  * endpoints, the line shape `notifications attempts` prints plus webhookId
@@ -10,16 +10,23 @@
  *   (b) `service breaker simulate FILE --format ndjson` over the same file
  *       (main.ts, a child process, as a user runs it);
  *
- * and reports attempts/s of each, the ratio (b)/(a) (target <= 1.5, goal
- * < 1.0), and the peak resident memory of (b) over the first 1,000,000 lines
- * versus all 5,000,000 (target <= 150 MB and flat). Peak memory is the
- * child's VmHWM from /proc (Linux), polled until it exits.
+ * both on ONE core (`taskset -c 0` when it exists), and reports the time
+ * ratio (b)/(a) (issue 15's target: <= 0.66, i.e. 1.5x faster than the
+ * bare JSON.parse loop); then, on all cores,
+ *
+ *   (c) `--jobs 1` against (d) `--jobs 2` (target: speed-up (c)/(d) >= 1.7
+ *       on 2 cores), checking that both print the same bytes;
+ *
+ * and the peak resident memory of (b) over the first 1,000,000 lines versus
+ * all 5,000,000, with and without `--notifications` (target: flat, ratio
+ * about 1). Peak memory is the child's VmHWM from /proc (Linux), polled
+ * until it exits.
  *
  * Each measurement runs `--runs` times (default 3), interleaved, and the
- * best and median wall times are reported (the machine is shared).
+ * median (and best) is reported (the machine is shared).
  * A last run adds `--plot` to show the picture stays small.
  *
- * Usage: deno run -A scripts/bench/breaker_simulate.ts [--lines N] [--small N] [--runs N] [--keep]
+ * Usage: deno run -A scripts/bench/breaker_simulate.ts [--lines N] [--small N] [--runs N] [--keep] [--file F --small-file F]
  *
  * @module
  */
@@ -34,6 +41,8 @@ const { values } = parseArgs({
     small: { type: "string", default: "1000000" },
     endpoints: { type: "string", default: "1000" },
     keep: { type: "boolean", default: false },
+    file: { type: "string" },
+    "small-file": { type: "string" },
     runs: { type: "string", default: "3" },
   },
 });
@@ -116,21 +125,35 @@ async function generate(path: string, smallPath: string): Promise<void> {
 
 interface Measured {
   seconds: number;
+  /** CPU time (user + system, all threads) of the child: its work, whatever else runs. */
+  cpuSeconds: number;
   peakRssMb: number;
   code: number;
   stdout: string;
 }
 
-async function measure(args: string[]): Promise<Measured> {
+/** `taskset -c 0` when it exists: "one core". */
+const PIN: string[] = await (async () => {
+  try {
+    const r = await new Deno.Command("taskset", { args: ["-c", "0", "true"] }).output();
+    return r.success ? ["taskset", "-c", "0"] : [];
+  } catch {
+    return [];
+  }
+})();
+
+async function measure(args: string[], pinned = false, discard = false): Promise<Measured> {
   const t0 = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
+  const cmd = pinned && PIN.length ? PIN[0] : Deno.execPath();
+  const child = new Deno.Command(cmd, {
+    args: pinned && PIN.length ? [...PIN.slice(1), Deno.execPath(), ...args] : args,
     cwd: root,
-    stdout: "piped",
+    stdout: discard ? "null" : "piped",
     stderr: "inherit",
     env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
   }).spawn();
   let peakKb = 0;
+  let cpuTicks = 0;
   let done = false;
   const poll = (async () => {
     while (!done) {
@@ -138,31 +161,37 @@ async function measure(args: string[]): Promise<Measured> {
         const status = await Deno.readTextFile(`/proc/${child.pid}/status`);
         const m = status.match(/VmHWM:\s+(\d+) kB/);
         if (m) peakKb = Math.max(peakKb, Number(m[1]));
+        // utime and stime (fields 14, 15) in clock ticks, after the ")" of the name
+        const stat = (await Deno.readTextFile(`/proc/${child.pid}/stat`)).split(") ")[1].split(" ");
+        cpuTicks = Math.max(cpuTicks, Number(stat[11]) + Number(stat[12]));
       } catch { /* exited */ }
       await new Promise((r) => setTimeout(r, 25));
     }
   })();
-  const out = await child.output();
+  const out = discard ? { code: (await child.status).code, stdout: null } : await child.output();
   const seconds = (performance.now() - t0) / 1000;
   done = true;
   await poll;
   return {
     seconds,
     peakRssMb: peakKb / 1024,
+    cpuSeconds: cpuTicks / 100, // USER_HZ
     code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
+    stdout: out.stdout === null ? "" : new TextDecoder().decode(out.stdout),
   };
 }
 
 if (import.meta.main) {
   const dir = await Deno.makeTempDir({ prefix: "breaker-bench-" });
-  const big = `${dir}/deliveries-${LINES}.ndjson`;
-  const small = `${dir}/deliveries-${SMALL}.ndjson`;
+  const big = values.file ?? `${dir}/deliveries-${LINES}.ndjson`;
+  const small = values["small-file"] ?? `${dir}/deliveries-${SMALL}.ndjson`;
   try {
-    console.error(
-      `generating ${LINES.toLocaleString("en-US")} attempts for ${ENDPOINTS} endpoints...`,
-    );
-    await generate(big, small);
+    if (values.file === undefined) {
+      console.error(
+        `generating ${LINES.toLocaleString("en-US")} attempts for ${ENDPOINTS} endpoints...`,
+      );
+      await generate(big, small);
+    }
     const size = (await Deno.stat(big)).size;
     console.error(`log: ${(size / 1e6).toFixed(0)} MB`);
     const baselineScript = `${root}scripts/bench/json_parse_baseline.ts`;
@@ -185,25 +214,40 @@ if (import.meta.main) {
     const as: Measured[] = [];
     const bs: Measured[] = [];
     const smalls: Measured[] = [];
+    const j1: Measured[] = [];
+    const j2: Measured[] = [];
+    const nBig: Measured[] = [];
+    const nSmall: Measured[] = [];
     for (let i = 0; i < RUNS; i++) {
-      as.push(await measure(baseline(big)));
-      bs.push(await measure(sim(big)));
-      smalls.push(await measure(sim(small)));
+      as.push(await measure(baseline(big), true));
+      bs.push(await measure(sim(big), true));
+      smalls.push(await measure(sim(small), true));
+      j1.push(await measure(sim(big, "--jobs", "1")));
+      j2.push(await measure(sim(big, "--jobs", "2")));
+      // millions of notification lines: not kept
+      nSmall.push(await measure(sim(small, "--notifications"), false, true));
+      nBig.push(await measure(sim(big, "--notifications"), false, true));
     }
-    for (const m of [...as, ...bs, ...smalls]) {
+    for (const m of [...as, ...bs, ...smalls, ...j1, ...j2, ...nSmall, ...nBig]) {
       if (m.code !== 0) throw new Error(`a child failed with exit code ${m.code}`);
     }
+    for (const m of [...j1, ...j2]) {
+      if (m.stdout !== bs[0].stdout) throw new Error("--jobs 2 printed something else");
+    }
     const summary = JSON.parse(bs[0].stdout.trim().split("\n").pop()!);
-    if (summary.attempts !== LINES) throw new Error(`simulate saw ${summary.attempts} attempts`);
+    const lines: number = summary.attempts;
     const plotFile = `${dir}/plot.svg`;
     const plotted = await measure(sim(big, "--plot", plotFile));
     const plotSize = (await Deno.stat(plotFile)).size;
     const best = (ms: Measured[]) => Math.min(...ms.map((m) => m.seconds));
-    const median = (ms: Measured[]) =>
-      ms.map((m) => m.seconds).sort((x, y) => x - y)[ms.length >> 1];
+    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
+    const med = (ms: Measured[]) => median(ms.map((m) => m.seconds));
     const peak = (ms: Measured[]) => Math.max(...ms.map((m) => m.peakRssMb));
-    const a = best(as);
-    const b = best(bs);
+    // ratios per run (each pair ran back to back), then their median
+    const ratio = median(bs.map((b, i) => b.seconds / as[i].seconds));
+    const speedup = median(j1.map((m, i) => m.seconds / j2[i].seconds));
+    const cpuRatio = median(bs.map((b, i) => b.cpuSeconds / as[i].cpuSeconds));
+    const cpu = (ms: Measured[]) => median(ms.map((m) => m.cpuSeconds)).toFixed(2);
     const rate = (s: number) => Math.round(LINES / s).toLocaleString("en-US");
     const fmt = (s: number) => s.toFixed(2);
     console.log(
@@ -211,28 +255,53 @@ if (import.meta.main) {
         (size / 1e6).toFixed(0)
       } MB; simulate found ${summary.suspensions} suspensions, ${summary.suppressed} suppressed`,
     );
-    console.log(`runs: ${RUNS} of each, interleaved; best (median) wall time`);
     console.log(
-      `(a) read + JSON.parse every line: ${fmt(a)} s (${fmt(median(as))} s) = ${
-        rate(a)
+      `runs: ${RUNS} of each, interleaved; median (best) wall time; one core = ${
+        PIN.length ? PIN.join(" ") : "not pinned (no taskset)"
+      }`,
+    );
+    console.log(
+      `(a) read + JSON.parse every line, one core: ${fmt(med(as))} s (${fmt(best(as))} s) = ${
+        rate(med(as))
       } lines/s, peak RSS ${peak(as).toFixed(0)} MB`,
     );
     console.log(
-      `(b) breaker simulate:             ${fmt(b)} s (${fmt(median(bs))} s) = ${
-        rate(b)
+      `(b) breaker simulate, one core:             ${fmt(med(bs))} s (${fmt(best(bs))} s) = ${
+        rate(med(bs))
       } attempts/s`,
     );
     console.log(
-      `ratio (b)/(a): ${(b / a).toFixed(2)} best, ${
-        (median(bs) / median(as)).toFixed(2)
-      } median (target <= 1.5, goal < 1.0)`,
+      `ratio (b)/(a): ${ratio.toFixed(2)} median of per-run ratios (target <= 0.66: ${
+        (1 / ratio).toFixed(2)
+      }x faster than the bare loop)`,
+    );
+    console.log(
+      `CPU time (user + system, all threads; robust when the machine is shared): (a) ${
+        cpu(as)
+      } s, (b) ${cpu(bs)} s, ratio ${cpuRatio.toFixed(2)} median; --jobs 1 ${cpu(j1)} s, --jobs 2 ${
+        cpu(j2)
+      } s`,
+    );
+    console.log(
+      `(c) --jobs 1, all cores: ${fmt(med(j1))} s; (d) --jobs 2: ${
+        fmt(med(j2))
+      } s; speed-up (c)/(d): ${
+        speedup.toFixed(2)
+      } median (target >= 1.7 on 2 cores; ${navigator.hardwareConcurrency} cores here); same output`,
     );
     console.log(
       `peak RSS of simulate: ${peak(smalls).toFixed(0)} MB for ${
         SMALL.toLocaleString("en-US")
-      } lines, ${peak(bs).toFixed(0)} MB for ${
-        LINES.toLocaleString("en-US")
-      } lines (target <= 150 MB, flat)`,
+      } lines, ${peak(bs).toFixed(0)} MB for ${lines.toLocaleString("en-US")} lines (ratio ${
+        (peak(bs) / peak(smalls)).toFixed(2)
+      }, target flat); --jobs 2: ${peak(j2).toFixed(0)} MB`,
+    );
+    console.log(
+      `peak RSS with --notifications: ${peak(nSmall).toFixed(0)} MB for ${
+        SMALL.toLocaleString("en-US")
+      } lines, ${peak(nBig).toFixed(0)} MB for ${lines.toLocaleString("en-US")} lines (ratio ${
+        (peak(nBig) / peak(nSmall)).toFixed(2)
+      }, target about 1); time ${fmt(med(nBig))} s`,
     );
     console.log(
       `with --plot: ${fmt(plotted.seconds)} s, peak RSS ${plotted.peakRssMb.toFixed(0)} MB, SVG ${

@@ -30,6 +30,12 @@ export interface LogRecord {
   notificationId: string | undefined;
   /** The attempt's duration in ms, if given. Reported, not used. */
   duration: number | undefined;
+  /**
+   * The reader's dense index of `webhookId` (0, 1, 2, ... in first-seen
+   * order; the same id always gets the same index within one read), or -1
+   * or absent when unknown. A hint that spares the replay a string lookup.
+   */
+  webhookIndex?: number;
 }
 
 const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/;
@@ -219,6 +225,7 @@ export function emptyRecord(): LogRecord {
     failureReason: undefined,
     notificationId: undefined,
     duration: undefined,
+    webhookIndex: -1,
   };
 }
 

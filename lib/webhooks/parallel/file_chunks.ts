@@ -1,0 +1,35 @@
+/**
+ * The chunks of a file for a `--jobs` worker of `breaker simulate`, read
+ * into one reused 1 MiB buffer: each chunk is valid only until the next one
+ * is asked for, which `readDeliveryLog` allows (it copies what it keeps).
+ *
+ * @module
+ */
+
+/**
+ * Yields the bytes of `path` in chunks of `size` (the last may be shorter).
+ *
+ * @example
+ * ```ts
+ * for await (const chunk of fileChunks("log.ndjson")) console.log(chunk.length);
+ * ```
+ */
+export async function* fileChunks(path: string, size = 1 << 20): AsyncGenerator<Uint8Array> {
+  const file = await Deno.open(path, { read: true });
+  try {
+    const buf = new Uint8Array(size);
+    for (;;) {
+      let n = 0;
+      while (n < size) {
+        const r = await file.read(buf.subarray(n));
+        if (r === null) break;
+        n += r;
+      }
+      if (n === 0) return;
+      yield n === size ? buf : buf.subarray(0, n);
+      if (n < size) return;
+    }
+  } finally {
+    file.close();
+  }
+}

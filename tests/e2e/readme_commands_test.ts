@@ -47,6 +47,11 @@ const NOT_HERE: { pattern: RegExp; why: string }[] = [
     why: "placeholders for your credentials; this test exports the emulator's instead",
   },
   {
+    pattern: /^service whoami --profile sandbox/,
+    why:
+      "the profile's placeholder sandbox URL cannot be reached here; tests/cli/config_whoami_test.ts runs whoami with a profile against the emulator",
+  },
+  {
     pattern: /script\/Deploy\.s\.sol .*0xVAULT0/,
     why:
       "placeholders (your deploy script and vault address); tests/e2e/rpc_clients_test.ts runs forge script --broadcast through the bridge",
@@ -62,7 +67,7 @@ const LONG_RUNNING = [
 ];
 
 /** Expected exit codes other than 0. */
-const EXIT_CODES: [RegExp, number][] = [[/--fail-on-suspension/, 8]];
+const EXIT_CODES: [RegExp, number][] = [[/--failOnSuspension|--fail-on-suspension/, 8]];
 
 interface Capture {
   port: number;
@@ -91,9 +96,9 @@ async function waitUntil(what: string, check: () => boolean | Promise<boolean>):
   }
 }
 
-/** `sh -c line` in `cwd` with `env`: code and output. */
+/** `bash -c line` in `cwd` with `env` (the README's blocks are for bash/zsh users): code and output. */
 async function sh(line: string, cwd: string, env: Record<string, string>) {
-  const out = await new Deno.Command("sh", {
+  const out = await new Deno.Command("bash", {
     args: ["-c", line],
     cwd,
     clearEnv: true,
@@ -199,12 +204,16 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
     ]);
     await waitUntil("two deliveries", () => capture.deliveries.length >= 2);
     await Deno.writeTextFile(`${tmp}/body.json`, capture.deliveries[0].body);
+    // `service config set … --privateKey ./api.pem` stores the key file's path: give it one
+    await Deno.copyFile(ready.privateKeyPath, `${tmp}/api.pem`);
     const N = JSON.parse(
       (await cli(["notifications", "list", "--webhookId", W, "--format", "ndjson"])).split("\n")[0],
     ).id;
     const env: Record<string, string> = {
       PATH: [bin, foundryBin("cast").replace(/\/cast$/, ""), Deno.env.get("PATH") ?? ""].join(":"),
       HOME: Deno.env.get("HOME") ?? "/tmp",
+      // profiles (service config) are written here, not into the user's config directory
+      XDG_CONFIG_HOME: `${tmp}/config`,
       ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
       DENO_TLS_CA_STORE: "system",
       RUST_BACKTRACE: "0",
@@ -228,6 +237,10 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
         .replaceAll("--port 4000", `--port ${listenPort}`)
         .replaceAll("127.0.0.1:3000", `127.0.0.1:${capture.port}`)
         .replaceAll("http://127.0.0.1:PORT/TOKEN", printedAddress || "PORT/TOKEN")
+        .replaceAll(
+          "ws://127.0.0.1:PORT/TOKEN",
+          printedAddress.replace(/^http:/, "ws:") || "PORT/TOKEN",
+        )
         .replaceAll("npx -y deno@2.9.6 ", `"${deno}" `);
       const where = `README.md block at line ${block}: ${text}`;
       if (Deno.env.get("README_TEST_DEBUG")) console.error(new Date().toISOString(), where);

@@ -8,7 +8,9 @@
  *   answer of a first `eth_blockNumber` through it;
  * - idle memory (RSS) of that bridge 500 ms after its first answer.
  *
- * Usage: deno run -A scripts/bench/rpc_startup.ts [runs=15] [-- extra deno flags, e.g. --v8-flags=--max-semi-space-size=4]
+ * Usage: deno run -A scripts/bench/rpc_startup.ts [runs=15]
+ * `BRIDGE_V8_FLAGS=--max-semi-space-size=4` runs every command (the baseline
+ * too) with those V8 flags (`DENO_V8_FLAGS`).
  *
  * @module
  */
@@ -16,9 +18,8 @@
 import { startAnvil } from "../../tests/support/tools.ts";
 import { tempPrivateKey } from "../../tests/support/rpc.ts";
 
-const dash = Deno.args.indexOf("--");
-const runs = Number((dash === -1 ? Deno.args : Deno.args.slice(0, dash))[0] ?? 15);
-const denoFlags = dash === -1 ? [] : Deno.args.slice(dash + 1);
+const runs = Number(Deno.args[0] ?? 15);
+const v8Flags = Deno.env.get("BRIDGE_V8_FLAGS") ?? "";
 const root = new URL("../..", import.meta.url).pathname;
 const deno = Deno.execPath();
 const anvil = await startAnvil();
@@ -35,8 +36,12 @@ const flags = [
   "--assetId",
   "ETH",
 ];
-const env = { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "/tmp" };
-const main = (args: string[]) => ["run", "-A", ...denoFlags, `${root}main.ts`, ...args];
+const env: Record<string, string> = {
+  PATH: Deno.env.get("PATH") ?? "",
+  HOME: Deno.env.get("HOME") ?? "/tmp",
+  ...(v8Flags ? { DENO_V8_FLAGS: v8Flags } : {}),
+};
+const main = (args: string[]) => ["run", "-A", `${root}main.ts`, ...args];
 
 async function wall(args: string[]): Promise<number> {
   const t0 = performance.now();
@@ -110,7 +115,7 @@ try {
   console.log(JSON.stringify(
     {
       runs,
-      deno_flags: denoFlags.join(" "),
+      v8_flags: v8Flags,
       version_median_ms: round(base),
       rpc_http_true_median_ms: round(median(http)),
       rpc_ipc_true_median_ms: round(median(ipc)),

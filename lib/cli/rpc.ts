@@ -328,7 +328,7 @@ export const rpcCommand = leaf({
     if (f.emulator && !f.rpcUrl) {
       throw new UsageError("--emulator needs --rpcUrl: the node it signs for (e.g. an anvil).");
     }
-    const rpc = await import("../rpc/mod.ts");
+    const rpc = await loadBridge();
     const rpcUrl = f.rpcUrl ??
       (wantedChain !== undefined ? rpc.knownChain(wantedChain)?.rpcUrl : undefined);
     if (!rpcUrl) {
@@ -518,6 +518,30 @@ export const rpcCommand = leaf({
     }
   },
 });
+
+/**
+ * The bridge's modules for serving, without the `lib/rpc` barrel: that one
+ * loads the custody signer and with it the platform's response schemas (zod,
+ * ~20 ms), which here wait for the first signing call (`LazyCustodySigner`).
+ */
+async function loadBridge() {
+  const [chains, upstream, ipcUpstream, bridge, lazy, supervisor] = await Promise.all([
+    import("../rpc/chains.ts"),
+    import("../rpc/upstream.ts"),
+    import("../rpc/ipc_upstream.ts"),
+    import("../rpc/bridge.ts"),
+    import("../rpc/lazy_signer.ts"),
+    import("../rpc/supervisor.ts"),
+  ]);
+  return {
+    ...chains,
+    ...upstream,
+    ...ipcUpstream,
+    ...bridge,
+    ...supervisor,
+    CustodySigner: lazy.LazyCustodySigner,
+  };
+}
 
 /** Prints the banner on stderr (unless the bridge stops before the accounts are known). */
 async function showBanner(

@@ -1,10 +1,14 @@
 /**
  * Pass-through overhead of `service rpc`: the same load (wrk over HTTP, our
  * ipc_load.ts over IPC, same concurrency) straight to anvil and through the
- * bridge, in one run. Prints throughput ratios and the added median latency.
+ * bridge, in one run. Prints throughput ratios and the added median latency,
+ * and the CPU time the bridge and anvil spent per request (µs, from
+ * /proc/<pid>/task/<tid>/stat): unlike throughput, that figure hardly moves
+ * when other processes share the machine, so it shows where the time goes.
  *
  * Usage: deno task bench:rpc  (or deno run -A scripts/bench/rpc_passthrough.ts [seconds=5] [connections=16])
- * Needs `wrk` (apt-get install -y wrk).
+ * Needs `wrk` (apt-get install -y wrk). `BRIDGE_V8_FLAGS=--max-semi-space-size=4` starts
+ * the bridges with those V8 flags (`DENO_V8_FLAGS`).
  *
  * @module
  */
@@ -28,6 +32,36 @@ const BODIES = {
     }, "latest"],
   }),
 };
+
+const TICK_US = 10_000; // USER_HZ = 100 on Linux
+
+/** CPU time (user + system, all threads) of a process so far, in µs. */
+function cpuUs(pid: number): number {
+  let ticks = 0;
+  for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/stat`);
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch { /* thread gone */ }
+  }
+  return ticks * TICK_US;
+}
+
+/** Runs `load` and adds the CPU µs per request of `bridge` and anvil. */
+async function withCpu(
+  bridgePid: number | undefined,
+  load: () => Promise<{ rps: number; p50: number }>,
+): Promise<{ rps: number; p50: number; bridgeUs: number; anvilUs: number }> {
+  const b0 = bridgePid ? cpuUs(bridgePid) : 0, a0 = cpuUs(anvil.process.pid);
+  const r = await load();
+  const n = r.rps * seconds;
+  return {
+    ...r,
+    bridgeUs: bridgePid ? Number(((cpuUs(bridgePid) - b0) / n).toFixed(1)) : 0,
+    anvilUs: Number(((cpuUs(anvil.process.pid) - a0) / n).toFixed(1)),
+  };
+}
 
 async function wrk(
   url: string,
@@ -89,76 +123,65 @@ const common = [
   "--assetId",
   "ETH",
 ];
-const http = await startBridgeProcess([...common, "--http"]);
-const ipc = await startBridgeProcess(common);
+const v8Flags = Deno.env.get("BRIDGE_V8_FLAGS");
+const bridgeEnv: Record<string, string> = v8Flags ? { DENO_V8_FLAGS: v8Flags } : {};
+const http = await startBridgeProcess([...common, "--http"], bridgeEnv);
+const ipc = await startBridgeProcess(common, bridgeEnv);
 // The bridge reading from anvil's own IPC socket (IPC in, IPC out).
-const ipcToIpc = await startBridgeProcess(common.map((a) => (a === anvil.url ? anvilIpc : a)));
+const ipcToIpc = await startBridgeProcess(
+  common.map((a) => (a === anvil.url ? anvilIpc : a)),
+  bridgeEnv,
+);
 try {
   const rows: Record<string, unknown>[] = [];
-  for (const [name, body] of Object.entries(BODIES)) {
-    await wrk(http.address, body); // warm-up
-    const direct = await wrk(anvil.url, body);
-    const via = await wrk(http.address, body);
+  type Measured = Awaited<ReturnType<typeof withCpu>>;
+  const row = (transport: string, method: string, direct: Measured, via: Measured) =>
     rows.push({
-      transport: "http",
-      method: name,
+      transport,
+      method,
       anvil_rps: Math.round(direct.rps),
       bridge_rps: Math.round(via.rps),
       ratio: Number((via.rps / direct.rps).toFixed(2)),
       anvil_p50_ms: Number(direct.p50.toFixed(3)),
       bridge_p50_ms: via.p50,
       added_p50_ms: Number((via.p50 - direct.p50).toFixed(3)),
+      // CPU µs per request: anvil alone; then the bridge and anvil behind it.
+      anvil_us: direct.anvilUs,
+      bridge_us: via.bridgeUs,
+      anvil_behind_us: via.anvilUs,
     });
+  const pid = (b: { process: Deno.ChildProcess }) => b.process.pid;
+  for (const [name, body] of Object.entries(BODIES)) {
+    await wrk(http.address, body); // warm-up
+    row(
+      "http",
+      name,
+      await withCpu(undefined, () => wrk(anvil.url, body)),
+      await withCpu(pid(http), () => wrk(http.address, body)),
+    );
     // Latency without queueing: one connection.
-    const d1 = await wrk(anvil.url, body, 1);
-    const v1 = await wrk(http.address, body, 1);
-    rows.push({
-      transport: "http c=1",
-      method: name,
-      anvil_rps: Math.round(d1.rps),
-      bridge_rps: Math.round(v1.rps),
-      ratio: Number((v1.rps / d1.rps).toFixed(2)),
-      anvil_p50_ms: d1.p50,
-      bridge_p50_ms: v1.p50,
-      added_p50_ms: Number((v1.p50 - d1.p50).toFixed(3)),
-    });
-    const idirect = await ipcLoad(anvilIpc, body);
-    const ivia = await ipcLoad(ipc.address, body);
-    rows.push({
-      transport: "ipc",
-      method: name,
-      anvil_rps: idirect.rps,
-      bridge_rps: ivia.rps,
-      ratio: Number((ivia.rps / idirect.rps).toFixed(2)),
-      anvil_p50_ms: idirect.p50,
-      bridge_p50_ms: ivia.p50,
-      added_p50_ms: Number((ivia.p50 - idirect.p50).toFixed(3)),
-    });
-    const viaIpc = await ipcLoad(ipcToIpc.address, body);
-    rows.push({
-      transport: "ipc→ipc",
-      method: name,
-      anvil_rps: idirect.rps,
-      bridge_rps: viaIpc.rps,
-      ratio: Number((viaIpc.rps / idirect.rps).toFixed(2)),
-      anvil_p50_ms: idirect.p50,
-      bridge_p50_ms: viaIpc.p50,
-      added_p50_ms: Number((viaIpc.p50 - idirect.p50).toFixed(3)),
-    });
-    const i1 = await ipcLoad(anvilIpc, body, 1);
-    const iv1 = await ipcLoad(ipc.address, body, 1);
-    rows.push({
-      transport: "ipc c=1",
-      method: name,
-      anvil_rps: i1.rps,
-      bridge_rps: iv1.rps,
-      ratio: Number((iv1.rps / i1.rps).toFixed(2)),
-      anvil_p50_ms: i1.p50,
-      bridge_p50_ms: iv1.p50,
-      added_p50_ms: Number((iv1.p50 - i1.p50).toFixed(3)),
-    });
+    row(
+      "http c=1",
+      name,
+      await withCpu(undefined, () => wrk(anvil.url, body, 1)),
+      await withCpu(pid(http), () => wrk(http.address, body, 1)),
+    );
+    const idirect = await withCpu(undefined, () => ipcLoad(anvilIpc, body));
+    row("ipc", name, idirect, await withCpu(pid(ipc), () => ipcLoad(ipc.address, body)));
+    row(
+      "ipc→ipc",
+      name,
+      idirect,
+      await withCpu(pid(ipcToIpc), () => ipcLoad(ipcToIpc.address, body)),
+    );
+    row(
+      "ipc c=1",
+      name,
+      await withCpu(undefined, () => ipcLoad(anvilIpc, body, 1)),
+      await withCpu(pid(ipc), () => ipcLoad(ipc.address, body, 1)),
+    );
   }
-  console.log(`connections=${connections} seconds=${seconds}`);
+  console.log(`connections=${connections} seconds=${seconds} v8Flags=${v8Flags ?? ""}`);
   console.table(rows);
 } finally {
   await http.stop();

@@ -1,60 +1,128 @@
 /**
- * `service rpc --http -- true` wall time (hyperfine, against `service
- * --version` as the same-run baseline of Deno's own start-up), and the idle
- * memory (RSS) of a bridge waiting without a child.
+ * Start-up of the bridge, against `service --version` (Deno's own start-up
+ * with our CLI) as the same-run baseline, runs interleaved so that a busy
+ * machine weighs on both alike:
  *
- * Usage: deno run -A scripts/bench/rpc_startup.ts   (needs hyperfine: apt-get install -y hyperfine)
+ * - wall time of `service rpc --http -- true` (and of the IPC default);
+ * - first answer: from spawning `service rpc --http` (no child) to the
+ *   answer of a first `eth_blockNumber` through it;
+ * - idle memory (RSS) of that bridge 500 ms after its first answer.
+ *
+ * Usage: deno run -A scripts/bench/rpc_startup.ts [runs=15]
+ * `BRIDGE_V8_FLAGS=--max-semi-space-size=4` runs every command (the baseline
+ * too) with those V8 flags (`DENO_V8_FLAGS`).
  *
  * @module
  */
 
 import { startAnvil } from "../../tests/support/tools.ts";
-import { startBridgeProcess, tempPrivateKey } from "../../tests/support/rpc.ts";
+import { tempPrivateKey } from "../../tests/support/rpc.ts";
 
+const runs = Number(Deno.args[0] ?? 15);
+const v8Flags = Deno.env.get("BRIDGE_V8_FLAGS") ?? "";
 const root = new URL("../..", import.meta.url).pathname;
+const deno = Deno.execPath();
 const anvil = await startAnvil();
 const key = await tempPrivateKey();
-const flags =
-  `--apiKey bench --privateKey ${key} --apiBaseUrl http://127.0.0.1:9 --rpcUrl ${anvil.url} --assetId ETH`;
-const deno = Deno.execPath();
-try {
-  const json = await Deno.makeTempFile({ suffix: ".json" });
-  const out = await new Deno.Command("hyperfine", {
-    args: [
-      "--warmup",
-      "3",
-      "--runs",
-      "20",
-      "--export-json",
-      json,
-      "-N",
-      `${deno} run -A ${root}main.ts --version`,
-      `${deno} run -A ${root}main.ts rpc --http ${flags} -- true`,
-      `${deno} run -A ${root}main.ts rpc ${flags} -- true`,
-    ],
-    stdout: "inherit",
-    stderr: "inherit",
+const flags = [
+  "--apiKey",
+  "bench",
+  "--privateKey",
+  key,
+  "--apiBaseUrl",
+  "http://127.0.0.1:9",
+  "--rpcUrl",
+  anvil.url,
+  "--assetId",
+  "ETH",
+];
+const env: Record<string, string> = {
+  PATH: Deno.env.get("PATH") ?? "",
+  HOME: Deno.env.get("HOME") ?? "/tmp",
+  ...(v8Flags ? { DENO_V8_FLAGS: v8Flags } : {}),
+};
+const main = (args: string[]) => ["run", "-A", `${root}main.ts`, ...args];
+
+async function wall(args: string[]): Promise<number> {
+  const t0 = performance.now();
+  const { code } = await new Deno.Command(deno, {
+    args: main(args),
+    cwd: root,
+    clearEnv: true,
+    env,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
   }).output();
-  if (out.code !== 0) throw new Error("hyperfine failed");
-  const results = JSON.parse(await Deno.readTextFile(json)).results as {
-    command: string;
-    mean: number;
-    median: number;
-  }[];
-  await Deno.remove(json);
-  const [base, http, ipc] = results.map((r) => r.median * 1000);
-  const bridge = await startBridgeProcess(flags.split(" ").concat(["--http"]));
-  await new Promise((r) => setTimeout(r, 500));
-  const status = await Deno.readTextFile(`/proc/${bridge.process.pid}/status`);
-  const rssKb = Number(status.match(/VmRSS:\s+(\d+)/)?.[1]);
-  await bridge.stop();
+  if (code !== 0) throw new Error(`${args.join(" ")} exited ${code}`);
+  return performance.now() - t0;
+}
+
+/** Spawn to first answer through the bridge, and its RSS once idle. */
+async function firstAnswer(): Promise<{ ms: number; rssMb: number }> {
+  const t0 = performance.now();
+  const child = new Deno.Command(deno, {
+    args: main(["rpc", "--http", "--quiet", ...flags]),
+    cwd: root,
+    clearEnv: true,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  try {
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let buf = "";
+    while (!buf.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error("the bridge exited before printing its address");
+      buf += value;
+    }
+    const r = await fetch(buf.split("\n")[0], {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}',
+    });
+    const answer = await r.json();
+    const ms = performance.now() - t0;
+    if (typeof answer.result !== "string") throw new Error(`bad answer ${JSON.stringify(answer)}`);
+    await new Promise((res) => setTimeout(res, 500));
+    const status = await Deno.readTextFile(`/proc/${child.pid}/status`);
+    const rssMb = Number(status.match(/VmRSS:\s+(\d+)/)?.[1]) / 1024;
+    reader.releaseLock();
+    return { ms, rssMb };
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    await child.stdout.cancel().catch(() => {});
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+try {
+  const version: number[] = [], http: number[] = [], ipc: number[] = [], first: number[] = [];
+  const rss: number[] = [];
+  for (let i = 0; i < runs + 2; i++) {
+    const v = await wall(["--version"]);
+    const h = await wall(["rpc", "--http", ...flags, "--", "true"]);
+    const p = await wall(["rpc", ...flags, "--", "true"]);
+    const f = await firstAnswer();
+    if (i < 2) continue; // warm the module cache
+    version.push(v), http.push(h), ipc.push(p), first.push(f.ms), rss.push(f.rssMb);
+  }
+  const base = median(version);
+  const round = (x: number) => Number(x.toFixed(1));
   console.log(JSON.stringify(
     {
-      version_median_ms: Number(base.toFixed(1)),
-      rpc_http_true_median_ms: Number(http.toFixed(1)),
-      rpc_ipc_true_median_ms: Number(ipc.toFixed(1)),
-      rpc_over_version_ms: Number((http - base).toFixed(1)),
-      idle_rss_mb: Number((rssKb / 1024).toFixed(1)),
+      runs,
+      v8_flags: v8Flags,
+      version_median_ms: round(base),
+      rpc_http_true_median_ms: round(median(http)),
+      rpc_ipc_true_median_ms: round(median(ipc)),
+      rpc_http_true_over_version_ms: round(median(http) - base),
+      first_answer_median_ms: round(median(first)),
+      idle_rss_median_mb: round(median(rss)),
+      targets: "rpc --http -- true <= 60 ms, first answer <= 80 ms, idle RSS <= 45 MB",
     },
     null,
     2,

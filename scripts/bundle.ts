@@ -37,11 +37,30 @@ export const PERMISSIONS: readonly string[] = [
   "--no-prompt",
 ];
 
-/** Bundles `main.ts` into `output`; throws with deno's last lines when it fails. */
+/**
+ * The worker module of `breaker simulate --jobs`, started by URL relative to
+ * the program (`new URL("./simulate_worker.ts", import.meta.url)`): bundled
+ * beside the program's own bundle under this name, so the bundle, the npm
+ * package and the binary (`--include`) all find it.
+ */
+export const WORKER_SOURCE = "lib/webhooks/parallel/simulate_worker.ts";
+/** The worker bundle's file name, beside the program's bundle. */
+export const WORKER_NAME = "simulate_worker.ts";
+
+/**
+ * Bundles `main.ts` into `output`, and the `--jobs` worker beside it
+ * ({@linkcode WORKER_NAME}); throws with deno's last lines when it fails.
+ */
 export async function bundle(output: string = BUNDLE_PATH): Promise<string> {
-  await Deno.mkdir(output.replace(/\/[^/]*$/, ""), { recursive: true });
+  const dir = output.replace(/\/[^/]*$/, "");
+  await Deno.mkdir(dir, { recursive: true });
+  await bundleOne(`${ROOT}${WORKER_SOURCE}`, `${dir}/${WORKER_NAME}`);
+  return await bundleOne(`${ROOT}main.ts`, output);
+}
+
+async function bundleOne(entry: string, output: string): Promise<string> {
   const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--quiet", "--platform", "deno", "--output", output, `${ROOT}main.ts`],
+    args: ["bundle", "--quiet", "--platform", "deno", "--output", output, entry],
     cwd: ROOT,
     env: { DENO_TLS_CA_STORE: "system", NO_COLOR: "1" },
     stdout: "null",

@@ -15,7 +15,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { bundle, PERMISSIONS, ROOT as root } from "./bundle.ts";
+import { bundle, PERMISSIONS, ROOT as root, WORKER_NAME } from "./bundle.ts";
 const { values } = parseArgs({
   args: Deno.args,
   options: { target: { type: "string" }, output: { type: "string" } },
@@ -37,6 +37,9 @@ const args = [
   ...PERMISSIONS,
   "--output",
   output,
+  // the --jobs worker, started by URL beside the program
+  "--include",
+  entry.replace(/[^/]*$/, WORKER_NAME),
   ...(values.target ? ["--target", values.target] : []),
   entry,
 ];

@@ -93,6 +93,7 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
       "package/bin/service.cjs",
       "package/lib/launch.cjs",
       "package/lib/service.js",
+      "package/lib/simulate_worker.ts",
       "package/package.json",
     ]);
 
@@ -207,6 +208,15 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
       assertEquals(source.code, 0, source.stderr);
       assertEquals(r.stdout, source.stdout);
       assertMatch(r.stdout, /"type":"summary"/);
+      // --jobs starts worker threads from a module beside the bundle: it must be in the package
+      const jobs = await sh(
+        "service",
+        ["breaker", "simulate", "deliveries.ndjson", "--format", "ndjson", "--jobs", "2"],
+        env,
+        `${tmp}/work`,
+      );
+      assertEquals(jobs.code, 0, jobs.stderr);
+      assertEquals(jobs.stdout, source.stdout);
     });
 
     await t.step(

@@ -43,7 +43,7 @@ export const PERMISSIONS: readonly string[] = [
  * beside the program's own bundle under this name, so the bundle, the npm
  * package and the binary (`--include`) all find it.
  */
-export const WORKER_SOURCE = "lib/webhooks/parallel/simulate_worker.ts";
+export const WORKER_SOURCE = "lib/cli/breaker/simulate_worker.ts";
 /** The worker bundle's file name, beside the program's bundle. */
 export const WORKER_NAME = "simulate_worker.ts";
 

@@ -36,6 +36,7 @@ import {
   type SimulationResult,
   summaryRecord,
 } from "../webhooks/mod.ts";
+import { fileChunks } from "./breaker/file_chunks.ts";
 
 /** The policy flags of breaker.md §3 (also what `--compare` accepts). */
 const POLICY_FLAGS = {
@@ -209,33 +210,6 @@ function pct(x: number): string {
   return x < 0 ? "-" : `${(Math.round(x * 1000) / 10).toFixed(1)}%`;
 }
 
-/**
- * The chunks of a file, read into one reused 1 MiB buffer (faster than the
- * file's `readable`, which hands out small chunks; no fresh pages, no
- * garbage): each chunk is valid only until the next one is asked for, which
- * `readDeliveryLog` allows (it copies what it keeps).
- */
-async function* readFileChunks(path: string, size = 1 << 20): AsyncGenerator<Uint8Array> {
-  const file = await Deno.open(path, { read: true });
-  try {
-    const buf = new Uint8Array(size);
-    for (;;) {
-      // fill the buffer (a read may return less than asked)
-      let n = 0;
-      while (n < size) {
-        const r = await file.read(buf.subarray(n));
-        if (r === null) break;
-        n += r;
-      }
-      if (n === 0) return;
-      yield n === size ? buf : buf.subarray(0, n);
-      if (n < size) return;
-    }
-  } finally {
-    file.close();
-  }
-}
-
 /** The log's bytes, from FILE or (`-` or none) standard input; gzip is the reader's business. */
 async function openInput(
   file: string | undefined,
@@ -257,7 +231,7 @@ async function openInput(
     }
     throw new CliError(`Cannot read "${file}": ${(e as Error).message}.`);
   }
-  return readFileChunks(file);
+  return fileChunks(file);
 }
 
 /** The one-line message of a {@linkcode DeliveryLogError}, by its reason code. */
@@ -456,7 +430,7 @@ const simulate = leaf({
     let parallelResult: SimulationResult | null = null;
     try {
       if (parallel) {
-        const { simulateParallel } = await import("../webhooks/parallel/simulate_parallel.ts");
+        const { simulateParallel } = await import("./breaker/simulate_parallel.ts");
         const o = await simulateParallel({
           path: file,
           jobs: flags.jobs,

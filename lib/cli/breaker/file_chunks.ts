@@ -1,5 +1,5 @@
 /**
- * The chunks of a file for a `--jobs` worker of `breaker simulate`, read
+ * The chunks of a file for `breaker simulate` (one thread or a `--jobs` worker), read
  * into one reused 1 MiB buffer: each chunk is valid only until the next one
  * is asked for, which `readDeliveryLog` allows (it copies what it keeps).
  *

@@ -8,9 +8,9 @@
  * @module
  */
 
-import { readDeliveryLog } from "../log/delivery_log.ts";
-import { DeliveryLogError, InvalidLineError } from "../log/delivery_log_error.ts";
-import { Simulation } from "../simulate.ts";
+import { readDeliveryLog } from "../../webhooks/log/delivery_log.ts";
+import { DeliveryLogError, InvalidLineError } from "../../webhooks/log/delivery_log_error.ts";
+import { Simulation } from "../../webhooks/simulate.ts";
 import { fileChunks } from "./file_chunks.ts";
 import type { PartError, PartResult, PartTask } from "./simulate_parallel.ts";
 

@@ -11,16 +11,19 @@
  * @module
  */
 
-import type { BreakerConfig } from "../circuit_breaker.ts";
-import type { ReadStats } from "../log/delivery_log.ts";
+import type { BreakerConfig } from "../../webhooks/circuit_breaker.ts";
+import type { ReadStats } from "../../webhooks/log/delivery_log.ts";
 import {
   DeliveryLogError,
   type DeliveryLogReason,
   InvalidLineError,
-} from "../log/delivery_log_error.ts";
-import { NotificationTable, type NotificationTableData } from "../notification_table.ts";
-import { DEFAULT_RETRY_CONFIG } from "../retry_schedule.ts";
-import type { EndpointReport, SimulationEvent, SimulationResult } from "../simulate.ts";
+} from "../../webhooks/log/delivery_log_error.ts";
+import {
+  NotificationTable,
+  type NotificationTableData,
+} from "../../webhooks/notification_table.ts";
+import { DEFAULT_RETRY_CONFIG } from "../../webhooks/retry_schedule.ts";
+import type { EndpointReport, SimulationEvent, SimulationResult } from "../../webhooks/simulate.ts";
 
 /** What one worker is asked to do. */
 export interface PartTask {

@@ -139,6 +139,11 @@ Deno.test("listen forwards to the app and answers with the app's status; prints,
       "a 502 attempt",
       async () => (await attemptsOf(emu, hook, down)).some((a) => a.responseCode === 502),
     );
+    // listen prints its line after answering: wait for the line too, not only for the attempt
+    await waitFor(
+      "listen's 502 line",
+      () => deliveries().some((d) => d.notificationId === down && d.status === 502),
+    );
     const line502 = deliveries().find((d) => d.notificationId === down && d.status === 502);
     assert(line502?.forwardProblem?.includes("unreachable"), JSON.stringify(line502));
     app.reopen();

@@ -388,6 +388,32 @@ export class OpenSslVerifier {
   }
 }
 
-function firstLine(e: unknown): string {
+/**
+ * The first line of a thrown value's message (OpenSSL and loader errors can
+ * span lines), for a one-line reason.
+ *
+ * @example
+ * ```ts
+ * firstLine(new Error("a\nb")); // "a"
+ * ```
+ */
+export function firstLine(e: unknown): string {
   return String((e as Error)?.message ?? e).split("\n")[0];
+}
+
+/**
+ * Whether this process may load a foreign library without a prompt (so
+ * OpenSSL is tried only with `--allow-ffi`).
+ *
+ * @example
+ * ```ts
+ * if (ffiGranted()) OpenSslSigner.open(pkcs8);
+ * ```
+ */
+export function ffiGranted(): boolean {
+  try {
+    return Deno.permissions.querySync({ name: "ffi" }).state === "granted";
+  } catch {
+    return false;
+  }
 }

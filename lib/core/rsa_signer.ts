@@ -17,7 +17,7 @@
  * @module
  */
 
-import { OpenSslSigner } from "./openssl_rsa.ts";
+import { ffiGranted, firstLine, OpenSslSigner } from "./openssl_rsa.ts";
 
 /** The JWS algorithms this signer makes. */
 export type RsaAlg = "RS256" | "RS512";
@@ -42,21 +42,16 @@ export interface RsaSignerOptions {
 
 const enc = new TextEncoder();
 
-function hashOf(alg: RsaAlg): "SHA-256" | "SHA-512" {
+/**
+ * The hash of an RSA algorithm.
+ *
+ * @example
+ * ```ts
+ * hashOf("RS512"); // "SHA-512"
+ * ```
+ */
+export function hashOf(alg: RsaAlg): "SHA-256" | "SHA-512" {
   return alg === "RS256" ? "SHA-256" : "SHA-512";
-}
-
-function firstLine(e: unknown): string {
-  return String((e as Error)?.message ?? e).split("\n")[0];
-}
-
-/** Whether this process may load a foreign library without a prompt. */
-function ffiGranted(): boolean {
-  try {
-    return Deno.permissions.querySync({ name: "ffi" }).state === "granted";
-  } catch {
-    return false;
-  }
 }
 
 /**

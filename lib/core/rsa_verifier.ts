@@ -11,8 +11,8 @@
  * @module
  */
 
-import { OpenSslVerifier } from "./openssl_rsa.ts";
-import type { RsaAlg } from "./rsa_signer.ts";
+import { ffiGranted, firstLine, OpenSslVerifier } from "./openssl_rsa.ts";
+import { hashOf, type RsaAlg } from "./rsa_signer.ts";
 
 /** Options of {@linkcode RsaVerifier.fromSpki}. */
 export interface RsaVerifierOptions {
@@ -20,18 +20,6 @@ export interface RsaVerifierOptions {
   openssl?: boolean;
   /** libcrypto names or paths tried in order; default the OS's usual ones. `[]` skips OpenSSL. */
   libcryptoPaths?: readonly string[];
-}
-
-function firstLine(e: unknown): string {
-  return String((e as Error)?.message ?? e).split("\n")[0];
-}
-
-function ffiGranted(): boolean {
-  try {
-    return Deno.permissions.querySync({ name: "ffi" }).state === "granted";
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -59,7 +47,7 @@ export class RsaVerifier {
     this.#key = key;
     this.#algorithm = {
       name: "RSASSA-PKCS1-v1_5",
-      hash: alg === "RS256" ? "SHA-256" : "SHA-512",
+      hash: hashOf(alg),
     };
     this.#paths = opts.libcryptoPaths;
     if (opts.openssl !== false && ffiGranted()) this.#spki = spki;
@@ -79,7 +67,7 @@ export class RsaVerifier {
     const key = await crypto.subtle.importKey(
       "spki",
       der as BufferSource,
-      { name: "RSASSA-PKCS1-v1_5", hash: alg === "RS256" ? "SHA-256" : "SHA-512" },
+      { name: "RSASSA-PKCS1-v1_5", hash: hashOf(alg) },
       false,
       ["verify"],
     );

@@ -14,7 +14,7 @@
  */
 
 import { startAnvil } from "../../tests/support/tools.ts";
-import { startBridgeProcess, tempPrivateKey } from "../../tests/support/rpc.ts";
+import { offlineBridgeFlags, startBridgeProcess, tempPrivateKey } from "../../tests/support/rpc.ts";
 
 const seconds = Number(Deno.args[0] ?? 5);
 const connections = Number(Deno.args[1] ?? 16);
@@ -111,18 +111,7 @@ for (let i = 0; i < 50 && !(await Deno.lstat(anvilIpc).catch(() => undefined)); 
   await new Promise((r) => setTimeout(r, 100));
 }
 const key = await tempPrivateKey();
-const common = [
-  "--apiKey",
-  "bench",
-  "--privateKey",
-  key,
-  "--apiBaseUrl",
-  "http://127.0.0.1:9",
-  "--rpcUrl",
-  anvil.url,
-  "--assetId",
-  "ETH",
-];
+const common = [...offlineBridgeFlags(key, anvil.url)];
 const v8Flags = Deno.env.get("BRIDGE_V8_FLAGS");
 const bridgeEnv: Record<string, string> = v8Flags ? { DENO_V8_FLAGS: v8Flags } : {};
 const http = await startBridgeProcess([...common, "--http"], bridgeEnv);

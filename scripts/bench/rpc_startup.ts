@@ -16,7 +16,7 @@
  */
 
 import { startAnvil } from "../../tests/support/tools.ts";
-import { tempPrivateKey } from "../../tests/support/rpc.ts";
+import { offlineBridgeFlags, tempPrivateKey } from "../../tests/support/rpc.ts";
 
 const runs = Number(Deno.args[0] ?? 15);
 const v8Flags = Deno.env.get("BRIDGE_V8_FLAGS") ?? "";
@@ -24,18 +24,7 @@ const root = new URL("../..", import.meta.url).pathname;
 const deno = Deno.execPath();
 const anvil = await startAnvil();
 const key = await tempPrivateKey();
-const flags = [
-  "--apiKey",
-  "bench",
-  "--privateKey",
-  key,
-  "--apiBaseUrl",
-  "http://127.0.0.1:9",
-  "--rpcUrl",
-  anvil.url,
-  "--assetId",
-  "ETH",
-];
+const flags = [...offlineBridgeFlags(key, anvil.url)];
 const env: Record<string, string> = {
   PATH: Deno.env.get("PATH") ?? "",
   HOME: Deno.env.get("HOME") ?? "/tmp",

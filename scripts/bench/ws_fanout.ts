@@ -20,7 +20,7 @@
  */
 
 import { startAnvil } from "../../tests/support/tools.ts";
-import { startBridgeProcess, tempPrivateKey } from "../../tests/support/rpc.ts";
+import { offlineBridgeFlags, startBridgeProcess, tempPrivateKey } from "../../tests/support/rpc.ts";
 import { rawHandshake, sendText } from "../../tests/support/ws_raw.ts";
 
 const subscribers = Number(Deno.args[0] ?? 1000);
@@ -110,19 +110,10 @@ function complete(seen: number[][], from: number, to: number): number {
 
 const anvil = await startAnvil(["--block-time", "0.1"]);
 const key = await tempPrivateKey();
-const bridge = await startBridgeProcess([
-  "--apiKey",
-  "bench",
-  "--privateKey",
-  key,
-  "--apiBaseUrl",
-  "http://127.0.0.1:9",
-  "--rpcUrl",
-  anvil.url,
-  "--assetId",
-  "ETH",
-  "--http",
-], bridgeEnv());
+const bridge = await startBridgeProcess(
+  [...offlineBridgeFlags(key, anvil.url), "--http"],
+  bridgeEnv(),
+);
 const pid = bridge.process.pid;
 const bridgeWs = bridge.address.replace(/^http:/, "ws:");
 const anvilWs = `ws://127.0.0.1:${anvil.port}`;
@@ -185,18 +176,7 @@ try {
   });
   for (const transport of ["ipc", "ws"] as const) {
     const b = transport === "ipc"
-      ? await startBridgeProcess([
-        "--apiKey",
-        "bench",
-        "--privateKey",
-        key,
-        "--apiBaseUrl",
-        "http://127.0.0.1:9",
-        "--rpcUrl",
-        anvil.url,
-        "--assetId",
-        "ETH",
-      ], bridgeEnv())
+      ? await startBridgeProcess([...offlineBridgeFlags(key, anvil.url)], bridgeEnv())
       : bridge;
     const p = b.process.pid;
     const before = rssMb(p);

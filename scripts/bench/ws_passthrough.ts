@@ -11,7 +11,7 @@
  */
 
 import { startAnvil } from "../../tests/support/tools.ts";
-import { startBridgeProcess, tempPrivateKey } from "../../tests/support/rpc.ts";
+import { offlineBridgeFlags, startBridgeProcess, tempPrivateKey } from "../../tests/support/rpc.ts";
 
 const seconds = Number(Deno.args[0] ?? 5);
 const connections = Number(Deno.args[1] ?? 16);
@@ -30,19 +30,7 @@ async function load(url: string, conns: number): Promise<{ rps: number; p50: num
 
 const anvil = await startAnvil();
 const key = await tempPrivateKey();
-const bridge = await startBridgeProcess([
-  "--apiKey",
-  "bench",
-  "--privateKey",
-  key,
-  "--apiBaseUrl",
-  "http://127.0.0.1:9",
-  "--rpcUrl",
-  anvil.url,
-  "--assetId",
-  "ETH",
-  "--http",
-]);
+const bridge = await startBridgeProcess([...offlineBridgeFlags(key, anvil.url), "--http"]);
 const anvilWs = `ws://127.0.0.1:${anvil.port}`;
 const bridgeWs = bridge.address.replace(/^http:/, "ws:");
 try {

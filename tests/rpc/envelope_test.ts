@@ -12,6 +12,7 @@ import {
   type BridgeProcess,
   httpRpc,
   IpcClient,
+  offlineBridgeFlags,
   startBridgeProcess,
   tempPrivateKey,
 } from "../support/rpc.ts";
@@ -29,20 +30,7 @@ let small: BridgeProcess;
 let expected: unknown; // anvil's own result
 
 function common(rpcUrl: string): string[] {
-  return [
-    "--apiKey",
-    "test-key",
-    "--privateKey",
-    keyPath,
-    "--apiBaseUrl",
-    "http://127.0.0.1:9",
-    "--retries",
-    "0",
-    "--rpcUrl",
-    rpcUrl,
-    "--assetId",
-    "ETH_TEST",
-  ];
+  return offlineBridgeFlags(keyPath, rpcUrl);
 }
 
 Deno.test.beforeAll(async () => {

@@ -9,6 +9,7 @@ import {
   type BridgeProcess,
   httpRpc,
   IpcClient,
+  offlineBridgeFlags,
   startBridgeProcess,
   tempPrivateKey,
 } from "../support/rpc.ts";
@@ -19,20 +20,7 @@ let http: BridgeProcess;
 let ipc: BridgeProcess;
 
 function common(rpcUrl: string) {
-  return [
-    "--apiKey",
-    "test-key",
-    "--privateKey",
-    keyPath,
-    "--apiBaseUrl",
-    "http://127.0.0.1:9",
-    "--retries",
-    "0",
-    "--rpcUrl",
-    rpcUrl,
-    "--assetId",
-    "ETH_TEST",
-  ];
+  return offlineBridgeFlags(keyPath, rpcUrl);
 }
 
 const req = (method: string, params: unknown[] = [], id: unknown = 1) => ({

@@ -8,6 +8,28 @@
 
 import { ROOT } from "./tools.ts";
 
+/**
+ * The flags of a bridge that never reaches a platform (an unroutable
+ * `--apiBaseUrl`, no retries): reads, transports and the bridge's own checks
+ * work; a signing call fails at once. `keyPath` from {@linkcode tempPrivateKey}.
+ */
+export function offlineBridgeFlags(keyPath: string, rpcUrl: string): string[] {
+  return [
+    "--apiKey",
+    "test-key",
+    "--privateKey",
+    keyPath,
+    "--apiBaseUrl",
+    "http://127.0.0.1:9",
+    "--retries",
+    "0",
+    "--rpcUrl",
+    rpcUrl,
+    "--assetId",
+    "ETH_TEST",
+  ];
+}
+
 /** Writes a fresh RSA private key (PKCS#8 PEM) to a temp file; returns its path. */
 export async function tempPrivateKey(): Promise<string> {
   const pair = await crypto.subtle.generateKey(

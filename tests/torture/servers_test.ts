@@ -22,6 +22,7 @@ import {
   type BridgeProcess,
   httpRpc,
   IpcClient,
+  offlineBridgeFlags,
   startBridgeProcess,
   tempPrivateKey,
 } from "../support/rpc.ts";
@@ -40,20 +41,7 @@ const CHAIN_ID = { jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] };
 Deno.test.beforeAll(async () => {
   anvil = await startAnvil();
   keyPath = await tempPrivateKey();
-  const common = [
-    "--apiKey",
-    "test-key",
-    "--privateKey",
-    keyPath,
-    "--apiBaseUrl",
-    "http://127.0.0.1:9",
-    "--retries",
-    "0",
-    "--rpcUrl",
-    anvil.url,
-    "--assetId",
-    "ETH_TEST",
-  ];
+  const common = offlineBridgeFlags(keyPath, anvil.url);
   [http, ipc, emu] = await Promise.all([
     startBridgeProcess([...common, "--http"]),
     startBridgeProcess(common),

@@ -11,6 +11,7 @@ import { BaseError, type BaseErrorOptions, messageOf, walk } from "../core/mod.t
 import {
   CredentialsError,
   PlatformApiError,
+  PlatformResponseError,
   PlatformTimeoutError,
   PlatformUnreachableError,
 } from "../platform/errors.ts";
@@ -91,8 +92,14 @@ export function exitCodeFor(error: unknown): number {
     if (s === 429) return ExitCode.rateLimited;
     if (s === 408) return ExitCode.timeout;
     if (s >= 500) return ExitCode.platform;
+    // A redirect is not followed (signed requests go nowhere else): the API is not at that
+    // address, which for the caller is the platform unreachable there.
+    if (s >= 300 && s < 400) return ExitCode.platform;
     return ExitCode.failed;
   }
+  // A 2xx whose body is not the API's (an HTML page, another service): nothing at
+  // --apiBaseUrl speaks the platform's API, so "platform unreachable" (6), not "refused" (1).
+  if (error instanceof PlatformResponseError) return ExitCode.platform;
   if (error instanceof PlatformTimeoutError) return ExitCode.timeout;
   if (error instanceof PlatformUnreachableError) return ExitCode.platform;
   return ExitCode.failed;

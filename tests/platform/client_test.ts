@@ -348,7 +348,9 @@ Deno.test("an answer of the wrong shape is an error naming the field", async () 
     const client = await clientFor(srv.url);
     const e = await assertRejects(() => updateWebhook(client, "w1", { enabled: true }));
     assert(/unexpected shape \(id:/.test((e as Error).message), (e as Error).message);
-    assertEquals(exitCodeFor(e), 1);
+    // Not a refusal of the caller's input (1): the platform (or what answers at --apiBaseUrl)
+    // did not answer as the API does, cli.md's "platform error" (6).
+    assertEquals(exitCodeFor(e), 6);
   } finally {
     await srv.close();
   }

@@ -2,7 +2,8 @@
  * The console's JSON routes over real HTTP (what the console page fetches):
  * an endpoint's notifications page by offset without overlap or gap, newest
  * first, filtered by status, event and resource id; bad filters are a 400
- * naming the value, an unknown endpoint a 404; no answer carries the API key.
+ * naming the value, an unknown endpoint a 404; no answer carries the API key;
+ * a fault without a path reaches the platform's API, not these routes.
  * The page itself is driven in Chromium by tests/e2e/console_browser_test.ts.
  */
 
@@ -77,6 +78,15 @@ Deno.test("console routes: notification paging, filters, errors", async () => {
     assert.equal(one.body.attemptLog[0].responseCode, 200);
     // the count "Resend notifications" would resend: all 30 (of the last 24 h)
     assert.deepEqual((await get(`webhooks/${w}/resend_recent`)).body, { count: 30 });
+
+    // A fault without a path is for the platform's API: the console's own routes neither
+    // suffer nor consume it; the next /v1 request does.
+    const fault = await emu.api("POST", "/admin/faults", { body: { kind: "status", status: 503 } });
+    assert.equal(fault.status, 201);
+    assert.equal((await get("overview")).status, 200);
+    assert.equal((await get(`webhooks/${w}/notifications?limit=1`)).status, 200);
+    assert.equal((await emu.api("GET", "/v1/webhooks")).status, 503);
+    assert.equal((await emu.api("GET", "/v1/webhooks")).status, 200);
   } finally {
     await rc.close();
     await emu.stop();

@@ -5,7 +5,7 @@
  * connection); the transaction engine calls {@linkcode transactionFault}
  * (hold, or a forced final status) when a transaction leaves SUBMITTED. The
  * HTTP server only honours the drop marker of {@linkcode dropResponse}.
- * Admin paths are never affected.
+ * Only the platform's API (`/v1/...`) is affected: never the admin endpoint or the console.
  *
  * @module
  */
@@ -14,9 +14,13 @@ import { ApiError, DROP_HEADER, ErrorCode } from "../http/reply.ts";
 import { defaultSubStatus, type ForceableStatus } from "../transactions/status.ts";
 import type { Faults } from "./faults.ts";
 
-/** Whether `path` is on the admin endpoint (never affected by faults). */
-function isAdminPath(path: string): boolean {
-  return path === "/admin" || path.startsWith("/admin/");
+/**
+ * Whether `path` is on the platform's API (`/v1/...`), the only paths faults affect: the
+ * admin endpoint and the console's own page and routes are the emulator's, never faulted,
+ * and a fault without a `path` is not consumed by them.
+ */
+function isPlatformPath(path: string): boolean {
+  return path === "/v1" || path.startsWith("/v1/");
 }
 
 /**
@@ -79,7 +83,7 @@ export class RequestFaults {
       for (const [k, exp] of this.#droppedTokens) if (exp < now) this.#droppedTokens.delete(k);
       if (this.#droppedTokens.has(authorization)) return "drop";
     }
-    if (isAdminPath(path)) return undefined;
+    if (!isPlatformPath(path)) return undefined;
     const latency = this.#faults.takeLatency(method, path);
     if (latency) await new Promise((r) => setTimeout(r, latency.ms));
     const status = this.#faults.takeStatus(method, path);
@@ -101,7 +105,7 @@ export class RequestFaults {
    * then dropped (a `drop` fault, consumed).
    */
   takeDrop(method: string, path: string): boolean {
-    return !isAdminPath(path) && this.#faults.takeDrop(method, path) !== undefined;
+    return isPlatformPath(path) && this.#faults.takeDrop(method, path) !== undefined;
   }
 
   /**

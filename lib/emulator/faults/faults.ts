@@ -15,7 +15,8 @@
  *   before anything is signed.
  *
  * `path` is a pattern where `*` matches any characters (default `*`);
- * `method` is optional (any). Admin paths are never affected. This file
+ * `method` is optional (any). Only the platform's API (`/v1/...`) is
+ * affected, never the admin endpoint or the console. This file
  * keeps the rules; `apply.ts` is where they take effect.
  *
  * @module

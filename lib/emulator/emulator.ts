@@ -8,6 +8,7 @@
  */
 
 import { Whitelist } from "./vault/whitelist.ts";
+import { WhitelistStore } from "./vault/whitelist_store.ts";
 import { BaseError, toBase64Url } from "../core/mod.ts";
 import { Store } from "./store.ts";
 import { ensureApiUser } from "./http/api_user.ts";
@@ -241,7 +242,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       keys,
       events,
       faults,
-      whitelist: new Whitelist(),
+      whitelist: new Whitelist(new WhitelistStore(store)),
       log,
       now: Date.now,
       uuid: () => crypto.randomUUID(),

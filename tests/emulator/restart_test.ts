@@ -1,7 +1,7 @@
 /**
  * `service emulator --state FILE` as a process: SIGKILL mid-run, restart,
  * and everything acknowledged is still there — transactions, idempotency
- * records, accounts, the API user (same key and PEM) — and transactions in
+ * records, accounts, whitelisted wallets, the API user (same key and PEM) — and transactions in
  * flight at the kill complete after the restart.
  */
 
@@ -86,6 +86,17 @@ Deno.test(
         body: transfer(asset, "2", ACCOUNT1, "0.01"),
       });
       await waitStatus(client, held.data.id, (s) => s === "PENDING_AUTHORIZATION");
+      // a whitelisted wallet (transactions may name it by id)
+      const wallet = await admin("/wallets", {
+        type: "EXTERNAL_WALLET",
+        name: "Cold storage",
+        address: ACCOUNT1,
+      });
+      assert.equal(wallet.status, 201, wallet.body);
+      const walletsBefore = await client.request<unknown[]>("GET", "/v1/external_wallets", {
+        operation: "list",
+      });
+      assert.equal(walletsBefore.data.length, 1);
 
       // a request seen before the kill, to replay after the restart
       const seenPath = "/v1/vault/accounts/0";
@@ -139,6 +150,11 @@ Deno.test(
       );
       // restarted without --vaultAccounts: the 12 accounts made before are kept
       assert.equal(accounts.data.accounts.length, 12);
+      // the whitelist too, ids and all
+      const walletsAfter = await client.request<unknown[]>("GET", "/v1/external_wallets", {
+        operation: "list",
+      });
+      assert.deepEqual(walletsAfter.data, walletsBefore.data);
 
       // in-flight ones complete once the node mines
       await anvilRpc(anvil.url, "evm_setAutomine", [true]);

@@ -1,7 +1,7 @@
 /**
- * The workspace's whitelisted wallets (external, internal, contract), kept in
- * memory for one run: empty at start, filled through `POST /admin/wallets`
- * (`wallets.ts`). Transactions may name one as their destination
+ * The workspace's whitelisted wallets (external, internal, contract): empty
+ * at a first start, filled through `POST /admin/wallets` (`wallets.ts`),
+ * kept by `whitelist_store.ts` (so with `--state` they survive a restart). Transactions may name one as their destination
  * (`{type: "EXTERNAL_WALLET", id}`), which is how clients that refuse
  * one-time addresses (the bridge's `--oneTimeAddressesEnabled false`) send.
  *
@@ -34,13 +34,27 @@ export class WhitelistInputError extends BaseError {
   override name = "WhitelistInputError";
 }
 
-/** The whitelisted wallets of one emulator run. */
+/** Where a {@linkcode Whitelist} keeps its wallets (`whitelist_store.ts`, or memory). */
+export interface WalletKeeper {
+  /** Keeps one more wallet. */
+  insert(w: WhitelistedWallet): void;
+  /** The wallets kept so far, in the order added. */
+  all(): WhitelistedWallet[];
+}
+
+/** The whitelisted wallets of the workspace. */
 export class Whitelist {
-  readonly #wallets: WhitelistedWallet[] = [];
+  readonly #wallets: WhitelistedWallet[];
+  readonly #keeper: WalletKeeper | undefined;
   readonly #uuid: () => string;
 
-  /** `uuid` makes the wallets' ids. */
-  constructor(uuid: () => string = () => crypto.randomUUID()) {
+  /**
+   * `keeper` holds the wallets across restarts (none: one run in memory); `uuid` makes the
+   * wallets' ids.
+   */
+  constructor(keeper?: WalletKeeper, uuid: () => string = () => crypto.randomUUID()) {
+    this.#keeper = keeper;
+    this.#wallets = keeper?.all() ?? [];
     this.#uuid = uuid;
   }
 
@@ -63,6 +77,7 @@ export class Whitelist {
       name,
       address: getAddress(input.address),
     };
+    this.#keeper?.insert(wallet);
     this.#wallets.push(wallet);
     return wallet;
   }

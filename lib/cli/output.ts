@@ -370,10 +370,16 @@ export function denoIo(): Io {
   };
 }
 
-/** The width of the terminal on standard output, if it is one. */
+/**
+ * The width of the terminal on standard output, if it is one: `COLUMNS` when it is a positive
+ * whole number (as `ls` and other terminal programs honour it, e.g. `COLUMNS=200 service …` on a
+ * narrow window), else the terminal's own size.
+ */
 function terminalColumns(): number | undefined {
   try {
     if (!Deno.stdout.isTerminal()) return undefined;
+    const given = Deno.env.get("COLUMNS");
+    if (given !== undefined && /^[1-9][0-9]{0,4}$/.test(given.trim())) return Number(given);
     return Deno.consoleSize().columns || undefined;
   } catch {
     return undefined;

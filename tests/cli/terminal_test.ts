@@ -53,16 +53,21 @@ function screen(raw: string): string[] {
   return lines;
 }
 
-/** Runs the CLI on a pseudo-terminal `cols` columns wide; returns what was written to it. */
+/**
+ * Runs the CLI on a pseudo-terminal `cols` columns wide; returns what was written to it.
+ * `columnsVar`: the `COLUMNS` the CLI sees (`script` sets its own, so it is set inside).
+ */
 async function onTerminal(
   args: string[],
   env: Record<string, string>,
   cols = 100,
+  columnsVar?: number,
 ): Promise<{ code: number; raw: string }> {
   const cli = [Deno.execPath(), "run", "-A", `${ROOT}main.ts`, ...args].map((a) => `'${a}'`)
     .join(" ");
+  const columns = columnsVar === undefined ? "unset COLUMNS" : `export COLUMNS=${columnsVar}`;
   const r = await new Deno.Command("script", {
-    args: ["-qec", `stty cols ${cols} rows 50; exec ${cli}`, "/dev/null"],
+    args: ["-qec", `stty cols ${cols} rows 50; ${columns}; exec ${cli}`, "/dev/null"],
     env: { NO_COLOR: "1", ...env },
     stdin: "null",
     stdout: "piped",
@@ -127,6 +132,14 @@ Deno.test({
         assertNotIncludes(l, "…");
         assertMatch(l, /^[0-9a-f-]{36} {2}/, "--wide: the whole id");
       }
+
+      // COLUMNS, when set, is the width (the terminal here is 100 wide)
+      const narrow = await onTerminal(args, env, 100, 85);
+      assertEquals(narrow.code, 0, narrow.raw);
+      const narrowRows = screen(narrow.raw).filter((l) => l !== "" && !l.startsWith("fetched"));
+      assertEquals(narrowRows.length, 251);
+      for (const l of narrowRows) assert([...l].length <= 85, `${[...l].length} columns: ${l}`);
+      assert(narrowRows.some((l) => [...l].length > 80), "the rows use the width given");
     } finally {
       await fx.stop();
     }

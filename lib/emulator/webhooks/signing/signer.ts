@@ -11,8 +11,9 @@
  */
 
 import { toBase64Url } from "../../../core/mod.ts";
-import type { OpenSslSigner } from "../../../core/openssl_rsa.ts";
+import { ffiGranted, firstLine, type OpenSslSigner } from "../../../core/openssl_rsa.ts";
 import { RsaSigner } from "../../../core/rsa_signer.ts";
+import { BatchSignPool } from "./batch_sign_pool.ts";
 import type { Jwks, PublicJwk } from "../../../webhooks/signature.ts";
 import { SignPool } from "./workers.ts";
 
@@ -26,6 +27,12 @@ const ALG = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-512" } as const;
 export interface FastSigningOptions {
   /** WebCrypto worker threads used when OpenSSL is not. Default 2; 0 signs on the main thread. */
   workers?: number;
+  /**
+   * OpenSSL worker threads that sign batches ({@linkcode BatchSignPool}). Default: the
+   * number of CPU cores; 0 signs on Deno's blocking thread pool, one call per signature.
+   * Not used with `openOpenSsl`.
+   */
+  opensslWorkers?: number;
   /** Where the one line naming the signer in use goes (and a later fallback's line). */
   log?: (line: string) => void;
   /** libcrypto names or paths tried in order; default the OS's usual ones. `[]` skips OpenSSL. */
@@ -60,6 +67,7 @@ export class WebhookSigner {
   #protectedHeader: string;
   #pool: SignPool | undefined;
   #rsa: RsaSigner | undefined;
+  #batch: BatchSignPool | undefined;
   #log: (line: string) => void = () => {};
   #fallbackWorkers = 0;
 
@@ -132,15 +140,30 @@ export class WebhookSigner {
    * Picks the fastest way to sign that works here and logs one line naming
    * it: OpenSSL's libcrypto through FFI (several times faster than Deno's
    * RSA) when it loads, reads the key and makes a signature byte-identical
-   * to WebCrypto's; otherwise WebCrypto on `workers` worker threads (or on
-   * the calling thread). Should an OpenSSL signature later fail, that
-   * signature and every later one are made by WebCrypto, with one log line.
-   * Call {@linkcode WebhookSigner.close} at the end.
+   * to WebCrypto's, in batches on `opensslWorkers` worker threads where
+   * they start (else on Deno's blocking thread pool); otherwise WebCrypto on
+   * `workers` worker threads (or on the calling thread). Should an OpenSSL
+   * signature later fail, that signature and every later one are made by
+   * WebCrypto, with one log line. Call {@linkcode WebhookSigner.close} at the end.
    */
   async useFastSigning(opts: FastSigningOptions = {}): Promise<SigningMode> {
     this.#log = opts.log ?? (() => {});
     this.#fallbackWorkers = opts.workers ?? 2;
-    if (this.#rsa) return "openssl";
+    if (this.#rsa || this.#batch) return "openssl";
+    const opensslWorkers = opts.opensslWorkers ?? navigator.hardwareConcurrency ?? 1;
+    let notInWorkers = "";
+    if (opensslWorkers > 0 && !opts.openOpenSsl && ffiGranted()) {
+      try {
+        this.#batch = await this.#startBatchPool(opensslWorkers, opts.libcryptoPaths);
+        this.#log(
+          `webhook signatures: RS512 by OpenSSL (${this.#batch.library}) through FFI, ` +
+            `in batches on ${opensslWorkers} worker thread(s)`,
+        );
+        return "openssl";
+      } catch (e) {
+        notInWorkers = ` (OpenSSL signing workers not used: ${firstLine(e)})`;
+      }
+    }
     const rsa = await RsaSigner.fromJwk(this.#privateJwk, "RS512", {
       libcryptoPaths: opts.libcryptoPaths,
       openOpenSsl: opts.openOpenSsl,
@@ -148,7 +171,7 @@ export class WebhookSigner {
     });
     if (await rsa.useOpenSsl() === "openssl") {
       this.#rsa = rsa;
-      this.#log(`webhook signatures: RS512 by OpenSSL (${rsa.library}) through FFI`);
+      this.#log(`webhook signatures: RS512 by OpenSSL (${rsa.library}) through FFI${notInWorkers}`);
       return "openssl";
     }
     const why = rsa.whyNotOpenSsl;
@@ -161,11 +184,14 @@ export class WebhookSigner {
 
   /** Which way signatures are made now. */
   get mode(): SigningMode {
-    return this.#rsa?.mode === "openssl" ? "openssl" : this.#pool ? "workers" : "main-thread";
+    if (this.#batch || this.#rsa?.mode === "openssl") return "openssl";
+    return this.#pool ? "workers" : "main-thread";
   }
 
   /** Stops the signing workers and frees OpenSSL's copy of the key, if any. */
   close(): void {
+    this.#batch?.close();
+    this.#batch = undefined;
     this.#rsa?.close();
     this.#rsa = undefined;
     this.#pool?.close();
@@ -174,6 +200,15 @@ export class WebhookSigner {
 
   /** Signs the raw body; returns the header value `<header>..<signature>`. */
   async sign(body: Uint8Array | string): Promise<string> {
+    const batch = this.#batch;
+    if (batch) {
+      try {
+        return `${this.#protectedHeader}..${await batch.sign(body)}`;
+      } catch (e) {
+        // this signature and later ones by WebCrypto
+        if (this.#batch === batch) this.#dropBatch(firstLine(e));
+      }
+    }
     const bytes = typeof body === "string" ? enc.encode(body) : body;
     const input = `${this.#protectedHeader}.${toBase64Url(bytes)}`;
     const rsa = this.#rsa;
@@ -184,6 +219,53 @@ export class WebhookSigner {
     if (this.#pool) return `${this.#protectedHeader}..${await this.#pool.sign(input)}`;
     const sig = new Uint8Array(await crypto.subtle.sign(ALG, this.#privateKey, enc.encode(input)));
     return `${this.#protectedHeader}..${toBase64Url(sig)}`;
+  }
+
+  /**
+   * Starts the OpenSSL signing workers and checks one signature of theirs
+   * against WebCrypto's for the same body; throws (workers stopped) otherwise.
+   */
+  async #startBatchPool(size: number, paths?: readonly string[]): Promise<BatchSignPool> {
+    const { kid: _kid, ...jwk } = this.#privateJwk;
+    const extractable = await crypto.subtle.importKey(
+      "jwk",
+      { ...jwk, alg: "RS512", key_ops: ["sign"] },
+      ALG,
+      true,
+      ["sign"],
+    );
+    const pkcs8 = new Uint8Array(await crypto.subtle.exportKey("pkcs8", extractable));
+    let pool: BatchSignPool;
+    try {
+      pool = await BatchSignPool.start(pkcs8, this.#protectedHeader, { size, paths });
+    } finally {
+      pkcs8.fill(0);
+    }
+    try {
+      const probe = '{"probe":"webhook signer self-check"}';
+      const input = enc.encode(`${this.#protectedHeader}.${toBase64Url(probe)}`);
+      const [ours, theirs] = await Promise.all([
+        pool.sign(probe),
+        crypto.subtle.sign(ALG, this.#privateKey, input),
+      ]);
+      if (ours !== toBase64Url(new Uint8Array(theirs))) {
+        throw new Error("its signature differs from WebCrypto's");
+      }
+      return pool;
+    } catch (e) {
+      pool.close();
+      throw e;
+    }
+  }
+
+  /** After a failed signature of the OpenSSL workers: WebCrypto from now on. */
+  #dropBatch(why: string): void {
+    this.#batch?.close();
+    this.#batch = undefined;
+    this.#log(
+      `webhook signatures: OpenSSL workers failed (${why}); RS512 by WebCrypto from now on`,
+    );
+    this.useWorkers(this.#fallbackWorkers).catch(() => {});
   }
 
   /** After a failed OpenSSL signature: WebCrypto from now on (workers once they start). */

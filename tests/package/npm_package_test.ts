@@ -91,6 +91,7 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
       "package/README.md",
       "package/bin/service-json-rpc.cjs",
       "package/bin/service.cjs",
+      "package/lib/batch_sign_worker.ts",
       "package/lib/launch.cjs",
       "package/lib/service.js",
       "package/lib/simulate_worker.ts",
@@ -250,6 +251,8 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
         ]);
         assertEquals(status.code, 0, err);
         assertEquals(await exists(dir), false, `${dir} left behind`);
+        // its OpenSSL signing workers start from the module beside the bundle
+        assert(/RS512 by OpenSSL .* in batches on \d+ worker thread/.test(err), err);
       },
     );
   } finally {

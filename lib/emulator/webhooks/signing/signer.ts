@@ -28,11 +28,16 @@ export interface FastSigningOptions {
   /** WebCrypto worker threads used when OpenSSL is not. Default 2; 0 signs on the main thread. */
   workers?: number;
   /**
-   * OpenSSL worker threads that sign batches ({@linkcode BatchSignPool}). Default: the
-   * number of CPU cores; 0 signs on Deno's blocking thread pool, one call per signature.
-   * Not used with `openOpenSsl`.
+   * OpenSSL worker threads that sign batches ({@linkcode BatchSignPool}) once
+   * signatures queue up. Default: the number of CPU cores; 0: never (every
+   * signature is a call on Deno's blocking thread pool). Not used with `openOpenSsl`.
    */
   opensslWorkers?: number;
+  /**
+   * Signatures waiting or in flight on the blocking thread pool that start
+   * the OpenSSL workers. Default {@linkcode BATCH_START_BACKLOG}; 0 starts them now.
+   */
+  batchStartBacklog?: number;
   /** Where the one line naming the signer in use goes (and a later fallback's line). */
   log?: (line: string) => void;
   /** libcrypto names or paths tried in order; default the OS's usual ones. `[]` skips OpenSSL. */
@@ -44,6 +49,13 @@ export interface FastSigningOptions {
   ) => OpenSslSigner;
 }
 
+/**
+ * Signatures in flight through OpenSSL on the blocking thread pool at which
+ * the OpenSSL signing workers start: a burst of deliveries, not the odd one
+ * (a light load never starts the threads, and the emulator starts as fast).
+ */
+export const BATCH_START_BACKLOG = 16;
+
 /** How signatures are made: OpenSSL via FFI, WebCrypto on workers, or WebCrypto here. */
 export type SigningMode = "openssl" | "workers" | "main-thread";
 
@@ -51,7 +63,9 @@ export type SigningMode = "openssl" | "workers" | "main-thread";
  * Holds the emulator's webhook signing key pair. Signatures are made by the
  * project's one RSA signer (`lib/core/rsa_signer.ts`: OpenSSL through FFI,
  * else WebCrypto), with WebCrypto on worker threads as this engine's own
- * fallback so that the event loop never signs.
+ * fallback so that the event loop never signs. Under a burst of deliveries
+ * (signatures queue up) they move to OpenSSL worker threads that sign in
+ * batches ({@linkcode BatchSignPool}): one thread hand-off per batch.
  *
  * @example
  * ```ts
@@ -68,6 +82,11 @@ export class WebhookSigner {
   #pool: SignPool | undefined;
   #rsa: RsaSigner | undefined;
   #batch: BatchSignPool | undefined;
+  /** How to start the OpenSSL workers once signatures queue up (undefined: never, or started). */
+  #batchPlan: { size: number; paths?: readonly string[]; backlog: number } | undefined;
+  #batchStarting: Promise<void> | undefined;
+  /** Signatures in flight through `#rsa`. */
+  #rsaInFlight = 0;
   #log: (line: string) => void = () => {};
   #fallbackWorkers = 0;
 
@@ -149,21 +168,7 @@ export class WebhookSigner {
   async useFastSigning(opts: FastSigningOptions = {}): Promise<SigningMode> {
     this.#log = opts.log ?? (() => {});
     this.#fallbackWorkers = opts.workers ?? 2;
-    if (this.#rsa || this.#batch) return "openssl";
-    const opensslWorkers = opts.opensslWorkers ?? navigator.hardwareConcurrency ?? 1;
-    let notInWorkers = "";
-    if (opensslWorkers > 0 && !opts.openOpenSsl && ffiGranted()) {
-      try {
-        this.#batch = await this.#startBatchPool(opensslWorkers, opts.libcryptoPaths);
-        this.#log(
-          `webhook signatures: RS512 by OpenSSL (${this.#batch.library}) through FFI, ` +
-            `in batches on ${opensslWorkers} worker thread(s)`,
-        );
-        return "openssl";
-      } catch (e) {
-        notInWorkers = ` (OpenSSL signing workers not used: ${firstLine(e)})`;
-      }
-    }
+    if (this.#rsa) return "openssl";
     const rsa = await RsaSigner.fromJwk(this.#privateJwk, "RS512", {
       libcryptoPaths: opts.libcryptoPaths,
       openOpenSsl: opts.openOpenSsl,
@@ -171,7 +176,17 @@ export class WebhookSigner {
     });
     if (await rsa.useOpenSsl() === "openssl") {
       this.#rsa = rsa;
-      this.#log(`webhook signatures: RS512 by OpenSSL (${rsa.library}) through FFI${notInWorkers}`);
+      const size = opts.opensslWorkers ?? navigator.hardwareConcurrency ?? 1;
+      const later = size > 0 && !opts.openOpenSsl && ffiGranted();
+      this.#log(
+        `webhook signatures: RS512 by OpenSSL (${rsa.library}) through FFI` +
+          (later ? `; in batches on ${size} worker thread(s) once signatures queue up` : ""),
+      );
+      if (later) {
+        const backlog = opts.batchStartBacklog ?? BATCH_START_BACKLOG;
+        this.#batchPlan = { size, paths: opts.libcryptoPaths, backlog };
+        if (backlog <= 0) await this.#startBatch();
+      }
       return "openssl";
     }
     const why = rsa.whyNotOpenSsl;
@@ -182,6 +197,16 @@ export class WebhookSigner {
     return this.#pool ? "workers" : "main-thread";
   }
 
+  /** Whether signatures go to the OpenSSL signing workers now. */
+  get batching(): boolean {
+    return this.#batch !== undefined;
+  }
+
+  /** Resolves once the OpenSSL workers, if asked for, have started (or failed to). */
+  async batchStarted(): Promise<void> {
+    await this.#batchStarting;
+  }
+
   /** Which way signatures are made now. */
   get mode(): SigningMode {
     if (this.#batch || this.#rsa?.mode === "openssl") return "openssl";
@@ -190,6 +215,7 @@ export class WebhookSigner {
 
   /** Stops the signing workers and frees OpenSSL's copy of the key, if any. */
   close(): void {
+    this.#batchPlan = undefined;
     this.#batch?.close();
     this.#batch = undefined;
     this.#rsa?.close();
@@ -205,7 +231,7 @@ export class WebhookSigner {
       try {
         return `${this.#protectedHeader}..${await batch.sign(body)}`;
       } catch (e) {
-        // this signature and later ones by WebCrypto
+        // this signature and later ones on the blocking thread pool
         if (this.#batch === batch) this.#dropBatch(firstLine(e));
       }
     }
@@ -213,8 +239,15 @@ export class WebhookSigner {
     const input = `${this.#protectedHeader}.${toBase64Url(bytes)}`;
     const rsa = this.#rsa;
     if (rsa?.mode === "openssl") {
-      // should OpenSSL fail, the shared signer makes this very signature with WebCrypto
-      return `${this.#protectedHeader}..${toBase64Url(await rsa.sign(enc.encode(input)))}`;
+      const plan = this.#batchPlan;
+      if (plan && this.#rsaInFlight >= plan.backlog) this.#startBatch();
+      this.#rsaInFlight++;
+      try {
+        // should OpenSSL fail, the shared signer makes this very signature with WebCrypto
+        return `${this.#protectedHeader}..${toBase64Url(await rsa.sign(enc.encode(input)))}`;
+      } finally {
+        this.#rsaInFlight--;
+      }
     }
     if (this.#pool) return `${this.#protectedHeader}..${await this.#pool.sign(input)}`;
     const sig = new Uint8Array(await crypto.subtle.sign(ALG, this.#privateKey, enc.encode(input)));
@@ -258,18 +291,40 @@ export class WebhookSigner {
     }
   }
 
-  /** After a failed signature of the OpenSSL workers: WebCrypto from now on. */
+  /**
+   * Starts the OpenSSL workers once (in the background of the signature that
+   * asked); signatures go to them when they are ready and checked, and stay
+   * on the blocking thread pool, with one log line, when they cannot start.
+   */
+  #startBatch(): Promise<void> {
+    const plan = this.#batchPlan;
+    this.#batchPlan = undefined;
+    if (!plan) return this.#batchStarting ?? Promise.resolve();
+    this.#batchStarting = this.#startBatchPool(plan.size, plan.paths).then(
+      (pool) => {
+        if (this.#rsa) this.#batch = pool;
+        else pool.close(); // closed (or OpenSSL dropped) meanwhile
+      },
+      (e) => this.#log(`webhook signatures: OpenSSL signing workers not started (${firstLine(e)})`),
+    );
+    return this.#batchStarting;
+  }
+
+  /** After a failed signature of the OpenSSL workers: the blocking thread pool from now on. */
   #dropBatch(why: string): void {
     this.#batch?.close();
     this.#batch = undefined;
     this.#log(
-      `webhook signatures: OpenSSL workers failed (${why}); RS512 by WebCrypto from now on`,
+      `webhook signatures: OpenSSL signing workers failed (${why}); ` +
+        `RS512 on the blocking thread pool from now on`,
     );
-    this.useWorkers(this.#fallbackWorkers).catch(() => {});
   }
 
   /** After a failed OpenSSL signature: WebCrypto from now on (workers once they start). */
   #dropOpenSsl(why: string): void {
+    this.#batchPlan = undefined;
+    this.#batch?.close();
+    this.#batch = undefined;
     this.#log(`webhook signatures: OpenSSL failed (${why}); RS512 by WebCrypto from now on`);
     this.useWorkers(this.#fallbackWorkers).catch(() => {});
   }

@@ -85,6 +85,30 @@ async function cpuMs(pid: number): Promise<number> {
   }
 }
 
+/**
+ * CPU time in ms of a process's threads by role, from /proc/PID/task (Linux):
+ * `main` (the event loop), `workers` (worker threads: signing), `other`.
+ */
+async function threadCpuMs(pid: number): Promise<{ main: number; workers: number; other: number }> {
+  const out = { main: 0, workers: 0, other: 0 };
+  try {
+    for await (const t of Deno.readDir(`/proc/${pid}/task`)) {
+      try {
+        const stat = await Deno.readTextFile(`/proc/${pid}/task/${t.name}/stat`);
+        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        const ms = ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+        const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+        if (t.name === String(pid)) out.main += ms;
+        else if (comm.startsWith("worker-")) out.workers += ms;
+        else out.other += ms;
+      } catch { /* the thread ended */ }
+    }
+  } catch {
+    return { main: NaN, workers: NaN, other: NaN };
+  }
+  return out;
+}
+
 /** This process's CPU time (user + system) in ms. */
 function selfCpuMs(): number {
   const u = cpuUsage();
@@ -188,6 +212,7 @@ async function emulatorRun(m: "ok" | "30pct"): Promise<Record<string, number>> {
     const events = N / ENDPOINTS;
     const BATCH = 250;
     const cpu0 = [await cpuMs(emu.process.pid), selfCpuMs()];
+    const threads0 = await threadCpuMs(emu.process.pid);
     const t0 = performance.now();
     let createdAt = 0;
     const creating = (async () => {
@@ -213,9 +238,15 @@ async function emulatorRun(m: "ok" | "30pct"): Promise<Record<string, number>> {
     }
     const s = (performance.now() - t0) / 1000;
     const cpu1 = [await cpuMs(emu.process.pid), selfCpuMs()];
+    const threads1 = await threadCpuMs(emu.process.pid);
+    const perDelivery = (k: "main" | "workers" | "other") =>
+      Math.round(((threads1[k] - threads0[k]) * 1000) / N);
     return {
       emulatorCpuUsPerDelivery: Math.round(((cpu1[0] - cpu0[0]) * 1000) / N),
       benchCpuUsPerDelivery: Math.round(((cpu1[1] - cpu0[1]) * 1000) / N),
+      emulatorMainCpuUs: perDelivery("main"),
+      emulatorWorkersCpuUs: perDelivery("workers"),
+      emulatorOtherThreadsCpuUs: perDelivery("other"),
       notifications: N,
       seconds: Number(s.toFixed(3)),
       deliveredPerSecond: Math.round(N / s),
@@ -236,7 +267,7 @@ async function emulatorRun(m: "ok" | "30pct"): Promise<Record<string, number>> {
 const TARGET_RATIO = 0.95;
 const TARGET_RATE = 4000;
 const load0 = loadAverage();
-const rounds: Record<string, number | string>[] = [];
+const rounds: Record<string, unknown>[] = [];
 for (let r = 0; r < ROUNDS; r++) {
   const raw = await baselineRaw();
   const signed = await baselineSigned();
@@ -254,6 +285,11 @@ for (let r = 0; r < ROUNDS; r++) {
     }`,
     targetRate: `>= ${TARGET_RATE}/s: ${ok.deliveredPerSecond >= TARGET_RATE ? "met" : "missed"}`,
     emulatorCpuUsPerDelivery: ok.emulatorCpuUsPerDelivery,
+    emulatorCpuUsByThread: {
+      main: ok.emulatorMainCpuUs,
+      signingWorkers: ok.emulatorWorkersCpuUs,
+      other: ok.emulatorOtherThreadsCpuUs,
+    },
     benchCpuUsPerDelivery: ok.benchCpuUsPerDelivery,
     signedFastCpuUsPerPost: Math.round(fast.cpuUs),
     rawPostsPerSecond: Math.round(raw),

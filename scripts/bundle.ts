@@ -48,13 +48,24 @@ export const WORKER_SOURCE = "lib/cli/breaker/simulate_worker.ts";
 export const WORKER_NAME = "simulate_worker.ts";
 
 /**
- * Bundles `main.ts` into `output`, and the `--jobs` worker beside it
- * ({@linkcode WORKER_NAME}); throws with deno's last lines when it fails.
+ * Every worker module started by URL relative to the program, as
+ * `[source, file name beside the bundle]`: the `--jobs` worker and the
+ * emulator's OpenSSL signing worker (`new URL("./batch_sign_worker.ts",
+ * import.meta.url)`).
+ */
+export const WORKERS: readonly (readonly [string, string])[] = [
+  [WORKER_SOURCE, WORKER_NAME],
+  ["lib/emulator/webhooks/signing/batch_sign_worker.ts", "batch_sign_worker.ts"],
+];
+
+/**
+ * Bundles `main.ts` into `output`, and the workers beside it
+ * ({@linkcode WORKERS}); throws with deno's last lines when it fails.
  */
 export async function bundle(output: string = BUNDLE_PATH): Promise<string> {
   const dir = output.replace(/\/[^/]*$/, "");
   await Deno.mkdir(dir, { recursive: true });
-  await bundleOne(`${ROOT}${WORKER_SOURCE}`, `${dir}/${WORKER_NAME}`);
+  for (const [source, name] of WORKERS) await bundleOne(`${ROOT}${source}`, `${dir}/${name}`);
   return await bundleOne(`${ROOT}main.ts`, output);
 }
 

@@ -15,7 +15,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { bundle, PERMISSIONS, ROOT as root, WORKER_NAME } from "./bundle.ts";
+import { bundle, PERMISSIONS, ROOT as root, WORKERS } from "./bundle.ts";
 const { values } = parseArgs({
   args: Deno.args,
   options: { target: { type: "string" }, output: { type: "string" } },
@@ -37,9 +37,8 @@ const args = [
   ...PERMISSIONS,
   "--output",
   output,
-  // the --jobs worker, started by URL beside the program
-  "--include",
-  entry.replace(/[^/]*$/, WORKER_NAME),
+  // the workers (--jobs, webhook signing), started by URL beside the program
+  ...WORKERS.flatMap(([, name]) => ["--include", entry.replace(/[^/]*$/, name)]),
   ...(values.target ? ["--target", values.target] : []),
   entry,
 ];

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { defaultLibcryptoPaths, OpenSslSigner } from "../../lib/core/openssl_rsa.ts";
 import { WebhookSigner } from "../../lib/emulator/webhooks/signing/signer.ts";
+import { BatchSignPool, MAX_BATCH } from "../../lib/emulator/webhooks/signing/batch_sign_pool.ts";
 import { verifyWebhookSignature } from "../../lib/webhooks/signature.ts";
 import { toBase64Url as base64url } from "../../lib/core/mod.ts";
 
@@ -163,6 +164,108 @@ Deno.test("a signature is the same whichever signer made it, for the JWS signing
       await signer.sign(input),
       new Uint8Array(await crypto.subtle.sign(ALG, key, input)),
     );
+  } finally {
+    signer.close();
+  }
+});
+
+Deno.test("OpenSSL signing workers: a burst of bodies is signed in batches, each signature WebCrypto's for its own body", async () => {
+  const { der, key } = await keyPair();
+  const header = base64url('{"alg":"RS512","kid":"k"}');
+  const pool = await BatchSignPool.start(der, header, { size: 2 });
+  try {
+    assert.ok(defaultLibcryptoPaths().includes(pool.library));
+    // more than MAX_BATCH at once, strings and bytes, so several batches go to both workers
+    const bodies: (string | Uint8Array)[] = Array.from(
+      { length: 3 * MAX_BATCH + 5 },
+      (_, i) => i % 3 === 0 ? BODIES[i % BODIES.length] : `{"id":"n${i}","é":"✓"}`,
+    );
+    const sigs = await Promise.all(bodies.map((b) => pool.sign(b)));
+    for (let i = 0; i < bodies.length; i++) {
+      const b = bodies[i];
+      const input = enc.encode(`${header}.${base64url(b)}`);
+      const expected = base64url(new Uint8Array(await crypto.subtle.sign(ALG, key, input)));
+      assert.equal(sigs[i], expected, `body ${i}`);
+    }
+  } finally {
+    pool.close();
+  }
+  // closed: signatures not made reject, and so do later ones
+  await assert.rejects(() => pool.sign("late"), /signing pool closed/);
+});
+
+Deno.test("OpenSSL signing workers: a pending batch rejects on close; a bad key or library fails at start", async () => {
+  const { der } = await keyPair();
+  const pool = await BatchSignPool.start(der, "h", { size: 1 });
+  const pending = pool.sign("in flight");
+  pool.close();
+  await assert.rejects(() => pending, /signing pool closed/);
+  await assert.rejects(
+    () => BatchSignPool.start(der, "h", { size: 1, paths: ["/nonexistent/libcrypto.so.3"] }),
+    /libcrypto not loaded.*nonexistent/,
+  );
+  await assert.rejects(
+    () => BatchSignPool.start(enc.encode("not a key"), "h", { size: 1 }),
+    /could not read the private key/,
+  );
+});
+
+Deno.test("the webhook signer moves to the OpenSSL workers when signatures queue up, and not with opensslWorkers 0", async () => {
+  const signer = await WebhookSigner.generate();
+  const plain = await WebhookSigner.fromPrivateJwk(signer.toPrivateJwk());
+  const lines: string[] = [];
+  const burst = (from: number) => Array.from({ length: 40 }, (_, i) => `{"id":"n${from + i}"}`);
+  try {
+    assert.equal(
+      await signer.useFastSigning({ opensslWorkers: 1, log: (l) => lines.push(l) }),
+      "openssl",
+    );
+    assert.deepEqual(lines, [
+      `webhook signatures: RS512 by OpenSSL (${lines[0]?.match(/\((.*?)\)/)?.[1]}) through FFI; ` +
+      "in batches on 1 worker thread(s) once signatures queue up",
+    ]);
+    assert.equal(signer.batching, false, "one signature at a time: no threads");
+    await signer.sign("one");
+    await signer.batchStarted();
+    assert.equal(signer.batching, false);
+    // a burst of more than BATCH_START_BACKLOG starts them; every header is WebCrypto's
+    const first = burst(0);
+    const firstHeaders = await Promise.all(first.map((b) => signer.sign(b)));
+    await signer.batchStarted();
+    assert.equal(signer.batching, true);
+    const second = burst(40);
+    const secondHeaders = await Promise.all(second.map((b) => signer.sign(b)));
+    const bodies = [...first, ...second];
+    const headers = [...firstHeaders, ...secondHeaders];
+    for (let i = 0; i < bodies.length; i++) {
+      assert.equal(headers[i], await plain.sign(bodies[i]), `body ${i}`);
+    }
+    assert.equal((await verifyWebhookSignature(bodies[79], headers[79], signer.jwks())).ok, true);
+    assert.equal(lines.length, 1, "nothing more is logged");
+    assert.equal(signer.mode, "openssl");
+  } finally {
+    signer.close();
+  }
+  const other = await WebhookSigner.generate();
+  const more: string[] = [];
+  try {
+    await other.useFastSigning({ opensslWorkers: 0, log: (l) => more.push(l) });
+    assert.match(more[0], /through FFI$/);
+    await Promise.all(burst(0).map((b) => other.sign(b)));
+    await other.batchStarted();
+    assert.equal(other.batching, false);
+  } finally {
+    other.close();
+  }
+});
+
+Deno.test("batchStartBacklog 0 starts the OpenSSL workers at once", async () => {
+  const signer = await WebhookSigner.generate();
+  try {
+    await signer.useFastSigning({ batchStartBacklog: 0, opensslWorkers: 1 });
+    assert.equal(signer.batching, true);
+    const h = await signer.sign('{"id":"n1"}');
+    assert.equal((await verifyWebhookSignature('{"id":"n1"}', h, signer.jwks())).ok, true);
   } finally {
     signer.close();
   }

@@ -91,6 +91,7 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
       "package/README.md",
       "package/bin/service-json-rpc.cjs",
       "package/bin/service.cjs",
+      "package/lib/batch_sign_worker.ts",
       "package/lib/launch.cjs",
       "package/lib/service.js",
       "package/lib/simulate_worker.ts",

@@ -17,9 +17,12 @@
  * rules is divided by `timeScale`.
  *
  * Durability: every state change is one SQLite transaction, committed before
- * the caller is answered. An attempt is written when its outcome is known;
- * an attempt cut by a crash leaves its notification due, so it is made again
- * after a restart (at-least-once).
+ * the caller is answered. An attempt is written when its outcome is known:
+ * the attempts that end in the same turn of the event loop are recorded
+ * together, each by its own rules, in one transaction committed at the end
+ * of that turn (a group commit: one BEGIN/COMMIT for a burst of answers),
+ * before anything follows from them. An attempt cut by a crash leaves its
+ * notification due, so it is made again after a restart (at-least-once).
  *
  * @module
  */
@@ -38,7 +41,7 @@ import type { JobRow, NotificationRow, WebhookRow } from "./rows.ts";
 import { type Endpoint, Endpoints, type WebhookPatch } from "./endpoints.ts";
 import { type Clock, type DueEntry, Scheduler, systemClock } from "./scheduler.ts";
 import { Resends } from "./resend_jobs.ts";
-import { recordAttempt } from "./attempt_recorder.ts";
+import { recordAttempt, type Recorded } from "./attempt_recorder.ts";
 import type { BreakerContext } from "./endpoint_breaker.ts";
 
 /** An event that produces notifications. */
@@ -132,6 +135,13 @@ export class WebhookEngine {
   /** Notifications with an attempt on the wire: never two at once for one notification. */
   #onWire = new Set<number>();
   #stopped = false;
+  /** Finished attempts waiting for this turn's group commit. */
+  #toRecord: {
+    ep: Endpoint;
+    started: NotificationRow;
+    rec: AttemptRecord;
+    done: (e?: unknown) => void;
+  }[] = [];
   /** Called after each recorded attempt (tests, console). */
   onAttempt?: (n: NotificationRow, a: AttemptRecord) => void;
 
@@ -403,20 +413,67 @@ export class WebhookEngine {
       now: () => this.#clock.now(),
     });
     if (this.#stopped) return; // not recorded: made again after a restart
-    this.#afterAttempt(ep, n, rec);
+    await this.#record(ep, n, rec);
   }
 
-  /** Records the attempt (rules applied in one transaction), then schedules what follows. */
-  #afterAttempt(ep: Endpoint, started: NotificationRow, rec: AttemptRecord): void {
-    const now = this.#clock.now();
-    const live = this.#endpoints.get(started.webhookId) === ep;
-    const { suspended, updated, resent } = recordAttempt(this.#breaker, this.retryCfg, {
-      ep,
-      live,
-      started,
-      rec,
-      now,
+  /** Queues a finished attempt for this turn's group commit; resolves once it is recorded. */
+  #record(ep: Endpoint, started: NotificationRow, rec: AttemptRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#toRecord.push({
+        ep,
+        started,
+        rec,
+        done: (e) => e === undefined ? resolve() : reject(e),
+      });
+      if (this.#toRecord.length === 1) queueMicrotask(() => this.#recordAll());
     });
+  }
+
+  /**
+   * The group commit: records every queued attempt in one transaction (each
+   * with its own rules, in the order they ended), then schedules what
+   * follows from each. Should the transaction fail, none is recorded and
+   * each attempt's delivery reports the error (as one alone would).
+   */
+  #recordAll(): void {
+    const batch = this.#toRecord;
+    this.#toRecord = [];
+    const now = this.#clock.now();
+    let recorded: Recorded[];
+    try {
+      recorded = this.store.tx(() =>
+        batch.map(({ ep, started, rec }) =>
+          recordAttempt(this.#breaker, this.retryCfg, {
+            ep,
+            live: this.#endpoints.get(started.webhookId) === ep,
+            started,
+            rec,
+            now,
+          })
+        )
+      );
+    } catch (e) {
+      for (const b of batch) b.done(e ?? new Error("recording failed"));
+      return;
+    }
+    for (let i = 0; i < batch.length; i++) {
+      const { ep, rec, done } = batch[i];
+      try {
+        this.#afterAttempt(ep, rec, recorded[i], now);
+        done();
+      } catch (e) {
+        done(e ?? new Error("after the attempt"));
+      }
+    }
+  }
+
+  /** After an attempt was recorded (the rules applied): logs a suspension, schedules what follows. */
+  #afterAttempt(
+    ep: Endpoint,
+    rec: AttemptRecord,
+    { suspended, updated, resent }: Recorded,
+    now: number,
+  ): void {
     if (suspended) {
       this.#log(
         `webhook ${ep.row.id} SUSPENDED (${suspended.reason}) at ${

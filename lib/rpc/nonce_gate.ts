@@ -24,7 +24,8 @@ export interface NonceGateOptions {
   /**
    * How long a send that waits for an earlier nonce waits without any send
    * of its account finishing before it gives up the order and is sent as the
-   * platform numbers it; default 3000 ms.
+   * platform numbers it; default 10 s (a script's sends arrive within
+   * milliseconds; a busy machine may hold one back for seconds).
    */
   quietMs?: number;
   /** Logs a send that waits or gives up waiting (`--verbose`). */
@@ -32,7 +33,7 @@ export interface NonceGateOptions {
 }
 
 /** Default of {@linkcode NonceGateOptions.quietMs}. */
-export const DEFAULT_NONCE_QUIET_MS = 3000;
+export const DEFAULT_NONCE_QUIET_MS = 10_000;
 
 /** What the gate knows of one account in this run. */
 interface Lane {
@@ -102,7 +103,8 @@ export class NonceTicket {
   /** The nonce the caller asked for. */
   readonly nonce: bigint;
   #gaveUp = false;
-  #inOrder = true;
+  /** The nonce the platform will give it when it was sent out of order; else undefined. */
+  #took: bigint | undefined;
 
   /** Made by {@linkcode NonceGate.claim}. */
   constructor(options: NonceGateOptions, lane: Lane, address: string, nonce: bigint) {
@@ -133,7 +135,7 @@ export class NonceTicket {
       );
       return "wait";
     }
-    this.#inOrder = false;
+    this.#took = next;
     this.#o.log?.(
       `nonce ${this.nonce} of ${this.#address}: nonce ${next} did not come; sent as the platform numbers it`,
     );
@@ -169,9 +171,15 @@ export class NonceTicket {
     });
   }
 
-  /** The transaction was sent: the nonce stays taken, and the account is past it. */
+  /**
+   * The transaction was sent: the nonce stays taken, and the account is past
+   * the nonce it got (the one asked for, or when it gave up waiting the
+   * account's next one: a later send asking for that one is then refused as
+   * stale, never given another nonce in its place).
+   */
   sent(): void {
-    if (this.#inOrder && this.nonce + 1n > this.#lane.after) this.#lane.after = this.nonce + 1n;
+    const got = this.#took ?? this.nonce;
+    if (got + 1n > this.#lane.after) this.#lane.after = got + 1n;
   }
 
   /** The transaction was not sent: the nonce may be asked for again. */

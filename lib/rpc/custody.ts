@@ -68,7 +68,7 @@ export interface CustodyOptions {
   pendingNonce?: (address: string) => Promise<bigint>;
   /**
    * How long a send waits for an earlier nonce while no send of its account
-   * finishes; default {@linkcode DEFAULT_NONCE_QUIET_MS} (10 s).
+   * arrives or finishes; default {@linkcode DEFAULT_NONCE_QUIET_MS} (10 s).
    */
   nonceQuietMs?: number;
   /** Logs status changes (`--verbose`). */

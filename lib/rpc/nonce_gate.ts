@@ -23,7 +23,7 @@ export interface NonceGateOptions {
   pendingNonce: (address: string) => Promise<bigint>;
   /**
    * How long a send that waits for an earlier nonce waits without any send
-   * of its account finishing before it gives up the order and is sent as the
+   * of its account arriving or finishing before it gives up the order and is sent as the
    * platform numbers it; default 10 s (a script's sends arrive within
    * milliseconds; a busy machine may hold one back for seconds).
    */
@@ -84,6 +84,8 @@ export class NonceGate {
       );
     }
     lane.claimed.add(nonce);
+    // A new send of the account is activity too: the waiting ones look again (and wait anew).
+    for (const wake of [...lane.waiting]) wake();
     return new NonceTicket(this.#o, lane, address, nonce);
   }
 

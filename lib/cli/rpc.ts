@@ -353,6 +353,12 @@ export const rpcCommand = leaf({
       cleanups.length = 0;
     };
     try {
+      // The node's chain id is asked now and awaited after the credentials: the round trip
+      // overlaps reading and importing the key (a credentials mistake still reports first).
+      const nodeChain = rpc.nodeChainId(upstream).then(
+        (id) => ({ id }),
+        (error: unknown) => ({ error }),
+      );
       let client;
       let emulatorAssetId: string | undefined;
       if (f.emulator) {
@@ -376,7 +382,9 @@ export const rpcCommand = leaf({
 
       let chainId: bigint;
       try {
-        chainId = await rpc.nodeChainId(upstream);
+        const answer = await nodeChain;
+        if ("error" in answer) throw answer.error;
+        chainId = answer.id;
       } catch (e) {
         if (wantedChain === undefined) {
           throw new UsageError(

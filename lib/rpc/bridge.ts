@@ -12,12 +12,9 @@
 import { toHex } from "../core/mod.ts";
 import { Dispatcher, type Signer } from "./methods.ts";
 import type { Upstream } from "./upstream.ts";
-import { createHttpHandler, serveHttp } from "./http.ts";
-import { serveIpc } from "./ipc.ts";
 import { SubscriptionHub } from "./subscriptions.ts";
 import { NodeStream, WsUpstreamClient } from "./node_stream.ts";
 import { IpcUpstreamClient } from "./ipc_upstream.ts";
-import { createWebSocketHandler } from "./ws.ts";
 
 /** Options of {@linkcode startBridge}. */
 export interface BridgeOptions {
@@ -121,7 +118,12 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     await closeTransport();
     options.upstream.close();
   };
+  // Only the chosen transport's modules are loaded (start-up time of `rpc -- cmd`).
   if (options.transport === "http") {
+    const [{ createHttpHandler, serveHttp }, { createWebSocketHandler }] = await Promise.all([
+      import("./http.ts"),
+      import("./ws.ts"),
+    ]);
     const host = options.host ?? "127.0.0.1";
     const path = options.httpPath ?? `/${randomToken()}`;
     const handler = createHttpHandler({
@@ -146,6 +148,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       close: () => finish(() => server.close()),
     };
   }
+  const { serveIpc } = await import("./ipc.ts");
   const ipc = await serveIpc({
     dispatcher,
     path: options.ipcPath,

@@ -25,8 +25,6 @@ export interface ConnectionPoolOptions<C extends Pooled> {
   error: (message: string, cause?: unknown) => Error;
   /** The node as it may be shown in messages (no secrets). */
   shownUrl: string;
-  /** Called for each newly opened connection. */
-  onOpen?: (c: C) => void;
 }
 
 /**
@@ -52,7 +50,7 @@ export class ConnectionPool<C extends Pooled> {
     this.#o = options;
   }
 
-  /** Every open connection (e.g. for a timeout sweeper). */
+  /** Every open connection (e.g. for the timeout sweep). */
   get connections(): ReadonlySet<C> {
     return this.#all;
   }
@@ -82,7 +80,6 @@ export class ConnectionPool<C extends Pooled> {
           );
         }
         this.#all.add(c);
-        this.#o.onOpen?.(c);
         return c;
       } finally {
         this.#opening--;

@@ -9,7 +9,9 @@
  * before anything is created again. Status polling starts fast and backs off;
  * final failures and the overall deadline become JSON-RPC errors that carry
  * the platform transaction id. Sends from one account run one at a time, in
- * the order they arrived.
+ * the order they arrived, except that sends whose caller asked for a nonce
+ * are created in nonce order (the platform numbers an account's transactions
+ * in the order they are created).
  *
  * @module
  */
@@ -38,6 +40,7 @@ import type { Signer } from "./methods.ts";
 import { RpcError, RpcErrorCode, toRpcError } from "./protocol.ts";
 import { parseQuantity } from "./units.ts";
 import { toTransactionRequest } from "./transaction_request.ts";
+import { DEFAULT_NONCE_QUIET_MS, NonceGate, type NonceTicket } from "./nonce_gate.ts";
 
 /** Options of {@linkcode CustodySigner}; defaults stated per field. */
 export interface CustodyOptions {
@@ -57,8 +60,17 @@ export interface CustodyOptions {
   pollingIntervalMs?: number;
   /** Overall deadline of one transaction in ms; default 4 h (human approvals). */
   txTimeoutMs?: number;
-  /** Returns the account's next nonce on chain (to check a caller's `nonce`); optional. */
+  /**
+   * Returns the account's next nonce on chain, pending included; optional.
+   * Given, a caller's `nonce` is honoured: sends are created in nonce order
+   * (see {@linkcode NonceGate}), a stale or repeated nonce is refused.
+   */
   pendingNonce?: (address: string) => Promise<bigint>;
+  /**
+   * How long a send waits for an earlier nonce while no send of its account
+   * arrives or finishes; default {@linkcode DEFAULT_NONCE_QUIET_MS} (10 s).
+   */
+  nonceQuietMs?: number;
   /** Logs status changes (`--verbose`). */
   log?: (line: string) => void;
   /** Logs each transaction's creation and status changes (`--logTransactionStatusChanges`); default `log`. */
@@ -112,6 +124,15 @@ function ambiguous(e: unknown): boolean {
   return e instanceof PlatformApiError && isRetryableHttpStatus(e.status);
 }
 
+/** Did a created transaction end in a final failure (so it will not land)? */
+function finalFailure(e: unknown): boolean {
+  const status = e instanceof RpcError
+    ? (e.data as { status?: string } | undefined)?.status
+    : undefined;
+  return status !== undefined &&
+    (TRANSACTION_FAILURE_STATUSES as readonly string[]).includes(status);
+}
+
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** A destination the workspace knows by address. */
@@ -132,6 +153,7 @@ export class CustodySigner implements Signer {
   #known: Promise<Known[]> | undefined;
   #knownAt = 0;
   readonly #queues = new Map<string, Promise<unknown>>();
+  readonly #gate: NonceGate | undefined;
 
   /** Builds a signer; nothing is fetched until the first call. */
   constructor(options: CustodyOptions) {
@@ -139,6 +161,13 @@ export class CustodySigner implements Signer {
     this.#now = options.now ?? Date.now;
     this.#sleep = options.sleep ?? abortableSleep;
     this.#uuid = options.uuid ?? (() => crypto.randomUUID());
+    this.#gate = options.pendingNonce
+      ? new NonceGate({
+        pendingNonce: options.pendingNonce,
+        quietMs: options.nonceQuietMs ?? DEFAULT_NONCE_QUIET_MS,
+        log: options.log,
+      })
+      : undefined;
   }
 
   /** The exposed addresses in vault-account order. */
@@ -276,22 +305,64 @@ export class CustodySigner implements Signer {
       }
       const vaultId = await this.#vaultOf(from, signal);
       body.source = { type: "VAULT_ACCOUNT", id: vaultId };
-      return await this.#serialized(vaultId, async () => {
-        if (tx.nonce !== undefined && tx.nonce !== null && this.#o.pendingNonce) {
-          const want = parseQuantity(tx.nonce, "nonce");
-          const next = await this.#o.pendingNonce(from as string);
-          if (want < next) {
-            throw new RpcError(
-              RpcErrorCode.server,
-              `nonce too low: the transaction asks for nonce ${want} but ${from} is at ${next}; custody assigns nonces and cannot replace a sent transaction.`,
-            );
+      if (tx.nonce === undefined || tx.nonce === null || !this.#gate) {
+        return await this.#serialized(vaultId, async () => {
+          try {
+            return (await this.#run(body, signal, (t) => !!t.txHash)).txHash!;
+          } finally {
+            this.#gate?.notify(vaultId);
           }
-        }
-        const done = await this.#run(body, signal, (t) => !!t.txHash);
-        return done.txHash!;
-      });
+        });
+      }
+      return await this.#sendInOrder(
+        vaultId,
+        this.#gate.claim(vaultId, from, parseQuantity(tx.nonce, "nonce")),
+        body,
+        signal,
+      );
     } catch (e) {
       throw toRpcError(e);
+    }
+  }
+
+  /**
+   * Sends a transaction whose caller asked for a nonce: created only when
+   * that nonce is the account's next one (see {@linkcode NonceGate}), so it
+   * lands with the nonce asked for even when a later nonce arrived first.
+   */
+  async #sendInOrder(
+    vaultId: string,
+    ticket: NonceTicket,
+    body: TransactionRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<string> {
+    let created = false;
+    let keep = false;
+    try {
+      for (;;) {
+        const hash = await this.#serialized(vaultId, async () => {
+          if (await ticket.check() === "wait") return undefined;
+          try {
+            const done = await this.#run(body, signal, (t) => !!t.txHash, undefined, () => {
+              created = true;
+            });
+            return done.txHash!;
+          } finally {
+            this.#gate!.notify(vaultId);
+          }
+        });
+        if (hash !== undefined) {
+          ticket.sent();
+          keep = true;
+          return hash;
+        }
+        await ticket.park(signal);
+      }
+    } catch (e) {
+      keep = created ? !finalFailure(e) : ambiguous(e); // it may still land: the nonce stays taken
+      throw e;
+    } finally {
+      if (!keep) ticket.release();
     }
   }
 
@@ -349,10 +420,12 @@ export class CustodySigner implements Signer {
     signal: AbortSignal | undefined,
     succeeded: (t: Transaction) => boolean,
     successStatuses: readonly string[] = TRANSACTION_SENT_STATUSES,
+    onCreated?: () => void,
   ): Promise<Transaction> {
     const deadline = this.#now() + (this.#o.txTimeoutMs ?? DEFAULT_TX_TIMEOUT_MS);
     const externalTxId = `${this.#o.externalTxIdPrefix ?? "service-rpc-"}${this.#uuid()}`;
     const id = await this.#create({ ...body, externalTxId }, deadline, signal);
+    onCreated?.();
     const logStatus = this.#o.logStatus ?? this.#o.log;
     logStatus?.(
       `platform transaction ${id} created (${body.operation}, externalTxId ${externalTxId})`,

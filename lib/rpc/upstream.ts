@@ -314,7 +314,7 @@ export class UpstreamClient extends Upstream {
   readonly #headPrefix: string;
   readonly #timeoutMs: number;
   readonly #pool: ConnectionPool<Connection>;
-  #sweeper: ReturnType<typeof setInterval> | undefined;
+  #armed = false;
 
   /** Creates a client for `url` (http or https); no connection is opened yet. */
   constructor(url: string, options: UpstreamOptions = {}) {
@@ -340,7 +340,6 @@ export class UpstreamClient extends Upstream {
     this.#pool = new ConnectionPool<Connection>({
       max: options.maxConnections ?? 64,
       error: (message, cause) => new UpstreamError(message, { cause }),
-      onOpen: () => this.#sweep(),
       shownUrl: this.shownUrl,
       open: async (onClose) => {
         const conn = this.#tls
@@ -364,7 +363,9 @@ export class UpstreamClient extends Upstream {
     for (let attempt = 0;; attempt++) {
       const conn = await this.#pool.acquire();
       try {
-        const text = await conn.send(head, bytes);
+        const pending = conn.send(head, bytes);
+        this.#arm();
+        const text = await pending;
         this.#pool.release(conn);
         return text;
       } catch (e) {
@@ -379,24 +380,35 @@ export class UpstreamClient extends Upstream {
     }
   }
 
-  /** One timer for all requests (a timer per request costs more than the request). */
-  #sweep(): void {
-    if (this.#sweeper !== undefined) return;
-    const sweeper = setInterval(() => {
+  /**
+   * One timer for all requests (a timer per request costs more than the
+   * request), armed only while a request is in flight: every
+   * `min(1 s, timeout)` it fails the requests older than the timeout, and it
+   * stops once no request is in flight. Its wait is an `AbortSignal.timeout`,
+   * not `setTimeout`: in Deno 2.9 the first `setTimeout`/`setInterval` of a
+   * process loads the Node timers layer (~5 ms on the start-up path, see
+   * `scripts/bench/rpc_startup.ts`), the signal's timer does not.
+   */
+  #arm(): void {
+    if (this.#armed || this.#pool.closed) return;
+    this.#armed = true;
+    AbortSignal.timeout(Math.min(1000, this.#timeoutMs)).addEventListener("abort", () => {
+      this.#armed = false;
+      if (this.#pool.closed) return;
       const now = performance.now();
+      let busy = false;
       for (const c of this.#pool.connections) {
-        if (c.busySince && now - c.busySince > this.#timeoutMs) {
+        if (!c.busySince) continue;
+        if (now - c.busySince > this.#timeoutMs) {
           c.expire(new UpstreamError(`no answer from the node within ${this.#timeoutMs} ms`));
-        }
+        } else busy = true;
       }
-    }, Math.min(1000, this.#timeoutMs));
-    Deno.unrefTimer(sweeper);
-    this.#sweeper = sweeper;
+      if (busy) this.#arm();
+    }, { once: true });
   }
 
   /** Closes every connection; later sends fail. */
   close(): void {
-    if (this.#sweeper !== undefined) clearInterval(this.#sweeper);
-    this.#pool.close();
+    this.#pool.close(); // an armed sweep then finds the pool closed and stops
   }
 }

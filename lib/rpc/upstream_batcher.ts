@@ -48,7 +48,9 @@ export class UpstreamBatcher {
   readonly #maxBatch: number;
   readonly #maxWaitMs: number;
   #inFlight = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #armed = false;
+  /** When the oldest waiting request was queued (ms, monotonic). */
+  #queuedAt = 0;
   #queue: Waiting[] = [];
   /** Set when the node refused a batch: then everything goes alone. */
   #noBatches = false;
@@ -68,12 +70,30 @@ export class UpstreamBatcher {
   send(request: RpcRequest): Promise<string> {
     if (this.#inFlight < this.#max || this.#noBatches) return this.#single(request);
     return new Promise((resolve, reject) => {
+      if (this.#queue.length === 0) this.#queuedAt = performance.now();
       this.#queue.push({ request, resolve, reject });
-      this.#timer ??= setTimeout(() => {
-        this.#timer = undefined;
-        if (this.#queue.length) this.#dispatch();
-      }, this.#maxWaitMs);
+      this.#arm(this.#maxWaitMs);
     });
+  }
+
+  /**
+   * The wait bound: one timer while requests wait, not one per batch (under
+   * load a batch leaves every few hundred µs). When it fires it sends what has
+   * waited `maxWaitMs`, else waits again for the rest of the oldest request's
+   * bound. An `AbortSignal.timeout`, as in `upstream.ts`: cheaper than Deno
+   * 2.9's Node-layer `setTimeout`, and nothing to clear (it finds the queue
+   * empty).
+   */
+  #arm(ms: number): void {
+    if (this.#armed) return;
+    this.#armed = true;
+    AbortSignal.timeout(ms).addEventListener("abort", () => {
+      this.#armed = false;
+      if (this.#queue.length === 0) return;
+      const left = this.#queuedAt + this.#maxWaitMs - performance.now();
+      if (left <= 0) this.#dispatch();
+      else this.#arm(Math.ceil(left));
+    }, { once: true });
   }
 
   async #single(request: RpcRequest): Promise<string> {
@@ -94,10 +114,6 @@ export class UpstreamBatcher {
   /** Sends what waits: alone if one request, else as one batch. */
   #dispatch(): void {
     if (this.#queue.length === 0) return;
-    if (this.#timer !== undefined && this.#queue.length <= this.#maxBatch) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-    }
     const take = this.#queue.length <= this.#maxBatch
       ? this.#queue
       : this.#queue.slice(0, this.#maxBatch);

@@ -172,6 +172,45 @@ try {
   }
   console.log(`connections=${connections} seconds=${seconds} v8Flags=${v8Flags ?? ""}`);
   console.table(rows);
+  // The issue's targets, one line each.
+  const find = (transport: string, method: string) =>
+    rows.find((r) => r.transport === transport && r.method === method)!;
+  const atLeast = (name: string, target: number, measured: number) =>
+    console.log(
+      `${name}: target >= ${target}x, measured ${measured}x: ${
+        measured >= target ? "met" : "missed"
+      }`,
+    );
+  atLeast(
+    `HTTP ${connections} conns eth_blockNumber vs anvil`,
+    0.75,
+    find("http", "eth_blockNumber").ratio as number,
+  );
+  atLeast(
+    `HTTP ${connections} conns eth_call 1KB vs anvil`,
+    0.75,
+    find("http", "eth_call 1KB").ratio as number,
+  );
+  for (const method of Object.keys(BODIES)) {
+    const added = find("http c=1", method).added_p50_ms as number;
+    console.log(
+      `HTTP 1 conn ${method} added p50: target <= 0.1 ms, measured ${added} ms: ${
+        added <= 0.1 ? "met" : "missed"
+      }`,
+    );
+  }
+  for (const method of Object.keys(BODIES)) {
+    atLeast(
+      `IPC ${connections} conns ${method}, IPC node, vs anvil's IPC`,
+      0.6,
+      find("ipc→ipc", method).ratio as number,
+    );
+    atLeast(
+      `IPC ${connections} conns ${method}, HTTP node, vs anvil's IPC`,
+      0.5,
+      find("ipc", method).ratio as number,
+    );
+  }
 } finally {
   await http.stop();
   await ipc.stop();

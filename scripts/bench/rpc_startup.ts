@@ -116,6 +116,16 @@ try {
     null,
     2,
   ));
+  const verdict = (name: string, target: number, unit: string, measured: number) =>
+    console.log(
+      `${name}: target <= ${target} ${unit}, measured ${
+        round(measured)
+      } ${unit} (median of ${runs}): ${measured <= target ? "met" : "missed"}`,
+    );
+  verdict("rpc --http -- true wall", 60, "ms", median(http));
+  verdict("first answer", 80, "ms", median(first));
+  verdict("idle RSS", 45, "MB", median(rss));
+  console.log(`(baseline: service --version ${round(base)} ms in the same run)`);
 } finally {
   await anvil.stop();
   await Deno.remove(key);

@@ -312,7 +312,7 @@ Deno.test("a caller's chainId for another chain is refused; a stale nonce is ref
   assert.match((stale.json() as { error: { message: string } }).error.message, /nonce too low/);
 });
 
-async function forgeThroughBridge(transport: "http" | "ipc"): Promise<void> {
+async function forgeThroughBridge(transport: "http" | "ipc", slow = true): Promise<void> {
   const fixture = new URL("../fixtures/forge/", import.meta.url).pathname;
   const work = await Deno.makeTempDir({ prefix: "forge-" });
   try {
@@ -330,7 +330,7 @@ async function forgeThroughBridge(transport: "http" | "ipc"): Promise<void> {
       "--offline",
       "--broadcast",
       "--unlocked",
-      "--slow",
+      ...(slow ? ["--slow"] : []),
       "--sender",
       VAULT0,
       "--rpc-url",
@@ -356,6 +356,11 @@ async function forgeThroughBridge(transport: "http" | "ipc"): Promise<void> {
       assert.equal(receipt.status, "0x1");
       assert.equal(receipt.from.toLowerCase(), VAULT0.toLowerCase());
     }
+    // each transaction landed with the nonce forge asked for (the deploy's address depends on it)
+    for (const t of run.transactions as { hash: string; transaction: { nonce: string } }[]) {
+      const onChain = await anvilCall(stack.anvil.url, "eth_getTransactionByHash", [t.hash]);
+      assert.equal(BigInt(onChain.nonce), BigInt(t.transaction.nonce), t.hash);
+    }
     const address = run.transactions[0].contractAddress;
     const number = await anvilCall(stack.anvil.url, "eth_call", [
       { to: address, data: "0x8381f58a" }, // number()
@@ -373,6 +378,14 @@ Deno.test("forge script --broadcast --unlocked --slow --rpc-url {} deploys and c
 
 Deno.test("forge script --broadcast --unlocked --slow --rpc-url {} deploys and calls a contract over IPC", async () => {
   await forgeThroughBridge("ipc");
+});
+
+Deno.test("forge script --broadcast --unlocked without --slow (the three sent at once) lands them in nonce order (HTTP)", async () => {
+  await forgeThroughBridge("http", false);
+});
+
+Deno.test("forge script --broadcast --unlocked without --slow lands them in nonce order over IPC", async () => {
+  await forgeThroughBridge("ipc", false);
 });
 
 Deno.test("--emulator: zero-setup rehearsal with fresh credentials around cast", async () => {

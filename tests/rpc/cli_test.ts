@@ -58,6 +58,18 @@ Deno.test("an unknown chain without --rpcUrl, a chain id mismatch, missing crede
   assert.match(remote.stderr, /--allowRemote/);
 });
 
+Deno.test("a bad key file with a node that is down reports the key (exit 2), not the node", async () => {
+  // The chain id is asked while the key is read: the credentials mistake must still be the answer.
+  const down = await runCli(
+    ["rpc", "--http", "--rpcUrl", "http://127.0.0.1:9", "--", "true"],
+    { env: { ...creds(), SERVICE_API_PRIVATE_KEY_PATH: `${keyPath}.missing` } },
+  );
+  assert.equal(down.code, 2);
+  assert.match(down.stderr, /Cannot read the private key file .*: no such file/);
+  assert.doesNotMatch(down.stderr, /chain id/);
+  assert.equal(down.stderr.trim().split("\n").length, 1);
+});
+
 Deno.test("the exit code is the child's", async () => {
   const r = await runCli(
     ["rpc", "--rpcUrl", anvil.url, "--assetId", "ETH", "--", "sh", "-c", "exit 7"],

@@ -1,0 +1,73 @@
+/**
+ * The custody signer's nonce order against the real emulator and anvil, with
+ * a short quiet time (`nonceQuietMs`): a nonce ahead of the account that
+ * nobody fills is sent after the quiet time as the platform numbers it, and
+ * the nonce it used is then refused to a later send (never swapped: each
+ * nonce lands once, and no send lands with a nonce another asked for).
+ * The bridge reads the account's nonce from a node that lags behind the
+ * platform's (here a second anvil that never sees the platform's
+ * transactions, the extreme of a `--rpcUrl` node behind the platform's own),
+ * so what the bridge itself sent is what keeps the order.
+ */
+import assert from "node:assert/strict";
+import { startFixture } from "../support/emulator_fixture.ts";
+import { startAnvil } from "../support/tools.ts";
+import { CustodySigner } from "../../lib/rpc/custody.ts";
+
+const TO = "0x000000000000000000000000000000000000bEEF";
+
+async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const r = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  return (await r.json()).result;
+}
+
+Deno.test("a nonce gap nobody fills is sent after the quiet time; the skipped nonce is then refused", async () => {
+  const fx = await startFixture();
+  const behind = await startAnvil(); // the lagging node: same accounts, none of the sends
+  try {
+    const chainId = BigInt(await rpc(fx.anvil.url, "eth_chainId", []) as string);
+    const pending = async (address: string) =>
+      BigInt(await rpc(fx.anvil.url, "eth_getTransactionCount", [address, "pending"]) as string);
+    const lagging = async (address: string) =>
+      BigInt(await rpc(behind.url, "eth_getTransactionCount", [address, "pending"]) as string);
+    const lines: string[] = [];
+    const signer = new CustodySigner({
+      client: fx.client,
+      assetId: fx.emu.assetId,
+      chainId,
+      vaultAccountIds: ["0"],
+      pendingNonce: lagging,
+      nonceQuietMs: 300,
+      log: (l) => lines.push(l),
+    });
+    const [from] = await signer.accounts();
+    const n = await pending(from);
+    assert.equal(await lagging(from), n, "both nodes start at the same nonce");
+    const hex = (x: bigint) => `0x${x.toString(16)}`;
+    const t0 = performance.now();
+    const ahead = await signer.sendTransaction({ from, to: TO, value: "0x1", nonce: hex(n + 2n) });
+    assert.ok(performance.now() - t0 >= 300, "it waited the quiet time first");
+    assert.ok(lines.some((l) => l.includes(`nonce ${n + 2n} of ${from}: nonce ${n} did not come`)));
+    const landed = await rpc(fx.anvil.url, "eth_getTransactionByHash", [ahead]) as {
+      nonce: string;
+    };
+    assert.equal(BigInt(landed.nonce), n, "the platform numbered it");
+    // nonce n is used now: a send asking for it is refused, not given n+1 in its place
+    await assert.rejects(
+      signer.sendTransaction({ from, to: TO, value: "0x1", nonce: hex(n) }),
+      /nonce too low: the transaction asks for nonce \d+ but 0x[0-9a-fA-F]{40} is at \d+/,
+    );
+    // the next one in order goes at once and lands with its own nonce
+    const next = await signer.sendTransaction({ from, to: TO, value: "0x1", nonce: hex(n + 1n) });
+    const second = await rpc(fx.anvil.url, "eth_getTransactionByHash", [next]) as { nonce: string };
+    assert.equal(BigInt(second.nonce), n + 1n);
+    assert.equal(await pending(from), n + 2n);
+  } finally {
+    await behind.stop();
+    await fx.stop();
+  }
+});

@@ -3,12 +3,14 @@
  * `--rpcUrl /path/to/node.ipc`. Raw JSON in both directions, framed with
  * the same streaming decoder as the bridge's own IPC server; a small pool of
  * connections with one request in flight each, so answers need no id
- * matching.
+ * matching. A request unanswered after the timeout (default 120 s, as over
+ * HTTP) fails and its connection is closed (`request_timeouts.ts`).
  *
  * @module
  */
 
 import { ConnectionPool } from "./connection_pool.ts";
+import { RequestTimeouts } from "./request_timeouts.ts";
 import { JsonStreamDecoder } from "./json_stream.ts";
 import { Upstream, UpstreamClient, UpstreamError } from "./upstream.ts";
 import { WsUpstreamClient } from "./node_stream.ts";
@@ -27,6 +29,8 @@ class IpcConnection {
   #waiter: Waiter | undefined;
   #pending: string[] = [];
   closed = false;
+  /** When the request in flight was sent (`performance.now()`); 0 when idle. */
+  busySince = 0;
   readonly #onClose: (c: IpcConnection) => void;
 
   constructor(conn: Deno.Conn, onClose: (c: IpcConnection) => void) {
@@ -36,6 +40,7 @@ class IpcConnection {
   }
 
   send(bytes: Uint8Array): Promise<string> {
+    this.busySince = performance.now();
     return new Promise((resolve, reject) => {
       this.#waiter = { resolve, reject };
       (async () => {
@@ -54,7 +59,13 @@ class IpcConnection {
     this.#onClose(this);
   }
 
+  /** Fails the request in flight (its timeout) and closes the connection. */
+  expire(error: unknown): void {
+    this.#fail(error);
+  }
+
   #fail(e: unknown): void {
+    this.busySince = 0;
     const w = this.#waiter;
     this.#waiter = undefined;
     this.close();
@@ -73,6 +84,7 @@ class IpcConnection {
         while (this.#pending.length && this.#waiter) {
           const w = this.#waiter;
           this.#waiter = undefined;
+          this.busySince = 0;
           w.resolve(this.#pending.shift()!);
         }
       }
@@ -99,9 +111,13 @@ export class IpcUpstreamClient extends Upstream {
   /** The socket path (not a secret). */
   readonly shownUrl: string;
   readonly #pool: ConnectionPool<IpcConnection>;
+  readonly #timeouts: RequestTimeouts;
 
-  /** Creates a client for the socket at `path`; nothing is opened yet. */
-  constructor(path: string, options: { maxConnections?: number } = {}) {
+  /**
+   * Creates a client for the socket at `path`; nothing is opened yet. `timeoutMs`: how long a
+   * request may wait for its answer (default 120 s).
+   */
+  constructor(path: string, options: { maxConnections?: number; timeoutMs?: number } = {}) {
     super();
     this.url = path;
     this.shownUrl = path;
@@ -116,6 +132,12 @@ export class IpcUpstreamClient extends Upstream {
         );
       },
     });
+    this.#timeouts = new RequestTimeouts(
+      options.timeoutMs ?? 120_000,
+      () => this.#pool.connections,
+      () => this.#pool.closed,
+      (message) => new UpstreamError(message),
+    );
   }
 
   /** Sends one message; a message that does not end in a newline gets one. */
@@ -124,11 +146,14 @@ export class IpcUpstreamClient extends Upstream {
     const bytes = encoder.encode(text.endsWith("\n") ? text : text + "\n");
     const conn = await this.#pool.acquire();
     try {
-      const answer = await conn.send(bytes);
+      const pending = conn.send(bytes);
+      this.#timeouts.arm();
+      const answer = await pending;
       this.#pool.release(conn);
       return answer;
     } catch (e) {
       conn.close();
+      if (e instanceof UpstreamError) throw e;
       throw new UpstreamError(
         `the node at ${this.shownUrl} failed: ${e instanceof Error ? e.message : String(e)}`,
         { cause: e },

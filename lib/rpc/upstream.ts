@@ -11,6 +11,7 @@
 
 import { BaseError, type BaseErrorOptions, toBase64 } from "../core/mod.ts";
 import { ConnectionPool } from "./connection_pool.ts";
+import { RequestTimeouts } from "./request_timeouts.ts";
 
 /** The node could not be reached or answered with something that is not JSON-RPC. */
 export class UpstreamError extends BaseError {
@@ -312,9 +313,8 @@ export class UpstreamClient extends Upstream {
   readonly #port: number;
   readonly #tls: boolean;
   readonly #headPrefix: string;
-  readonly #timeoutMs: number;
   readonly #pool: ConnectionPool<Connection>;
-  #armed = false;
+  readonly #timeouts: RequestTimeouts;
 
   /** Creates a client for `url` (http or https); no connection is opened yet. */
   constructor(url: string, options: UpstreamOptions = {}) {
@@ -336,7 +336,6 @@ export class UpstreamClient extends Upstream {
     this.#headPrefix = `POST ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n` +
       `User-Agent: service-rpc\r\nAccept: application/json\r\n${auth}` +
       `Content-Type: application/json\r\nContent-Length: `;
-    this.#timeoutMs = options.timeoutMs ?? 120_000;
     this.#pool = new ConnectionPool<Connection>({
       max: options.maxConnections ?? 64,
       error: (message, cause) => new UpstreamError(message, { cause }),
@@ -349,6 +348,12 @@ export class UpstreamClient extends Upstream {
         return new Connection(conn, onClose);
       },
     });
+    this.#timeouts = new RequestTimeouts(
+      options.timeoutMs ?? 120_000,
+      () => this.#pool.connections,
+      () => this.#pool.closed,
+      (message) => new UpstreamError(message),
+    );
   }
 
   /**
@@ -364,7 +369,7 @@ export class UpstreamClient extends Upstream {
       const conn = await this.#pool.acquire();
       try {
         const pending = conn.send(head, bytes);
-        this.#arm();
+        this.#timeouts.arm();
         const text = await pending;
         this.#pool.release(conn);
         return text;
@@ -378,33 +383,6 @@ export class UpstreamClient extends Upstream {
         );
       }
     }
-  }
-
-  /**
-   * One timer for all requests (a timer per request costs more than the
-   * request), armed only while a request is in flight: every
-   * `min(1 s, timeout)` it fails the requests older than the timeout, and it
-   * stops once no request is in flight. Its wait is an `AbortSignal.timeout`,
-   * not `setTimeout`: in Deno 2.9 the first `setTimeout`/`setInterval` of a
-   * process loads the Node timers layer (~5 ms on the start-up path, see
-   * `scripts/bench/rpc_startup.ts`), the signal's timer does not.
-   */
-  #arm(): void {
-    if (this.#armed || this.#pool.closed) return;
-    this.#armed = true;
-    AbortSignal.timeout(Math.min(1000, this.#timeoutMs)).addEventListener("abort", () => {
-      this.#armed = false;
-      if (this.#pool.closed) return;
-      const now = performance.now();
-      let busy = false;
-      for (const c of this.#pool.connections) {
-        if (!c.busySince) continue;
-        if (now - c.busySince > this.#timeoutMs) {
-          c.expire(new UpstreamError(`no answer from the node within ${this.#timeoutMs} ms`));
-        } else busy = true;
-      }
-      if (busy) this.#arm();
-    }, { once: true });
   }
 
   /** Closes every connection; later sends fail. */

@@ -1,11 +1,12 @@
 /**
- * The HTTP upstream's request timeout: a node that takes a request and never
- * answers fails that request with the timeout's message (the sweep armed only
- * while a request is in flight), and a node that answers in time is unaffected.
- * The nodes are real TCP servers on loopback.
+ * The node clients' request timeout (HTTP and IPC): a node that takes a request
+ * and never answers fails that request with the timeout's message (the sweep
+ * armed only while a request is in flight), and a node that answers in time is
+ * unaffected. The nodes are real TCP and Unix-socket servers.
  */
 import assert from "node:assert/strict";
 import { UpstreamClient, UpstreamError } from "../../lib/rpc/upstream.ts";
+import { IpcUpstreamClient } from "../../lib/rpc/ipc_upstream.ts";
 
 /** A TCP server that reads requests and answers only when `answer` says so. */
 function node(answer: (request: string) => boolean) {
@@ -92,5 +93,49 @@ Deno.test("a second request that hangs after a first answered one still times ou
   } finally {
     client.close();
     await once.close();
+  }
+});
+
+Deno.test("over IPC too: a request the node never answers fails after the timeout", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ipc-timeout-" });
+  const path = `${dir}/node.ipc`;
+  const listener = Deno.listen({ transport: "unix", path });
+  const conns: Deno.Conn[] = [];
+  let answered = 0;
+  const served = (async () => {
+    for await (const conn of listener) {
+      conns.push(conn);
+      (async () => {
+        const buf = new Uint8Array(64 * 1024);
+        try {
+          for (;;) {
+            const n = await conn.read(buf);
+            if (n === null) return;
+            if (++answered > 1) continue; // the first request is answered, then silence
+            await conn.write(new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"result":"0x1"}\n'));
+          }
+        } catch { /* closed */ }
+      })();
+    }
+  })();
+  const client = new IpcUpstreamClient(path, { timeoutMs: 300 });
+  try {
+    assert.match(await client.send('{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}'), /0x1/);
+    const t0 = performance.now();
+    await assert.rejects(
+      within(client.send('{"jsonrpc":"2.0","id":2,"method":"eth_blockNumber"}'), 5000, "send"),
+      (e) => e instanceof UpstreamError && /no answer from the node within 300 ms/.test(e.message),
+    );
+    assert.ok(performance.now() - t0 >= 300, "not before the timeout");
+  } finally {
+    client.close();
+    listener.close();
+    for (const c of conns) {
+      try {
+        c.close();
+      } catch { /* closed */ }
+    }
+    await served.catch(() => {});
+    await Deno.remove(dir, { recursive: true });
   }
 });

@@ -456,6 +456,7 @@ export const rpcCommand = leaf({
           allowOrigins: f.allowOrigin,
           maxBatch: f.maxBatch,
           log,
+          trace: out.verbose ? log : undefined,
         });
       } catch (e) {
         if (e instanceof Deno.errors.AddrInUse) {

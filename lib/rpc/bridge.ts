@@ -46,6 +46,8 @@ export interface BridgeOptions {
   maxBatch?: number;
   /** Logs refused requests and dropped connections (`--verbose`). */
   log?: (line: string) => void;
+  /** Gets every message and its answer (`--verbose`; see `DispatcherOptions.trace`). */
+  trace?: (line: string) => void;
   /** Milliseconds between polls of the node for subscriptions; default 250. */
   subscriptionPollMs?: number;
 }
@@ -100,6 +102,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     signer: options.signer,
     signal: stop.signal,
     maxBatch: options.maxBatch,
+    trace: options.trace,
   });
   // A node with a push channel (WebSocket, IPC) serves subscriptions itself.
   const push = options.upstream instanceof WsUpstreamClient

@@ -58,6 +58,21 @@ export interface DispatcherOptions {
   signal?: AbortSignal;
   /** Largest batch; a larger one is refused as a whole (-32600). Default 1,000 (geth's). */
   maxBatch?: number;
+  /**
+   * With `--verbose`: gets two lines per message, the request (`-> …`) and its answer
+   * (`<- … (N ms)`), each cut to {@linkcode TRACE_CHARS} characters with its full size.
+   * JSON-RPC messages carry no credential (those go to the platform, never through here).
+   */
+  trace?: (line: string) => void;
+}
+
+/** How much of a message `--verbose` prints (the rest is counted, not shown). */
+export const TRACE_CHARS = 400;
+
+function traceText(text: string): string {
+  return text.length <= TRACE_CHARS
+    ? text
+    : `${text.slice(0, TRACE_CHARS)}… (${text.length} characters)`;
 }
 
 /** A method answered by the bridge itself: gets the params array and the dispatcher. */
@@ -259,6 +274,7 @@ export class Dispatcher {
   /** Largest batch answered. */
   readonly maxBatch: number;
   readonly #batcher: UpstreamBatcher;
+  readonly #trace: ((line: string) => void) | undefined;
 
   /** Builds a dispatcher from its options. */
   constructor(options: DispatcherOptions) {
@@ -269,6 +285,7 @@ export class Dispatcher {
     this.signal = options.signal;
     this.maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
     this.#batcher = new UpstreamBatcher(options.upstream);
+    this.#trace = options.trace;
   }
 
   /**
@@ -293,14 +310,38 @@ export class Dispatcher {
    * requests and batch elements alike: validated here, sent to the node
    * rebuilt with the bridge's own id (`upstreamRequest`), answered with the
    * caller's id and the node's result or error (`answerText`/`answerFrom`).
-   * `_text` (the message's text) is accepted for the transports' sake and not
-   * needed; `extra` are methods of the connection (its subscriptions) that
+   * `text` (the message's text, when the transport has it) is what `--verbose`
+   * prints; `extra` are methods of the connection (its subscriptions) that
    * take precedence over the table.
    */
-  async handleValue(
+  handleValue(
     value: unknown,
-    _text?: string,
+    text?: string,
     extra?: Readonly<Record<string, LocalMethod>>,
+  ): Promise<string | undefined> {
+    if (this.#trace === undefined) return this.#answer(value, extra);
+    return this.#traced(this.#trace, value, text, extra);
+  }
+
+  async #traced(
+    trace: (line: string) => void,
+    value: unknown,
+    text: string | undefined,
+    extra: Readonly<Record<string, LocalMethod>> | undefined,
+  ): Promise<string | undefined> {
+    trace(`-> ${traceText(text ?? JSON.stringify(value) ?? String(value))}`);
+    const t0 = performance.now();
+    const answer = await this.#answer(value, extra);
+    const ms = (performance.now() - t0).toFixed(1);
+    trace(
+      `<- ${answer === undefined ? "(no answer: a notification)" : traceText(answer)} (${ms} ms)`,
+    );
+    return answer;
+  }
+
+  async #answer(
+    value: unknown,
+    extra: Readonly<Record<string, LocalMethod>> | undefined,
   ): Promise<string | undefined> {
     const parsed: ParsedMessage = classify(value, this.maxBatch);
     if (parsed.kind === "error") return errorText(null, parsed.error);

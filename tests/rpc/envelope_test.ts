@@ -3,7 +3,8 @@
  * node accepts: the bridge validates the request, answers with the caller's
  * own id and the node's result, over HTTP and IPC, with the node reached over
  * HTTP or its IPC socket. The oracle is anvil's own answer to the same call
- * with a plain id. And the batch size limit (`--maxBatch`, default 1,000).
+ * with a plain id. And the batch size limit (`--maxBatch`, default 1,000), and
+ * `--verbose`'s trace of every message and its answer.
  * Real anvil, bridges started as a user starts them.
  */
 import assert from "node:assert/strict";
@@ -44,7 +45,7 @@ Deno.test.beforeAll(async () => {
     startBridgeProcess([...common(anvil.url), "--http"]),
     startBridgeProcess(common(anvil.url)),
     startBridgeProcess([...common(`${ipcDir}/anvil.ipc`), "--http"]),
-    startBridgeProcess([...common(anvil.url), "--http", "--maxBatch", "2"]),
+    startBridgeProcess([...common(anvil.url), "--http", "--maxBatch", "2", "--verbose"]),
   ]);
   const direct = await httpRpc(
     anvil.url,
@@ -163,4 +164,35 @@ Deno.test("--maxBatch sets the limit", async () => {
   assert.match((over.json() as { error: { message: string } }).error.message, /the limit is 2\b/);
   const at = await httpRpc(small.address, [item(1), item(2)]);
   assert.deepEqual((at.json() as { id: number }[]).map((a) => a.id), [1, 2]);
+});
+
+Deno.test("--verbose prints every message and its answer with its time; a long one is cut", async () => {
+  const before = small.stderr().length;
+  const body = `{"jsonrpc":"2.0","id":"trace-1","method":"eth_getBalance","params":${PARAMS}}`;
+  assert.equal((await httpRpc(small.address, body)).status, 200);
+  const long = JSON.stringify({
+    jsonrpc: "2.0",
+    id: "trace-2",
+    method: "eth_call",
+    params: [{ to: ACCOUNT, data: "0x" + "ab".repeat(1000) }, "latest"],
+  });
+  assert.equal((await httpRpc(small.address, long)).status, 200);
+  const seen = async () => {
+    for (let i = 0; i < 100; i++) {
+      const text = small.stderr().slice(before);
+      if (/<- \{[^\n]*"trace-2"/.test(text)) return text;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return small.stderr().slice(before);
+  };
+  const text = await seen();
+  assert.ok(text.includes(`-> ${body}\n`), text);
+  assert.match(
+    text,
+    new RegExp(
+      `<- \\{"jsonrpc":"2\\.0","id":"trace-1","result":"${expected}"\\} \\(\\d+\\.\\d ms\\)\n`,
+    ),
+  );
+  assert.ok(text.includes(`-> ${long.slice(0, 400)}… (${long.length} characters)\n`), text);
+  assert.ok(!text.includes(long.slice(0, 401)), "cut at 400 characters");
 });

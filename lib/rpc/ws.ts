@@ -51,6 +51,14 @@ const DROP_TICK_MS = 20;
  */
 const QUIET_TICKS = 3;
 
+/**
+ * The most a drained, dropped connection reads (and discards) while it waits
+ * for its client to go quiet: more than was in flight when the client learnt
+ * of the drop (socket buffers), so a client that keeps sending is not waited
+ * for (reading its flood costs memory): it is closed, its unread input reset.
+ */
+const DRAIN_LIMIT_CHARS = 4 * 1024 * 1024;
+
 /** The close code for a client that does not keep up (RFC 6455 "policy violation"). */
 export const SLOW_CLIENT_CLOSE_CODE = 1008;
 
@@ -90,7 +98,7 @@ export function createWebSocketHandler(options: WebSocketOptions): (request: Req
     const { socket, response } = upgraded;
     let inflight = 0;
     let open = true;
-    /** Messages received so far (also after a drop): a dropped client's close waits for quiet. */
+    /** Characters received so far (also after a drop): a dropped client's close waits for quiet. */
     let received = 0;
     const drop = (reason: string) => {
       if (!open) return;
@@ -100,10 +108,12 @@ export function createWebSocketHandler(options: WebSocketOptions): (request: Req
       // Nothing more is queued for this client. Closing now would discard what is queued,
       // close frame included: close once our queue has drained and the client's messages
       // sent before it learnt of the drop have all been read (no message for QUIET_TICKS
-      // ticks in a row). Closing a socket with unread input resets the connection, and the
-      // reset throws away what the client had not read yet, close frame included. After a
-      // grace period the socket is closed anyway.
+      // ticks in a row; a client still sending past DRAIN_LIMIT_CHARS is not waited for).
+      // Closing a socket with unread input resets the connection, and the reset throws away
+      // what the client had not read yet, close frame included. After a grace period the
+      // socket is closed anyway.
       const started = Date.now();
+      const atDrop = received;
       let seen = received;
       let quiet = 0;
       const timer = setInterval(() => {
@@ -111,9 +121,10 @@ export function createWebSocketHandler(options: WebSocketOptions): (request: Req
           seen = received;
           quiet = 0;
         } else quiet++;
+        const flooding = received - atDrop > DRAIN_LIMIT_CHARS;
         if (
           socket.readyState !== WebSocket.OPEN ||
-          (socket.bufferedAmount === 0 && quiet >= QUIET_TICKS) ||
+          (socket.bufferedAmount === 0 && (quiet >= QUIET_TICKS || flooding)) ||
           Date.now() - started > DROP_GRACE_MS
         ) {
           clearInterval(timer);
@@ -134,11 +145,10 @@ export function createWebSocketHandler(options: WebSocketOptions): (request: Req
     const session = options.hub?.session(send);
     const extra = session?.methods;
     socket.onmessage = (event) => {
-      received++;
+      const data = event.data as string | ArrayBuffer;
+      received += typeof data === "string" ? data.length : data.byteLength;
       if (!open) return;
-      const text = typeof event.data === "string"
-        ? event.data
-        : new TextDecoder().decode(event.data as ArrayBuffer);
+      const text = typeof data === "string" ? data : new TextDecoder().decode(data);
       let value: unknown;
       try {
         value = JSON.parse(text);

@@ -438,6 +438,50 @@ Deno.test("WebSocket backpressure: a client that never reads is dropped with clo
   }
 });
 
+Deno.test("WebSocket backpressure: a dropped client that keeps sending is closed, not read for ever", async () => {
+  const upstream = connectUpstream(anvil.url);
+  const dispatcher = new Dispatcher({ upstream, chainId: 31337n, clientVersion: "t" });
+  let dropped!: (reason: string) => void;
+  const droppedReason = new Promise<string>((r) => dropped = r);
+  const handler = createHttpHandler({
+    dispatcher,
+    paths: ["/t"],
+    upgrade: createWebSocketHandler({
+      dispatcher,
+      maxUnsentBytes: 256 * 1024,
+      onDropped: (reason) => dropped(reason),
+    }),
+  });
+  const server = await serveHttp(handler, { hostname: "127.0.0.1", port: 0 });
+  const h = await rawHandshake(`ws://127.0.0.1:${server.port}/t`);
+  try {
+    assert.equal(h.status, 101);
+    const request = JSON.stringify({ jsonrpc: "2.0", id: "x".repeat(1000), method: "eth_chainId" });
+    const batch = Array(100).fill(request);
+    let gaveUp = false;
+    droppedReason.then(() => gaveUp = true);
+    for (let i = 0; i < 2000 && !gaveUp; i++) await sendText(h.conn, batch);
+    assert.match(await droppedReason, /client too slow/);
+    // keep sending after the drop (up to 64 MiB): the bridge stops waiting for this client
+    // to go quiet and closes the socket, so a write fails before the 64 MiB are through
+    let written = 0;
+    let failed = false;
+    try {
+      while (written < 64 * 1024 * 1024) {
+        await sendText(h.conn, batch);
+        written += 100 * request.length;
+      }
+    } catch {
+      failed = true;
+    }
+    assert.ok(failed, `the bridge read ${written} bytes after the drop and kept the socket open`);
+  } finally {
+    h.conn.close();
+    await server.close();
+    upstream.close();
+  }
+});
+
 Deno.test("a node with a push channel (ws:// or IPC) serves subscriptions itself: passed through", async () => {
   const dir = await Deno.makeTempDir();
   const nodeIpc = `${dir}/anvil.ipc`;

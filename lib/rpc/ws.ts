@@ -8,8 +8,10 @@
  * from here, so backpressure is a bound: a client whose unread answers and
  * notifications exceed it gets nothing more (its subscriptions end at once)
  * and is disconnected with close code 1008 and a reason saying so once what
- * was already queued has drained (at most 30 s later), instead of being
- * buffered for ever.
+ * was already queued has drained and the messages it sent before the drop
+ * have been read (so the close frame is not lost to a connection reset; a
+ * client that keeps sending is not waited for), at most 30 s later, instead
+ * of being buffered for ever.
  *
  * @module
  */

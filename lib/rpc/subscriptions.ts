@@ -135,10 +135,11 @@ function newId(): string {
  * Subscription ids shared by the connections of one hub: the n-th
  * subscription of every connection gets the same random id (for n below
  * {@linkcode SharedIds.size}; later ones get fresh ids). A subscription id
- * only has to be unique within its connection (geth, anvil, viem, ethers and
- * web3.js keep subscriptions per connection, and `eth_unsubscribe` acts on the
- * caller's connection only); sharing them lets identical notifications share
- * one text.
+ * only has to be unique within its connection: a subscription belongs to the
+ * connection that made it (`eth_unsubscribe` acts on the caller's connection
+ * only, here as in geth), and the viem, ethers and web3.js clients tested end
+ * to end (`tests/e2e/rpc_ws_clients_test.ts`) match notifications on their
+ * own socket. Sharing ids lets identical notifications share one text.
  */
 export class SharedIds {
   /** How many ids are shared; a connection's later subscriptions get fresh ids. */

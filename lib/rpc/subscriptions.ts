@@ -89,15 +89,39 @@ export function matchesLog(filter: LogFilter, log: RpcLog): boolean {
   return true;
 }
 
-/** JSON texts of the blocks and logs being fanned out: encoded once, not once per subscriber. */
-const encoded = new WeakMap<object, string>();
+/**
+ * The notification texts of the blocks and logs being fanned out, by result
+ * and subscription id: built once per (result, id), not once per subscriber.
+ * With {@linkcode SharedIds} most subscribers of one kind hold the same id,
+ * so one block is one string sent to every connection (a thousand
+ * subscribers allocate one notification, not a thousand).
+ */
+const notifications = new WeakMap<object, Map<string, string>>();
 
-function jsonOf(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value);
-  let text = encoded.get(value);
+/** Where the result goes in a notification: `PREFIX + id + MIDDLE + result + SUFFIX`. */
+const PREFIX = '{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"';
+const MIDDLE = '","result":';
+const SUFFIX = "}}";
+
+function notificationText(id: string, result: unknown): string {
+  if (result === null || typeof result !== "object") {
+    return PREFIX + id + MIDDLE + JSON.stringify(result) + SUFFIX;
+  }
+  let byId = notifications.get(result);
+  if (byId === undefined) {
+    byId = new Map();
+    notifications.set(result, byId);
+  }
+  let text = byId.get(id);
   if (text === undefined) {
-    text = JSON.stringify(value);
-    encoded.set(value, text);
+    // The result's JSON, encoded once for every id (kept under the empty id).
+    let json = byId.get("");
+    if (json === undefined) {
+      json = JSON.stringify(result);
+      byId.set("", json);
+    }
+    text = PREFIX + id + MIDDLE + json + SUFFIX;
+    byId.set(id, text);
   }
   return text;
 }
@@ -105,6 +129,32 @@ function jsonOf(value: unknown): string {
 /** A new subscription id: 16 random bytes as hex, as geth makes them. */
 function newId(): string {
   return "0x" + toHex(crypto.getRandomValues(new Uint8Array(16)));
+}
+
+/**
+ * Subscription ids shared by the connections of one hub: the n-th
+ * subscription of every connection gets the same random id (for n below
+ * {@linkcode SharedIds.size}; later ones get fresh ids). A subscription id
+ * only has to be unique within its connection: a subscription belongs to the
+ * connection that made it (`eth_unsubscribe` acts on the caller's connection
+ * only, here as in geth), and the viem, ethers and web3.js clients tested end
+ * to end (`tests/e2e/rpc_ws_clients_test.ts`) match notifications on their
+ * own socket. Sharing ids lets identical notifications share one text.
+ */
+export class SharedIds {
+  /** How many ids are shared; a connection's later subscriptions get fresh ids. */
+  static readonly size = 64;
+  readonly #ids: string[] = [];
+
+  /** The id of a connection's `n`-th subscription (0-based). */
+  at(n: number): string {
+    if (n >= SharedIds.size) return newId();
+    while (this.#ids.length <= n) {
+      const id = newId();
+      if (!this.#ids.includes(id)) this.#ids.push(id);
+    }
+    return this.#ids[n];
+  }
 }
 
 /** Options of {@linkcode SubscriptionHub}. */
@@ -124,6 +174,7 @@ export class SubscriptionHub {
   readonly #sessions = new Set<SubscriptionSession>();
   /** What to do when the node drops a passed-through subscription, by the node's id. */
   readonly #lost = new Map<string, () => void>();
+  readonly #ids = new SharedIds();
 
   /** Creates a hub polling `upstream` (or passing through to `options.push`). */
   constructor(upstream: Upstream, options: SubscriptionHubOptions = {}) {
@@ -173,6 +224,7 @@ export class SubscriptionHub {
       push,
       () => this.#sessions.delete(s),
       this.#push && { stream: this.#push, lost: this.#lost },
+      this.#ids,
     );
     this.#sessions.add(s);
     return s;
@@ -193,6 +245,9 @@ export class SubscriptionSession {
   readonly #onClose: () => void;
   readonly #subs = new Map<string, () => void>();
   readonly #node: { stream: NodeStream; lost: Map<string, () => void> } | undefined;
+  readonly #ids: SharedIds;
+  /** Subscriptions started on this connection so far (the next one's index in `#ids`). */
+  #started = 0;
   #closed = false;
 
   /** Use {@linkcode SubscriptionHub.session}. */
@@ -201,11 +256,13 @@ export class SubscriptionSession {
     push: (text: string) => void,
     onClose: () => void,
     node?: { stream: NodeStream; lost: Map<string, () => void> },
+    ids: SharedIds = new SharedIds(),
   ) {
     this.#poller = poller;
     this.#push = push;
     this.#onClose = onClose;
     this.#node = node;
+    this.#ids = ids;
   }
 
   /** How many subscriptions are live. */
@@ -221,18 +278,14 @@ export class SubscriptionSession {
 
   #notify(id: string, result: unknown): void {
     if (this.#closed || !this.#subs.has(id)) return;
-    this.#push(
-      `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":${
-        jsonOf(result)
-      }}}`,
-    );
+    this.#push(notificationText(id, result));
   }
 
   /** Starts a subscription; resolves with its id. */
   async subscribe(params: unknown[]): Promise<string> {
     if (this.#closed) throw new RpcError(RpcErrorCode.internal, "The connection is closing.");
     const [kind, option] = params;
-    const id = newId();
+    const id = this.#ids.at(this.#started++);
     if (this.#node) return await this.#passThrough(id, params);
     let listener: ChainListener;
     if (kind === "newHeads") {

@@ -8,8 +8,10 @@
  * from here, so backpressure is a bound: a client whose unread answers and
  * notifications exceed it gets nothing more (its subscriptions end at once)
  * and is disconnected with close code 1008 and a reason saying so once what
- * was already queued has drained (at most 30 s later), instead of being
- * buffered for ever.
+ * was already queued has drained and the messages it sent before the drop
+ * have been read (so the close frame is not lost to a connection reset; a
+ * client that keeps sending is not waited for), at most 30 s later, instead
+ * of being buffered for ever.
  *
  * @module
  */
@@ -40,6 +42,24 @@ export interface WebSocketOptions {
 
 /** How long a dropped connection's queue may take to drain before the socket is closed anyway. */
 const DROP_GRACE_MS = 30_000;
+
+/** How often a dropped connection checks whether it can be closed. */
+const DROP_TICK_MS = 20;
+
+/**
+ * Ticks without a message from a dropped client before its socket is closed
+ * (several, so a process that was starved, whose timer may run before the
+ * input waiting for it is read, does not mistake a backlog for quiet).
+ */
+const QUIET_TICKS = 3;
+
+/**
+ * The most a drained, dropped connection reads (and discards) while it waits
+ * for its client to go quiet: more than was in flight when the client learnt
+ * of the drop (socket buffers), so a client that keeps sending is not waited
+ * for (reading its flood costs memory): it is closed, its unread input reset.
+ */
+const DRAIN_LIMIT_CHARS = 4 * 1024 * 1024;
 
 /** The close code for a client that does not keep up (RFC 6455 "policy violation"). */
 export const SLOW_CLIENT_CLOSE_CODE = 1008;
@@ -80,18 +100,33 @@ export function createWebSocketHandler(options: WebSocketOptions): (request: Req
     const { socket, response } = upgraded;
     let inflight = 0;
     let open = true;
+    /** Characters received so far (also after a drop): a dropped client's close waits for quiet. */
+    let received = 0;
     const drop = (reason: string) => {
       if (!open) return;
       open = false;
       options.onDropped?.(reason);
       session?.close();
       // Nothing more is queued for this client. Closing now would discard what is queued,
-      // close frame included: close once the queue has drained (or after a grace period), so
-      // a client that reads late still learns why.
+      // close frame included: close once our queue has drained and the client's messages
+      // sent before it learnt of the drop have all been read (no message for QUIET_TICKS
+      // ticks in a row; a client still sending past DRAIN_LIMIT_CHARS is not waited for).
+      // Closing a socket with unread input resets the connection, and the reset throws away
+      // what the client had not read yet, close frame included. After a grace period the
+      // socket is closed anyway.
       const started = Date.now();
+      const atDrop = received;
+      let seen = received;
+      let quiet = 0;
       const timer = setInterval(() => {
+        if (received !== seen) {
+          seen = received;
+          quiet = 0;
+        } else quiet++;
+        const flooding = received - atDrop > DRAIN_LIMIT_CHARS;
         if (
-          socket.readyState !== WebSocket.OPEN || socket.bufferedAmount === 0 ||
+          socket.readyState !== WebSocket.OPEN ||
+          (socket.bufferedAmount === 0 && (quiet >= QUIET_TICKS || flooding)) ||
           Date.now() - started > DROP_GRACE_MS
         ) {
           clearInterval(timer);
@@ -99,7 +134,7 @@ export function createWebSocketHandler(options: WebSocketOptions): (request: Req
             socket.close(SLOW_CLIENT_CLOSE_CODE, reason);
           } catch { /* closing */ }
         }
-      }, 20);
+      }, DROP_TICK_MS);
     };
     const send = (text: string) => {
       if (!open || socket.readyState !== WebSocket.OPEN) return;
@@ -112,10 +147,10 @@ export function createWebSocketHandler(options: WebSocketOptions): (request: Req
     const session = options.hub?.session(send);
     const extra = session?.methods;
     socket.onmessage = (event) => {
+      const data = event.data as string | ArrayBuffer;
+      received += typeof data === "string" ? data.length : data.byteLength;
       if (!open) return;
-      const text = typeof event.data === "string"
-        ? event.data
-        : new TextDecoder().decode(event.data as ArrayBuffer);
+      const text = typeof data === "string" ? data : new TextDecoder().decode(data);
       let value: unknown;
       try {
         value = JSON.parse(text);

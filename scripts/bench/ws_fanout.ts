@@ -31,20 +31,38 @@ function bridgeEnv(): Record<string, string> {
   return flags ? { DENO_V8_FLAGS: flags } : {};
 }
 
-function rssMb(pid: number): number {
-  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-  return Number(status.match(/VmRSS:\s+(\d+)/)![1]) / 1024;
+/** A process's resident memory, MB: total, anonymous (its own) and file-backed (mapped code). */
+interface Rss {
+  total: number;
+  anon: number;
+  file: number;
 }
 
-/** Samples a process's RSS every 100 ms until stopped; returns the peak. */
-function sampler(pid: number): { stop(): number } {
-  let peak = rssMb(pid);
-  const t = setInterval(() => peak = Math.max(peak, rssMb(pid)), 100);
+function rssOf(pid: number): Rss {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  const kb = (key: string) => Number(status.match(new RegExp(`${key}:\\s+(\\d+)`))?.[1] ?? 0);
+  return { total: kb("VmRSS") / 1024, anon: kb("RssAnon") / 1024, file: kb("RssFile") / 1024 };
+}
+
+function rssMb(pid: number): number {
+  return rssOf(pid).total;
+}
+
+/** Samples a process's RSS every 100 ms until stopped; returns the peak (and its split). */
+function sampler(pid: number): { stop(): number; peak(): Rss } {
+  let peak = rssOf(pid);
+  const sample = () => {
+    const now = rssOf(pid);
+    if (now.total > peak.total) peak = now;
+  };
+  const t = setInterval(sample, 100);
   return {
     stop() {
       clearInterval(t);
-      return Math.max(peak, rssMb(pid));
+      sample();
+      return peak.total;
     },
+    peak: () => peak,
   };
 }
 
@@ -134,8 +152,12 @@ try {
   const from = (await blockNumber()) + 2;
   await new Promise((r) => setTimeout(r, seconds * 1000));
   const to = (await blockNumber()) - 3; // the last blocks may still be on their way
-  await new Promise((r) => setTimeout(r, 1500));
+  // wait until every subscriber (both sides) has seen block `to`, at most 15 s
+  const reached = () =>
+    [...viaBridge.seen, ...direct.seen].every((s) => s.length > 0 && s[s.length - 1] >= to);
+  for (let i = 0; i < 150 && !reached(); i++) await new Promise((r) => setTimeout(r, 100));
   const peak = rss.stop();
+  const split = rss.peak();
   const okBridge = complete(viaBridge.seen, from, to);
   const okAnvil = complete(direct.seen, from, to);
   const lateness: number[] = [];
@@ -164,7 +186,21 @@ try {
     bridge_median_lateness_ms: Number((lateness[lateness.length >> 1] ?? NaN).toFixed(1)),
     bridge_rss_idle_mb: Number(idle.toFixed(1)),
     bridge_rss_peak_mb: Number(peak.toFixed(1)),
+    peak_anon_mb: Number(split.anon.toFixed(1)),
+    peak_file_backed_mb: Number(split.file.toFixed(1)),
   }]);
+  console.log(
+    `every subscriber got every block: bridge ${okBridge}/${subscribers}, anvil ${okAnvil}/${subscribers} (${
+      okBridge === subscribers ? "yes" : "NO"
+    })`,
+  );
+  console.log(
+    `RESULT newHeads fan-out: bridge peak RSS ${peak.toFixed(1)} MB (anonymous ${
+      split.anon.toFixed(1)
+    }, file-backed code ${split.file.toFixed(1)}), target < 100 MB: ${
+      peak < 100 ? "met" : "missed"
+    }`,
+  );
 
   // 2. clients that never read
   const rows: Record<string, unknown>[] = [];

@@ -173,6 +173,42 @@ Deno.test("newHeads over WebSocket: every block once, in order, shaped exactly a
   }
 });
 
+Deno.test("subscription ids are unique per connection; connections share them and stay independent", async () => {
+  const a = await WsRpc.connect(http.wsAddress!);
+  const b = await WsRpc.connect(http.wsAddress!);
+  try {
+    // one connection: every subscription gets its own id, each gets every block once
+    const a1 = await a.request("eth_subscribe", ["newHeads"]) as string;
+    const a2 = await a.request("eth_subscribe", ["newHeads"]) as string;
+    const a3 = await a.request("eth_subscribe", ["logs", {}]) as string;
+    assert.equal(new Set([a1, a2, a3]).size, 3);
+    for (const id of [a1, a2, a3]) assert.match(id, /^0x[0-9a-f]{32}$/);
+    // another connection's first subscription carries the same id as a's first (ids belong
+    // to a connection; sharing them lets one notification text serve every subscriber)
+    const b1 = await b.request("eth_subscribe", ["newHeads"]) as string;
+    assert.equal(b1, a1);
+    await node("evm_mine");
+    const block = await a.next(a1) as { hash: string };
+    assert.deepEqual(await a.next(a2), block);
+    assert.deepEqual(await b.next(b1), block);
+    // unsubscribing on one connection ends only that connection's subscription
+    assert.equal(await a.request("eth_unsubscribe", [a1]), true);
+    assert.equal(await b.request("eth_unsubscribe", [a2]), false, "b holds no a2");
+    assert.equal(http.hub.subscriptions, 3);
+    const before = { a: a.notifications.length, b: b.notifications.length };
+    await node("evm_mine");
+    const next = await a.next(a2) as { hash: string; parentHash: string };
+    assert.equal(next.parentHash, block.hash);
+    assert.deepEqual(await b.next(b1), next);
+    // a got only a2's block (a1 is gone, the empty block has no logs for a3); b got its own
+    assert.equal(a.notifications.length, before.a + 1);
+    assert.equal(b.notifications.length, before.b + 1);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
 Deno.test("logs: address and topic filters select the same logs as anvil's own subscription", async () => {
   const ws = await WsRpc.connect(http.wsAddress!);
   const anvilWs = await WsRpc.connect(`ws://127.0.0.1:${anvil.port}`);
@@ -397,6 +433,50 @@ Deno.test("WebSocket backpressure: a client that never reads is dropped with clo
   } finally {
     h.conn.close();
     hub.close();
+    await server.close();
+    upstream.close();
+  }
+});
+
+Deno.test("WebSocket backpressure: a dropped client that keeps sending is closed, not read for ever", async () => {
+  const upstream = connectUpstream(anvil.url);
+  const dispatcher = new Dispatcher({ upstream, chainId: 31337n, clientVersion: "t" });
+  let dropped!: (reason: string) => void;
+  const droppedReason = new Promise<string>((r) => dropped = r);
+  const handler = createHttpHandler({
+    dispatcher,
+    paths: ["/t"],
+    upgrade: createWebSocketHandler({
+      dispatcher,
+      maxUnsentBytes: 256 * 1024,
+      onDropped: (reason) => dropped(reason),
+    }),
+  });
+  const server = await serveHttp(handler, { hostname: "127.0.0.1", port: 0 });
+  const h = await rawHandshake(`ws://127.0.0.1:${server.port}/t`);
+  try {
+    assert.equal(h.status, 101);
+    const request = JSON.stringify({ jsonrpc: "2.0", id: "x".repeat(1000), method: "eth_chainId" });
+    const batch = Array(100).fill(request);
+    let gaveUp = false;
+    droppedReason.then(() => gaveUp = true);
+    for (let i = 0; i < 2000 && !gaveUp; i++) await sendText(h.conn, batch);
+    assert.match(await droppedReason, /client too slow/);
+    // keep sending after the drop (up to 64 MiB): the bridge stops waiting for this client
+    // to go quiet and closes the socket, so a write fails before the 64 MiB are through
+    let written = 0;
+    let failed = false;
+    try {
+      while (written < 64 * 1024 * 1024) {
+        await sendText(h.conn, batch);
+        written += 100 * request.length;
+      }
+    } catch {
+      failed = true;
+    }
+    assert.ok(failed, `the bridge read ${written} bytes after the drop and kept the socket open`);
+  } finally {
+    h.conn.close();
     await server.close();
     upstream.close();
   }

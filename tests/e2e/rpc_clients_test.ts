@@ -6,7 +6,14 @@
 import assert from "node:assert/strict";
 import { foundryBin, runCli } from "../support/tools.ts";
 import { type BridgeProcess, httpRpc, IpcClient } from "../support/rpc.ts";
-import { anvilCall, type Stack, startStack, VAULT0, VAULT1 } from "../support/rpc_stack.ts";
+import {
+  anvilCall,
+  anvilTransaction,
+  type Stack,
+  startStack,
+  VAULT0,
+  VAULT1,
+} from "../support/rpc_stack.ts";
 
 let stack: Stack;
 let http: BridgeProcess;
@@ -80,7 +87,7 @@ Deno.test("curl with the seed's eth_accounts example returns vault account 0", a
     params: [{ to: VAULT1, value: "0x5" }],
   });
   const hash = (sent.json() as { result: string }).result;
-  const tx = await anvilCall(stack.anvil.url, "eth_getTransactionByHash", [hash]);
+  const tx = await anvilTransaction(stack.anvil.url, hash);
   assert.equal(tx.from.toLowerCase(), VAULT0.toLowerCase());
   // with two exposed, it may not
   const ambiguous = await httpRpc(http.address, {
@@ -358,7 +365,7 @@ async function forgeThroughBridge(transport: "http" | "ipc", slow = true): Promi
     }
     // each transaction landed with the nonce forge asked for (the deploy's address depends on it)
     for (const t of run.transactions as { hash: string; transaction: { nonce: string } }[]) {
-      const onChain = await anvilCall(stack.anvil.url, "eth_getTransactionByHash", [t.hash]);
+      const onChain = await anvilTransaction(stack.anvil.url, t.hash);
       assert.equal(BigInt(onChain.nonce), BigInt(t.transaction.nonce), t.hash);
     }
     const address = run.transactions[0].contractAddress;
@@ -444,7 +451,7 @@ Deno.test("concurrent sends from one account reach the chain in the caller's ord
     }
     const nonces: bigint[] = [];
     for (let i = 0; i < values.length; i++) {
-      const tx = await anvilCall(stack.anvil.url, "eth_getTransactionByHash", [hashes.get(i)]);
+      const tx = await anvilTransaction(stack.anvil.url, hashes.get(i)!);
       assert.equal(BigInt(tx.value), BigInt(values[i]));
       nonces.push(BigInt(tx.nonce));
     }

@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { ROOT } from "../support/tools.ts";
-import { anvilCall, startStack, VAULT0 } from "../support/rpc_stack.ts";
+import { anvilCall, anvilTransaction, startStack, VAULT0 } from "../support/rpc_stack.ts";
 import { loadCredentials, PlatformClient } from "../../lib/platform/mod.ts";
 import { assertPeer, skipWithout } from "../support/required.ts";
 
@@ -83,7 +83,7 @@ Deno.test({
       assert.equal(result.logs, 1);
       assert.equal(BigInt(result.number), 1n);
       for (const hash of [result.deployHash, result.callHash]) {
-        const tx = await anvilCall(stack.anvil.url, "eth_getTransactionByHash", [hash]);
+        const tx = await anvilTransaction(stack.anvil.url, hash);
         assert.equal(tx.from.toLowerCase(), VAULT0.toLowerCase());
       }
       // the code is on chain at the address Hardhat reported

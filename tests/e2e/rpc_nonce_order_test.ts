@@ -8,7 +8,14 @@
  */
 import assert from "node:assert/strict";
 import { type BridgeProcess, httpRpc } from "../support/rpc.ts";
-import { anvilCall, type Stack, startStack, VAULT0, VAULT1 } from "../support/rpc_stack.ts";
+import {
+  anvilCall,
+  anvilTransaction,
+  type Stack,
+  startStack,
+  VAULT0,
+  VAULT1,
+} from "../support/rpc_stack.ts";
 
 let stack: Stack;
 let bridge: BridgeProcess;
@@ -51,7 +58,7 @@ async function logged(pattern: RegExp, from: number): Promise<void> {
 
 /** The nonce a mined transaction used on chain. */
 async function nonceOf(hash: string): Promise<bigint> {
-  const t = await anvilCall(stack.anvil.url, "eth_getTransactionByHash", [hash]);
+  const t = await anvilTransaction(stack.anvil.url, hash);
   return BigInt((t as { nonce: string }).nonce);
 }
 

@@ -11,7 +11,14 @@
 import assert from "node:assert/strict";
 import { foundryBin, runCli } from "../support/tools.ts";
 import type { BridgeProcess } from "../support/rpc.ts";
-import { anvilCall, type Stack, startStack, VAULT0, VAULT1 } from "../support/rpc_stack.ts";
+import {
+  anvilCall,
+  anvilTransaction,
+  type Stack,
+  startStack,
+  VAULT0,
+  VAULT1,
+} from "../support/rpc_stack.ts";
 import { loadCredentials, PlatformClient } from "../../lib/platform/mod.ts";
 
 const COUNTER = JSON.parse(
@@ -54,7 +61,7 @@ async function platformTransactions(): Promise<number> {
 }
 
 async function fromOnChain(hash: string): Promise<string> {
-  const tx = await anvilCall(stack.anvil.url, "eth_getTransactionByHash", [hash]);
+  const tx = await anvilTransaction(stack.anvil.url, hash);
   return String(tx.from).toLowerCase();
 }
 

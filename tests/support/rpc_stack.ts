@@ -77,3 +77,19 @@ export async function anvilCall(url: string, method: string, params: unknown[] =
   if (j.error) throw new Error(`${method}: ${j.error.message}`);
   return j.result;
 }
+
+/**
+ * The transaction `hash` as anvil knows it, waiting (up to 15 s) until it is there: the bridge
+ * answers a send with the hash once the platform has signed it (BROADCASTING), which may be a
+ * moment before the platform's broadcast reaches the node — as on the real platform, whose
+ * nodes are not the caller's. Throws when it never appears.
+ */
+export async function anvilTransaction(url: string, hash: string) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const tx = await anvilCall(url, "eth_getTransactionByHash", [hash]);
+    if (tx !== null) return tx;
+    if (Date.now() > deadline) throw new Error(`transaction ${hash} never reached the node`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

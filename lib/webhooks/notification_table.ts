@@ -168,8 +168,8 @@ export class NotificationTable {
   #order(): number[] {
     const slots: number[] = [];
     for (let i = 0; i < this.#ids.length; i++) if (this.#ids[i] !== undefined) slots.push(i);
-    // without forgotten slots they are in first-seen order already
-    if (this.#free.length > 0) slots.sort((a, b) => this.#firstLine[a] - this.#firstLine[b]);
+    // a reused slot is out of order (and without onFinal none is: then this sort finds them sorted)
+    slots.sort((a, b) => this.#firstLine[a] - this.#firstLine[b]);
     return slots;
   }
 

@@ -195,6 +195,16 @@ Deno.test("breaker simulate --notifications: the spill file is private, gone fro
       await child.status;
     }
     assert.deepEqual([...Deno.readDirSync(tmp)], []);
+    // no writable temporary directory: one clear line, exit 1, nothing printed
+    const none = await simulate([DIR + "retries_notifications.ndjson", "--notifications"], {
+      env: { TMPDIR: `${tmp}/missing` },
+    });
+    assert.equal(none.code, 1);
+    assert.equal(none.stdout, "");
+    assert.match(
+      none.stderr,
+      /^error: Cannot create a temporary file for --notifications: .*Set TMPDIR to a writable directory\.\n$/,
+    );
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }

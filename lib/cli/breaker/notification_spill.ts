@@ -10,6 +10,8 @@
  * @module
  */
 
+import { CliError, ExitCode } from "../errors.ts";
+
 const enc = new TextEncoder();
 
 /**
@@ -37,10 +39,25 @@ export class NotificationSpill {
     this.#path = path;
   }
 
-  /** A new, empty spill file in the system's temporary directory. */
+  /**
+   * A new, empty spill file in the system's temporary directory (`TMPDIR`);
+   * throws {@linkcode CliError} when it cannot be made.
+   */
   static async create(): Promise<NotificationSpill> {
-    const path = await Deno.makeTempFile({ prefix: "service-breaker-notifications-" });
-    const file = await Deno.open(path, { read: true, write: true });
+    let path: string;
+    let file: Deno.FsFile;
+    try {
+      path = await Deno.makeTempFile({ prefix: "service-breaker-notifications-" });
+      file = await Deno.open(path, { read: true, write: true });
+    } catch (e) {
+      throw new CliError(
+        `Cannot create a temporary file for --notifications: ${
+          (e as Error).message
+        }. Set TMPDIR to a writable directory.`,
+        ExitCode.failed,
+        { cause: e },
+      );
+    }
     try {
       await Deno.remove(path); // gone from the directory; the open file lives on until closed
       return new NotificationSpill(file, null);

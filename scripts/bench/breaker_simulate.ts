@@ -378,6 +378,23 @@ if (import.meta.main) {
         (plotSize / 1024).toFixed(0)
       } KB`,
     );
+    const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
+    const flat = (a: number, b: number) => b / a <= 1.2; // "flat": at most 20% more for 5x the log
+    console.log(
+      `result: one-core time ratio ${ratio.toFixed(2)} (target <= 0.66): ${verdict(ratio <= 0.66)}`,
+    );
+    console.log(
+      `result: --jobs 2 speed-up ${speedup.toFixed(2)} (target >= 1.7 on 2 free cores; load ${
+        Deno.loadavg()[0].toFixed(1)
+      } now): ${verdict(speedup >= 1.7)}`,
+    );
+    console.log(
+      `result: peak RSS ${SMALL / 1e6}M -> ${lines / 1e6}M lines ${peak(smalls).toFixed(0)} -> ${
+        peak(bs).toFixed(0)
+      } MB (target flat, <= 1.2x): ${verdict(flat(peak(smalls), peak(bs)))}; with --notifications ${
+        peak(nSmall).toFixed(0)
+      } -> ${peak(nBig).toFixed(0)} MB: ${verdict(flat(peak(nSmall), peak(nBig)))}`,
+    );
   } finally {
     if (!values.keep) await Deno.remove(dir, { recursive: true });
     else console.error(`kept ${dir}`);

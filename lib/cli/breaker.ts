@@ -24,6 +24,7 @@ import {
   DeliveryLogError,
   eventRecord,
   type LogRecord,
+  notificationRecord,
   notificationRecords,
   readDeliveryLog,
   renderPlot,
@@ -32,6 +33,7 @@ import {
   summaryRecord,
 } from "../webhooks/mod.ts";
 import { fileChunks } from "./breaker/file_chunks.ts";
+import { mergedByLine, NotificationSpill } from "./breaker/notification_spill.ts";
 import {
   NOTIFICATION_COLUMNS,
   notificationTableRows,
@@ -95,7 +97,7 @@ const SIMULATE_FLAGS = {
   notifications: {
     type: "boolean",
     description:
-      "Add one line per notification: status, attempts, next attempt due (memory grows with notifications).",
+      "Add one line per notification: status, attempts, next attempt due. Those that reached COMPLETED or FAILED come first, in that order (a resend after it: a line per series), then those in progress, first seen first; memory holds only these.",
   },
   failOnSuspension: {
     type: "boolean",
@@ -288,137 +290,170 @@ const simulate = leaf({
     const file = positionals[0];
     const parallel = flags.jobs > 1 && file !== undefined && file !== "-" && !flags.sort &&
       flags.plot === undefined;
-    const sim = new Simulation({
-      policies,
-      notifications: flags.notifications === true,
-      plot: flags.plot !== undefined,
-    });
-    let warnedSeconds = false;
-    let warnedInvalid = 0;
-    // warnings are written one after the other (two writes at once could lose one)
-    let warned: Promise<void> = Promise.resolve();
-    const warn = (text: string) => {
-      warned = warned.then(() => out.warn(text));
-    };
-    const feed = (r: LogRecord) => {
-      if (!warnedSeconds && r.time > 0 && r.time < 1e11) {
-        warnedSeconds = true;
-        warn(
-          `line ${r.line}: time ${r.time} is in ${
-            new Date(r.time).getUTCFullYear()
-          }; sentTime is epoch milliseconds, not seconds.`,
-        );
-      }
-      sim.feed(r);
-    };
-    const sorted: LogRecord[] | null = flags.sort ? [] : null;
-    let stats;
-    let parallelResult: SimulationResult | null = null;
+    // a comparison prints no notification lines: none are kept
+    const notifications = flags.notifications === true && policies.length === 1;
+    // notifications that reached their final status, until the output reaches them
+    const spills: NotificationSpill[] = [];
     try {
-      if (parallel) {
-        const { simulateParallel } = await import("./breaker/simulate_parallel.ts");
-        const o = await simulateParallel({
-          path: file,
-          jobs: flags.jobs,
-          policies,
-          notifications: flags.notifications === true,
-          skipInvalid: flags.skipInvalid === true,
-        });
-        // the warnings one thread gives, in line order
-        const warnings: { line: number; text: string }[] = o.invalid.map((e) => ({
-          line: e.line,
-          text: `skipped ${e.message}`,
-        }));
-        if (o.seconds !== null) {
-          warnings.push({
-            line: o.seconds.line,
-            text: `line ${o.seconds.line}: time ${o.seconds.time} is in ${
-              new Date(o.seconds.time).getUTCFullYear()
+      return await replay();
+    } finally {
+      for (const s of spills) s.close();
+    }
+    async function replay() {
+      if (notifications && !parallel) spills.push(await NotificationSpill.create());
+      const spill = spills[0];
+      const sim = new Simulation({
+        policies,
+        notifications,
+        plot: flags.plot !== undefined,
+        onNotificationFinal: (n, line) => spill.add(line, JSON.stringify(notificationRecord(n))),
+      });
+      let warnedSeconds = false;
+      let warnedInvalid = 0;
+      // warnings are written one after the other (two writes at once could lose one)
+      let warned: Promise<void> = Promise.resolve();
+      const warn = (text: string) => {
+        warned = warned.then(() => out.warn(text));
+      };
+      const feed = (r: LogRecord) => {
+        if (!warnedSeconds && r.time > 0 && r.time < 1e11) {
+          warnedSeconds = true;
+          warn(
+            `line ${r.line}: time ${r.time} is in ${
+              new Date(r.time).getUTCFullYear()
             }; sentTime is epoch milliseconds, not seconds.`,
-          });
+          );
         }
-        for (const w of warnings.sort((a, b) => a.line - b.line)) warn(w.text);
-        warnedInvalid = o.stats.invalidLines;
-        stats = o.stats;
-        parallelResult = o.result;
-      } else {
-        stats = await readDeliveryLog(
-          input,
-          sorted ? (r) => sorted.push(copyRecord(r)) : feed,
-          {
+        sim.feed(r);
+      };
+      const sorted: LogRecord[] | null = flags.sort ? [] : null;
+      let stats;
+      let parallelResult: SimulationResult | null = null;
+      try {
+        if (parallel) {
+          const { simulateParallel } = await import("./breaker/simulate_parallel.ts");
+          const o = await simulateParallel({
+            path: file,
+            jobs: flags.jobs,
+            policies,
+            notifications,
             skipInvalid: flags.skipInvalid === true,
-            notificationIds: flags.notifications === true,
-            onInvalid: (e) => {
-              if (warnedInvalid++ < 3) warn(`skipped ${e.message}`);
+          });
+          spills.push(...o.finals);
+          // the warnings one thread gives, in line order
+          const warnings: { line: number; text: string }[] = o.invalid.map((e) => ({
+            line: e.line,
+            text: `skipped ${e.message}`,
+          }));
+          if (o.seconds !== null) {
+            warnings.push({
+              line: o.seconds.line,
+              text: `line ${o.seconds.line}: time ${o.seconds.time} is in ${
+                new Date(o.seconds.time).getUTCFullYear()
+              }; sentTime is epoch milliseconds, not seconds.`,
+            });
+          }
+          for (const w of warnings.sort((a, b) => a.line - b.line)) warn(w.text);
+          warnedInvalid = o.stats.invalidLines;
+          stats = o.stats;
+          parallelResult = o.result;
+        } else {
+          stats = await readDeliveryLog(
+            input,
+            sorted ? (r) => sorted.push(copyRecord(r)) : feed,
+            {
+              skipInvalid: flags.skipInvalid === true,
+              notificationIds: flags.notifications === true,
+              onInvalid: (e) => {
+                if (warnedInvalid++ < 3) warn(`skipped ${e.message}`);
+              },
+              onProgress: (n) => out.progress(`${n.toLocaleString("en-US")} lines read`),
             },
-            onProgress: (n) => out.progress(`${n.toLocaleString("en-US")} lines read`),
-          },
-        );
+          );
+        }
+        if (sorted) {
+          sorted.sort((x, y) => x.time - y.time); // stable: ties keep input order
+          for (const r of sorted) feed(r);
+        }
+      } catch (e) {
+        await out.clearProgress();
+        await warned;
+        if (e instanceof DeliveryLogError) {
+          throw new CliError(deliveryLogMessage(e, positionals[0]), ExitCode.failed);
+        }
+        throw e;
       }
-      if (sorted) {
-        sorted.sort((x, y) => x.time - y.time); // stable: ties keep input order
-        for (const r of sorted) feed(r);
-      }
-    } catch (e) {
       await out.clearProgress();
+      await out.debug(
+        `read ${stats.lines} line(s) as ${stats.format}: ${stats.records} record(s), ${stats.scanned} by the byte scanner, ${stats.invalidLines} invalid`,
+      );
+      if (warnedInvalid > 3) warn(`skipped ${warnedInvalid} invalid lines in all.`);
       await warned;
-      if (e instanceof DeliveryLogError) {
-        throw new CliError(deliveryLogMessage(e, positionals[0]), ExitCode.failed);
-      }
-      throw e;
-    }
-    await out.clearProgress();
-    await out.debug(
-      `read ${stats.lines} line(s) as ${stats.format}: ${stats.records} record(s), ${stats.scanned} by the byte scanner, ${stats.invalidLines} invalid`,
-    );
-    if (warnedInvalid > 3) warn(`skipped ${warnedInvalid} invalid lines in all.`);
-    await warned;
-    const result = parallelResult ?? sim.finish();
-    const invalidLines = stats.invalidLines;
+      const result = parallelResult ?? sim.finish();
+      const invalidLines = stats.invalidLines;
 
-    if (flags.plot !== undefined) {
-      await writePlot(
-        flags.plot,
-        renderPlot(result, policyA, {
-          maxPanels: flags.plotWebhooks,
-          kind: /\.html?$/i.test(flags.plot) ? "html" : "svg",
-        }),
-      );
-      await out.debug(`wrote ${flags.plot}`);
-    }
-
-    if (policies.length === 2) await printComparison(out, result, invalidLines);
-    else if (out.format === "table") {
-      await printTable(out, result, invalidLines);
-      if (flags.notifications) {
-        await out.write("\n");
-        await out.records(notificationTableRows(result), NOTIFICATION_COLUMNS);
+      if (flags.plot !== undefined) {
+        await writePlot(
+          flags.plot,
+          renderPlot(result, policyA, {
+            maxPanels: flags.plotWebhooks,
+            kind: /\.html?$/i.test(flags.plot) ? "html" : "svg",
+          }),
+        );
+        await out.debug(`wrote ${flags.plot}`);
       }
-    } else if (out.format === "json") {
-      await out.write(
-        JSON.stringify(
-          {
-            events: result.policies[0].events.map(eventRecord),
-            ...(flags.notifications ? { notifications: [...notificationRecords(result)] } : {}),
-            summary: summaryRecord(result, invalidLines),
-          },
-          null,
-          2,
-        ) + "\n",
-      );
-    } else {
-      await out.records(
-        (function* () {
-          for (const e of result.policies[0].events) yield eventRecord(e);
-          if (flags.notifications) yield* notificationRecords(result);
-          yield summaryRecord(result, invalidLines);
-        })(),
-        [],
-      );
+
+      /** The notification lines as JSON texts: final ones (spilled), then those in progress. */
+      async function* notificationJson(): AsyncGenerator<string> {
+        yield* mergedByLine(spills);
+        for (const r of notificationRecords(result)) yield JSON.stringify(r);
+      }
+      if (policies.length === 2) await printComparison(out, result, invalidLines);
+      else if (out.format === "table") {
+        await printTable(out, result, invalidLines);
+        if (notifications) {
+          await out.write("\n");
+          await out.records(notificationTableRows(notificationJson()), NOTIFICATION_COLUMNS);
+        }
+      } else if (out.format === "json") {
+        const events = result.policies[0].events.map(eventRecord);
+        const summary = summaryRecord(result, invalidLines);
+        if (!notifications) {
+          await out.write(JSON.stringify({ events, summary }, null, 2) + "\n");
+        } else {
+          // JSON.stringify({ events, notifications, summary }, null, 2), written as it goes
+          const indent = (v: unknown, by: string) =>
+            JSON.stringify(v, null, 2).replaceAll("\n", by);
+          let buf = `{\n  "events": ${indent(events, "\n  ")},\n  "notifications": [`;
+          let n = 0;
+          for await (const json of notificationJson()) {
+            buf += `${n++ === 0 ? "" : ","}\n    ${indent(JSON.parse(json), "\n    ")}`;
+            if (buf.length > 65536) {
+              await out.write(buf);
+              buf = "";
+            }
+          }
+          buf += n === 0 ? "]" : "\n  ]";
+          await out.write(`${buf},\n  "summary": ${indent(summary, "\n  ")}\n}\n`);
+        }
+      } else {
+        let buf = "";
+        for (const e of result.policies[0].events) buf += JSON.stringify(eventRecord(e)) + "\n";
+        if (notifications) {
+          for await (const json of notificationJson()) {
+            buf += json + "\n";
+            if (buf.length > 65536) {
+              await out.write(buf);
+              buf = "";
+            }
+          }
+        }
+        await out.write(buf + JSON.stringify(summaryRecord(result, invalidLines)) + "\n");
+      }
+      return flags.failOnSuspension && result.policies[0].suspensions > 0
+        ? ExitCode.suspension
+        : ExitCode.ok;
     }
-    return flags.failOnSuspension && result.policies[0].suspensions > 0
-      ? ExitCode.suspension
-      : ExitCode.ok;
   },
 });
 

@@ -95,12 +95,14 @@ export type {
   NotificationReport,
   NotificationTable,
   NotificationTableData,
+  OnFinal,
 } from "./notification_table.ts";
 export type { RateSeries } from "./rate_series.ts";
 export {
   compareEndpoints,
   comparisonRecord,
   eventRecord,
+  notificationRecord,
   notificationRecords,
   summaryRecord,
 } from "./report.ts";

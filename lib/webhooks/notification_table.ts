@@ -4,6 +4,13 @@
  * can hold millions of notifications. Each update goes through the one
  * retry rule, {@linkcode afterAttempt}.
  *
+ * Given an `onFinal` callback, the table keeps only the notifications still
+ * IN_PROGRESS: one that reaches COMPLETED or FAILED is handed to `onFinal`
+ * and forgotten (its slot is reused), so memory follows the notifications
+ * in flight, not the log. A later attempt of a forgotten notification (a
+ * resend) starts a new entry: exactly what {@linkcode afterAttempt} does
+ * with a final status (a fresh series), so every series is reported.
+ *
  * @module
  */
 
@@ -36,6 +43,9 @@ export interface NotificationTableData {
   firstLine: Float64Array;
 }
 
+/** Called with a notification that reached its final status, and the line of that attempt. */
+export type OnFinal = (report: NotificationReport, line: number) => void;
+
 /** Where one notification stands after the replay. */
 export interface NotificationReport {
   /** The notification. */
@@ -58,23 +68,30 @@ export interface NotificationReport {
  */
 export class NotificationTable {
   readonly #retry: RetryConfig;
+  readonly #onFinal: OnFinal | null;
   readonly #index = new Map<string, Map<string, number>>();
-  #ids: string[] = [];
+  // by slot; a slot of a forgotten notification is on #free (its id is undefined)
+  #ids: (string | undefined)[] = [];
   #webhooks: string[] = [];
   #status = new Uint8Array(1024);
   #attempts = new Uint32Array(1024);
   #last = new Float64Array(1024);
   #next = new Float64Array(1024);
   #firstLine = new Float64Array(1024);
+  #free: number[] = [];
 
-  /** An empty table using the given retry schedule. */
-  constructor(retry: RetryConfig) {
+  /**
+   * An empty table using the given retry schedule; with `onFinal`, a
+   * notification that reaches COMPLETED or FAILED goes there and is forgotten.
+   */
+  constructor(retry: RetryConfig, onFinal?: OnFinal) {
     this.#retry = retry;
+    this.#onFinal = onFinal ?? null;
   }
 
-  /** Number of notifications. */
+  /** Number of notifications kept (with `onFinal`: those in progress). */
   get size(): number {
-    return this.#ids.length;
+    return this.#ids.length - this.#free.length;
   }
 
   /** Applies one (not suppressed) attempt of a notification. */
@@ -90,15 +107,29 @@ export class NotificationTable {
     let i = byId.get(notificationId);
     let before: NotificationProgress;
     if (i === undefined) {
-      i = this.#ids.length;
-      if (i === this.#status.length) this.#grow();
+      i = this.#free.pop();
+      if (i === undefined) {
+        i = this.#ids.length;
+        if (i === this.#status.length) this.#grow();
+        this.#ids.push(notificationId);
+        this.#webhooks.push(webhookId);
+      } else {
+        this.#ids[i] = notificationId;
+        this.#webhooks[i] = webhookId;
+      }
       byId.set(notificationId, i);
-      this.#ids.push(notificationId);
-      this.#webhooks.push(webhookId);
       this.#firstLine[i] = line;
       before = { status: "IN_PROGRESS", attempts: 0, lastSentTime: null, nextAttemptAt: null };
     } else before = this.#get(i);
     const after = afterAttempt(before, outcome, time, this.#retry);
+    if (this.#onFinal !== null && after.status !== "IN_PROGRESS") {
+      byId.delete(notificationId);
+      if (byId.size === 0) this.#index.delete(webhookId);
+      this.#ids[i] = undefined;
+      this.#free.push(i);
+      this.#onFinal({ notificationId, webhookId, progress: after }, line);
+      return;
+    }
     this.#status[i] = CODE[after.status];
     this.#attempts[i] = after.attempts;
     this.#last[i] = after.lastSentTime ?? NaN;
@@ -133,17 +164,31 @@ export class NotificationTable {
     this.#firstLine = grow(this.#firstLine, (k) => new Float64Array(k));
   }
 
-  /** The table as plain data (typed arrays and strings), e.g. to post it from a worker. */
+  /** The slots in use, in first-seen order. */
+  #order(): number[] {
+    const slots: number[] = [];
+    for (let i = 0; i < this.#ids.length; i++) if (this.#ids[i] !== undefined) slots.push(i);
+    // a reused slot is out of order (and without onFinal none is: then this sort finds them sorted)
+    slots.sort((a, b) => this.#firstLine[a] - this.#firstLine[b]);
+    return slots;
+  }
+
+  /** The table (the notifications kept) as plain data, in first-seen order, e.g. to post it from a worker. */
   toData(): NotificationTableData {
-    const n = this.#ids.length;
+    const order = this.#order();
+    const pick = <T extends Uint8Array | Uint32Array | Float64Array>(a: T, out: T): T => {
+      order.forEach((i, k) => (out[k] = a[i]));
+      return out;
+    };
+    const n = order.length;
     return {
-      ids: this.#ids,
-      webhooks: this.#webhooks,
-      status: this.#status.slice(0, n),
-      attempts: this.#attempts.slice(0, n),
-      last: this.#last.slice(0, n),
-      next: this.#next.slice(0, n),
-      firstLine: this.#firstLine.slice(0, n),
+      ids: order.map((i) => this.#ids[i]!),
+      webhooks: order.map((i) => this.#webhooks[i]),
+      status: pick(this.#status, new Uint8Array(n)),
+      attempts: pick(this.#attempts, new Uint32Array(n)),
+      last: pick(this.#last, new Float64Array(n)),
+      next: pick(this.#next, new Float64Array(n)),
+      firstLine: pick(this.#firstLine, new Float64Array(n)),
     };
   }
 
@@ -177,10 +222,10 @@ export class NotificationTable {
     return t;
   }
 
-  /** The notifications in first-seen order (created on the fly: the table stays compact). */
+  /** The notifications kept, in first-seen order (created on the fly: the table stays compact). */
   *entries(): Generator<NotificationReport> {
-    for (let i = 0; i < this.#ids.length; i++) {
-      yield { notificationId: this.#ids[i], webhookId: this.#webhooks[i], progress: this.#get(i) };
+    for (const i of this.#order()) {
+      yield { notificationId: this.#ids[i]!, webhookId: this.#webhooks[i], progress: this.#get(i) };
     }
   }
 }

@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { NotificationReport } from "./notification_table.ts";
 import { iso, type SimulationEvent, type SimulationResult } from "./simulate.ts";
 
 /**
@@ -35,8 +36,31 @@ export function eventRecord(e: SimulationEvent): Record<string, unknown> {
 }
 
 /**
- * The §5 `notification` lines, in first-seen order (none unless the
- * simulation kept notifications), made one at a time.
+ * The §5 `notification` line of one notification.
+ *
+ * @example
+ * ```ts
+ * notificationRecord({ notificationId: "n1", webhookId: "w1", progress: { status: "COMPLETED", attempts: 1, lastSentTime: 0, nextAttemptAt: null } });
+ * ```
+ */
+export function notificationRecord(n: NotificationReport): Record<string, unknown> {
+  return {
+    type: "notification",
+    notificationId: n.notificationId,
+    webhookId: n.webhookId,
+    status: n.progress.status,
+    attempts: n.progress.attempts,
+    lastSentTime: n.progress.lastSentTime === null ? null : iso(n.progress.lastSentTime),
+    nextAttemptAt: n.progress.status === "IN_PROGRESS" && n.progress.nextAttemptAt !== null
+      ? iso(n.progress.nextAttemptAt)
+      : null,
+  };
+}
+
+/**
+ * The §5 `notification` lines of the notifications the result kept, in
+ * first-seen order (none unless the simulation kept notifications), made
+ * one at a time.
  *
  * @example
  * ```ts
@@ -47,19 +71,7 @@ export function* notificationRecords(
   result: SimulationResult,
 ): Generator<Record<string, unknown>> {
   if (result.notifications === null) return;
-  for (const n of result.notifications.entries()) {
-    yield {
-      type: "notification",
-      notificationId: n.notificationId,
-      webhookId: n.webhookId,
-      status: n.progress.status,
-      attempts: n.progress.attempts,
-      lastSentTime: n.progress.lastSentTime === null ? null : iso(n.progress.lastSentTime),
-      nextAttemptAt: n.progress.status === "IN_PROGRESS" && n.progress.nextAttemptAt !== null
-        ? iso(n.progress.nextAttemptAt)
-        : null,
-    };
-  }
+  for (const n of result.notifications.entries()) yield notificationRecord(n);
 }
 
 /**

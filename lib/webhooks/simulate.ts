@@ -9,8 +9,8 @@
  *
  * Memory grows with the number of endpoints and the attempts inside one
  * window, not with the log (plus one entry per notification with
- * `notifications`, and a bounded, downsampled series per endpoint with
- * `plot`).
+ * `notifications` — per notification in progress with `onNotificationFinal`
+ * — and a bounded, downsampled series per endpoint with `plot`).
  *
  * @module
  */
@@ -32,7 +32,7 @@ import {
 import { InvalidLineError } from "./log/delivery_log_error.ts";
 import type { LogRecord } from "./log/log_record.ts";
 import { RateSeries } from "./rate_series.ts";
-import { NotificationTable } from "./notification_table.ts";
+import { NotificationTable, type OnFinal } from "./notification_table.ts";
 
 /** A suspension found by the replay. */
 export interface SuspendedEvent {
@@ -123,6 +123,12 @@ export interface SimulationOptions {
   retry?: RetryConfig;
   /** Keep the per-notification projection (memory: one entry per notification). Default false. */
   notifications?: boolean;
+  /**
+   * With `notifications`: hand each notification that reaches COMPLETED or
+   * FAILED here (with the line of that attempt) and forget it, so that the
+   * result's table holds only those still in progress and memory stays flat.
+   */
+  onNotificationFinal?: OnFinal;
   /** Keep a downsampled error-rate series per endpoint for a plot. Default false. */
   plot?: boolean;
 }
@@ -153,7 +159,7 @@ export interface SimulationResult {
   policies: PolicyTotals[];
   /** In first-seen order. */
   endpoints: EndpointReport[];
-  /** In first-seen order; null unless asked for. */
+  /** In first-seen order (with `onNotificationFinal`: those still in progress); null unless asked for. */
   notifications: NotificationTable | null;
 }
 
@@ -191,7 +197,9 @@ export class Simulation {
     for (const p of options.policies) validateBreakerConfig(p);
     this.#policies = options.policies;
     this.#retry = options.retry ?? DEFAULT_RETRY_CONFIG;
-    this.#notifications = options.notifications ? new NotificationTable(this.#retry) : null;
+    this.#notifications = options.notifications
+      ? new NotificationTable(this.#retry, options.onNotificationFinal)
+      : null;
     this.#events = options.policies.map(() => []);
     this.#plot = options.plot ?? false;
   }

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { runCli } from "../support/tools.ts";
 import { lineClaim, webhookPartition } from "../../lib/webhooks/log/delivery_log.ts";
+import { csvLineClaim, NO_CLAIM, PartitionSkipper } from "../../lib/webhooks/log/line_claim.ts";
 
 const DIR = new URL("../fixtures/breaker/", import.meta.url).pathname;
 
@@ -160,15 +161,194 @@ Deno.test("jobs: invalid and out-of-order lines are reported as with one thread"
   }
 });
 
-Deno.test("jobs: a line's claim is its webhook's partition when the line starts with a plain id", () => {
+Deno.test("jobs: a line's claim is its webhook's partition wherever the key is, and none when unsure", () => {
   const enc = new TextEncoder();
-  for (const id of ["w1", "wh-0042", "a", "x".repeat(40)]) {
+  const claim = (line: string, n: number) => {
+    const b = enc.encode(line);
+    return lineClaim(b, 0, b.length, n);
+  };
+  for (const id of ["w1", "wh-0042", "a", "x".repeat(40), "webhookId", "k-k-k"]) {
     for (const n of [2, 3, 7]) {
-      const b = enc.encode(`{"webhookId":"${id}","sentTime":1,"responseCode":200}`);
-      assert.equal(lineClaim(b, 0, b.length, n), webhookPartition(id, n));
+      const want = webhookPartition(id, n);
+      assert.equal(claim(`{"webhookId":"${id}","sentTime":1,"responseCode":200}`, n), want);
+      // another position, spaces around the colon (Python's json.dumps), a "webhookId" value
+      assert.equal(claim(`{"sentTime":1,"responseCode":200,"webhookId":"${id}"}`, n), want);
+      assert.equal(claim(`{"sentTime": 1, "webhookId" :\t"${id}", "x": "k"}`, n), want);
+      assert.equal(claim(`{"note":"webhookId","webhookId":"${id}"}`, n), want);
     }
   }
-  // not a plain prefix: partition 0 answers for it
-  const b = enc.encode(`{"sentTime":1,"webhookId":"w1"}`);
-  assert.equal(lineClaim(b, 0, b.length, 5), 0);
+  // unsure: every partition reads the line (partition 0 reports it if invalid)
+  for (
+    const line of [
+      `{"sentTime":1,"responseCode":200}`, // no key
+      `{"webhookId":"w1","webhookId":"w2"}`, // twice: the last counts
+      `{"webhookId":"w1","a":{"webhookId":"w2"}}`, // twice (nested)
+      `{"webhookId":"webhookId":"w2"}`, // the id is a second key
+      `{"webho\\u006bId":"w2","webhookId":"w1"}`, // a backslash anywhere
+      `{"webhookId":"w\\u0031"}`,
+      `{"webhookId":"wé"}`, // not plain ASCII
+      `{"webhookId":""}`,
+      `{"webhookId":12}`,
+      `{"webhookId":"w1`, // unterminated
+    ]
+  ) assert.equal(claim(line, 3), NO_CLAIM, line);
+  // CSV: the webhookId cell, trimmed; none when the line has a quote or lacks the cell
+  const csv = (line: string, col: number, n: number) => {
+    const b = enc.encode(line);
+    return csvLineClaim(b, 0, b.length, col, n);
+  };
+  assert.equal(csv("wh-7,1,200", 0, 3), webhookPartition("wh-7", 3));
+  assert.equal(csv("1, wh-7 ,200\r", 1, 3), webhookPartition("wh-7", 3));
+  assert.equal(csv("1,200,w\\1", 2, 5), webhookPartition("w\\1", 5)); // a backslash is a letter
+  assert.equal(csv('1,"wh-7",200', 1, 3), NO_CLAIM);
+  assert.equal(csv("1,200", 2, 3), NO_CLAIM);
+  assert.equal(csv("1, ,200", 1, 3), NO_CLAIM);
+});
+
+/** Lines of many shapes, from fragments (valid, invalid, tricky), as one ASCII text. */
+function shapes(seed: number, count: number): string[] {
+  const rnd = rng(seed);
+  const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
+  const ids = ["w1", "w2", "wh-10", "wk", "webhookId", "k", "w\\u0031", "wé", ""];
+  const parts = [
+    () => `"webhookId":"${pick(ids)}"`,
+    () => `"webhookId" : "${pick(ids)}"`,
+    () => `"sentTime":${Math.floor(rnd() * 1e6)}`,
+    () => `"responseCode":${pick([200, 503])}`,
+    () => `"note":"${pick(["webhookId", "k", "x\\\\y", '\\"webhookId\\":1'])}"`,
+    () => `"a":{"webhookId":"${pick(ids)}"}`,
+    () => `"notificationId":"nk-${Math.floor(rnd() * 9)}"`,
+  ];
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const n = 1 + Math.floor(rnd() * 4);
+    const fields = Array.from({ length: n }, () => pick(parts)());
+    let line = `{${fields.join(pick([",", ", "]))}}`;
+    if (rnd() < 0.05) line = line.slice(0, Math.floor(rnd() * line.length)); // cut short
+    out.push(line);
+  }
+  return out;
+}
+
+Deno.test("jobs: the skipper skips only lines another partition claims, by the same rule", () => {
+  const enc = new TextEncoder();
+  const lines = shapes(11, 3000);
+  const bytes = enc.encode(lines.join("\n") + "\n");
+  let skipped = 0;
+  for (const count of [2, 3]) {
+    for (let index = 0; index < count; index++) {
+      const skipper = new PartitionSkipper(index, count);
+      // the chunk holds a multi-byte character: the skipper declines it
+      assert.equal(skipper.begin(bytes, 0, bytes.length), false);
+      // line by line, each as its own chunk, so that the ASCII ones are taken
+      for (const line of lines) {
+        const b = enc.encode(line + "\n");
+        const want = lineClaim(b, 0, b.length - 1, count);
+        if (!skipper.begin(b, 0, b.length)) continue;
+        const nl = skipper.foreign(0);
+        if (want === NO_CLAIM || want === index) assert.equal(nl, -1, line);
+        else {
+          assert.equal(nl, b.length - 1, line); // the claim is another's: skipped
+          skipped++;
+        }
+      }
+    }
+  }
+  assert.ok(skipped > 1000, `skipped ${skipped}`);
+  // the same on one chunk of many lines (the cached searches carry across lines)
+  const ascii = lines.filter((l) => !/[\u0080-\uffff]/.test(l));
+  const chunk = enc.encode(ascii.join("\n") + "\n");
+  for (let index = 0; index < 2; index++) {
+    const skipper = new PartitionSkipper(index, 2);
+    assert.ok(skipper.begin(chunk, 0, chunk.length));
+    let start = 0;
+    for (const line of ascii) {
+      const len = enc.encode(line).length;
+      const want = lineClaim(chunk, start, start + len, 2);
+      const nl = skipper.foreign(start);
+      assert.equal(nl, want === NO_CLAIM || want === index ? -1 : start + len, line);
+      start += len + 1;
+    }
+  }
+  // CSV: the cell of the column
+  const csvLines = ["wh-1,1,200", "wh-2,1,200", '"wh-3",1,200', " wh-4 ,1,200", "wh-5"];
+  const csvChunk = enc.encode(csvLines.join("\n") + "\n");
+  const sk = new PartitionSkipper(0, 2);
+  sk.csvColumn = 0;
+  assert.ok(sk.begin(csvChunk, 0, csvChunk.length));
+  let start = 0;
+  for (const line of csvLines) {
+    const want = csvLineClaim(csvChunk, start, start + line.length, 0, 2);
+    assert.equal(sk.foreign(start), want === NO_CLAIM || want === 0 ? -1 : start + line.length);
+    start += line.length + 1;
+  }
+});
+
+Deno.test("jobs: CSV, gzip and JSON with spaces, other key orders and tricky lines give the same output", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "breaker-jobs-" });
+  try {
+    const rnd = rng(5);
+    const t0 = Date.UTC(2026, 0, 1);
+    const json: string[] = [];
+    const csv: string[] = ["sentTime,responseCode,webhookId,notificationId"];
+    for (let i = 0; i < 12_000; i++) {
+      const ep = Math.floor(rnd() * 120);
+      const id = `wk-${ep}`;
+      const t = t0 + i * 15_000;
+      const code = rnd() < (ep % 4 === 0 ? 0.85 : 0.1) ? 503 : 200;
+      const n = `n-${Math.floor(i / 3)}`;
+      const shape = i % 5;
+      json.push(
+        shape === 0
+          ? `{"webhookId": "${id}", "sentTime": ${t}, "responseCode": ${code}, "notificationId": "${n}"}`
+          : shape === 1
+          ? `{"sentTime":${t},"note":"webhookId","responseCode":${code},"webhookId":"${id}"}`
+          : `{"webhookId":"${id}","notificationId":"${n}","sentTime":${t},"responseCode":${code}}`,
+      );
+      csv.push(`${t},${code}, ${id}${shape === 2 ? ` ,${n}\r` : `,${n}`}`);
+    }
+    // a line whose id is a second key, a nested key and an escaped key
+    json.splice(100, 0, `{"webhookId":"webhookId":"wk-1","sentTime":${t0},"responseCode":200}`);
+    json.splice(
+      200,
+      0,
+      `{"webhookId":"wk-2","a":{"webhookId":"wk-3"},"sentTime":${
+        t0 + 3_000_000
+      },"responseCode":503}`,
+    );
+    json.splice(
+      300,
+      0,
+      `{"webhookId":"wk-4","webho\\u006bId":"wk-5","sentTime":${
+        t0 + 4_500_000
+      },"responseCode":503}`,
+    );
+    csv.splice(50, 0, `${t0 + 750_000},503,"wk-6",n-x`, `${t0 + 750_000},oops,wk-7,n-y`);
+    const nd = `${dir}/log.ndjson`;
+    await Deno.writeTextFile(nd, json.join("\n") + "\n");
+    const cs = `${dir}/log.csv`;
+    await Deno.writeTextFile(cs, csv.join("\n") + "\n");
+    const gz = `${dir}/log.ndjson.gz`;
+    await Deno.writeFile(
+      gz,
+      new Uint8Array(
+        await new Response(
+          new Blob([json.join("\n") + "\n"]).stream().pipeThrough(new CompressionStream("gzip")),
+        ).arrayBuffer(),
+      ),
+    );
+    const args = ["--format", "ndjson", "--notifications", "--skip-invalid"];
+    const a = await sameAcrossJobs(nd, args, [2, 3]);
+    assert.ok(JSON.parse(a.stdout.trim().split("\n").pop()!).suspensions > 0, a.stdout.slice(-200));
+    assert.equal((await sameAcrossJobs(gz, args, [2])).stdout, a.stdout);
+    const c = await sameAcrossJobs(cs, args, [2, 3]);
+    assert.match(c.stderr, /line 52/); // the invalid CSV line, reported once
+    await sameAcrossJobs(nd, ["--format", "table"], [2]);
+    // the first invalid line stops every thread count at the same line
+    const stop = await sameAcrossJobs(cs, [], [2, 3]);
+    assert.equal(stop.code, 1);
+    assert.match(stop.stderr, /line 52/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

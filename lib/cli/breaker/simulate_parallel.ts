@@ -2,11 +2,13 @@
  * `breaker simulate --jobs N`: the log's webhooks split into N partitions
  * (a hash of the webhook id), each replayed by its own worker thread
  * ({@linkcode ./simulate_worker.ts}) that reads the whole file and keeps its
- * own webhooks; the partitions are independent because the breaker and
+ * own webhooks (skipping the others' lines on their bytes, `line_claim.ts`); the partitions are independent because the breaker and
  * retry state is per webhook. The parts are merged into the result one
- * replay of the whole log gives: endpoints and notifications in first-seen
- * order (by line), events in time order with ties in line order, and the
- * same first error (the one at the earliest line).
+ * replay of the whole log gives: endpoints and notifications still in
+ * progress in first-seen order (by line), events in time order with ties in
+ * line order, and the same first error (the one at the earliest line).
+ * Notifications that reach their final status come from the workers as
+ * they do, into one spill file per worker (merged by line when printed).
  *
  * @module
  */
@@ -23,6 +25,7 @@ import {
   type NotificationTableData,
 } from "../../webhooks/notification_table.ts";
 import { DEFAULT_RETRY_CONFIG } from "../../webhooks/retry_schedule.ts";
+import { NotificationSpill } from "./notification_spill.ts";
 import type { EndpointReport, SimulationEvent, SimulationResult } from "../../webhooks/simulate.ts";
 
 /** What one worker is asked to do. */
@@ -39,6 +42,16 @@ export interface PartTask {
   notifications: boolean;
   /** Count and skip invalid lines. */
   skipInvalid: boolean;
+}
+
+/** A batch of notification lines of one worker: `LINE<TAB>JSON` entries, in line order. */
+export interface PartFinals {
+  /** A batch, not the end. */
+  ok: "finals";
+  /** The entries. */
+  text: string;
+  /** How many. */
+  count: number;
 }
 
 /** What one worker found (its webhooks only). */
@@ -63,7 +76,7 @@ export interface PartResult {
   policies: { suspensions: number; suppressed: number; events: SimulationEvent[] }[];
   /** Its endpoints, first-seen order. */
   endpoints: EndpointReport[];
-  /** Its notifications, or null. */
+  /** Its notifications still in progress, or null. */
   notifications: NotificationTableData | null;
 }
 
@@ -90,6 +103,12 @@ export interface ParallelOutcome {
   seconds: { line: number; time: number } | null;
   /** The first (up to 3) skipped invalid lines, in line order. */
   invalid: { line: number; message: string }[];
+  /**
+   * With notifications: per worker, the notification lines of notifications
+   * that reached their final status, each in line order (merge them by line;
+   * the caller closes them).
+   */
+  finals: NotificationSpill[];
 }
 
 /** Options of {@linkcode simulateParallel}. */
@@ -106,10 +125,14 @@ export interface ParallelOptions {
   skipInvalid?: boolean;
 }
 
-function runPart(task: PartTask): Promise<PartResult | PartError> {
+function runPart(task: PartTask, spill: NotificationSpill | null): Promise<PartResult | PartError> {
   return new Promise((resolve) => {
     const w = new Worker(new URL("./simulate_worker.ts", import.meta.url), { type: "module" });
-    w.onmessage = (ev: MessageEvent<PartResult | PartError>) => {
+    w.onmessage = (ev: MessageEvent<PartResult | PartError | PartFinals>) => {
+      if (ev.data.ok === "finals") {
+        spill?.addText(ev.data.text, ev.data.count);
+        return;
+      }
       w.terminate();
       resolve(ev.data);
     };
@@ -136,17 +159,33 @@ function runPart(task: PartTask): Promise<PartResult | PartError> {
  */
 export async function simulateParallel(options: ParallelOptions): Promise<ParallelOutcome> {
   const count = Math.max(1, Math.floor(options.jobs));
-  const parts = await Promise.all(
-    Array.from({ length: count }, (_, index) =>
-      runPart({
-        path: options.path,
-        index,
-        count,
-        policies: options.policies,
-        notifications: options.notifications ?? false,
-        skipInvalid: options.skipInvalid ?? false,
-      })),
-  );
+  const finals: NotificationSpill[] = [];
+  try {
+    if (options.notifications) {
+      for (let i = 0; i < count; i++) finals.push(await NotificationSpill.create());
+    }
+    const parts = await Promise.all(
+      Array.from({ length: count }, (_, index) =>
+        runPart({
+          path: options.path,
+          index,
+          count,
+          policies: options.policies,
+          notifications: options.notifications ?? false,
+          skipInvalid: options.skipInvalid ?? false,
+        }, finals[index] ?? null)),
+    );
+    return { ...outcome(parts, options), finals };
+  } catch (e) {
+    for (const f of finals) f.close();
+    throw e;
+  }
+}
+
+function outcome(
+  parts: (PartResult | PartError)[],
+  options: ParallelOptions,
+): Omit<ParallelOutcome, "finals"> {
   const errors = parts.filter((p): p is PartError => !p.ok);
   if (errors.length > 0) {
     // the earliest invalid line is what one thread would have stopped at
@@ -165,7 +204,7 @@ export async function simulateParallel(options: ParallelOptions): Promise<Parall
   return merge(ok, options);
 }
 
-function merge(parts: PartResult[], options: ParallelOptions): ParallelOutcome {
+function merge(parts: PartResult[], options: ParallelOptions): Omit<ParallelOutcome, "finals"> {
   const endpoints = parts.flatMap((p) => p.endpoints).sort((a, b) => a.firstLine - b.firstLine);
   let min = Infinity;
   let max = -Infinity;

@@ -1,9 +1,11 @@
 /**
  * One worker thread of `breaker simulate --jobs N`: reads the whole log
  * file itself, keeps only the webhooks of its partition (the breaker and
- * retry state is per webhook, so partitions are independent), replays them
- * and posts its {@linkcode PartResult} (or the error that stopped it) to
- * the thread that started it ({@linkcode simulateParallel}).
+ * retry state is per webhook, so partitions are independent), replays them,
+ * posts the notification lines of notifications that reached their final
+ * status in batches as it goes, then its {@linkcode PartResult} (or the
+ * error that stopped it), to the thread that started it
+ * ({@linkcode simulateParallel}).
  *
  * @module
  */
@@ -11,15 +13,27 @@
 import { readDeliveryLog } from "../../webhooks/log/delivery_log.ts";
 import { DeliveryLogError, InvalidLineError } from "../../webhooks/log/delivery_log_error.ts";
 import { Simulation } from "../../webhooks/simulate.ts";
+import { notificationRecord } from "../../webhooks/report.ts";
 import { fileChunks } from "./file_chunks.ts";
-import type { PartError, PartResult, PartTask } from "./simulate_parallel.ts";
+import type { PartError, PartFinals, PartResult, PartTask } from "./simulate_parallel.ts";
 
 /** Runs one partition; never throws (errors are posted). */
 async function run(task: PartTask): Promise<PartResult | PartError> {
   try {
+    // notifications that reach their final status go to the parent in batches
+    let finals = "";
+    let count = 0;
     const sim = new Simulation({
       policies: task.policies,
       notifications: task.notifications,
+      onNotificationFinal: (n, line) => {
+        finals += `${line}\t${JSON.stringify(notificationRecord(n))}\n`;
+        if (++count === 4096) {
+          scope.postMessage({ ok: "finals", text: finals, count } satisfies PartFinals);
+          finals = "";
+          count = 0;
+        }
+      },
     });
     let seconds: { line: number; time: number } | null = null;
     const invalid: { line: number; message: string }[] = [];
@@ -41,6 +55,7 @@ async function run(task: PartTask): Promise<PartResult | PartError> {
       },
     );
     const result = sim.finish();
+    if (count > 0) scope.postMessage({ ok: "finals", text: finals, count } satisfies PartFinals);
     return {
       ok: true,
       stats,

@@ -13,7 +13,6 @@ import {
   comparisonRecord,
   humanDuration,
   iso,
-  notificationRecords,
   type SimulationResult,
 } from "../../webhooks/mod.ts";
 
@@ -106,8 +105,9 @@ export async function printTable(out: Output, result: SimulationResult, invalidL
 }
 
 /** One table row per notification of the first policy. */
-export function* notificationTableRows(result: SimulationResult) {
-  for (const n of notificationRecords(result)) {
+export async function* notificationTableRows(json: AsyncIterable<string>) {
+  for await (const text of json) {
+    const n = JSON.parse(text);
     yield { ...n, lastSentTime: n.lastSentTime ?? "-", nextAttemptAt: n.nextAttemptAt ?? "-" };
   }
 }

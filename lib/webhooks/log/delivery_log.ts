@@ -18,6 +18,15 @@ import { InvalidLineError } from "./delivery_log_error.ts";
 import { decompressIfGzip } from "./gzip.ts";
 import { emptyRecord, type LogRecord, parseJsonLine } from "./log_record.ts";
 import { NdjsonScanner } from "./ndjson_scanner.ts";
+import {
+  csvLineClaim,
+  lineClaim,
+  NO_CLAIM,
+  PartitionSkipper,
+  webhookPartition,
+} from "./line_claim.ts";
+
+export { lineClaim, webhookPartition };
 
 const utf8 = new TextDecoder();
 
@@ -37,65 +46,13 @@ export interface ReadOptions {
    * Read only the webhooks of one partition (`--jobs`): records whose
    * {@linkcode webhookPartition} is not `index` are not handed out, and an
    * invalid line is reported (thrown or counted) only by the partition that
-   * {@linkcode lineClaim} names, so that N readers with indexes 0..N-1 see
-   * every record and every invalid line exactly once between them.
+   * the line's claim names (`line_claim.ts`; partition 0 for a line without
+   * one), so that N readers with indexes 0..N-1 see every record and every
+   * invalid line exactly once between them. Lines that another partition
+   * claims are skipped on their bytes, unparsed.
    */
   partition?: { index: number; count: number };
 }
-
-/**
- * The partition (0..count-1) of a webhook: a hash of its UTF-16 code units.
- *
- * @example
- * ```ts
- * webhookPartition("wh-0001", 2); // 0 or 1, always the same
- * ```
- */
-export function webhookPartition(webhookId: string, count: number): number {
-  let h = 0;
-  for (let i = 0; i < webhookId.length; i++) h = (Math.imul(h, 31) + webhookId.charCodeAt(i)) | 0;
-  return (h >>> 0) % count;
-}
-
-const PREFIX = new TextEncoder().encode('{"webhookId":"');
-
-/** 1 for the bytes of a plain ASCII string (no quote, backslash or control character). */
-const PLAIN = new Uint8Array(256);
-for (let b = 32; b < 128; b++) PLAIN[b] = b === 34 || b === 92 ? 0 : 1;
-
-/**
- * Which partition answers for the line buf[s, e) if it is invalid: when it
- * starts with `{"webhookId":"` and a plain ASCII id, that id's partition
- * (the same as {@linkcode webhookPartition}), else 0. A function of the
- * bytes only, so that every reader agrees. Returns the partition and, in
- * `claimEnd`, where the id ends (-1: no such prefix).
- *
- * @example
- * ```ts
- * const b = new TextEncoder().encode('{"webhookId":"w1","sentTime":1}');
- * lineClaim(b, 0, b.length, 2) === webhookPartition("w1", 2); // true
- * ```
- */
-export function lineClaim(buf: Uint8Array, s: number, e: number, count: number): number {
-  claimEnd = -1;
-  if (e - s <= PREFIX.length) return 0;
-  for (let i = 0; i < PREFIX.length; i++) if (buf[s + i] !== PREFIX[i]) return 0;
-  let p = s + PREFIX.length;
-  let h = 0;
-  while (p < e && PLAIN[buf[p]] === 1) h = (Math.imul(h, 31) + buf[p++]) | 0;
-  if (p >= e || buf[p] !== 34 || p === s + PREFIX.length) return 0;
-  claimEnd = p;
-  return (h >>> 0) % count;
-}
-
-/** 1 for "\n", "k" and "\\": where skipping another partition's line stops. */
-const SKIP_STOP = new Uint8Array(256);
-SKIP_STOP[10] = 1;
-SKIP_STOP[107] = 1;
-SKIP_STOP[92] = 1;
-
-/** Where the id of the last {@linkcode lineClaim} ended (-1: no prefix). */
-let claimEnd = -1;
 
 /** What {@linkcode readDeliveryLog} counted. */
 export interface ReadStats {
@@ -159,8 +116,16 @@ export async function readDeliveryLog(
     return q === partIndex;
   };
 
+  const skipper = part === null ? null : new PartitionSkipper(partIndex, partCount);
+  /** Which partition reports the line buf[s, e) if it is invalid. */
+  const claimOf = (buf: Uint8Array, s: number, e: number): number => {
+    const c = csv === null
+      ? lineClaim(buf, s, e, partCount)
+      : csvLineClaim(buf, s, e, (csv as CsvReader).index.webhookId, partCount);
+    return c === NO_CLAIM ? 0 : c;
+  };
   const invalid = (err: InvalidLineError, buf: Uint8Array, s: number, e: number) => {
-    if (part !== null && lineClaim(buf, s, e, partCount) !== partIndex) return; // another's
+    if (part !== null && claimOf(buf, s, e) !== partIndex) return; // another's
     if (!options.skipInvalid) throw err;
     stats.invalidLines++;
     options.onInvalid?.(err);
@@ -181,6 +146,7 @@ export async function readDeliveryLog(
         const header = splitCsvLine(utf8.decode(buf.subarray(s, e)));
         if (header === null) throw new InvalidLineError(lineNo, "line", "bad CSV quoting");
         csv = new CsvReader(header, lineNo);
+        if (skipper !== null) skipper.csvColumn = csv.index.webhookId;
         return;
       }
       stats.format = "ndjson";
@@ -234,21 +200,18 @@ export async function readDeliveryLog(
     // the fast path scans only up to the chunk's last newline: its loops stop
     // at that "\n" (a control character) and never read past the chunk
     const end = chunk.lastIndexOf(10) + 1;
+    // another partition's lines are skipped unread (on chunks the skipper can take)
+    const skipping = skipper !== null && start < end && skipper.begin(chunk, start, end);
     for (;;) {
-      if (csv === null && !first && start < end) {
-        if (part !== null && lineClaim(chunk, start, end, partCount) !== partIndex) {
-          // another partition's webhook: skip to the newline, unless the line could
-          // name a second webhookId (a "k", or a "\" that could spell one)
-          if (claimEnd !== -1) {
-            let q = claimEnd + 1;
-            while (SKIP_STOP[chunk[q]] === 0) q++; // stops at the chunk's last "\n" at the latest
-            if (chunk[q] === 10) {
-              lineNo++;
-              start = q + 1;
-              continue;
-            }
-          }
+      if (skipping && !first && start < end) {
+        const nl = skipper.foreign(start);
+        if (nl !== -1) {
+          lineNo++;
+          start = nl + 1;
+          continue;
         }
+      }
+      if (csv === null && !first && start < end) {
         // the hot path: the scanner reads the line and finds its end in one pass
         const nl = scanner.scanLine(chunk, start, end, true);
         if (nl !== -1) {

@@ -236,12 +236,15 @@ class Connection {
   }
 }
 
+/** Where `needle` starts in the first `len` bytes of `buf` (the rest is stale), or -1. */
 function indexOf(buf: Uint8Array, len: number, needle: number[]): number {
   const first = needle[0];
-  outer: for (let i = buf.indexOf(first); i !== -1 && i <= len - needle.length;) {
+  // Searched in a view of the filled part: a miss must not scan the buffer's whole capacity.
+  const filled = len === buf.length ? buf : buf.subarray(0, len);
+  outer: for (let i = filled.indexOf(first); i !== -1 && i <= len - needle.length;) {
     for (let j = 1; j < needle.length; j++) {
       if (buf[i + j] !== needle[j]) {
-        i = buf.indexOf(first, i + 1);
+        i = filled.indexOf(first, i + 1);
         continue outer;
       }
     }

@@ -6,7 +6,7 @@
  * /proc/<pid>/task/<tid>/stat): unlike throughput, that figure hardly moves
  * when other processes share the machine, so it shows where the time goes.
  *
- * Usage: deno task bench:rpc  (or deno run -A scripts/bench/rpc_passthrough.ts [seconds=5] [connections=16])
+ * Usage: deno run -A scripts/bench/rpc_passthrough.ts [seconds=5] [connections=16]
  * Needs `wrk` (apt-get install -y wrk). `BRIDGE_V8_FLAGS=--max-semi-space-size=4` starts
  * the bridges with those V8 flags (`DENO_V8_FLAGS`).
  *

@@ -61,6 +61,27 @@ export interface IpcServer {
 }
 
 const encoder = new TextEncoder();
+
+/** The last text framed, and its bytes: see {@linkcode lineBytes}. */
+let lastText: string | undefined;
+let lastBytes = new Uint8Array();
+
+/**
+ * `text` as one IPC line (its own raw newlines removed: JSON strings never hold them, only
+ * whitespace goes; a newline at the end). The last short text's bytes are kept, so a
+ * subscription notification pushed to many connections (one shared text per block,
+ * `subscriptions.ts`) is encoded once, not once per subscriber. The bytes are only read.
+ */
+function lineBytes(text: string): Uint8Array {
+  if (text === lastText) return lastBytes;
+  const line = text.includes("\n") || text.includes("\r") ? text.replace(/[\r\n]/g, "") : text;
+  const bytes = encoder.encode(line + "\n");
+  if (text.length <= 64 * 1024) {
+    lastText = text;
+    lastBytes = bytes;
+  }
+  return bytes;
+}
 const decoder = new TextDecoder();
 
 async function removeStale(path: string): Promise<void> {
@@ -140,10 +161,7 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
       }
     };
     const write = (text: string) => {
-      const line = text.includes("\n") || text.includes("\r")
-        ? text.replace(/[\r\n]/g, "") // JSON strings never hold raw newlines: only whitespace goes
-        : text;
-      const bytes = encoder.encode(line + "\n");
+      const bytes = lineBytes(text);
       unsent += bytes.length;
       writes = writes.then(async () => {
         if (!alive) return;

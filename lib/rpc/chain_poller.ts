@@ -170,11 +170,24 @@ export class ChainPoller {
 
   async #poll(): Promise<void> {
     if (this.#pendingFilter !== undefined) await this.#pollPending();
-    const head = await this.#block("latest");
+    let head = await this.#block("latest");
     if (!head || this.#recent.length === 0) return;
     let cursor = this.#recent[this.#recent.length - 1].block;
     if (head.hash === cursor.hash) return;
-    const headNumber = Number(head.number);
+    let headNumber = Number(head.number);
+    // After a rewind the head read at the start may itself be of the dropped chain (the chain
+    // changed while this poll walked): read it again, or its stale parent would send the walk
+    // back to the same rewind for ever.
+    let rewinds = 0;
+    const rewound = async (): Promise<boolean> => {
+      // A node whose answers keep contradicting each other ends this poll; the next one retries.
+      if (++rewinds > 8) return false;
+      await this.#rewind();
+      head = await this.#block("latest");
+      if (!head) return false;
+      headNumber = Number(head.number);
+      return true;
+    };
     // Advance one block at a time from the cursor to the head.
     while (this.#listeners.size && this.#recent.length) {
       cursor = this.#recent[this.#recent.length - 1].block;
@@ -182,14 +195,14 @@ export class ChainPoller {
       if (next > headNumber) {
         // The head went back (a reorg to a shorter chain): check the cursor is still canonical.
         const same = await this.#block("0x" + Number(cursor.number).toString(16));
-        if (!same || same.hash !== cursor.hash) await this.#rewind();
-        else return;
+        if (same && same.hash === cursor.hash) return;
+        if (!(await rewound())) return;
         continue;
       }
       const block = next === headNumber ? head : await this.#block("0x" + next.toString(16));
       if (!block) return;
       if (block.parentHash !== cursor.hash) {
-        await this.#rewind();
+        if (!(await rewound())) return;
         continue;
       }
       const logs = this.#wantsLogs()

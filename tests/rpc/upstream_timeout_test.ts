@@ -8,9 +8,21 @@ import assert from "node:assert/strict";
 import { UpstreamClient, UpstreamError } from "../../lib/rpc/upstream.ts";
 import { IpcUpstreamClient } from "../../lib/rpc/ipc_upstream.ts";
 
-/** A TCP server that reads requests and answers only when `answer` says so. */
-function node(answer: (request: string) => boolean) {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+const ANSWER = '{"jsonrpc":"2.0","id":1,"result":"0x1"}';
+
+/**
+ * A node that reads requests and answers (`0x1`) only when `answer` says so: over HTTP on TCP,
+ * or as JSON lines on a Unix socket at `ipcPath`.
+ */
+function node(answer: (request: string) => boolean, ipcPath?: string) {
+  const listener = ipcPath
+    ? Deno.listen({ transport: "unix", path: ipcPath })
+    : Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const reply = new TextEncoder().encode(
+    ipcPath
+      ? ANSWER + "\n"
+      : `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${ANSWER.length}\r\n\r\n${ANSWER}`,
+  );
   const conns: Deno.Conn[] = [];
   const served = (async () => {
     for await (const conn of listener) {
@@ -21,21 +33,14 @@ function node(answer: (request: string) => boolean) {
           for (;;) {
             const n = await conn.read(buf);
             if (n === null) return;
-            const text = new TextDecoder().decode(buf.subarray(0, n));
-            if (!answer(text)) continue;
-            const body = '{"jsonrpc":"2.0","id":1,"result":"0x1"}';
-            await conn.write(
-              new TextEncoder().encode(
-                `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
-              ),
-            );
+            if (answer(new TextDecoder().decode(buf.subarray(0, n)))) await conn.write(reply);
           }
         } catch { /* closed */ }
       })();
     }
   })();
   return {
-    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
+    url: ipcPath ?? `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
     async close() {
       listener.close();
       for (const c of conns) {
@@ -98,27 +103,9 @@ Deno.test("a second request that hangs after a first answered one still times ou
 
 Deno.test("over IPC too: a request the node never answers fails after the timeout", async () => {
   const dir = await Deno.makeTempDir({ prefix: "ipc-timeout-" });
-  const path = `${dir}/node.ipc`;
-  const listener = Deno.listen({ transport: "unix", path });
-  const conns: Deno.Conn[] = [];
-  let answered = 0;
-  const served = (async () => {
-    for await (const conn of listener) {
-      conns.push(conn);
-      (async () => {
-        const buf = new Uint8Array(64 * 1024);
-        try {
-          for (;;) {
-            const n = await conn.read(buf);
-            if (n === null) return;
-            if (++answered > 1) continue; // the first request is answered, then silence
-            await conn.write(new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"result":"0x1"}\n'));
-          }
-        } catch { /* closed */ }
-      })();
-    }
-  })();
-  const client = new IpcUpstreamClient(path, { timeoutMs: 300 });
+  let requests = 0;
+  const once = node(() => ++requests === 1, `${dir}/node.ipc`); // the first is answered, then silence
+  const client = new IpcUpstreamClient(once.url, { timeoutMs: 300 });
   try {
     assert.match(await client.send('{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}'), /0x1/);
     const t0 = performance.now();
@@ -129,13 +116,7 @@ Deno.test("over IPC too: a request the node never answers fails after the timeou
     assert.ok(performance.now() - t0 >= 300, "not before the timeout");
   } finally {
     client.close();
-    listener.close();
-    for (const c of conns) {
-      try {
-        c.close();
-      } catch { /* closed */ }
-    }
-    await served.catch(() => {});
+    await once.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

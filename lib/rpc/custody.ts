@@ -306,11 +306,29 @@ export class CustodySigner implements Signer {
       const vaultId = await this.#vaultOf(from, signal);
       body.source = { type: "VAULT_ACCOUNT", id: vaultId };
       if (tx.nonce === undefined || tx.nonce === null || !this.#gate) {
+        const gate = this.#gate;
         return await this.#serialized(vaultId, async () => {
+          // The nonce the platform will give it, so that a later send asking for that one is
+          // refused rather than landing with the next (see NonceGate.took).
+          // (A node that cannot tell does not stop the send: it is then not counted.)
+          const next = gate
+            ? await gate.nextNonce(vaultId, from).catch(() => undefined)
+            : undefined;
+          let created = false;
           try {
-            return (await this.#run(body, signal, (t) => !!t.txHash)).txHash!;
+            const done = await this.#run(body, signal, (t) => !!t.txHash, undefined, () => {
+              created = true;
+            });
+            if (next !== undefined) gate!.took(vaultId, next);
+            return done.txHash!;
+          } catch (e) {
+            // created and possibly landing: its nonce counts as taken
+            if (next !== undefined && (created ? !finalFailure(e) : ambiguous(e))) {
+              gate!.took(vaultId, next);
+            }
+            throw e;
           } finally {
-            this.#gate?.notify(vaultId);
+            gate?.notify(vaultId);
           }
         });
       }

@@ -10,7 +10,10 @@
  * account's sends have been quiet for a while: a gap that nobody fills is
  * sent as the platform numbers it, as before), refuses a nonce this bridge
  * has already sent or is sending (exactly once), and refuses a nonce the
- * chain has already used (a truly stale one).
+ * chain has already used (a truly stale one). Sends that ask for no nonce are
+ * counted too ({@linkcode NonceGate.took}): the nonce the platform gave one is
+ * refused to a later send that asks for it, even when the node read for the
+ * account's next nonce lags behind the platform.
  *
  * @module
  */
@@ -87,6 +90,29 @@ export class NonceGate {
     // A new send of the account is activity too: the waiting ones look again (and wait anew).
     for (const wake of [...lane.waiting]) wake();
     return new NonceTicket(this.#o, lane, address, nonce);
+  }
+
+  /**
+   * For a send that asks for no nonce (the platform numbers it), inside its account's queue:
+   * the nonce it will get (the account's next one, as {@linkcode NonceTicket.check} judges
+   * it). Call {@linkcode took} once it was created, so that a later send asking for that nonce
+   * is refused instead of landing with the next one.
+   */
+  async nextNonce(key: string, address: string): Promise<bigint> {
+    const chain = await this.#o.pendingNonce(address);
+    const after = this.#lanes.get(key)?.after ?? 0n;
+    return chain > after ? chain : after;
+  }
+
+  /** A send of account `key` that asked for no nonce was created and got `nonce`. */
+  took(key: string, nonce: bigint): void {
+    let lane = this.#lanes.get(key);
+    if (!lane) {
+      lane = { claimed: new Set(), after: 0n, waiting: new Set() };
+      this.#lanes.set(key, lane);
+    }
+    lane.claimed.add(nonce);
+    if (nonce + 1n > lane.after) lane.after = nonce + 1n;
   }
 
   /** A send of account `key` finished (sent or not): its waiting sends look again. */

@@ -7,12 +7,14 @@
  * The bridge reads the account's nonce from a node that lags behind the
  * platform's (here a second anvil that never sees the platform's
  * transactions, the extreme of a `--rpcUrl` node behind the platform's own),
- * so what the bridge itself sent is what keeps the order.
+ * so what the bridge itself sent is what keeps the order — sends that asked
+ * for no nonce included.
  */
 import assert from "node:assert/strict";
 import { startFixture } from "../support/emulator_fixture.ts";
 import { startAnvil } from "../support/tools.ts";
 import { CustodySigner } from "../../lib/rpc/custody.ts";
+import { anvilTransaction } from "../support/rpc_stack.ts";
 
 const TO = "0x000000000000000000000000000000000000bEEF";
 
@@ -52,9 +54,7 @@ Deno.test("a nonce gap nobody fills is sent after the quiet time; the skipped no
     const ahead = await signer.sendTransaction({ from, to: TO, value: "0x1", nonce: hex(n + 2n) });
     assert.ok(performance.now() - t0 >= 300, "it waited the quiet time first");
     assert.ok(lines.some((l) => l.includes(`nonce ${n + 2n} of ${from}: nonce ${n} did not come`)));
-    const landed = await rpc(fx.anvil.url, "eth_getTransactionByHash", [ahead]) as {
-      nonce: string;
-    };
+    const landed = await anvilTransaction(fx.anvil.url, ahead) as { nonce: string };
     assert.equal(BigInt(landed.nonce), n, "the platform numbered it");
     // nonce n is used now: a send asking for it is refused, not given n+1 in its place
     await assert.rejects(
@@ -63,9 +63,46 @@ Deno.test("a nonce gap nobody fills is sent after the quiet time; the skipped no
     );
     // the next one in order goes at once and lands with its own nonce
     const next = await signer.sendTransaction({ from, to: TO, value: "0x1", nonce: hex(n + 1n) });
-    const second = await rpc(fx.anvil.url, "eth_getTransactionByHash", [next]) as { nonce: string };
+    const second = await anvilTransaction(fx.anvil.url, next) as { nonce: string };
     assert.equal(BigInt(second.nonce), n + 1n);
     assert.equal(await pending(from), n + 2n);
+  } finally {
+    await behind.stop();
+    await fx.stop();
+  }
+});
+
+Deno.test("a send without a nonce counts: the nonce the platform gave it is refused to a later send asking for it", async () => {
+  const fx = await startFixture();
+  const behind = await startAnvil(); // the lagging node: same accounts, none of the sends
+  try {
+    const chainId = BigInt(await rpc(fx.anvil.url, "eth_chainId", []) as string);
+    const lagging = async (address: string) =>
+      BigInt(await rpc(behind.url, "eth_getTransactionCount", [address, "pending"]) as string);
+    const signer = new CustodySigner({
+      client: fx.client,
+      assetId: fx.emu.assetId,
+      chainId,
+      vaultAccountIds: ["0"],
+      pendingNonce: lagging,
+      nonceQuietMs: 300,
+    });
+    const [from] = await signer.accounts();
+    const n = await lagging(from);
+    const hex = (x: bigint) => `0x${x.toString(16)}`;
+    const plain = await signer.sendTransaction({ from, to: TO, value: "0x1" });
+    const first = await anvilTransaction(fx.anvil.url, plain) as { nonce: string };
+    assert.equal(BigInt(first.nonce), n, "the platform gave it the next nonce");
+    assert.equal(await lagging(from), n, "the node read for nonces has not seen it");
+    // asking for n now would land as n+1: refused
+    await assert.rejects(
+      signer.sendTransaction({ from, to: TO, value: "0x1", nonce: hex(n) }),
+      /nonce too low/,
+    );
+    // n+1 is the next: it goes at once and lands with its own nonce
+    const next = await signer.sendTransaction({ from, to: TO, value: "0x1", nonce: hex(n + 1n) });
+    const second = await anvilTransaction(fx.anvil.url, next) as { nonce: string };
+    assert.equal(BigInt(second.nonce), n + 1n);
   } finally {
     await behind.stop();
     await fx.stop();

@@ -11,215 +11,14 @@
  * @module
  */
 
-import { connectionFlags, leaf, platformClient } from "./command.ts";
+import { leaf, platformClient } from "./command.ts";
 import { CliError, UsageError } from "./errors.ts";
 import type { Output } from "./output.ts";
-import { rpcBanner, type RpcBannerInfo } from "./rpc_banner.ts";
 import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
 import { VERSION } from "../version.ts";
-
-const flags = {
-  ...connectionFlags,
-  chainId: {
-    type: "string",
-    env: "SERVICE_CHAIN_ID",
-    placeholder: "ID",
-    description:
-      "EVM chain id (decimal or 0x-hex); default: the node's. Checked against the node at start.",
-  },
-  rpcUrl: {
-    type: "string",
-    env: "SERVICE_RPC_URL",
-    placeholder: "URL",
-    description:
-      "The node reads are sent to: http(s) or ws(s) URL or IPC socket path (default: a public node of a known --chainId).",
-  },
-  assetId: {
-    type: "string",
-    env: "SERVICE_ASSET_ID",
-    placeholder: "ID",
-    description:
-      "The platform's asset id of the chain (default: built-in table, else asked from the platform).",
-  },
-  vaultAccountIds: {
-    type: "list",
-    env: "SERVICE_VAULT_ACCOUNT_IDS",
-    placeholder: "IDS",
-    description:
-      "Expose only these vault accounts (comma-separated); default: every account holding the asset.",
-  },
-  http: {
-    type: "boolean",
-    env: "SERVICE_HTTP",
-    description: "Serve HTTP instead of the default local socket (IPC).",
-  },
-  host: {
-    type: "string",
-    default: "127.0.0.1",
-    env: "SERVICE_HOST",
-    placeholder: "HOST",
-    description: "HTTP bind address. Anything but loopback needs --allowRemote.",
-  },
-  port: {
-    type: "integer",
-    default: 0,
-    min: 0,
-    max: 65535,
-    env: "SERVICE_PORT",
-    description: "HTTP port; 0 picks a free one.",
-  },
-  httpPath: {
-    type: "string",
-    env: "SERVICE_HTTP_PATH",
-    placeholder: "PATH",
-    description: "HTTP path instead of the random per-run token (e.g. / for a fixed URL).",
-  },
-  path: {
-    type: "string",
-    env: "SERVICE_PATH",
-    placeholder: "PATH",
-    description: "The platform bridge's spelling of --httpPath.",
-  },
-  apiKeyPath: {
-    type: "boolean",
-    description:
-      "Also accept the Brownie form http://127.0.0.1:<PORT>/<API_KEY> (puts the key in a URL: only if a config needs it).",
-  },
-  allowRemote: {
-    type: "boolean",
-    description: "Allow --host other than loopback (anyone who can reach it can send).",
-  },
-  allowOrigin: {
-    type: "string",
-    multiple: true,
-    placeholder: "ORIGIN",
-    description:
-      "Allow browser pages from this origin (e.g. http://localhost:3000); repeatable; default: every page refused.",
-  },
-  ipcPath: {
-    type: "string",
-    env: "SERVICE_IPC_PATH",
-    placeholder: "PATH",
-    description: "Socket path (default: a fresh private directory). A stale socket is removed.",
-  },
-  env: {
-    type: "string",
-    env: "SERVICE_JSON_RPC_ENV_VAR",
-    placeholder: "NAME",
-    description:
-      "Also give the address to the child in this variable (always in SERVICE_JSON_RPC_ADDRESS).",
-  },
-  maxBatch: {
-    type: "integer",
-    default: 1000,
-    min: 1,
-    max: 1_000_000,
-    placeholder: "N",
-    description:
-      "Largest JSON-RPC batch answered; a larger one is refused whole with -32600 (geth's default).",
-  },
-  externalTxIdPrefix: {
-    type: "string",
-    default: "service-rpc-",
-    placeholder: "TEXT",
-    description: "Prefix of each transaction's unique externalTxId.",
-  },
-  externalTxId: {
-    type: "string",
-    env: "SERVICE_EXTERNAL_TX_ID",
-    placeholder: "TEXT",
-    description:
-      "Taken as the prefix of each transaction's unique externalTxId (one id for all would be refused).",
-  },
-  fallbackFeeLevel: {
-    type: "string",
-    choices: ["LOW", "MEDIUM", "HIGH"],
-    upper: true,
-    default: "MEDIUM",
-    env: "SERVICE_FALLBACK_FEE_LEVEL",
-    placeholder: "LOW|MEDIUM|HIGH",
-    description: "Fee level of transactions that carry no fee fields.",
-  },
-  oneTimeAddressesEnabled: {
-    type: "boolean",
-    default: true,
-    env: "SERVICE_ONE_TIME_ADDRESSES_ENABLED",
-    description:
-      "false: destinations must be a vault account or whitelisted wallet (by address), else an error.",
-  },
-  userAgent: {
-    type: "string",
-    env: "SERVICE_USER_AGENT",
-    placeholder: "TEXT",
-    description: "Added to our User-Agent on platform requests.",
-  },
-  logTransactionStatusChanges: {
-    type: "boolean",
-    env: "SERVICE_LOG_TX_STATUS_CHANGES",
-    description: "Print each transaction's status changes on stderr (as --verbose does).",
-  },
-  raw: {
-    type: "boolean",
-    short: "r",
-    description: "Without a child: print only the listening address (no banner).",
-  },
-  suppressHostWarning: {
-    type: "boolean",
-    description:
-      "Accepted for the platform's bridge: acknowledges a non-loopback --host, as --allowRemote.",
-  },
-  note: {
-    type: "string",
-    env: "SERVICE_NOTE",
-    placeholder: "TEXT",
-    description: "Note attached to every platform transaction.",
-  },
-  pollingInterval: {
-    type: "duration",
-    env: "SERVICE_POLLING_INTERVAL",
-    min: 10,
-    max: 3_600_000,
-    placeholder: "DURATION",
-    description: "Fixed transaction status polling interval (default: 5ms doubling to 2s).",
-  },
-  txTimeout: {
-    type: "duration",
-    default: 4 * 3_600_000,
-    min: 1000,
-    max: 24 * 86_400_000, // timers wait at most 2^31-1 ms (about 24.8 days)
-    placeholder: "DURATION",
-    description: "Give up waiting for one transaction after this long (human approvals).",
-  },
-  emulator: {
-    type: "boolean",
-    description:
-      "Use an in-process platform emulator with fresh credentials (needs --rpcUrl of a node such as anvil).",
-  },
-  quiet: {
-    type: "boolean",
-    short: "q",
-    env: "SERVICE_QUIET",
-    description: "Print no warnings (and, without a child, no banner on stderr).",
-  },
-} as const;
-
-function parseChainId(text: string): bigint {
-  const t = text.trim();
-  if (/^\d+$/.test(t) || /^0x[0-9a-fA-F]+$/.test(t)) {
-    const v = BigInt(t);
-    if (v > 0n) return v;
-  }
-  throw new UsageError(
-    `Invalid value ${
-      JSON.stringify(text)
-    } for --chainId: expected a positive integer such as 11155111.`,
-  );
-}
-
-function isLoopbackBind(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
-  return h === "localhost" || /^127\.\d+\.\d+\.\d+$/.test(h) || h === "::1";
-}
+import { showBanner } from "./rpc/banner.ts";
+import { checkRpcFlags } from "./rpc/flag_checks.ts";
+import { rpcFlags } from "./rpc/flags.ts";
 
 /** `service rpc`. */
 export const rpcCommand = leaf({
@@ -239,7 +38,7 @@ export const rpcCommand = leaf({
     "SERVICE_JSON_RPC_WS_ADDRESS); eth_subscribe (newHeads, logs, newPendingTransactions) works over",
     "WebSocket and the socket.",
   ].join("\n"),
-  flags,
+  flags: rpcFlags,
   acceptsRest: true,
   examples: [
     "service rpc --chainId 11155111 -- cast block-number --rpc-url {}",
@@ -256,78 +55,7 @@ export const rpcCommand = leaf({
     const log = (line: string) => void out.debug(line);
 
     // 1. Everything that can be checked without I/O (exit 2 on a mistake).
-    if (rest !== undefined && rest.length === 0) {
-      throw new UsageError('Missing command after "--": give the program to run, or omit "--".');
-    }
-    const transport = f.http ? "http" : "ipc";
-    if (f.path !== undefined) {
-      if (f.httpPath !== undefined && f.httpPath !== f.path) {
-        throw new UsageError("Give --httpPath or --path (its other spelling), not both.");
-      }
-      f.httpPath = f.path;
-    }
-    if (!f.http) {
-      for (
-        const name of ["port", "httpPath", "apiKeyPath", "allowOrigin", "allowRemote"] as const
-      ) {
-        const given = name === "port"
-          ? f.port !== 0
-          : name === "allowOrigin"
-          ? f.allowOrigin.length > 0
-          : !!f[name];
-        if (given) throw new UsageError(`--${name} needs --http (the default transport is IPC).`);
-      }
-    } else if (f.ipcPath) throw new UsageError("--ipcPath cannot be combined with --http.");
-    if (f.suppressHostWarning && f.http && !isLoopbackBind(f.host) && !f.allowRemote) {
-      // The platform's bridge only warned about such a host; we refuse it without an acknowledgement.
-      if (!f.quiet) {
-        void out.log(`--suppressHostWarning taken as --allowRemote: serving on ${f.host}.`);
-      }
-      f.allowRemote = true;
-    }
-    let externalTxIdPrefix = f.externalTxIdPrefix;
-    if (f.externalTxId !== undefined) {
-      if (given.has("externalTxIdPrefix")) {
-        throw new UsageError("Give --externalTxId or --externalTxIdPrefix, not both.");
-      }
-      externalTxIdPrefix = /[-_:.]$/.test(f.externalTxId) ? f.externalTxId : `${f.externalTxId}-`;
-      if (!f.quiet) {
-        void out.log(
-          `--externalTxId ${f.externalTxId}: used as the prefix of each transaction's unique id (${externalTxIdPrefix}<uuid>); one id for all would be refused from the second transaction on.`,
-        );
-      }
-    }
-    if (f.http && !isLoopbackBind(f.host)) {
-      if (!f.allowRemote) {
-        throw new UsageError(
-          `--host ${f.host} is not a loopback address: anyone who reaches it could send transactions. Add --allowRemote if you mean it.`,
-        );
-      }
-      warn(
-        `serving on ${f.host}: anyone who can reach this address can send transactions from the exposed vault accounts.`,
-      );
-    }
-    if (f.httpPath !== undefined && !f.httpPath.startsWith("/")) {
-      throw new UsageError(
-        `Invalid --httpPath ${JSON.stringify(f.httpPath)}: it must start with /.`,
-      );
-    }
-    if (f.env !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(f.env)) {
-      throw new UsageError(`Invalid --env ${JSON.stringify(f.env)}: expected a variable name.`);
-    }
-    for (const o of f.allowOrigin) {
-      if (o !== "*" && !/^https?:\/\/[^/]+$/.test(o)) {
-        throw new UsageError(
-          `Invalid --allowOrigin ${
-            JSON.stringify(o)
-          }: expected an origin such as http://localhost:3000.`,
-        );
-      }
-    }
-    const wantedChain = f.chainId !== undefined ? parseChainId(f.chainId) : undefined;
-    if (f.emulator && !f.rpcUrl) {
-      throw new UsageError("--emulator needs --rpcUrl: the node it signs for (e.g. an anvil).");
-    }
+    const { transport, externalTxIdPrefix, wantedChain } = checkRpcFlags(f, rest, given, out);
     const rpc = await loadBridge();
     const rpcUrl = f.rpcUrl ??
       (wantedChain !== undefined ? rpc.knownChain(wantedChain)?.rpcUrl : undefined);
@@ -550,29 +278,6 @@ async function loadBridge() {
     ...supervisor,
     CustodySigner: lazy.LazyCustodySigner,
   };
-}
-
-/** Prints the banner on stderr (unless the bridge stops before the accounts are known). */
-async function showBanner(
-  out: Output,
-  signer: { accounts(signal?: AbortSignal): Promise<string[]> },
-  info: Omit<RpcBannerInfo, "accounts">,
-  stopped: Promise<unknown>,
-): Promise<void> {
-  const abort = new AbortController();
-  let done = false;
-  void stopped.then(() => {
-    if (!done) abort.abort();
-  });
-  let accounts: RpcBannerInfo["accounts"];
-  try {
-    accounts = await signer.accounts(abort.signal);
-  } catch (e) {
-    accounts = { error: e instanceof Error ? e.message : String(e) };
-  }
-  done = true;
-  if (abort.signal.aborted) return;
-  await out.log(rpcBanner({ ...info, accounts }).trimEnd());
 }
 
 /** Starts the in-process emulator for `--emulator` (loaded only then). */

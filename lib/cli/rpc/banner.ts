@@ -2,10 +2,13 @@
  * The banner `service rpc` prints on standard error when it runs without a
  * child (as anvil does): the chain and its asset, the exposed accounts, where
  * reads go, and the addresses clients connect to. Standard output keeps only
- * the address line, which programs read.
+ * the address line, which programs read. {@linkcode showBanner} prints it once
+ * the accounts are known.
  *
  * @module
  */
+
+import type { Output } from "../output.ts";
 
 /** What the banner shows. */
 export interface RpcBannerInfo {
@@ -54,4 +57,35 @@ export function rpcBanner(info: RpcBannerInfo): string {
   if (info.wsAddress !== undefined) lines.push(`WebSocket on ${info.wsAddress}`);
   lines.push("");
   return lines.join("\n") + "\n";
+}
+
+/**
+ * Prints the banner on stderr once `signer` has listed the accounts (a platform round trip),
+ * unless the bridge stops first (`stopped`); a failed listing is shown in the banner.
+ *
+ * @example
+ * ```ts
+ * void showBanner(out, signer, { chainId, assetId, transport, address, upstream }, stopped);
+ * ```
+ */
+export async function showBanner(
+  out: Output,
+  signer: { accounts(signal?: AbortSignal): Promise<string[]> },
+  info: Omit<RpcBannerInfo, "accounts">,
+  stopped: Promise<unknown>,
+): Promise<void> {
+  const abort = new AbortController();
+  let done = false;
+  void stopped.then(() => {
+    if (!done) abort.abort();
+  });
+  let accounts: RpcBannerInfo["accounts"];
+  try {
+    accounts = await signer.accounts(abort.signal);
+  } catch (e) {
+    accounts = { error: e instanceof Error ? e.message : String(e) };
+  }
+  done = true;
+  if (abort.signal.aborted) return;
+  await out.log(rpcBanner({ ...info, accounts }).trimEnd());
 }

@@ -11,41 +11,43 @@
  * for no nonce included.
  */
 import assert from "node:assert/strict";
-import { startFixture } from "../support/emulator_fixture.ts";
-import { startAnvil } from "../support/tools.ts";
+import { type Fixture, startFixture } from "../support/emulator_fixture.ts";
+import { type Anvil, startAnvil } from "../support/tools.ts";
 import { CustodySigner } from "../../lib/rpc/custody.ts";
-import { anvilTransaction } from "../support/rpc_stack.ts";
+import { anvilCall, anvilTransaction } from "../support/rpc_stack.ts";
 
 const TO = "0x000000000000000000000000000000000000bEEF";
 
-async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const r = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+/**
+ * A custody signer for vault account 0 of `fx` that reads nonces from `behind` (a node that
+ * never sees the platform's transactions) and waits `nonceQuietMs` 300 for a missing nonce.
+ */
+async function laggingSigner(fx: Fixture, behind: Anvil, log?: (line: string) => void) {
+  const chainId = BigInt(await anvilCall(fx.anvil.url, "eth_chainId") as string);
+  const lagging = async (address: string) =>
+    BigInt(await anvilCall(behind.url, "eth_getTransactionCount", [address, "pending"]) as string);
+  const signer = new CustodySigner({
+    client: fx.client,
+    assetId: fx.emu.assetId,
+    chainId,
+    vaultAccountIds: ["0"],
+    pendingNonce: lagging,
+    nonceQuietMs: 300,
+    log,
   });
-  return (await r.json()).result;
+  return { signer, lagging };
 }
 
 Deno.test("a nonce gap nobody fills is sent after the quiet time; the skipped nonce is then refused", async () => {
   const fx = await startFixture();
   const behind = await startAnvil(); // the lagging node: same accounts, none of the sends
   try {
-    const chainId = BigInt(await rpc(fx.anvil.url, "eth_chainId", []) as string);
     const pending = async (address: string) =>
-      BigInt(await rpc(fx.anvil.url, "eth_getTransactionCount", [address, "pending"]) as string);
-    const lagging = async (address: string) =>
-      BigInt(await rpc(behind.url, "eth_getTransactionCount", [address, "pending"]) as string);
+      BigInt(
+        await anvilCall(fx.anvil.url, "eth_getTransactionCount", [address, "pending"]) as string,
+      );
     const lines: string[] = [];
-    const signer = new CustodySigner({
-      client: fx.client,
-      assetId: fx.emu.assetId,
-      chainId,
-      vaultAccountIds: ["0"],
-      pendingNonce: lagging,
-      nonceQuietMs: 300,
-      log: (l) => lines.push(l),
-    });
+    const { signer, lagging } = await laggingSigner(fx, behind, (l) => lines.push(l));
     const [from] = await signer.accounts();
     const n = await pending(from);
     assert.equal(await lagging(from), n, "both nodes start at the same nonce");
@@ -76,17 +78,7 @@ Deno.test("a send without a nonce counts: the nonce the platform gave it is refu
   const fx = await startFixture();
   const behind = await startAnvil(); // the lagging node: same accounts, none of the sends
   try {
-    const chainId = BigInt(await rpc(fx.anvil.url, "eth_chainId", []) as string);
-    const lagging = async (address: string) =>
-      BigInt(await rpc(behind.url, "eth_getTransactionCount", [address, "pending"]) as string);
-    const signer = new CustodySigner({
-      client: fx.client,
-      assetId: fx.emu.assetId,
-      chainId,
-      vaultAccountIds: ["0"],
-      pendingNonce: lagging,
-      nonceQuietMs: 300,
-    });
+    const { signer, lagging } = await laggingSigner(fx, behind);
     const [from] = await signer.accounts();
     const n = await lagging(from);
     const hex = (x: bigint) => `0x${x.toString(16)}`;

@@ -15,7 +15,7 @@ import assert from "node:assert/strict";
 import { foundryBin, ROOT, startAnvil } from "../support/tools.ts";
 import { type EmulatorProcess, startEmulatorProcess } from "../support/emulator_process.ts";
 import { IpcClient } from "../support/rpc.ts";
-import { VAULT0 } from "../support/rpc_stack.ts";
+import { anvilCall, VAULT0 } from "../support/rpc_stack.ts";
 
 let anvil: Awaited<ReturnType<typeof startAnvil>>;
 let emu: EmulatorProcess;
@@ -202,31 +202,19 @@ Deno.test("Run another tool using --: forge script --broadcast --unlocked as wri
     for (const [k, t] of run.transactions.entries()) {
       const receipt = run.receipts.find((r) => r.transactionHash === t.hash);
       assert.equal(receipt?.status, "0x1", `run ${i + 1}, transaction ${k}`);
-      const onChain = await rpcOf(anvil.url, "eth_getTransactionByHash", [
+      const onChain = await anvilCall(anvil.url, "eth_getTransactionByHash", [
         receipt!.transactionHash,
       ]);
       assert.equal(BigInt((onChain as { nonce: string }).nonce), BigInt(t.transaction.nonce));
     }
     // the deploy landed at the nonce forge computed its address from, and the calls reached it
-    const number = await rpcOf(anvil.url, "eth_call", [
+    const number = await anvilCall(anvil.url, "eth_call", [
       { to: run.transactions[0].contractAddress, data: "0x8381f58a" }, // number()
       "latest",
     ]);
     assert.equal(BigInt(number as string), 42n);
   }
 });
-
-/** One JSON-RPC call straight to a node. */
-async function rpcOf(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const r = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const j = await r.json();
-  if (j.error) throw new Error(`${method}: ${j.error.message}`);
-  return j.result;
-}
 
 Deno.test("Print requests and responses using --verbose: the same cast estimate, with the bridge's log on stderr", async () => {
   const r = await sh(

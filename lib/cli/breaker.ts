@@ -22,24 +22,16 @@ import {
   copyRecord,
   DEFAULT_BREAKER_CONFIG,
   DeliveryLogError,
-  eventRecord,
   type LogRecord,
   notificationRecord,
-  notificationRecords,
   readDeliveryLog,
   renderPlot,
   Simulation,
   type SimulationResult,
-  summaryRecord,
 } from "../webhooks/mod.ts";
 import { fileChunks } from "./breaker/file_chunks.ts";
-import { mergedByLine, NotificationSpill } from "./breaker/notification_spill.ts";
-import {
-  NOTIFICATION_COLUMNS,
-  notificationTableRows,
-  printComparison,
-  printTable,
-} from "./breaker/tables.ts";
+import { NotificationSpill } from "./breaker/notification_spill.ts";
+import { notificationJson, printResult } from "./breaker/tables.ts";
 
 /** The policy flags of breaker.md §3 (also what `--compare` accepts). */
 const POLICY_FLAGS = {
@@ -295,11 +287,6 @@ const simulate = leaf({
     // notifications that reached their final status, until the output reaches them
     const spills: NotificationSpill[] = [];
     try {
-      return await replay();
-    } finally {
-      for (const s of spills) s.close();
-    }
-    async function replay() {
       if (notifications && !parallel) spills.push(await NotificationSpill.create());
       const spill = spills[0];
       const sim = new Simulation({
@@ -403,56 +390,17 @@ const simulate = leaf({
         await out.debug(`wrote ${flags.plot}`);
       }
 
-      /** The notification lines as JSON texts: final ones (spilled), then those in progress. */
-      async function* notificationJson(): AsyncGenerator<string> {
-        yield* mergedByLine(spills);
-        for (const r of notificationRecords(result)) yield JSON.stringify(r);
-      }
-      if (policies.length === 2) await printComparison(out, result, invalidLines);
-      else if (out.format === "table") {
-        await printTable(out, result, invalidLines);
-        if (notifications) {
-          await out.write("\n");
-          await out.records(notificationTableRows(notificationJson()), NOTIFICATION_COLUMNS);
-        }
-      } else if (out.format === "json") {
-        const events = result.policies[0].events.map(eventRecord);
-        const summary = summaryRecord(result, invalidLines);
-        if (!notifications) {
-          await out.write(JSON.stringify({ events, summary }, null, 2) + "\n");
-        } else {
-          // JSON.stringify({ events, notifications, summary }, null, 2), written as it goes
-          const indent = (v: unknown, by: string) =>
-            JSON.stringify(v, null, 2).replaceAll("\n", by);
-          let buf = `{\n  "events": ${indent(events, "\n  ")},\n  "notifications": [`;
-          let n = 0;
-          for await (const json of notificationJson()) {
-            buf += `${n++ === 0 ? "" : ","}\n    ${indent(JSON.parse(json), "\n    ")}`;
-            if (buf.length > 65536) {
-              await out.write(buf);
-              buf = "";
-            }
-          }
-          buf += n === 0 ? "]" : "\n  ]";
-          await out.write(`${buf},\n  "summary": ${indent(summary, "\n  ")}\n}\n`);
-        }
-      } else {
-        let buf = "";
-        for (const e of result.policies[0].events) buf += JSON.stringify(eventRecord(e)) + "\n";
-        if (notifications) {
-          for await (const json of notificationJson()) {
-            buf += json + "\n";
-            if (buf.length > 65536) {
-              await out.write(buf);
-              buf = "";
-            }
-          }
-        }
-        await out.write(buf + JSON.stringify(summaryRecord(result, invalidLines)) + "\n");
-      }
+      await printResult(
+        out,
+        result,
+        invalidLines,
+        notifications ? () => notificationJson(spills, result) : undefined,
+      );
       return flags.failOnSuspension && result.policies[0].suspensions > 0
         ? ExitCode.suspension
         : ExitCode.ok;
+    } finally {
+      for (const s of spills) s.close();
     }
   },
 });

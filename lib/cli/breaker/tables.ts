@@ -1,7 +1,8 @@
 /**
- * How `breaker simulate` shows a result: the table view for people (the
- * webhooks, the suspensions and the summary, the notifications) and the
- * comparison of two policies in every format.
+ * How `breaker simulate` shows a result ({@linkcode printResult}): the table
+ * view for people (the webhooks, the suspensions and the summary, the
+ * notifications), the events, notifications and summary as JSON or NDJSON
+ * (written as they go), and the comparison of two policies in every format.
  *
  * @module
  */
@@ -11,16 +12,19 @@ import {
   type BreakerConfig,
   compareEndpoints,
   comparisonRecord,
+  eventRecord,
   humanDuration,
   iso,
+  notificationRecords,
   type SimulationResult,
+  summaryRecord,
 } from "../../webhooks/mod.ts";
+import { mergedByLine, type NotificationSpill } from "./notification_spill.ts";
 
 function pct(x: number): string {
   return x < 0 ? "-" : `${(Math.round(x * 1000) / 10).toFixed(1)}%`;
 }
 
-/** The log's bytes, from FILE or (`-` or none) standard input; gzip is the reader's business. */
 const WEBHOOK_COLUMNS: Column[] = [
   { header: "webhook", value: "webhookId", width: 24 },
   { header: "attempts", value: "attempts", width: 9 },
@@ -196,4 +200,77 @@ function describePolicy(c: BreakerConfig): Record<string, unknown> {
       ? null
       : humanDuration(c.bandResetsAfterIdleMs),
   };
+}
+
+/**
+ * The notification lines of `result` as JSON texts: those that reached their final status
+ * (from `spills`, in the order they did), then those still in progress.
+ */
+export async function* notificationJson(
+  spills: NotificationSpill[],
+  result: SimulationResult,
+): AsyncGenerator<string> {
+  yield* mergedByLine(spills);
+  for (const r of notificationRecords(result)) yield JSON.stringify(r);
+}
+
+/**
+ * Writes `result` in `out`'s format: the comparison when it holds two policies, else the table
+ * view, or the events, the notification lines (when `notifications` gives them) and the summary
+ * as one JSON document or as NDJSON. Long outputs are written as they go.
+ *
+ * @example
+ * ```ts
+ * await printResult(out, result, 0, () => notificationJson(spills, result));
+ * ```
+ */
+export async function printResult(
+  out: Output,
+  result: SimulationResult,
+  invalidLines: number,
+  notifications: (() => AsyncIterable<string>) | undefined,
+): Promise<void> {
+  if (result.policies.length === 2) return await printComparison(out, result, invalidLines);
+  if (out.format === "table") {
+    await printTable(out, result, invalidLines);
+    if (notifications) {
+      await out.write("\n");
+      await out.records(notificationTableRows(notifications()), NOTIFICATION_COLUMNS);
+    }
+    return;
+  }
+  const events = result.policies[0].events;
+  const summary = summaryRecord(result, invalidLines);
+  if (out.format === "json") {
+    if (!notifications) {
+      await out.write(JSON.stringify({ events: events.map(eventRecord), summary }, null, 2) + "\n");
+      return;
+    }
+    // JSON.stringify({ events, notifications, summary }, null, 2), written as it goes
+    const indent = (v: unknown, by: string) => JSON.stringify(v, null, 2).replaceAll("\n", by);
+    let buf = `{\n  "events": ${indent(events.map(eventRecord), "\n  ")},\n  "notifications": [`;
+    let n = 0;
+    for await (const json of notifications()) {
+      buf += `${n++ === 0 ? "" : ","}\n    ${indent(JSON.parse(json), "\n    ")}`;
+      if (buf.length > 65536) {
+        await out.write(buf);
+        buf = "";
+      }
+    }
+    buf += n === 0 ? "]" : "\n  ]";
+    await out.write(`${buf},\n  "summary": ${indent(summary, "\n  ")}\n}\n`);
+    return;
+  }
+  let buf = "";
+  for (const e of events) buf += JSON.stringify(eventRecord(e)) + "\n";
+  if (notifications) {
+    for await (const json of notifications()) {
+      buf += json + "\n";
+      if (buf.length > 65536) {
+        await out.write(buf);
+        buf = "";
+      }
+    }
+  }
+  await out.write(buf + JSON.stringify(summary) + "\n");
 }

@@ -15,8 +15,9 @@
 export { BaseError, messageOf, walk } from "./errors.ts";
 export type { BaseErrorOptions } from "./errors.ts";
 export { hostnameOf, isLoopbackHost, sameText } from "./loopback.ts";
-export { defaultLibcryptoPaths, OpenSslSigner, OpenSslVerifier } from "./openssl_rsa.ts";
-export type { OpenSslSignerOptions } from "./openssl_rsa.ts";
+export { defaultLibcryptoPaths } from "./openssl_library.ts";
+export { OpenSslSigner, type OpenSslSignerOptions } from "./openssl_signer.ts";
+export { OpenSslVerifier } from "./openssl_verifier.ts";
 export { RsaSigner } from "./rsa_signer.ts";
 export type { RsaAlg, RsaSignerMode, RsaSignerOptions } from "./rsa_signer.ts";
 export { RsaVerifier } from "./rsa_verifier.ts";

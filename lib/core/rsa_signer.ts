@@ -2,7 +2,7 @@
  * The one RSA signer of the project (RS256 and RS512, RSASSA-PKCS1-v1_5): the
  * platform client signs its request tokens with it (RS256) and the emulator
  * its webhook deliveries (RS512). It signs through OpenSSL's `libcrypto`
- * (`openssl_rsa.ts`, FFI, about ten times faster than Deno's RSA here) where
+ * (`openssl_signer.ts`, FFI, about ten times faster than Deno's RSA here) where
  * that works, and through WebCrypto otherwise; the bytes are the same either
  * way (PKCS#1 v1.5 is deterministic).
  *
@@ -17,7 +17,8 @@
  * @module
  */
 
-import { ffiGranted, firstLine, OpenSslSigner } from "./openssl_rsa.ts";
+import { ffiGranted, firstLine } from "./openssl_library.ts";
+import { OpenSslSigner } from "./openssl_signer.ts";
 
 /** The JWS algorithms this signer makes. */
 export type RsaAlg = "RS256" | "RS512";

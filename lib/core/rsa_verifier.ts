@@ -2,7 +2,7 @@
  * The one RSA verifier (RS256 and RS512, RSASSA-PKCS1-v1_5), the companion of
  * `rsa_signer.ts`: the emulator checks every request token with it. Deno's
  * WebCrypto takes about 0.7 ms for an RSA-2048 verification here, OpenSSL
- * (`openssl_rsa.ts`, FFI) tens of microseconds, and both give the same
+ * (`openssl_verifier.ts`, FFI) tens of microseconds, and both give the same
  * answer. It verifies through OpenSSL where that works and WebCrypto
  * otherwise; the first verification is made both ways and OpenSSL is kept
  * only when the answers agree (the self-check). Nothing is loaded before the
@@ -11,7 +11,8 @@
  * @module
  */
 
-import { ffiGranted, firstLine, OpenSslVerifier } from "./openssl_rsa.ts";
+import { ffiGranted, firstLine } from "./openssl_library.ts";
+import { OpenSslVerifier } from "./openssl_verifier.ts";
 import { hashOf, type RsaAlg } from "./rsa_signer.ts";
 
 /** Options of {@linkcode RsaVerifier.fromSpki}. */

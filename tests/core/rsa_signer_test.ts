@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { compactVerify, decodeProtectedHeader, importJWK, jwtVerify } from "jose";
 import { type RsaAlg, RsaSigner } from "../../lib/core/rsa_signer.ts";
-import { OpenSslSigner } from "../../lib/core/openssl_rsa.ts";
+import { OpenSslSigner } from "../../lib/core/openssl_signer.ts";
 import { signRequestToken } from "../../lib/platform/jwt.ts";
 import { importPrivateKeySigner } from "../../lib/platform/credentials.ts";
 import { toBase64 } from "../../lib/core/encoding.ts";

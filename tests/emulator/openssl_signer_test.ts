@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { defaultLibcryptoPaths, OpenSslSigner } from "../../lib/core/openssl_rsa.ts";
+import { defaultLibcryptoPaths } from "../../lib/core/openssl_library.ts";
+import { OpenSslSigner } from "../../lib/core/openssl_signer.ts";
 import { WebhookSigner } from "../../lib/emulator/webhooks/signing/signer.ts";
 import { BatchSignPool, MAX_BATCH } from "../../lib/emulator/webhooks/signing/batch_sign_pool.ts";
 import { verifyWebhookSignature } from "../../lib/webhooks/signature.ts";

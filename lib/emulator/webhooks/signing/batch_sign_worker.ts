@@ -1,6 +1,6 @@
 /**
  * The worker thread of {@linkcode ./batch_sign_pool.ts}: it holds the
- * webhook signing key inside OpenSSL (`lib/core/openssl_rsa.ts`, the one
+ * webhook signing key inside OpenSSL (`lib/core/openssl_signer.ts`, the one
  * binding) and signs whole batches of bodies with synchronous foreign calls,
  * one message in and one message out per batch (no hop to Deno's blocking
  * thread pool per signature). For each body it makes the JWS signing input
@@ -18,7 +18,8 @@
  * @module
  */
 
-import { firstLine, OpenSslSigner } from "../../../core/openssl_rsa.ts";
+import { firstLine } from "../../../core/openssl_library.ts";
+import { OpenSslSigner } from "../../../core/openssl_signer.ts";
 import { toBase64Url } from "../../../core/encoding.ts";
 
 /** The first message: the key and the protected header of every signature. */

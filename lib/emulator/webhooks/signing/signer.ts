@@ -11,7 +11,8 @@
  */
 
 import { toBase64Url } from "../../../core/mod.ts";
-import { ffiGranted, firstLine, type OpenSslSigner } from "../../../core/openssl_rsa.ts";
+import { ffiGranted, firstLine } from "../../../core/openssl_library.ts";
+import type { OpenSslSigner } from "../../../core/openssl_signer.ts";
 import { RsaSigner } from "../../../core/rsa_signer.ts";
 import { BatchSignPool } from "./batch_sign_pool.ts";
 import type { Jwks, PublicJwk } from "../../../webhooks/signature.ts";
@@ -42,7 +43,7 @@ export interface FastSigningOptions {
   log?: (line: string) => void;
   /** libcrypto names or paths tried in order; default the OS's usual ones. `[]` skips OpenSSL. */
   libcryptoPaths?: readonly string[];
-  /** Opens the OpenSSL signer; default `OpenSslSigner.open` (`lib/core/openssl_rsa.ts`). A test seam. */
+  /** Opens the OpenSSL signer; default `OpenSslSigner.open` (`lib/core/openssl_signer.ts`). A test seam. */
   openOpenSsl?: (
     pkcs8: Uint8Array,
     opts: { paths?: readonly string[]; hash: "SHA-256" | "SHA-512" },

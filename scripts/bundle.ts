@@ -1,6 +1,6 @@
 /**
  * `service` as ONE JavaScript module: `deno bundle` of `main.ts` with every
- * npm package (viem, zod) and every lazily imported command inlined. The npm
+ * npm package (viem) and every lazily imported command inlined. The npm
  * package (`scripts/pack.ts`) ships this file, and the release binary
  * (`scripts/compile.ts`) embeds this same file, so the package test
  * (`tests/package/`) runs what the binaries contain.

@@ -354,7 +354,7 @@ export async function platformClient(
   ctx: CommandContext & { out: Output },
   extra: ClientOptions = {},
 ): Promise<PlatformClient> {
-  // The two modules, not the barrel: it loads the response schemas (zod, ~20 ms).
+  // The two modules, not the barrel: it loads every platform area (webhooks, vaults, ...).
   const [{ loadCredentials }, { PlatformClient }] = await Promise.all([
     import("../platform/credentials.ts"),
     import("../platform/client.ts"),

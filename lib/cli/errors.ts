@@ -6,8 +6,8 @@
  */
 
 import { BaseError, type BaseErrorOptions, messageOf, walk } from "../core/mod.ts";
-// Not the mod.ts barrels: these two files are light, and keep zod, viem and
-// the platform client off the --help path.
+// Not the mod.ts barrels: these two files are light, and keep viem and the
+// platform client off the --help path.
 import {
   CredentialsError,
   PlatformApiError,

@@ -258,8 +258,8 @@ export const rpcCommand = leaf({
 
 /**
  * The bridge's modules for serving, without the `lib/rpc` barrel: that one
- * loads the custody signer and with it the platform's response schemas (zod,
- * ~20 ms), which here wait for the first signing call (`LazyCustodySigner`).
+ * loads the custody signer and with it the platform's transaction calls,
+ * which here wait for the first signing call (`LazyCustodySigner`).
  */
 async function loadBridge() {
   const [chains, upstream, ipcUpstream, bridge, lazy, supervisor] = await Promise.all([

@@ -1,7 +1,7 @@
 /**
  * What every area shares: the error base, the encoding helper, the
  * vocabulary of statuses and the one RSA signer (OpenSSL is loaded only at
- * the first signature). Light on purpose (no zod, no viem): safe on the
+ * the first signature). Light on purpose (no viem): safe on the
  * `--help` path.
  *
  * @example

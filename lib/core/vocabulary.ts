@@ -1,7 +1,7 @@
 /**
  * One vocabulary for every area: the platform's status values and which HTTP
- * statuses are worth a retry. Plain constants (no zod), so the `--help` path
- * stays light; `platform/schemas.ts` builds its zod enums from these.
+ * statuses are worth a retry. Plain constants, so the `--help` path stays
+ * light; `platform/schemas.ts` builds its enum checks from these.
  *
  * @module
  */

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as s from "./shape.ts";
 import type { PlatformClient } from "./client.ts";
 import type { Page, Schema } from "./schemas.ts";
 
@@ -30,15 +30,15 @@ export interface Blockchain {
   [extra: string]: unknown;
 }
 
-const BlockchainSchema = z.looseObject({
-  id: z.string(),
-  legacyId: z.string().optional(),
-  displayName: z.string().optional(),
-  nativeAssetId: z.string().optional(),
-  onchain: z.looseObject({
-    protocol: z.string().optional(),
-    chainId: z.union([z.string(), z.number()]).nullish(),
-    test: z.boolean().optional(),
+const BlockchainSchema = s.looseObject({
+  id: s.string(),
+  legacyId: s.string().optional(),
+  displayName: s.string().optional(),
+  nativeAssetId: s.string().optional(),
+  onchain: s.looseObject({
+    protocol: s.string().optional(),
+    chainId: s.union([s.string(), s.number()]).nullish(),
+    test: s.boolean().optional(),
   }).optional(),
 });
 
@@ -52,14 +52,14 @@ export interface Asset {
   [extra: string]: unknown;
 }
 
-const AssetSchema: Schema<Asset> = z.looseObject({
-  id: z.string(),
-  legacyId: z.string(),
+const AssetSchema: Schema<Asset> = s.looseObject({
+  id: s.string(),
+  legacyId: s.string(),
 });
 
-const BlockchainPage: Schema<Page<Blockchain>> = z.looseObject({
-  data: z.array(BlockchainSchema),
-  next: z.string().nullish(),
+const BlockchainPage: Schema<Page<Blockchain>> = s.looseObject({
+  data: s.array(BlockchainSchema),
+  next: s.string().nullish(),
 });
 
 /** Lists the blockchains of a protocol (default `ETH`, i.e. EVM), following pages. */

@@ -1,18 +1,18 @@
 /**
  * What the platform API returns (`platform-api.md`): plain interfaces for the
- * public surface, and the zod schemas that check answers at the edge. Objects
- * are loose: fields we do not know are kept and printed as the platform sent
- * them.
+ * public surface, and the schemas (`shape.ts`) that check answers at the
+ * edge. Objects are loose: fields we do not know are kept and printed as the
+ * platform sent them.
  *
  * @module
  */
 
-import { z } from "zod";
+import * as s from "./shape.ts";
 import { RESEND_JOB_STATUSES, type ResendJobStatus } from "../core/mod.ts";
 
 /**
- * Anything that validates an unknown value into a `T` (a zod schema fits).
- * Kept minimal so the public API does not expose zod's types.
+ * Anything that validates an unknown value into a `T` (a `shape.ts` check
+ * fits). Kept minimal so the public API does not expose how checks are made.
  */
 export interface Schema<T> {
   /** Returns the parsed value, or the issues found. */
@@ -103,55 +103,55 @@ export interface ResendJob {
 }
 
 /** Checks a Webhook. */
-export const WebhookSchema: Schema<Webhook> = z.looseObject({
-  id: z.string(),
-  url: z.string(),
-  events: z.array(z.string()),
-  status: z.string(),
-  createdAt: z.number().optional(),
-  updatedAt: z.number().optional(),
-  description: z.string().nullish(),
+export const WebhookSchema: Schema<Webhook> = s.looseObject({
+  id: s.string(),
+  url: s.string(),
+  events: s.array(s.string()),
+  status: s.string(),
+  createdAt: s.number().optional(),
+  updatedAt: s.number().optional(),
+  description: s.string().nullish(),
 });
 
 /** Checks a `{data, next, total?}` page of items checked by `item`. */
 export function pageSchema<T>(item: Schema<T>): Schema<Page<T>> {
-  return z.looseObject({
-    data: z.array(item as unknown as z.ZodType<T>),
-    next: z.string().nullish(),
-    total: z.number().optional(),
+  return s.looseObject({
+    data: s.array(s.fromSchema(item)),
+    next: s.string().nullish(),
+    total: s.number().optional(),
   }) as unknown as Schema<Page<T>>;
 }
 
 /** Checks a Notification. */
-export const NotificationSchema: Schema<Notification> = z.looseObject({
-  id: z.string(),
-  createdAt: z.number(),
-  updatedAt: z.number(),
-  status: z.string(),
-  eventType: z.string(),
-  resourceId: z.string().nullish(),
+export const NotificationSchema: Schema<Notification> = s.looseObject({
+  id: s.string(),
+  createdAt: s.number(),
+  updatedAt: s.number(),
+  status: s.string(),
+  eventType: s.string(),
+  resourceId: s.string().nullish(),
 });
 
 /** Checks a NotificationAttempt. */
-export const NotificationAttemptSchema: Schema<NotificationAttempt> = z.looseObject({
-  sentTime: z.number(),
-  duration: z.number().optional(),
-  responseCode: z.number().nullish(),
-  failureReason: z.string().nullish(),
+export const NotificationAttemptSchema: Schema<NotificationAttempt> = s.looseObject({
+  sentTime: s.number(),
+  duration: s.number().optional(),
+  responseCode: s.number().nullish(),
+  failureReason: s.string().nullish(),
 });
 
 /** Checks the resend-failed answer `{total}`. */
-export const ResendFailedSchema: Schema<{ total: number }> = z.looseObject({ total: z.number() });
+export const ResendFailedSchema: Schema<{ total: number }> = s.looseObject({ total: s.number() });
 
 /** Checks a ResendJob. */
-export const ResendJobSchema: Schema<ResendJob> = z.looseObject({
-  jobId: z.string(),
-  status: z.enum(RESEND_JOB_STATUSES),
-  processed: z.number(),
-  total: z.number(),
+export const ResendJobSchema: Schema<ResendJob> = s.looseObject({
+  jobId: s.string(),
+  status: s.enumOf(RESEND_JOB_STATUSES),
+  processed: s.number(),
+  total: s.number(),
 });
 
 /** Checks a metric `{value: "55"}`. */
-export const MetricValueSchema: Schema<{ value: string | number }> = z.looseObject({
-  value: z.union([z.string(), z.number()]),
+export const MetricValueSchema: Schema<{ value: string | number }> = s.looseObject({
+  value: s.union([s.string(), s.number()]),
 });

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as s from "./shape.ts";
 import type { PlatformClient } from "./client.ts";
 import type { Schema } from "./schemas.ts";
 
@@ -23,18 +23,18 @@ export interface VaultAccount {
   [extra: string]: unknown;
 }
 
-const VaultAccountSchema = z.looseObject({
-  id: z.string(),
-  name: z.string().optional(),
-  assets: z.array(z.looseObject({ id: z.string() })).optional(),
+const VaultAccountSchema = s.looseObject({
+  id: s.string(),
+  name: s.string().optional(),
+  assets: s.array(s.looseObject({ id: s.string() })).optional(),
 });
 
 const VaultAccountsPage: Schema<{
   accounts: VaultAccount[];
   paging?: { before?: string | null; after?: string | null } | null;
-}> = z.looseObject({
-  accounts: z.array(VaultAccountSchema),
-  paging: z.looseObject({ before: z.string().nullish(), after: z.string().nullish() }).nullish(),
+}> = s.looseObject({
+  accounts: s.array(VaultAccountSchema),
+  paging: s.looseObject({ before: s.string().nullish(), after: s.string().nullish() }).nullish(),
 });
 
 /** One deposit address of a vault account's asset. */
@@ -47,9 +47,9 @@ export interface VaultAddress {
   [extra: string]: unknown;
 }
 
-const AddressesPage: Schema<{ addresses: VaultAddress[] }> = z.looseObject({
-  addresses: z.array(z.looseObject({ assetId: z.string().optional(), address: z.string() })),
-  paging: z.looseObject({ before: z.string().nullish(), after: z.string().nullish() }).nullish(),
+const AddressesPage: Schema<{ addresses: VaultAddress[] }> = s.looseObject({
+  addresses: s.array(s.looseObject({ assetId: s.string().optional(), address: s.string() })),
+  paging: s.looseObject({ before: s.string().nullish(), after: s.string().nullish() }).nullish(),
 });
 
 /**

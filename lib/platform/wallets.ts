@@ -7,7 +7,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as s from "./shape.ts";
 import type { PlatformClient } from "./client.ts";
 import type { Schema } from "./schemas.ts";
 
@@ -28,11 +28,11 @@ export interface WhitelistedAddress {
 
 const WalletList: Schema<
   { id: string; name?: string; assets?: { id: string; address?: string }[] }[]
-> = z.array(
-  z.looseObject({
-    id: z.string(),
-    name: z.string().optional(),
-    assets: z.array(z.looseObject({ id: z.string(), address: z.string().optional() })).optional(),
+> = s.array(
+  s.looseObject({
+    id: s.string(),
+    name: s.string().optional(),
+    assets: s.array(s.looseObject({ id: s.string(), address: s.string().optional() })).optional(),
   }),
 );
 

@@ -1,7 +1,7 @@
 /**
  * Errors of the bridge that the CLI maps to exit codes (in `lib/cli/errors.ts`,
  * by `instanceof`): the socket path cannot be used, the child cannot be run.
- * Light on purpose (no viem, no zod), so the CLI's error mapping can import
+ * Light on purpose (no viem, no platform client), so the CLI's error mapping can import
  * it on the `--help` path.
  *
  * @module

@@ -1,7 +1,7 @@
 /**
  * A {@linkcode Signer} that builds the real one on its first call: the
- * custody signer needs the platform's response schemas (zod, about 20 ms to
- * load), which a bridge that only passes reads through (`rpc -- true`, a
+ * custody signer needs the platform's transaction calls and the custody
+ * logic, which a bridge that only passes reads through (`rpc -- true`, a
  * test run without sends) never uses. Concurrent first calls share one load;
  * a load that fails is retried on the next call.
  *

@@ -14,7 +14,7 @@ import {
   PlatformResponseError,
   PlatformTimeoutError,
   PlatformUnreachableError,
-} from "../platform/errors.ts"; // not the barrel: it loads the response schemas (zod)
+} from "../platform/errors.ts"; // not the barrel: it loads every platform area
 import { UpstreamError } from "./upstream.ts";
 
 /** A request id: a string, a number or null (absent = notification). */

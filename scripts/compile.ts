@@ -2,8 +2,10 @@
  * `deno task compile [--target T] [--output P]`: builds the self-contained
  * `service` executable with `deno compile` and explicit permissions.
  *
- * It embeds the one bundled module of `scripts/bundle.ts`, the same file the
- * npm package ships, with the same permissions, so the package test
+ * It embeds the bundle of `scripts/bundle.ts` (the entry module, its chunks
+ * and the workers: the whole directory is included, so no chunk depends on
+ * `deno compile` finding its dynamic import), the same files the npm package
+ * ships, with the same permissions, so the package test
  * (`tests/package/npm_package_test.ts`) runs what the binary contains.
  *
  * `deno compile` downloads its runtime (denort) for the target; on a machine
@@ -15,7 +17,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { bundle, PERMISSIONS, ROOT as root, WORKERS } from "./bundle.ts";
+import { bundle, PERMISSIONS, ROOT as root } from "./bundle.ts";
 const { values } = parseArgs({
   args: Deno.args,
   options: { target: { type: "string" }, output: { type: "string" } },
@@ -37,8 +39,9 @@ const args = [
   ...PERMISSIONS,
   "--output",
   output,
-  // the workers (--jobs, webhook signing), started by URL beside the program
-  ...WORKERS.flatMap(([, name]) => ["--include", entry.replace(/[^/]*$/, name)]),
+  // the chunks and the workers (--jobs, webhook signing), found by URL beside the program
+  "--include",
+  entry.replace(/\/[^/]*$/, ""),
   ...(values.target ? ["--target", values.target] : []),
   entry,
 ];

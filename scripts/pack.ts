@@ -2,8 +2,9 @@
  * `deno task pack`: builds the npm package `service-cli` and writes the
  * tarball `npm publish` uploads to `dist/service-cli-<version>.tgz`.
  *
- * The package holds the program as ONE bundled module (`scripts/bundle.ts`,
- * the same file `deno compile` embeds), a tiny Node launcher, and two
+ * The package holds the program as bundled modules in `lib/program/`
+ * (`scripts/bundle.ts`: the entry `service.js`, its chunks and the workers,
+ * what `deno compile` embeds), a tiny Node launcher, and two
  * commands: `service` and `service-json-rpc` (= `service rpc`, a drop-in for
  * the platform's own bridge). The Deno runtime is not in the tarball: it is
  * an optional dependency per platform (`@deno/linux-x64-glibc`, ... at the
@@ -75,7 +76,7 @@ export async function pack(): Promise<string> {
   await Deno.remove(dir, { recursive: true }).catch(() => {});
   await Deno.mkdir(`${dir}bin`, { recursive: true });
   await Deno.mkdir(`${dir}lib`, { recursive: true });
-  await bundle(`${dir}lib/service.js`);
+  await bundle(`${dir}lib/program/service.js`);
   const launcher = (await Deno.readTextFile(`${ROOT}scripts/npm/launch.cjs`))
     .replace("__PERMISSIONS__", JSON.stringify(PERMISSIONS));
   await Deno.writeTextFile(`${dir}lib/launch.cjs`, launcher);

@@ -2,7 +2,7 @@
  * The npm package's launcher (Node.js, no dependencies): finds the Deno
  * runtime that npm installed from the registry as this package's optional
  * dependency for this platform (`@deno/<platform>`), and runs the bundled
- * program (`service.js`, next to this file) with it: the same permissions as
+ * program (`program/service.js`, beside this file, with its chunks) with it: the same permissions as
  * the release binary, arguments as given, standard streams inherited, the
  * child's exit code returned, and SIGINT/SIGTERM/SIGHUP passed on. Nothing is
  * fetched at run time. Copied into the package by `scripts/pack.ts`.
@@ -57,7 +57,7 @@ function denoBinary() {
 
 /** Runs the program with `prefix` (e.g. `["rpc"]`) before the user's arguments. */
 function launch(prefix) {
-  const program = path.join(__dirname, "service.js");
+  const program = path.join(__dirname, "program", "service.js");
   const args = ["run", ...PERMISSIONS, "--no-config", "--no-lock", "--quiet", program];
   const child = spawn(denoBinary(), [...args, ...prefix, ...process.argv.slice(2)], {
     stdio: "inherit",

@@ -1,7 +1,7 @@
 /**
  * The npm package as users get it: `deno task pack`'s tarball
- * (`dist/service-cli-<version>.tgz`, holding the one bundled module that
- * `deno compile` also embeds) installed with `npm install -g` into a
+ * (`dist/service-cli-<version>.tgz`, holding the bundle — entry, chunks and
+ * workers — that `deno compile` also embeds) installed with `npm install -g` into a
  * temporary prefix with an empty HOME, its Deno runtime resolved by npm as
  * an optional dependency from a registry (a local one, see
  * `local_registry.ts`); then, with the registry pointed at
@@ -87,14 +87,24 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
     assertEquals(tarball, `${ROOT}dist/${PACKAGE_NAME}-${VERSION}.tgz`);
     const listing = await sh("tar", ["tzf", tarball], userEnv(tmp), tmp);
     const files = listing.stdout.trim().split("\n").sort();
-    assertEquals(files, [
+    // the program's chunks (one per lazily loaded part, hashed names) are the only other files
+    const chunks = files.filter((f) => /^package\/lib\/program\/[\w-]+-[A-Z0-9]{8}\.js$/.test(f));
+    assert(chunks.length >= 10, `the program is split into chunks: ${files.join(" ")}`);
+    // split so that a start parses only what its command needs: the entry is the dispatch only
+    const program = `${ROOT}dist/npm/lib/program/`;
+    const entry = await Deno.readTextFile(`${program}service.js`);
+    let total = 0;
+    for await (const e of Deno.readDir(program)) total += (await Deno.stat(program + e.name)).size;
+    assert(entry.length * 20 < total, `entry ${entry.length} bytes of ${total}`);
+    assert(!entry.includes("SubscriptionHub"), "the bridge's code is in its own chunk");
+    assertEquals(files.filter((f) => !chunks.includes(f)), [
       "package/README.md",
       "package/bin/service-json-rpc.cjs",
       "package/bin/service.cjs",
-      "package/lib/batch_sign_worker.ts",
       "package/lib/launch.cjs",
-      "package/lib/service.js",
-      "package/lib/simulate_worker.ts",
+      "package/lib/program/batch_sign_worker.ts",
+      "package/lib/program/service.js",
+      "package/lib/program/simulate_worker.ts",
       "package/package.json",
     ]);
 

@@ -71,7 +71,6 @@ export const WORKERS: readonly (readonly [string, string])[] = [
  */
 export async function bundle(output: string = BUNDLE_PATH): Promise<string> {
   const dir = output.replace(/\/[^/]*$/, "");
-  const name = output.slice(dir.length + 1);
   await Deno.remove(dir, { recursive: true }).catch(() => {});
   await Deno.mkdir(dir, { recursive: true });
   await runBundle(["--code-splitting", "--outdir", dir, `${ROOT}main.ts`]);

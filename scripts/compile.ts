@@ -5,7 +5,7 @@
  * It embeds the bundle of `scripts/bundle.ts` (the entry module, its chunks
  * and the workers: the whole directory is included, so no chunk depends on
  * `deno compile` finding its dynamic import), the same files the npm package
- * ships, with the same permissions, so the package test
+ * ships, with the same permissions and V8 flags, so the package test
  * (`tests/package/npm_package_test.ts`) runs what the binary contains.
  *
  * `deno compile` downloads its runtime (denort) for the target; on a machine
@@ -17,7 +17,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { bundle, PERMISSIONS, ROOT as root } from "./bundle.ts";
+import { bundle, PERMISSIONS, ROOT as root, V8_FLAGS } from "./bundle.ts";
 const { values } = parseArgs({
   args: Deno.args,
   options: { target: { type: "string" }, output: { type: "string" } },
@@ -37,6 +37,7 @@ const args = [
   "--no-config",
   "--no-lock",
   ...PERMISSIONS,
+  ...(V8_FLAGS.length ? [`--v8-flags=${V8_FLAGS.join(",")}`] : []),
   "--output",
   output,
   // the chunks and the workers (--jobs, webhook signing), found by URL beside the program

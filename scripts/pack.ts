@@ -18,7 +18,7 @@
  * @module
  */
 
-import { bundle, PERMISSIONS, ROOT } from "./bundle.ts";
+import { bundle, PERMISSIONS, ROOT, V8_FLAGS } from "./bundle.ts";
 
 /** The published package's name. */
 export const PACKAGE_NAME = "service-cli";
@@ -78,7 +78,8 @@ export async function pack(): Promise<string> {
   await Deno.mkdir(`${dir}lib`, { recursive: true });
   await bundle(`${dir}lib/program/service.js`);
   const launcher = (await Deno.readTextFile(`${ROOT}scripts/npm/launch.cjs`))
-    .replace("__PERMISSIONS__", JSON.stringify(PERMISSIONS));
+    .replace("__PERMISSIONS__", JSON.stringify(PERMISSIONS))
+    .replace("__V8_FLAGS__", JSON.stringify(V8_FLAGS));
   await Deno.writeTextFile(`${dir}lib/launch.cjs`, launcher);
   await Deno.writeTextFile(`${dir}bin/service.cjs`, binScript([]), { mode: 0o755 });
   await Deno.writeTextFile(`${dir}bin/service-json-rpc.cjs`, binScript(["rpc"]), { mode: 0o755 });

@@ -2,8 +2,8 @@
  * The npm package's launcher (Node.js, no dependencies): finds the Deno
  * runtime that npm installed from the registry as this package's optional
  * dependency for this platform (`@deno/<platform>`), and runs the bundled
- * program (`program/service.js`, beside this file, with its chunks) with it: the same permissions as
- * the release binary, arguments as given, standard streams inherited, the
+ * program (`program/service.js`, beside this file, with its chunks) with it: the same permissions
+ * and V8 flags as the release binary, arguments as given, standard streams inherited, the
  * child's exit code returned, and SIGINT/SIGTERM/SIGHUP passed on. Nothing is
  * fetched at run time. Copied into the package by `scripts/pack.ts`.
  */
@@ -24,6 +24,9 @@ const PLATFORMS = {
 
 /** Same list as PERMISSIONS in scripts/bundle.ts (pack.ts fills it in). */
 const PERMISSIONS = __PERMISSIONS__;
+
+/** Same list as V8_FLAGS in scripts/bundle.ts (pack.ts fills it in). */
+const V8_FLAGS = __V8_FLAGS__;
 
 const SIGNALS = process.platform === "win32" ? [] : ["SIGINT", "SIGTERM", "SIGHUP"];
 
@@ -58,7 +61,8 @@ function denoBinary() {
 /** Runs the program with `prefix` (e.g. `["rpc"]`) before the user's arguments. */
 function launch(prefix) {
   const program = path.join(__dirname, "program", "service.js");
-  const args = ["run", ...PERMISSIONS, "--no-config", "--no-lock", "--quiet", program];
+  const v8 = V8_FLAGS.length ? [`--v8-flags=${V8_FLAGS.join(",")}`] : [];
+  const args = ["run", ...PERMISSIONS, ...v8, "--no-config", "--no-lock", "--quiet", program];
   const child = spawn(denoBinary(), [...args, ...prefix, ...process.argv.slice(2)], {
     stdio: "inherit",
     env: { DENO_NO_UPDATE_CHECK: "1", ...process.env },

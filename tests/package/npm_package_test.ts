@@ -18,6 +18,7 @@
 import { assert, assertEquals, assertMatch } from "../support/expect.ts";
 import { ROOT, runCli, startAnvil } from "../support/tools.ts";
 import { pack, PACKAGE_NAME } from "../../scripts/pack.ts";
+import { V8_FLAGS } from "../../scripts/bundle.ts";
 import { startLocalRegistry } from "./local_registry.ts";
 
 const DENO_PACKAGE = "@deno/linux-x64-glibc";
@@ -186,6 +187,38 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
       },
     );
 
+    await t.step("the program runs with the package's V8 flags", async () => {
+      // the bridge's child reads the command line of its parent: the Deno process running rpc
+      const cmdline = "tr '\\0' '\\n' < /proc/$PPID/cmdline";
+      const rpc = await sh(
+        "service-json-rpc",
+        ["--emulator", "--rpcUrl", `http://127.0.0.1:${anvil.port}`, "--", "sh", "-c", cmdline],
+        env,
+        `${tmp}/work`,
+      );
+      assertEquals(rpc.code, 0, rpc.stderr);
+      const argv = rpc.stdout.split("\n");
+      assert(argv.includes(`--v8-flags=${V8_FLAGS.join(",")}`), rpc.stdout);
+      assert(argv.some((a) => a.endsWith("/lib/program/service.js")), rpc.stdout);
+      const viaService = await sh(
+        "service",
+        [
+          "rpc",
+          "--emulator",
+          "--rpcUrl",
+          `http://127.0.0.1:${anvil.port}`,
+          "--",
+          "sh",
+          "-c",
+          cmdline,
+        ],
+        env,
+        `${tmp}/work`,
+      );
+      assertEquals(viaService.code, 0, viaService.stderr);
+      assertEquals(viaService.stdout, rpc.stdout);
+    });
+
     await t.step("the child's exit code comes back through the launcher", async () => {
       const r = await sh(
         "service-json-rpc",
@@ -253,6 +286,14 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
         const ready = JSON.parse(text.split("\n")[0]);
         const dir = ready.privateKeyPath.replace(/\/api\.pem$/, "");
         assert(await exists(ready.privateKeyPath), "the key exists while the emulator runs");
+        // the Deno process (the launcher's child) runs with the package's V8 flags
+        const deno = (await Deno.readTextFile(`/proc/${child.pid}/task/${child.pid}/children`))
+          .trim().split(" ")[0];
+        const argv = (await Deno.readTextFile(`/proc/${deno}/cmdline`)).split("\0");
+        assert(
+          argv.includes("emulator") && argv.includes(`--v8-flags=${V8_FLAGS.join(",")}`),
+          argv.join(" "),
+        );
         Deno.kill(-child.pid, "SIGINT"); // node and deno both get it, as from a terminal
         const [status, err] = await Promise.all([
           child.status,

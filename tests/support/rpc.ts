@@ -62,13 +62,18 @@ export interface BridgeProcess {
   stop(signal?: Deno.Signal): Promise<number>;
 }
 
-/** Starts `main.ts rpc ...args` (no child) and waits for its address line. */
+/**
+ * Starts `main.ts rpc ...args` (no child) and waits for its address line;
+ * `program` replaces `["run", "-A", "<checkout>/main.ts"]` (Deno's arguments
+ * before `rpc`), e.g. to run the bundle as the npm package does.
+ */
 export async function startBridgeProcess(
   args: string[],
   env: Record<string, string> = {},
+  program: string[] = ["run", "-A", `${ROOT}main.ts`],
 ): Promise<BridgeProcess> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}main.ts`, "rpc", ...args],
+    args: [...program, "rpc", ...args],
     cwd: ROOT,
     clearEnv: true,
     env: {

@@ -8,18 +8,21 @@
  *   answer of a first `eth_blockNumber` through it;
  * - idle memory (RSS) of that bridge 500 ms after its first answer.
  *
+ * Every command (the baseline too) runs as the npm package runs it
+ * (`program.ts`: the bundle, the package's permissions and V8 flags;
+ * `BRIDGE_SOURCE=1` runs `main.ts`, `BRIDGE_V8_FLAGS` replaces the flags).
+ *
  * Usage: deno run -A scripts/bench/rpc_startup.ts [runs=15]
- * `BRIDGE_V8_FLAGS=--max-semi-space-size=4` runs every command (the baseline
- * too) with those V8 flags (`DENO_V8_FLAGS`).
  *
  * @module
  */
 
 import { startAnvil } from "../../tests/support/tools.ts";
 import { offlineBridgeFlags, tempPrivateKey } from "../../tests/support/rpc.ts";
+import { benchProgram } from "./program.ts";
 
 const runs = Number(Deno.args[0] ?? 15);
-const v8Flags = Deno.env.get("BRIDGE_V8_FLAGS") ?? "";
+const program = await benchProgram();
 const root = new URL("../..", import.meta.url).pathname;
 const deno = Deno.execPath();
 const anvil = await startAnvil();
@@ -28,9 +31,8 @@ const flags = [...offlineBridgeFlags(key, anvil.url)];
 const env: Record<string, string> = {
   PATH: Deno.env.get("PATH") ?? "",
   HOME: Deno.env.get("HOME") ?? "/tmp",
-  ...(v8Flags ? { DENO_V8_FLAGS: v8Flags } : {}),
 };
-const main = (args: string[]) => ["run", "-A", `${root}main.ts`, ...args];
+const main = (args: string[]) => [...program.args, ...args];
 
 async function wall(args: string[]): Promise<number> {
   const t0 = performance.now();
@@ -104,7 +106,8 @@ try {
   console.log(JSON.stringify(
     {
       runs,
-      v8_flags: v8Flags,
+      program: program.description,
+      v8_flags: program.v8Flags,
       version_median_ms: round(base),
       rpc_http_true_median_ms: round(median(http)),
       rpc_ipc_true_median_ms: round(median(ipc)),
@@ -129,4 +132,5 @@ try {
 } finally {
   await anvil.stop();
   await Deno.remove(key);
+  await program.cleanup();
 }

@@ -12,14 +12,11 @@
  *    RSS peak over 10 s, against its RSS before (bounded; before the
  *    backpressure work an IPC client took it from 127 MB to 898 MB).
  *
- * The bridge runs as the npm package runs it: the bundle (`scripts/bundle.ts`,
- * built first into a temporary directory, started once to warm Deno's caches)
- * with the package's permissions and V8 flags (`V8_FLAGS`).
+ * The bridge runs as the npm package runs it (`program.ts`: the bundle, the
+ * package's permissions and V8 flags; `BRIDGE_SOURCE=1` and `BRIDGE_V8_FLAGS`
+ * change that), started once first to warm Deno's caches.
  *
  * Usage: deno run -A scripts/bench/ws_fanout.ts [subscribers=1000] [seconds=10]
- * `BRIDGE_V8_FLAGS=<flags>` replaces the package's V8 flags (comma-separated; empty:
- * V8's defaults), to compare heap sizings; `BRIDGE_SOURCE=1` runs `main.ts`
- * instead of the bundle.
  *
  * @module
  */
@@ -27,24 +24,10 @@
 import { startAnvil } from "../../tests/support/tools.ts";
 import { offlineBridgeFlags, startBridgeProcess, tempPrivateKey } from "../../tests/support/rpc.ts";
 import { rawHandshake, sendText } from "../../tests/support/ws_raw.ts";
-import { bundle, PERMISSIONS, V8_FLAGS } from "../bundle.ts";
+import { benchProgram } from "./program.ts";
 
 const subscribers = Number(Deno.args[0] ?? 1000);
 const seconds = Number(Deno.args[1] ?? 10);
-
-const v8Flags = Deno.env.get("BRIDGE_V8_FLAGS") ?? V8_FLAGS.join(",");
-const fromSource = Deno.env.get("BRIDGE_SOURCE") === "1";
-
-/** Deno's arguments before `rpc`: the package's way (bundle, permissions, V8 flags), or main.ts. */
-async function bridgeProgram(): Promise<string[]> {
-  const flags = v8Flags ? [`--v8-flags=${v8Flags}`] : [];
-  if (fromSource) {
-    return ["run", "-A", ...flags, new URL("../../main.ts", import.meta.url).pathname];
-  }
-  const dir = await Deno.makeTempDir({ prefix: "ws-fanout-bundle-" });
-  const entry = await bundle(`${dir}/service.js`);
-  return ["run", ...PERMISSIONS, ...flags, "--no-config", "--no-lock", "--quiet", entry];
-}
 
 /** A process's resident memory, MB: total, anonymous (its own) and file-backed (mapped code). */
 interface Rss {
@@ -143,7 +126,8 @@ function complete(seen: number[][], from: number, to: number): number {
 
 const anvil = await startAnvil(["--block-time", "0.1"]);
 const key = await tempPrivateKey();
-const program = await bridgeProgram();
+const prog = await benchProgram();
+const program = prog.args;
 // A first run of new code fills Deno's caches (dependency analysis, V8's code cache) and peaks
 // higher (measured: 74 MB idle against 58 MB); users run warm after their first start.
 await (await startBridgeProcess([...offlineBridgeFlags(key, anvil.url), "--http"], {}, program))
@@ -195,9 +179,9 @@ try {
   await viaBridge.close();
   await direct.close();
   console.log(
-    `newHeads fan-out: ${subscribers} subscribers, blocks ${from}..${to}, bridge: ${
-      fromSource ? "main.ts" : "the bundle, as the npm package runs it"
-    }, V8 flags: ${v8Flags || "V8's defaults"}`,
+    `newHeads fan-out: ${subscribers} subscribers, blocks ${from}..${to}, bridge: ${prog.description}, V8 flags: ${
+      prog.v8Flags || "V8's defaults"
+    }`,
   );
   console.table([{
     blocks: to - from + 1,
@@ -283,6 +267,5 @@ try {
   await bridge.stop();
   await anvil.stop();
   await Deno.remove(key);
-  const entry = program.find((a) => a.endsWith("/service.js"));
-  if (entry) await Deno.remove(entry.replace(/\/service\.js$/, ""), { recursive: true });
+  await prog.cleanup();
 }

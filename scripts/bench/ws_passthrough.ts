@@ -13,6 +13,9 @@
  * cores shared by the load generator, anvil and the bridge it follows the
  * bridge's CPU per request.
  *
+ * The bridge runs as the npm package runs it (`program.ts`; `BRIDGE_SOURCE=1`
+ * runs `main.ts`).
+ *
  * Usage: deno run -A scripts/bench/ws_passthrough.ts [seconds=5] [connections=16]
  *
  * @module
@@ -20,6 +23,7 @@
 
 import { startAnvil } from "../../tests/support/tools.ts";
 import { offlineBridgeFlags, startBridgeProcess, tempPrivateKey } from "../../tests/support/rpc.ts";
+import { benchProgram } from "./program.ts";
 
 const seconds = Number(Deno.args[0] ?? 5);
 const connections = Number(Deno.args[1] ?? 16);
@@ -50,7 +54,13 @@ async function load(
 
 const anvil = await startAnvil();
 const key = await tempPrivateKey();
-const bridge = await startBridgeProcess([...offlineBridgeFlags(key, anvil.url), "--http"]);
+const program = await benchProgram();
+const bridge = await startBridgeProcess(
+  [...offlineBridgeFlags(key, anvil.url), "--http"],
+  {},
+  program.args,
+);
+console.log(`bridge: ${program.description}, V8 flags: ${program.v8Flags || "V8's defaults"}`);
 const anvilWs = `ws://127.0.0.1:${anvil.port}`;
 const bridgeWs = bridge.address.replace(/^http:/, "ws:");
 try {
@@ -89,4 +99,5 @@ try {
   await bridge.stop();
   await anvil.stop();
   await Deno.remove(key);
+  await program.cleanup();
 }

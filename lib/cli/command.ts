@@ -10,15 +10,14 @@
 
 import {
   checkFlagSpecs,
-  closest,
   environmentSource,
   type FlagSpecs,
   type ParsedFlags,
   parseFlags,
   type ParseResult,
-  renderFlags,
-  wrapText,
 } from "./flags.ts";
+import { renderFlags } from "./flag_help.ts";
+import { closest, wrapText } from "./text.ts";
 import { type Format, FORMATS, type Io, Output } from "./output.ts";
 import { UsageError } from "./errors.ts";
 import type { TakeSignals } from "./stop_signals.ts";

@@ -16,6 +16,8 @@
  */
 
 import { UsageError } from "./errors.ts";
+import { formatDuration, MAX_TIMER_MS, parseDuration, parseTime } from "./durations.ts";
+import { closest } from "./text.ts";
 
 /** The kinds of value a flag takes. */
 export type FlagType =
@@ -139,65 +141,6 @@ export function kebab(name: string): string {
   return name.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
 }
 
-const DURATION_UNITS: Record<string, number> = {
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-};
-
-/**
- * Parses a duration: `500ms`, `30s`, `60m`, `4h`, `1d`, combinations such as
- * `1h30m`, or a plain number of milliseconds. Returns `undefined` when the
- * text is not a duration.
- *
- * @example
- * ```ts
- * parseDuration("4h"); // 14400000
- * ```
- */
-export function parseDuration(text: string): number | undefined {
-  const t = text.trim();
-  if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
-  let total = 0;
-  let matched = 0;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(t)) !== null) {
-    total += Number(m[1]) * DURATION_UNITS[m[2]];
-    matched = re.lastIndex;
-  }
-  if (matched === 0 || matched !== t.length) return undefined;
-  return total;
-}
-
-/**
- * Parses a point in time: epoch milliseconds, ISO 8601, or a duration back
- * from `now` (`24h`, `30d`). Returns `undefined` when it is none of these.
- *
- * @example
- * ```ts
- * parseTime("2026-01-01T00:00:00Z"); // 1767225600000
- * ```
- */
-export function parseTime(text: string, now: () => number = Date.now): number | undefined {
-  const t = text.trim();
-  if (/^\d{10,}$/.test(t)) return Number(t);
-  if (/^\d{4}-\d{2}-\d{2}/.test(t)) {
-    const ms = Date.parse(t);
-    return Number.isNaN(ms) ? undefined : ms;
-  }
-  if (/[a-z]$/.test(t)) {
-    const d = parseDuration(t);
-    if (d !== undefined) return now() - d;
-  }
-  return undefined;
-}
-
-/** The longest wait a timer can make (2^31-1 ms, about 24.8 days): the cap of durations used as timeouts. */
-export const MAX_TIMER_MS = 2_147_483_647;
-
 const RANGED: ReadonlySet<FlagType> = new Set(["integer", "number", "duration"]);
 
 /**
@@ -312,102 +255,6 @@ function checkChoice(spec: FlagSpec, value: string, where: string, raw: string):
     );
   }
   return value;
-}
-
-function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      d[i][j] = Math.min(
-        d[i - 1][j] + 1,
-        d[i][j - 1] + 1,
-        d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-  }
-  return d[a.length][b.length];
-}
-
-/**
- * The one suggestion rule for a mistyped flag, command or verb: the closest
- * of `names` (also compared in the spelling `alt` gives, e.g. kebab-case) at
- * an edit distance of at most 2, or one that starts with what was typed.
- * `undefined` when nothing is close.
- *
- * @example
- * ```ts
- * closest("notification", ["rpc", "notifications", "webhooks"]); // "notifications"
- * ```
- */
-export function closest(
-  typed: string,
-  names: readonly string[],
-  alt: (name: string) => string = (n) => n,
-): string | undefined {
-  const lower = typed.toLowerCase();
-  const scored = names.map((n) => {
-    const d = Math.min(distance(lower, n.toLowerCase()), distance(lower, alt(n).toLowerCase()));
-    return [n, d] as const;
-  }).sort((a, b) => a[1] - b[1]);
-  if (scored.length && scored[0][1] <= 2) return scored[0][0];
-  if (lower.length >= 3) return names.find((n) => n.toLowerCase().startsWith(lower));
-  return undefined;
-}
-
-/**
- * Wraps `text` to `width` columns at spaces, keeping its own line breaks;
- * continuation lines start with `indent` (and wrapped lines end with
- * `joiner`, e.g. ` \\` for a shell command). A word longer than the width
- * stays whole.
- *
- * @example
- * ```ts
- * wrapText("a b c", 3); // "a b\nc"
- * ```
- */
-export function wrapText(text: string, width: number, indent = "", joiner = ""): string {
-  return text.split("\n").map((line) => {
-    if (line.length <= width) return line;
-    const lead = /^\s*/.exec(line)![0];
-    const words = line.slice(lead.length).split(" ");
-    const out: string[] = [];
-    let cur = lead;
-    for (const w of words) {
-      const room = width - joiner.length;
-      if (cur.trim() !== "" && (cur + " " + w).length > room) {
-        out.push(cur + joiner);
-        cur = indent + w;
-      } else cur = cur.trim() === "" ? cur + w : cur + " " + w;
-    }
-    out.push(cur);
-    return out.join("\n");
-  }).join("\n");
-}
-
-/** The placeholder shown for a flag's value in help when it declares none. */
-const PLACEHOLDERS: Record<FlagType, string> = {
-  string: "VALUE",
-  boolean: "",
-  integer: "N",
-  number: "NUMBER",
-  list: "LIST",
-  duration: "DURATION",
-  time: "TIME",
-};
-
-/**
- * The placeholder of a flag in help: `<ID>`, `<N>`, `<DURATION>`: always
- * upper case in angle brackets (the one style of every help text).
- *
- * @example
- * ```ts
- * placeholderOf({ type: "integer", description: "" }); // "<N>"
- * ```
- */
-export function placeholderOf(spec: FlagSpec): string {
-  if (spec.type === "boolean") return "";
-  return `<${(spec.placeholder ?? PLACEHOLDERS[spec.type]).toUpperCase()}>`;
 }
 
 /**
@@ -533,55 +380,4 @@ export function parseFlags<S extends FlagSpecs>(
     );
   }
   return { flags: values as ParsedFlags<S>, positionals, rest, given, origins };
-}
-
-/**
- * Formats milliseconds as the largest exact unit: `3600000` → `1h`, `1500` → `1500ms`.
- *
- * @example
- * ```ts
- * formatDuration(14_400_000); // "4h"
- * ```
- */
-export function formatDuration(ms: number): string {
-  for (
-    const [unit, size] of [["d", 86_400_000], ["h", 3_600_000], ["m", 60_000], ["s", 1000]] as const
-  ) {
-    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
-  }
-  return `${ms}ms`;
-}
-
-/**
- * Renders the flags section of a `--help` text, each line at most `width`
- * columns (long descriptions wrap under their column).
- *
- * @example
- * ```ts
- * renderFlags({ verbose: { type: "boolean", description: "More detail." } });
- * ```
- */
-export function renderFlags(specs: FlagSpecs, width = 100): string {
-  const rows = Object.entries(specs).filter(([, s]) => !s.hidden).map(([name, s]) => {
-    const ph = s.type === "boolean" ? "" : ` ${placeholderOf(s)}`;
-    const left = `  ${s.short ? `-${s.short}, ` : ""}--${name}${ph}`;
-    const extra: string[] = [];
-    if (s.choices) extra.push(`one of ${s.choices.join("|")}`);
-    if (s.default !== undefined && s.default !== false) {
-      const shown = s.type === "duration" && typeof s.default === "number"
-        ? formatDuration(s.default)
-        : String(s.default);
-      if (!s.description.includes(`default ${shown}`)) extra.push(`default ${shown}`);
-    }
-    if (s.env) extra.push(`env ${s.env}`);
-    if (s.multiple) extra.push("repeatable");
-    return [left, s.description + (extra.length ? ` (${extra.join("; ")})` : "")] as const;
-  });
-  const col = Math.min(32, Math.max(0, ...rows.map((r) => r[0].length)) + 2);
-  const pad = " ".repeat(col);
-  return rows.map(([l, r]) => {
-    const first = l.length >= col ? `${l}\n${pad}${r}` : l.padEnd(col) + r;
-    return first.split("\n").map((line) => wrapText(line, width, pad)).join("\n");
-  })
-    .join("\n");
 }

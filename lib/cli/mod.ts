@@ -18,7 +18,8 @@ export type { CommandContext } from "./command.ts";
 export { CliError, ExitCode, exitCodeFor, UsageError } from "./errors.ts";
 export { denoIo, Output } from "./output.ts";
 export type { Column, Format, Io, Writer } from "./output.ts";
-export { environmentSource, parseDuration, parseFlags, parseTime } from "./flags.ts";
+export { environmentSource, parseFlags } from "./flags.ts";
+export { parseDuration, parseTime } from "./durations.ts";
 export type {
   FlagSpec,
   FlagSpecs,

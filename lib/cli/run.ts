@@ -9,7 +9,7 @@
 
 import { type Command, type CommandContext, HELP_WIDTH } from "./command.ts";
 import { describeError, exitCodeFor, UsageError } from "./errors.ts";
-import { closest, wrapText } from "./flags.ts";
+import { closest, wrapText } from "./text.ts";
 import { Output, StdoutClosedError, writeAll } from "./output.ts";
 import { VERSION } from "../version.ts";
 

@@ -1,0 +1,83 @@
+/**
+ * Durations and points in time as the flags write them: `500ms`, `30s`,
+ * `1h30m`, epoch milliseconds, ISO 8601, `24h` back from now; and the one
+ * way they are printed back (`4h`).
+ *
+ * @module
+ */
+
+const DURATION_UNITS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/**
+ * Parses a duration: `500ms`, `30s`, `60m`, `4h`, `1d`, combinations such as
+ * `1h30m`, or a plain number of milliseconds. Returns `undefined` when the
+ * text is not a duration.
+ *
+ * @example
+ * ```ts
+ * parseDuration("4h"); // 14400000
+ * ```
+ */
+export function parseDuration(text: string): number | undefined {
+  const t = text.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
+  let total = 0;
+  let matched = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(t)) !== null) {
+    total += Number(m[1]) * DURATION_UNITS[m[2]];
+    matched = re.lastIndex;
+  }
+  if (matched === 0 || matched !== t.length) return undefined;
+  return total;
+}
+
+/**
+ * Parses a point in time: epoch milliseconds, ISO 8601, or a duration back
+ * from `now` (`24h`, `30d`). Returns `undefined` when it is none of these.
+ *
+ * @example
+ * ```ts
+ * parseTime("2026-01-01T00:00:00Z"); // 1767225600000
+ * ```
+ */
+export function parseTime(text: string, now: () => number = Date.now): number | undefined {
+  const t = text.trim();
+  if (/^\d{10,}$/.test(t)) return Number(t);
+  if (/^\d{4}-\d{2}-\d{2}/.test(t)) {
+    const ms = Date.parse(t);
+    return Number.isNaN(ms) ? undefined : ms;
+  }
+  if (/[a-z]$/.test(t)) {
+    const d = parseDuration(t);
+    if (d !== undefined) return now() - d;
+  }
+  return undefined;
+}
+
+/** The longest wait a timer can make (2^31-1 ms, about 24.8 days): the cap of durations used as timeouts. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * Formats milliseconds as the largest exact unit: `3600000` → `1h`, `1500` → `1500ms`.
+ *
+ * @example
+ * ```ts
+ * formatDuration(14_400_000); // "4h"
+ * ```
+ */
+export function formatDuration(ms: number): string {
+  for (
+    const [unit, size] of [["d", 86_400_000], ["h", 3_600_000], ["m", 60_000], ["s", 1000]] as const
+  ) {
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}

@@ -18,6 +18,8 @@
  * @module
  */
 
+import type { Schema } from "./schemas.ts";
+
 /** One problem found: where (keys and indexes from the top) and what. */
 export interface Issue {
   /** Keys and array indexes leading to the value. */
@@ -193,14 +195,7 @@ export function looseObject<F extends Fields>(fields: F): Shape<LooseObject<F>> 
 }
 
 /** A shape from any `Schema`-like check (its first issue, under the path it is at). */
-export function fromSchema<T>(schema: {
-  safeParse(value: unknown):
-    | { success: true; data: T }
-    | {
-      success: false;
-      error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> };
-    };
-}): Shape<T> {
+export function fromSchema<T>(schema: Schema<T>): Shape<T> {
   if (schema instanceof Shape) return schema as Shape<T>;
   return new (class extends Shape<T> {
     check(value: unknown, path: PropertyKey[]): Issue | undefined {

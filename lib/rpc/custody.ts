@@ -20,10 +20,7 @@ import {
   abortableSleep,
   createTransaction,
   findTransactionByExternalId,
-  getFirstAddress,
   getTransaction,
-  listVaultAccounts,
-  listWhitelistedAddresses,
   PlatformApiError,
   type PlatformClient,
   PlatformTimeoutError,
@@ -41,6 +38,7 @@ import { RpcError, RpcErrorCode, toRpcError } from "./protocol.ts";
 import { parseQuantity } from "./units.ts";
 import { toTransactionRequest } from "./transaction_request.ts";
 import { DEFAULT_NONCE_QUIET_MS, NonceGate, type NonceTicket } from "./nonce_gate.ts";
+import { WorkspaceDirectory } from "./workspace_directory.ts";
 
 /** Options of {@linkcode CustodySigner}; defaults stated per field. */
 export interface CustodyOptions {
@@ -135,23 +133,13 @@ function finalFailure(e: unknown): boolean {
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-/** A destination the workspace knows by address. */
-interface Known {
-  address: string;
-  type: "VAULT_ACCOUNT" | "EXTERNAL_WALLET" | "INTERNAL_WALLET" | "CONTRACT";
-  id: string;
-}
-
 /** Signs and sends through the platform. */
 export class CustodySigner implements Signer {
   readonly #o: CustodyOptions;
   readonly #now: () => number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #uuid: () => string;
-  #accounts: Promise<{ address: string; vaultId: string }[]> | undefined;
-  #loadedAt = 0;
-  #known: Promise<Known[]> | undefined;
-  #knownAt = 0;
+  readonly #directory: WorkspaceDirectory;
   readonly #queues = new Map<string, Promise<unknown>>();
   readonly #gate: NonceGate | undefined;
 
@@ -161,6 +149,7 @@ export class CustodySigner implements Signer {
     this.#now = options.now ?? Date.now;
     this.#sleep = options.sleep ?? abortableSleep;
     this.#uuid = options.uuid ?? (() => crypto.randomUUID());
+    this.#directory = new WorkspaceDirectory({ ...options, now: this.#now });
     this.#gate = options.pendingNonce
       ? new NonceGate({
         pendingNonce: options.pendingNonce,
@@ -173,105 +162,10 @@ export class CustodySigner implements Signer {
   /** The exposed addresses in vault-account order. */
   async accounts(signal?: AbortSignal): Promise<string[]> {
     try {
-      return (await this.#load(signal)).map((a) => a.address);
+      return (await this.#directory.exposed(signal)).map((a) => a.address);
     } catch (e) {
       throw toRpcError(e);
     }
-  }
-
-  #load(signal?: AbortSignal, refresh = false) {
-    if (!this.#accounts || refresh) {
-      this.#loadedAt = this.#now();
-      const p = this.#fetchAccounts(signal);
-      this.#accounts = p;
-      p.catch(() => {
-        if (this.#accounts === p) this.#accounts = undefined; // retry next time
-      });
-    }
-    return this.#accounts;
-  }
-
-  async #fetchAccounts(
-    signal?: AbortSignal,
-    all = false,
-  ): Promise<{ address: string; vaultId: string }[]> {
-    const { client, assetId } = this.#o;
-    let ids: string[];
-    if (this.#o.vaultAccountIds?.length && !all) ids = [...this.#o.vaultAccountIds];
-    else {
-      ids = [];
-      for await (const a of listVaultAccounts(client, { assetId, signal })) ids.push(a.id);
-    }
-    const out: ({ address: string; vaultId: string } | undefined)[] = new Array(ids.length);
-    let next = 0;
-    const worker = async () => {
-      while (next < ids.length) {
-        const i = next++;
-        const address = await getFirstAddress(client, ids[i], assetId, signal);
-        if (address) out[i] = { address, vaultId: ids[i] };
-        else if (!all) {
-          this.#o.log?.(`vault account ${ids[i]} has no ${assetId} address: not exposed`);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(8, ids.length) }, worker));
-    return out.filter((a) => a !== undefined);
-  }
-
-  async #vaultOf(address: string, signal?: AbortSignal): Promise<string> {
-    const find = (list: { address: string; vaultId: string }[]) =>
-      list.find((a) => a.address.toLowerCase() === address.toLowerCase())?.vaultId;
-    let id = find(await this.#load(signal));
-    if (id === undefined && this.#now() - this.#loadedAt > 5000) {
-      id = find(await this.#load(signal, true)); // a vault account may have been added
-    }
-    if (id === undefined) {
-      throw new RpcError(
-        RpcErrorCode.unauthorized,
-        `Address ${address} is not one of the exposed vault accounts (see eth_accounts).`,
-      );
-    }
-    return id;
-  }
-
-  /** Every destination the workspace knows by address: vault accounts, then whitelisted wallets. */
-  async #fetchKnown(signal?: AbortSignal): Promise<Known[]> {
-    const [vaults, wallets] = await Promise.all([
-      this.#fetchAccounts(signal, true),
-      listWhitelistedAddresses(this.#o.client, this.#o.assetId, signal),
-    ]);
-    return [
-      ...vaults.map((v) => ({ address: v.address, type: "VAULT_ACCOUNT" as const, id: v.vaultId })),
-      ...wallets,
-    ];
-  }
-
-  /**
-   * The workspace's destination for `address` (one-time addresses off), as
-   * the platform's web3 provider resolves it; refreshed when not found and
-   * older than 5 s (a wallet may just have been whitelisted).
-   */
-  async #destinationOf(address: string, signal?: AbortSignal): Promise<Known> {
-    const lookup = async (refresh: boolean) => {
-      if (!this.#known || refresh) {
-        this.#knownAt = this.#now();
-        const p = this.#fetchKnown(signal);
-        this.#known = p;
-        p.catch(() => {
-          if (this.#known === p) this.#known = undefined;
-        });
-      }
-      return (await this.#known).find((k) => k.address.toLowerCase() === address.toLowerCase());
-    };
-    let found = await lookup(false);
-    if (!found && this.#now() - this.#knownAt > 5000) found = await lookup(true);
-    if (!found) {
-      throw new RpcError(
-        RpcErrorCode.invalidParams,
-        `eth_sendTransaction: destination ${address} is not known to the workspace (no vault account or whitelisted wallet has it) and one-time addresses are off (--oneTimeAddressesEnabled false). Whitelist it on the platform, or allow one-time addresses.`,
-      );
-    }
-    return found;
   }
 
   /** `eth_sendTransaction`: resolves with the transaction hash. */
@@ -280,7 +174,7 @@ export class CustodySigner implements Signer {
       let from = tx.from;
       if (from === undefined || from === null) {
         // Like a node with one unlocked account: the only exposed account is the default.
-        const all = await this.#load(signal);
+        const all = await this.#directory.exposed(signal);
         if (all.length === 1) from = all[0].address;
       }
       if (typeof from !== "string" || !ADDRESS.test(from)) {
@@ -300,10 +194,10 @@ export class CustodySigner implements Signer {
         this.#o.oneTimeAddressesEnabled === false && dest?.type === "ONE_TIME_ADDRESS" &&
         dest.oneTimeAddress.address !== "0x0"
       ) {
-        const known = await this.#destinationOf(dest.oneTimeAddress.address, signal);
+        const known = await this.#directory.destinationOf(dest.oneTimeAddress.address, signal);
         body.destination = { type: known.type, id: known.id };
       }
-      const vaultId = await this.#vaultOf(from, signal);
+      const vaultId = await this.#directory.vaultOf(from, signal);
       body.source = { type: "VAULT_ACCOUNT", id: vaultId };
       if (tx.nonce === undefined || tx.nonce === null || !this.#gate) {
         const gate = this.#gate;
@@ -400,7 +294,7 @@ export class CustodySigner implements Signer {
 
   async #sign(address: string, message: Record<string, unknown>, signal?: AbortSignal) {
     try {
-      const vaultId = await this.#vaultOf(address, signal);
+      const vaultId = await this.#directory.vaultOf(address, signal);
       const body: TransactionRequest = {
         operation: "TYPED_MESSAGE",
         assetId: this.#o.assetId,

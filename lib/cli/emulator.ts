@@ -8,6 +8,7 @@
 
 import { type Command, leaf } from "./command.ts";
 import { CliError, UsageError } from "./errors.ts";
+import { EmulatorConfigError } from "../emulator/errors.ts";
 import { writeAll } from "./output.ts";
 import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
 
@@ -148,7 +149,7 @@ const serveCommand = leaf({
         "Missing --rpcUrl: the node the emulator sends transactions to (e.g. start anvil and give --rpcUrl http://127.0.0.1:8545).",
       );
     }
-    const { startEmulator, EmulatorConfigError } = await import("../emulator/mod.ts");
+    const { startEmulator } = await import("../emulator/mod.ts");
     const out = ctx.out;
     let emu;
     try {
@@ -178,7 +179,7 @@ const serveCommand = leaf({
         },
       });
     } catch (e) {
-      if (e instanceof EmulatorConfigError) throw new UsageError(e.message);
+      if (e instanceof EmulatorConfigError) throw e; // exit 2 (errors.ts)
       throw new CliError(`The emulator could not start: ${(e as Error)?.message ?? e}`, 1);
     }
     // Take SIGINT, SIGTERM and SIGHUP from their default action: they now stop cleanly. They

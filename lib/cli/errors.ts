@@ -16,6 +16,7 @@ import {
   PlatformUnreachableError,
 } from "../platform/errors.ts";
 import { ChildNotFoundError, ChildStartError, SocketPathError } from "../rpc/errors.ts";
+import { EmulatorConfigError } from "../emulator/errors.ts";
 
 /** Exit codes of `service`, exactly as cli.md defines them. */
 export const ExitCode = {
@@ -82,6 +83,7 @@ export class UsageError extends CliError {
 export function exitCodeFor(error: unknown): number {
   if (error instanceof CliError) return error.exitCode;
   if (error instanceof CredentialsError) return ExitCode.usage;
+  if (error instanceof EmulatorConfigError) return ExitCode.usage;
   if (error instanceof SocketPathError) return ExitCode.usage;
   if (error instanceof ChildNotFoundError) return 127; // as shells do
   if (error instanceof ChildStartError) return 126;

@@ -13,6 +13,7 @@
 
 import { leaf, platformClient } from "./command.ts";
 import { CliError, UsageError } from "./errors.ts";
+import { EmulatorConfigError } from "../emulator/errors.ts";
 import type { Output } from "./output.ts";
 import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
 import { VERSION } from "../version.ts";
@@ -294,7 +295,7 @@ async function startEmulatorFor(
     stop(): Promise<void>;
   }
 > {
-  const { startEmulator, EmulatorConfigError } = await import("../emulator/mod.ts");
+  const { startEmulator } = await import("../emulator/mod.ts");
   try {
     return await startEmulator({
       rpcUrl,
@@ -304,7 +305,7 @@ async function startEmulatorFor(
       log: (line: string) => void out.debug(`emulator: ${line}`),
     });
   } catch (e) {
-    if (e instanceof EmulatorConfigError) throw new UsageError(e.message);
+    if (e instanceof EmulatorConfigError) throw e; // exit 2 (errors.ts)
     throw new CliError(
       `Cannot start the in-process emulator: ${e instanceof Error ? e.message : String(e)}`,
       1,

@@ -9,7 +9,8 @@
 
 import { Whitelist } from "./vault/whitelist.ts";
 import { WhitelistStore } from "./vault/whitelist_store.ts";
-import { BaseError, toBase64Url } from "../core/mod.ts";
+import { toBase64Url } from "../core/mod.ts";
+import { EmulatorConfigError } from "./errors.ts";
 import { Store } from "./store.ts";
 import { ensureApiUser } from "./http/api_user.ts";
 import { makeKeyDir, removeStaleKeyDirs } from "./key_dir.ts";
@@ -89,15 +90,6 @@ export interface RunningEmulator {
   handler: (req: Request) => Promise<Response>;
   /** Stops serving and background work, closes the store. */
   stop(): Promise<void>;
-}
-
-/** A start-up problem caused by the options (maps to exit code 2 in the CLI). */
-export class EmulatorConfigError extends BaseError {
-  /** A start-up problem described in one line. */
-  constructor(message: string) {
-    super(message);
-    this.name = "EmulatorConfigError";
-  }
 }
 
 /**

@@ -15,7 +15,8 @@
  * @module
  */
 
-export { EmulatorConfigError, startEmulator } from "./emulator.ts";
+export { startEmulator } from "./emulator.ts";
+export { EmulatorConfigError } from "./errors.ts";
 export type { EmulatorOptions, RunningEmulator } from "./emulator.ts";
 export type { EmulatorEvent, EventSink } from "./events.ts";
 export type { FaultSpec } from "./faults/faults.ts";

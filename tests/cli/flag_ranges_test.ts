@@ -124,3 +124,25 @@ Deno.test("values that are not finite are refused, not read as Infinity or null"
     assertMatch(io.err(), new RegExp(`for ${flag}: expected`));
   }
 });
+
+Deno.test("emulator options that cannot work exit 2 with one line (EmulatorConfigError)", async () => {
+  const cases: [string[], RegExp][] = [
+    [
+      ["emulator", "--rpcUrl", "ftp://x"],
+      /^error: Invalid --rpcUrl "ftp:\/\/x": expected an http\(s\) URL\.\n$/,
+    ],
+    [
+      ["emulator", "--rpcUrl", "http://127.0.0.1:9", "--fault", "nonsense"],
+      /^error: Invalid --fault: .*nonsense.*\n$/,
+    ],
+    [
+      ["emulator", "--rpcUrl", "http://127.0.0.1:9", "--mnemonic", "not a mnemonic"],
+      /^error: Invalid --mnemonic: expected a BIP-39 mnemonic phrase\.\n$/,
+    ],
+  ];
+  for (const [args, message] of cases) {
+    const io = memoryIo();
+    assertEquals(await run(args, { io }), 2, `${args.join(" ")}: ${io.err()}`);
+    assertMatch(io.err(), message, args.join(" "));
+  }
+});

@@ -4,8 +4,9 @@
  * entry module (`service.js`) and, beside it, one chunk per lazily imported
  * part (each command, each transport, the code they share) and the worker
  * modules. Split, not one module: with one module every command's code is
- * parsed at every start (measured: `--version` 60-160 ms and 56 MB against
- * 20-30 ms and 37 MB split; `rpc` idle 74 MB against 63 MB). The npm package
+ * parsed at every start (medians of 11 paired runs: `--version` 68 ms and
+ * 49 MB against 30 ms and 35 MB split; `rpc --http -- true` 81 ms and 56 MB
+ * against 49 ms and 45 MB). The npm package
  * (`scripts/pack.ts`) ships this directory, and the release binary
  * (`scripts/compile.ts`) embeds the same one, so the package test
  * (`tests/package/`) runs what the binaries contain.

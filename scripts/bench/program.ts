@@ -1,14 +1,14 @@
 /**
  * How a benchmark runs `service`: as the npm package runs it (the bundle of
  * `scripts/bundle.ts`, built into a temporary directory, with the package's
- * permissions and V8 flags), or from the checkout's `main.ts`
+ * permissions, V8 flags and launch flags), or from the checkout's `main.ts`
  * (`BRIDGE_SOURCE=1`). `BRIDGE_V8_FLAGS=<flags>` replaces the V8 flags
  * (comma-separated; empty: V8's defaults), to compare heap sizings.
  *
  * @module
  */
 
-import { bundle, PERMISSIONS, V8_FLAGS } from "../bundle.ts";
+import { bundle, LAUNCH_FLAGS, PERMISSIONS, V8_FLAGS } from "../bundle.ts";
 
 /** Deno's arguments before the command's own (`rpc ...`), and how to clean up. */
 export interface Program {
@@ -37,7 +37,7 @@ export async function benchProgram(): Promise<Program> {
   const dir = await Deno.makeTempDir({ prefix: "bench-bundle-" });
   const entry = await bundle(`${dir}/service.js`);
   return {
-    args: ["run", ...PERMISSIONS, ...flags, "--no-config", "--no-lock", "--quiet", entry],
+    args: ["run", ...PERMISSIONS, ...flags, ...LAUNCH_FLAGS, entry],
     description: "the bundle, as the npm package runs it",
     v8Flags,
     cleanup: () => Deno.remove(dir, { recursive: true }),

@@ -28,6 +28,9 @@ const PERMISSIONS = __PERMISSIONS__;
 /** Same list as V8_FLAGS in scripts/bundle.ts (pack.ts fills it in). */
 const V8_FLAGS = __V8_FLAGS__;
 
+/** Same list as LAUNCH_FLAGS in scripts/bundle.ts (pack.ts fills it in). */
+const LAUNCH_FLAGS = __LAUNCH_FLAGS__;
+
 const SIGNALS = process.platform === "win32" ? [] : ["SIGINT", "SIGTERM", "SIGHUP"];
 
 function fail(message) {
@@ -62,7 +65,7 @@ function denoBinary() {
 function launch(prefix) {
   const program = path.join(__dirname, "program", "service.js");
   const v8 = V8_FLAGS.length ? [`--v8-flags=${V8_FLAGS.join(",")}`] : [];
-  const args = ["run", ...PERMISSIONS, ...v8, "--no-config", "--no-lock", "--quiet", program];
+  const args = ["run", ...PERMISSIONS, ...v8, ...LAUNCH_FLAGS, program];
   const child = spawn(denoBinary(), [...args, ...prefix, ...process.argv.slice(2)], {
     stdio: "inherit",
     env: { DENO_NO_UPDATE_CHECK: "1", ...process.env },

@@ -18,7 +18,7 @@
 import { assert, assertEquals, assertMatch } from "../support/expect.ts";
 import { ROOT, runCli, startAnvil } from "../support/tools.ts";
 import { pack, PACKAGE_NAME } from "../../scripts/pack.ts";
-import { V8_FLAGS } from "../../scripts/bundle.ts";
+import { LAUNCH_FLAGS, V8_FLAGS } from "../../scripts/bundle.ts";
 import { startLocalRegistry } from "./local_registry.ts";
 
 const DENO_PACKAGE = "@deno/linux-x64-glibc";
@@ -187,7 +187,7 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
       },
     );
 
-    await t.step("the program runs with the package's V8 flags", async () => {
+    await t.step("the program runs with the package's V8 and launch flags", async () => {
       // the bridge's child reads the command line of its parent: the Deno process running rpc
       const cmdline = "tr '\\0' '\\n' < /proc/$PPID/cmdline";
       const rpc = await sh(
@@ -199,6 +199,7 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
       assertEquals(rpc.code, 0, rpc.stderr);
       const argv = rpc.stdout.split("\n");
       assert(argv.includes(`--v8-flags=${V8_FLAGS.join(",")}`), rpc.stdout);
+      for (const f of LAUNCH_FLAGS) assert(argv.includes(f), `${f}: ${rpc.stdout}`);
       assert(argv.some((a) => a.endsWith("/lib/program/service.js")), rpc.stdout);
       const viaService = await sh(
         "service",

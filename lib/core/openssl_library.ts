@@ -7,6 +7,12 @@
  * @module
  */
 
+/** `(ctx, sig, siglen, data, datalen)`: EVP_DigestSign and EVP_PKEY_sign alike. */
+const SIGN_CALL = {
+  parameters: ["pointer", "buffer", "buffer", "buffer", "usize"],
+  result: "i32",
+} as const;
+
 /** The functions of libcrypto used here (and whether a call runs on the blocking thread pool). */
 export const SYMBOLS = {
   OPENSSL_init_crypto: { parameters: ["u64", "pointer"], result: "i32" },
@@ -22,16 +28,8 @@ export const SYMBOLS = {
     parameters: ["pointer", "pointer", "pointer", "pointer", "pointer"],
     result: "i32",
   },
-  EVP_DigestSign: {
-    parameters: ["pointer", "buffer", "buffer", "buffer", "usize"],
-    result: "i32",
-  },
-  EVP_DigestSignAsync: {
-    name: "EVP_DigestSign",
-    parameters: ["pointer", "buffer", "buffer", "buffer", "usize"],
-    result: "i32",
-    nonblocking: true,
-  },
+  EVP_DigestSign: SIGN_CALL,
+  EVP_DigestSignAsync: { ...SIGN_CALL, name: "EVP_DigestSign", nonblocking: true },
   EVP_PKEY_CTX_new: { parameters: ["pointer", "pointer"], result: "pointer" },
   EVP_PKEY_CTX_free: { parameters: ["pointer"], result: "void" },
   EVP_PKEY_sign_init: { parameters: ["pointer"], result: "i32" },
@@ -41,16 +39,8 @@ export const SYMBOLS = {
     result: "i32",
     optional: true,
   },
-  EVP_PKEY_sign: {
-    parameters: ["pointer", "buffer", "buffer", "buffer", "usize"],
-    result: "i32",
-  },
-  EVP_PKEY_signAsync: {
-    name: "EVP_PKEY_sign",
-    parameters: ["pointer", "buffer", "buffer", "buffer", "usize"],
-    result: "i32",
-    nonblocking: true,
-  },
+  EVP_PKEY_sign: SIGN_CALL,
+  EVP_PKEY_signAsync: { ...SIGN_CALL, name: "EVP_PKEY_sign", nonblocking: true },
   EVP_Digest: {
     parameters: ["buffer", "usize", "buffer", "pointer", "pointer", "pointer"],
     result: "i32",
@@ -94,6 +84,38 @@ function openLibrary(path: string): Lib {
   lib.symbols.OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, null);
   loaded.set(path, lib);
   return lib;
+}
+
+/**
+ * Reads a DER key through a memory BIO with `read` (`d2i_PrivateKey_bio` for
+ * PKCS#8, `d2i_PUBKEY_bio` for SPKI); null when libcrypto cannot read it.
+ */
+export function readDerKey(
+  lib: Lib,
+  der: Uint8Array,
+  read: "d2i_PrivateKey_bio" | "d2i_PUBKEY_bio",
+): Deno.PointerValue {
+  const bio = lib.symbols.BIO_new_mem_buf(der, der.length);
+  if (!bio) throw new Error("BIO_new_mem_buf failed");
+  try {
+    return lib.symbols[read](bio, null);
+  } finally {
+    lib.symbols.BIO_free(bio);
+  }
+}
+
+/** The digest for `hash` (default SHA-512); frees `pkey` and throws when libcrypto has none. */
+export function digestFor(
+  lib: Lib,
+  hash: "SHA-256" | "SHA-512" | undefined,
+  pkey: Deno.PointerObject,
+): Deno.PointerObject {
+  const md = hash === "SHA-256" ? lib.symbols.EVP_sha256() : lib.symbols.EVP_sha512();
+  if (!md) {
+    lib.symbols.EVP_PKEY_free(pkey);
+    throw new Error(`no ${hash ?? "SHA-512"} digest in libcrypto`);
+  }
+  return md;
 }
 
 /**

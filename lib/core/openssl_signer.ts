@@ -23,7 +23,13 @@
  * @module
  */
 
-import { defaultLibcryptoPaths, type Lib, loadLibcrypto } from "./openssl_library.ts";
+import {
+  defaultLibcryptoPaths,
+  digestFor,
+  type Lib,
+  loadLibcrypto,
+  readDerKey,
+} from "./openssl_library.ts";
 
 /** Options of {@linkcode OpenSslSigner.open}. */
 export interface OpenSslSignerOptions {
@@ -92,22 +98,10 @@ export class OpenSslSigner {
     const { lib, library } = loadLibcrypto(opts.paths ?? defaultLibcryptoPaths());
     const der = new Uint8Array(pkcs8); // a copy that can be wiped
     try {
-      const bio = lib.symbols.BIO_new_mem_buf(der, der.length);
-      if (!bio) throw new Error("BIO_new_mem_buf failed");
-      let pkey: Deno.PointerValue;
-      try {
-        pkey = lib.symbols.d2i_PrivateKey_bio(bio, null);
-      } finally {
-        lib.symbols.BIO_free(bio);
-      }
+      const pkey = readDerKey(lib, der, "d2i_PrivateKey_bio");
       if (!pkey) throw new Error("libcrypto could not read the private key (PKCS#8 DER)");
-      const sha256 = opts.hash === "SHA-256";
-      const md = sha256 ? lib.symbols.EVP_sha256() : lib.symbols.EVP_sha512();
-      if (!md) {
-        lib.symbols.EVP_PKEY_free(pkey);
-        throw new Error(`no ${opts.hash ?? "SHA-512"} digest in libcrypto`);
-      }
-      const signer = new OpenSslSigner(lib, library, pkey, md, sha256 ? 32 : 64);
+      const md = digestFor(lib, opts.hash, pkey);
+      const signer = new OpenSslSigner(lib, library, pkey, md, opts.hash === "SHA-256" ? 32 : 64);
       signer.#parallel = Math.max(
         1,
         Math.floor(opts.parallel ?? navigator.hardwareConcurrency ?? 1),

@@ -7,7 +7,13 @@
  * @module
  */
 
-import { defaultLibcryptoPaths, type Lib, loadLibcrypto } from "./openssl_library.ts";
+import {
+  defaultLibcryptoPaths,
+  digestFor,
+  type Lib,
+  loadLibcrypto,
+  readDerKey,
+} from "./openssl_library.ts";
 
 /**
  * An RS256 or RS512 verifier holding one public key inside OpenSSL. A
@@ -42,24 +48,12 @@ export class OpenSslVerifier {
   ): OpenSslVerifier {
     const { lib, library } = loadLibcrypto(opts.paths ?? defaultLibcryptoPaths());
     const der = new Uint8Array(spki);
-    const bio = lib.symbols.BIO_new_mem_buf(der, der.length);
-    if (!bio) throw new Error("BIO_new_mem_buf failed");
-    let pkey: Deno.PointerValue;
-    try {
-      pkey = lib.symbols.d2i_PUBKEY_bio(bio, null);
-    } finally {
-      lib.symbols.BIO_free(bio);
-    }
+    const pkey = readDerKey(lib, der, "d2i_PUBKEY_bio");
     if (!pkey) {
       lib.symbols.ERR_clear_error();
       throw new Error("libcrypto could not read the public key (SPKI DER)");
     }
-    const md = opts.hash === "SHA-256" ? lib.symbols.EVP_sha256() : lib.symbols.EVP_sha512();
-    if (!md) {
-      lib.symbols.EVP_PKEY_free(pkey);
-      throw new Error(`no ${opts.hash ?? "SHA-512"} digest in libcrypto`);
-    }
-    return new OpenSslVerifier(lib, library, pkey, md);
+    return new OpenSslVerifier(lib, library, pkey, digestFor(lib, opts.hash, pkey));
   }
 
   /** True when `signature` is this key's over `data`; false for any other signature. */

@@ -36,6 +36,11 @@ export type ParseResult<T> =
 /** The type a shape checks for. */
 export type Infer<S> = S extends Shape<infer T> ? T : never;
 
+/** An issue at (a copy of) `path`. */
+function issueAt(path: readonly PropertyKey[], message: string): Issue {
+  return { path: [...path], message };
+}
+
 function kindOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "array";
@@ -44,7 +49,12 @@ function kindOf(value: unknown): string {
 
 /** A check of an unknown value into a `T`. */
 export abstract class Shape<T> {
-  /** The first problem of `value` at `path`, or undefined when it fits. */
+  /**
+   * The first problem of `value` at `path`, or undefined when it fits.
+   * `path` is the caller's own array, extended and restored as checks go
+   * deeper: an issue takes a copy ({@linkcode issueAt}), a fitting value
+   * costs no allocation.
+   */
   abstract check(value: unknown, path: PropertyKey[]): Issue | undefined;
 
   /** Checks `value`: the value itself when it fits, else the problem found. */
@@ -94,7 +104,7 @@ class Primitive<T> extends Shape<T> {
     if (typeof value === this.kind && !(this.kind === "number" && Number.isNaN(value))) {
       return undefined;
     }
-    return { path, message: `expected ${this.kind}, received ${kindOf(value)}` };
+    return issueAt(path, `expected ${this.kind}, received ${kindOf(value)}`);
   }
 }
 
@@ -119,12 +129,12 @@ export function enumOf<const V extends readonly string[]>(values: V): Shape<V[nu
   return new (class extends Shape<V[number]> {
     check(value: unknown, path: PropertyKey[]): Issue | undefined {
       if (typeof value === "string" && allowed.has(value)) return undefined;
-      return {
+      return issueAt(
         path,
-        message: `expected one of ${values.map((v) => JSON.stringify(v)).join(", ")}, received ${
+        `expected one of ${values.map((v) => JSON.stringify(v)).join(", ")}, received ${
           typeof value === "string" ? JSON.stringify(value.slice(0, 50)) : kindOf(value)
         }`,
-      };
+      );
     }
   })();
 }
@@ -141,7 +151,7 @@ export function union<const S extends readonly Shape<unknown>[]>(
         if (!issue) return undefined;
         first ??= issue;
       }
-      return { path, message: `no alternative fits (${first?.message ?? "none given"})` };
+      return issueAt(path, `no alternative fits (${first?.message ?? "none given"})`);
     }
   })();
 }
@@ -151,10 +161,12 @@ export function array<T>(item: Shape<T>): Shape<T[]> {
   return new (class extends Shape<T[]> {
     check(value: unknown, path: PropertyKey[]): Issue | undefined {
       if (!Array.isArray(value)) {
-        return { path, message: `expected array, received ${kindOf(value)}` };
+        return issueAt(path, `expected array, received ${kindOf(value)}`);
       }
       for (let i = 0; i < value.length; i++) {
-        const issue = item.check(value[i], [...path, i]);
+        path.push(i);
+        const issue = item.check(value[i], path);
+        path.pop();
         if (issue) return issue;
       }
       return undefined;
@@ -182,11 +194,13 @@ export function looseObject<F extends Fields>(fields: F): Shape<LooseObject<F>> 
   return new (class extends Shape<LooseObject<F>> {
     check(value: unknown, path: PropertyKey[]): Issue | undefined {
       if (typeof value !== "object" || value === null || Array.isArray(value)) {
-        return { path, message: `expected object, received ${kindOf(value)}` };
+        return issueAt(path, `expected object, received ${kindOf(value)}`);
       }
       const record = value as Record<string, unknown>;
       for (const [key, shape] of entries) {
-        const issue = shape.check(record[key], [...path, key]);
+        path.push(key);
+        const issue = shape.check(record[key], path);
+        path.pop();
         if (issue) return issue;
       }
       return undefined;
@@ -202,7 +216,7 @@ export function fromSchema<T>(schema: Schema<T>): Shape<T> {
       const r = schema.safeParse(value);
       if (r.success) return undefined;
       const issue = r.error.issues[0];
-      return { path: [...path, ...(issue?.path ?? [])], message: issue?.message ?? "invalid" };
+      return issueAt([...path, ...(issue?.path ?? [])], issue?.message ?? "invalid");
     }
   })();
 }

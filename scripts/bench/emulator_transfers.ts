@@ -18,6 +18,7 @@ import { createPublicClient, type Hex, http, keccak256, parseEther } from "viem"
 import { mnemonicToAccount } from "viem/accounts";
 import { startAnvil } from "../anvil.ts";
 import { loadCredentials, PlatformClient } from "../../lib/platform/mod.ts";
+import { cpuMs } from "./proc.ts";
 
 const { values } = parseArgs({
   options: {
@@ -32,17 +33,6 @@ const ROUNDS = Number(values.rounds);
 const ACCOUNTS = 10;
 const MNEMONIC = "test test test test test test test test test test test junk";
 const ROOT = new URL("../../", import.meta.url).pathname;
-
-/** CPU time (user + system) of a process in ms, from /proc (Linux); NaN elsewhere. */
-async function cpuMs(pid: number | "self"): Promise<number> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // clock ticks of 1/100 s
-  } catch {
-    return NaN;
-  }
-}
 
 /** Runs `jobs` with at most `n` at a time. */
 async function pool<T>(n: number, jobs: (() => Promise<T>)[]): Promise<T[]> {
@@ -93,7 +83,7 @@ async function baseline(): Promise<{ ms: number; anvilCpuMs: number }> {
       );
     }
     // send in nonce order per account: ordered groups, concurrency across accounts
-    const anvilCpu0 = await cpuMs(node.process.pid);
+    const anvilCpu0 = cpuMs(node.process.pid);
     const t0 = performance.now();
     const byAccount = Array.from(
       { length: ACCOUNTS },
@@ -122,7 +112,7 @@ async function baseline(): Promise<{ ms: number; anvilCpuMs: number }> {
       }),
     );
     const ms = performance.now() - t0;
-    return { ms, anvilCpuMs: (await cpuMs(node.process.pid)) - anvilCpu0 };
+    return { ms, anvilCpuMs: cpuMs(node.process.pid) - anvilCpu0 };
   } finally {
     await node.stop();
   }
@@ -171,7 +161,7 @@ async function throughEmulator(): Promise<
       .getChainId()}`;
     const to = destinations();
     let polls = 0;
-    const cpu0 = [await cpuMs(child.pid), await cpuMs("self"), await cpuMs(node.process.pid)];
+    const cpu0 = [cpuMs(child.pid), cpuMs("self"), cpuMs(node.process.pid)];
     const t0 = performance.now();
     await pool(
       CONCURRENCY,
@@ -202,7 +192,7 @@ async function throughEmulator(): Promise<
       }),
     );
     const ms = performance.now() - t0;
-    const cpu1 = [await cpuMs(child.pid), await cpuMs("self"), await cpuMs(node.process.pid)];
+    const cpu1 = [cpuMs(child.pid), cpuMs("self"), cpuMs(node.process.pid)];
     return {
       ms,
       polls,

@@ -32,6 +32,7 @@ import { parseArgs } from "node:util";
 import { cpuUsage } from "node:process";
 import { WebhookSigner } from "../../lib/emulator/webhooks/signing/signer.ts";
 import { startEmulatorOnAnvil } from "../../tests/support/emulator_process.ts";
+import { cpuMs } from "./proc.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -73,17 +74,6 @@ const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, asy
   return new Response("ok");
 });
 const rxUrl = `http://127.0.0.1:${server.addr.port}`;
-
-/** CPU time (user + system) of a process in ms, from /proc (Linux); NaN elsewhere. */
-async function cpuMs(pid: number): Promise<number> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // clock ticks of 1/100 s
-  } catch {
-    return NaN;
-  }
-}
 
 /**
  * CPU time in ms of a process's threads by role, from /proc/PID/task (Linux):
@@ -211,7 +201,7 @@ async function emulatorRun(m: "ok" | "30pct"): Promise<Record<string, number>> {
     const done = new Promise<void>((r) => (onDelivered = r));
     const events = N / ENDPOINTS;
     const BATCH = 250;
-    const cpu0 = [await cpuMs(emu.process.pid), selfCpuMs()];
+    const cpu0 = [cpuMs(emu.process.pid), selfCpuMs()];
     const threads0 = await threadCpuMs(emu.process.pid);
     const t0 = performance.now();
     let createdAt = 0;
@@ -237,7 +227,7 @@ async function emulatorRun(m: "ok" | "30pct"): Promise<Record<string, number>> {
       clearTimeout(timer);
     }
     const s = (performance.now() - t0) / 1000;
-    const cpu1 = [await cpuMs(emu.process.pid), selfCpuMs()];
+    const cpu1 = [cpuMs(emu.process.pid), selfCpuMs()];
     const threads1 = await threadCpuMs(emu.process.pid);
     const perDelivery = (k: "main" | "workers" | "other") =>
       Math.round(((threads1[k] - threads0[k]) * 1000) / N);

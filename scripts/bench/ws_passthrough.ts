@@ -24,17 +24,12 @@
 import { startAnvil } from "../../tests/support/tools.ts";
 import { offlineBridgeFlags, startBridgeProcess, tempPrivateKey } from "../../tests/support/rpc.ts";
 import { benchProgram } from "./program.ts";
+import { cpuMs } from "./proc.ts";
 
 const seconds = Number(Deno.args[0] ?? 5);
 const connections = Number(Deno.args[1] ?? 16);
 const here = new URL(".", import.meta.url).pathname;
 const BODY = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] });
-
-/** CPU time (user + system) a process has used so far, ms. */
-function cpuMs(pid: number): number {
-  const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 1000 / 100; // clock ticks at 100 Hz
-}
 
 async function load(
   url: string,

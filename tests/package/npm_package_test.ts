@@ -190,32 +190,14 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
     await t.step("the program runs with the package's V8 and launch flags", async () => {
       // the bridge's child reads the command line of its parent: the Deno process running rpc
       const cmdline = "tr '\\0' '\\n' < /proc/$PPID/cmdline";
-      const rpc = await sh(
-        "service-json-rpc",
-        ["--emulator", "--rpcUrl", `http://127.0.0.1:${anvil.port}`, "--", "sh", "-c", cmdline],
-        env,
-        `${tmp}/work`,
-      );
+      const args = ["--emulator", "--rpcUrl", `http://127.0.0.1:${anvil.port}`, "--", "sh", "-c"];
+      const rpc = await sh("service-json-rpc", [...args, cmdline], env, `${tmp}/work`);
       assertEquals(rpc.code, 0, rpc.stderr);
       const argv = rpc.stdout.split("\n");
       assert(argv.includes(`--v8-flags=${V8_FLAGS.join(",")}`), rpc.stdout);
       for (const f of LAUNCH_FLAGS) assert(argv.includes(f), `${f}: ${rpc.stdout}`);
       assert(argv.some((a) => a.endsWith("/lib/program/service.js")), rpc.stdout);
-      const viaService = await sh(
-        "service",
-        [
-          "rpc",
-          "--emulator",
-          "--rpcUrl",
-          `http://127.0.0.1:${anvil.port}`,
-          "--",
-          "sh",
-          "-c",
-          cmdline,
-        ],
-        env,
-        `${tmp}/work`,
-      );
+      const viaService = await sh("service", ["rpc", ...args, cmdline], env, `${tmp}/work`);
       assertEquals(viaService.code, 0, viaService.stderr);
       assertEquals(viaService.stdout, rpc.stdout);
     });

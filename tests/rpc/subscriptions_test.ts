@@ -390,10 +390,14 @@ Deno.test("IPC backpressure: a client that sends without reading makes the bridg
   }
 });
 
-Deno.test("WebSocket backpressure: a client that never reads is dropped with close code 1008 and a reason", async () => {
+/**
+ * A WebSocket server on the bridge's handlers that drops a client over 256 KiB
+ * unsent (with a subscription hub when `withHub`), and the reason it gave.
+ */
+async function slowClientServer(withHub: boolean) {
   const upstream = connectUpstream(anvil.url);
   const dispatcher = new Dispatcher({ upstream, chainId: 31337n, clientVersion: "t" });
-  const hub = new SubscriptionHub(upstream);
+  const hub = withHub ? new SubscriptionHub(upstream) : undefined;
   let dropped!: (reason: string) => void;
   const droppedReason = new Promise<string>((r) => dropped = r);
   const handler = createHttpHandler({
@@ -407,7 +411,22 @@ Deno.test("WebSocket backpressure: a client that never reads is dropped with clo
     }),
   });
   const server = await serveHttp(handler, { hostname: "127.0.0.1", port: 0 });
-  const h = await rawHandshake(`ws://127.0.0.1:${server.port}/t`);
+  return {
+    hub,
+    droppedReason,
+    url: `ws://127.0.0.1:${server.port}/t`,
+    async close() {
+      hub?.close();
+      await server.close();
+      upstream.close();
+    },
+  };
+}
+
+Deno.test("WebSocket backpressure: a client that never reads is dropped with close code 1008 and a reason", async () => {
+  const { hub: maybeHub, droppedReason, url, close } = await slowClientServer(true);
+  const hub = maybeHub!;
+  const h = await rawHandshake(url);
   try {
     assert.equal(h.status, 101);
     await sendText(h.conn, [
@@ -432,28 +451,13 @@ Deno.test("WebSocket backpressure: a client that never reads is dropped with clo
     assert.equal(hub.subscriptions, 0);
   } finally {
     h.conn.close();
-    hub.close();
-    await server.close();
-    upstream.close();
+    await close();
   }
 });
 
 Deno.test("WebSocket backpressure: a dropped client that keeps sending is closed, not read for ever", async () => {
-  const upstream = connectUpstream(anvil.url);
-  const dispatcher = new Dispatcher({ upstream, chainId: 31337n, clientVersion: "t" });
-  let dropped!: (reason: string) => void;
-  const droppedReason = new Promise<string>((r) => dropped = r);
-  const handler = createHttpHandler({
-    dispatcher,
-    paths: ["/t"],
-    upgrade: createWebSocketHandler({
-      dispatcher,
-      maxUnsentBytes: 256 * 1024,
-      onDropped: (reason) => dropped(reason),
-    }),
-  });
-  const server = await serveHttp(handler, { hostname: "127.0.0.1", port: 0 });
-  const h = await rawHandshake(`ws://127.0.0.1:${server.port}/t`);
+  const { droppedReason, url, close } = await slowClientServer(false);
+  const h = await rawHandshake(url);
   try {
     assert.equal(h.status, 101);
     const request = JSON.stringify({ jsonrpc: "2.0", id: "x".repeat(1000), method: "eth_chainId" });
@@ -477,8 +481,7 @@ Deno.test("WebSocket backpressure: a dropped client that keeps sending is closed
     assert.ok(failed, `the bridge read ${written} bytes after the drop and kept the socket open`);
   } finally {
     h.conn.close();
-    await server.close();
-    upstream.close();
+    await close();
   }
 });
 

@@ -147,8 +147,7 @@ function finalFailure(e: unknown): boolean {
   const status = e instanceof RpcError
     ? (e.data as { status?: string } | undefined)?.status
     : undefined;
-  return status !== undefined &&
-    (TRANSACTION_FAILURE_STATUSES as readonly string[]).includes(status);
+  return status !== undefined && isFailure(status);
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;

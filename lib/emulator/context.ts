@@ -18,6 +18,7 @@ import type { VaultKeys } from "./vault/keys.ts";
 import type { TransactionEngine } from "./transactions/engine.ts";
 import type { Webhooks } from "./webhooks/start.ts";
 import type { BreakerConfig } from "../webhooks/mod.ts";
+import type { DelayRange } from "./transactions/custody_delays.ts";
 
 /** Webhook delivery settings given at start (the rest comes from the emulator's own). */
 export interface WebhookSettings {
@@ -50,6 +51,10 @@ export interface EmulatorConfig {
   logRequests?: boolean;
   /** Webhook delivery settings (each has its default in {@linkcode WebhooksOptions}). */
   webhooks?: WebhookSettings;
+  /** How long each new transaction waits in PENDING_AUTHORIZATION (none when absent). */
+  approvalDelay?: DelayRange;
+  /** How long each transaction waits in PENDING_SIGNATURE before it is signed (none when absent). */
+  signingDelay?: DelayRange;
 }
 
 /** The shared state of one running emulator. */

@@ -7,6 +7,7 @@
  */
 
 import { connectionFlags } from "../command.ts";
+import { CUSTODY_DELAY_FLAGS } from "../custody_delay_flags.ts";
 
 /** The flags of `service rpc`. */
 export const rpcFlags = {
@@ -192,6 +193,14 @@ export const rpcFlags = {
     type: "boolean",
     description:
       "Use an in-process platform emulator with fresh credentials (needs --rpcUrl of a node such as anvil).",
+  },
+  approvalDelay: {
+    ...CUSTODY_DELAY_FLAGS.approvalDelay,
+    description: `With --emulator: ${CUSTODY_DELAY_FLAGS.approvalDelay.description}`,
+  },
+  signingDelay: {
+    ...CUSTODY_DELAY_FLAGS.signingDelay,
+    description: `With --emulator: ${CUSTODY_DELAY_FLAGS.signingDelay.description}`,
   },
   quiet: {
     type: "boolean",

@@ -31,7 +31,7 @@ export const BUNDLE_PATH: string = `${ROOT}dist/bundle/service.js`;
 /**
  * What `service` may do, for the binary (`deno compile`) and the npm
  * package's launcher alike: network (platform, node, local servers), files
- * (keys, state, sockets), env, children, system info, FFI (OpenSSL signing).
+ * (keys, state, sockets), env, children, system info, FFI.
  */
 export const PERMISSIONS: readonly string[] = [
   "--allow-net",
@@ -90,14 +90,9 @@ export const WORKER_NAME = "simulate_worker.ts";
 
 /**
  * Every worker module started by URL relative to the program, as
- * `[source, file name beside the bundle]`: the `--jobs` worker and the
- * emulator's OpenSSL signing worker (`new URL("./batch_sign_worker.ts",
- * import.meta.url)`).
+ * `[source, file name beside the bundle]`: the `--jobs` worker.
  */
-export const WORKERS: readonly (readonly [string, string])[] = [
-  [WORKER_SOURCE, WORKER_NAME],
-  ["lib/emulator/webhooks/signing/batch_sign_worker.ts", "batch_sign_worker.ts"],
-];
+export const WORKERS: readonly (readonly [string, string])[] = [[WORKER_SOURCE, WORKER_NAME]];
 
 /**
  * Bundles `main.ts` into `output` (the entry module) with its chunks beside

@@ -28,11 +28,6 @@ export interface WebhookSettings {
   concurrency?: number;
   /** Breaker parameters before scaling (breaker.md §3 defaults). */
   breaker?: BreakerConfig;
-  /**
-   * WebCrypto worker threads that make the RS512 signatures when OpenSSL's
-   * libcrypto cannot be used. Default 2; 0 signs on the main thread.
-   */
-  signWorkers?: number;
 }
 
 /** Settings fixed at start. */

@@ -62,7 +62,7 @@ export interface EmulatorOptions {
   /**
    * Webhook delivery settings: HTTP timeout of one attempt (default 10 s),
    * attempts in flight per endpoint (default 8), breaker parameters before
-   * `timeScale` (default breaker.md's), WebCrypto signing workers when OpenSSL's libcrypto is not usable (default 2).
+   * `timeScale` (default breaker.md's).
    */
   webhooks?: WebhookSettings;
   /**

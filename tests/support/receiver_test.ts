@@ -6,7 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { WebhookSigner } from "../../lib/emulator/webhooks/signing/signer.ts";
+import { WebhookSigner } from "../../lib/emulator/webhooks/signer.ts";
 import { verifyWebhookSignature } from "../../lib/webhooks/signature.ts";
 import { joseVerifyDetached, startReceiver } from "./receiver.ts";
 

@@ -35,7 +35,7 @@ import {
 } from "../../webhooks/mod.ts";
 import type { NotificationStatus } from "../../core/mod.ts";
 import { type AttemptRecord, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from "./delivery.ts";
-import { SIGNATURE_HEADER } from "./signing/signer.ts";
+import { SIGNATURE_HEADER } from "./signer.ts";
 import type { WebhookStore } from "./store.ts";
 import type { JobRow, NotificationRow, WebhookRow } from "./rows.ts";
 import { type Endpoint, Endpoints, type WebhookPatch } from "./endpoints.ts";

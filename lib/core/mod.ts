@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { BaseError, isRetryableHttpStatus, toBase64Url } from "./lib/core/mod.ts";
+ * import { BaseError, toBase64Url } from "./lib/core/mod.ts";
  * ```
  *
  * @module
@@ -25,7 +25,6 @@ export type { RsaVerifierOptions } from "./rsa_verifier.ts";
 export { fromBase64, fromBase64Url, fromHex, toBase64, toBase64Url, toHex } from "./encoding.ts";
 export {
   isFinalTransactionStatus,
-  isRetryableHttpStatus,
   NOTIFICATION_SORT_FIELDS,
   NOTIFICATION_STATUSES,
   RESEND_JOB_STATUSES,
@@ -42,3 +41,10 @@ export type {
   TransactionStatus,
   WebhookStatus,
 } from "./vocabulary.ts";
+/**
+ * The old name of `isRetryableStatus` (`lib/platform/errors.ts`, where the
+ * rule lives), kept for `rpc/custody.ts` and the library's users.
+ *
+ * @deprecated Use `isRetryableStatus`, or `isRetryable(error)`, from the platform client.
+ */
+export { isRetryableStatus as isRetryableHttpStatus } from "../platform/retryable_status.ts";

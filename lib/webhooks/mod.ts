@@ -13,6 +13,8 @@
  *   {@linkcode BreakerState} with {@linkcode BreakerConfig} (§3), and
  *   {@linkcode windowErrorRate} for the metrics endpoint.
  *   {@linkcode restoreBreakerState} reads a state back from JSON.
+ * - On hold (`on_hold.ts`): {@linkcode waitingStatus}, a notification of an
+ *   endpoint that is not ENABLED waits ON_HOLD.
  *
  * And `service breaker simulate` on top of them:
  *
@@ -74,6 +76,7 @@ export type {
   BreakerState,
   BreakerStatus,
 } from "./circuit_breaker.ts";
+export { waitingStatus } from "./on_hold.ts";
 export { readDeliveryLog } from "./log/delivery_log.ts";
 export type { ReadOptions, ReadStats } from "./log/delivery_log.ts";
 export { copyRecord } from "./log/log_record.ts";

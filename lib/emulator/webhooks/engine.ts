@@ -32,6 +32,7 @@ import {
   DEFAULT_BREAKER_CONFIG,
   DEFAULT_RETRY_CONFIG,
   type RetryConfig,
+  waitingStatus,
 } from "../../webhooks/mod.ts";
 import type { NotificationStatus } from "../../core/mod.ts";
 import { type AttemptRecord, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from "./delivery.ts";
@@ -274,7 +275,7 @@ export class WebhookEngine {
         for (const ep of targets) {
           if (!ep.row.events.includes(ev.eventType)) continue;
           const id = this.#uuid();
-          const status = ep.row.status === "ENABLED" ? "IN_PROGRESS" : "ON_HOLD";
+          const status = waitingStatus("IN_PROGRESS", ep.row.status);
           const seq = this.store.insertNotification({
             id,
             webhookId: ep.row.id,

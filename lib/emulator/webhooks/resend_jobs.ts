@@ -14,7 +14,7 @@ import type { Endpoints } from "./endpoints.ts";
 import type { Clock, Scheduler } from "./scheduler.ts";
 import type { WebhookStore } from "./store.ts";
 import type { JobRow, NotificationRow } from "./rows.ts";
-import type { NotificationStatus } from "../../core/mod.ts";
+import { waitingStatus } from "../../webhooks/mod.ts";
 
 const DAY = 86_400_000;
 /** Notifications resent per step of a job. */
@@ -84,7 +84,7 @@ export class Resends {
   /** Starts a fresh series of attempts for one notification (no age limit here). */
   #fresh(n: NotificationRow, now: number): NotificationRow {
     const ep = this.#endpoints.get(n.webhookId);
-    const status: NotificationStatus = ep?.row.status === "ENABLED" ? "IN_PROGRESS" : "ON_HOLD";
+    const status = waitingStatus("IN_PROGRESS", ep?.row.status);
     const next: NotificationRow = {
       ...n,
       status,

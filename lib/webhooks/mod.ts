@@ -11,7 +11,10 @@
  *   `--timeScale`).
  * - Circuit breaker (`circuit_breaker.ts`): {@linkcode transition} over
  *   {@linkcode BreakerState} with {@linkcode BreakerConfig} (§3), and
- *   {@linkcode windowErrorRate} for the metrics endpoint.
+ *   {@linkcode windowErrorRate} of a state.
+ * - Window error rate (`window_error_rate.ts`): the window (t - W, t] and
+ *   its rate, once, for the breaker, the metric and the console
+ *   ({@linkcode lastActiveWindowErrors}).
  *   {@linkcode restoreBreakerState} reads a state back from JSON.
  * - On hold (`on_hold.ts`): {@linkcode waitingStatus}, a notification of an
  *   endpoint that is not ENABLED waits ON_HOLD.
@@ -77,6 +80,13 @@ export type {
   BreakerStatus,
 } from "./circuit_breaker.ts";
 export { waitingStatus } from "./on_hold.ts";
+export {
+  errorRate,
+  lastActiveWindowErrors,
+  outsideWindow,
+  windowErrors,
+} from "./window_error_rate.ts";
+export type { WindowAttempt, WindowErrors } from "./window_error_rate.ts";
 export { readDeliveryLog } from "./log/delivery_log.ts";
 export type { ReadOptions, ReadStats } from "./log/delivery_log.ts";
 export { copyRecord } from "./log/log_record.ts";

@@ -33,6 +33,7 @@ import {
   DEFAULT_RETRY_CONFIG,
   type RetryConfig,
   waitingStatus,
+  type WindowErrors,
 } from "../../webhooks/mod.ts";
 import type { NotificationStatus } from "../../core/mod.ts";
 import { type AttemptRecord, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from "./delivery.ts";
@@ -247,9 +248,18 @@ export class WebhookEngine {
     return this.#endpoints.delete(id);
   }
 
-  /** The `LAST_ACTIVE_HOUR_ERROR_RATE` metric in whole percent; see {@linkcode Endpoints.errorRatePercent}. */
+  /** The `LAST_ACTIVE_HOUR_ERROR_RATE` metric in whole percent, of {@linkcode WebhookEngine.lastActiveWindow}. */
   errorRatePercent(id: string): string {
-    return this.#endpoints.errorRatePercent(id);
+    return String(Math.round(this.lastActiveWindow(id).rate * 100));
+  }
+
+  /**
+   * The endpoint's attempts, errors and error rate of its last active hour
+   * (the window ending at its latest attempt): the metric's and the
+   * console's one figure; see {@linkcode Endpoints.lastActiveWindow}.
+   */
+  lastActiveWindow(id: string): WindowErrors {
+    return this.#endpoints.lastActiveWindow(id);
   }
 
   // ------------------------------------------------------------ notifications
@@ -317,16 +327,6 @@ export class WebhookEngine {
   /** Resends every notification of the last 24 h; see {@linkcode Resends.resendRecent}. */
   resendRecent(webhookId: string, opts: { dryRun?: boolean } = {}): number {
     return this.#resends.resendRecent(webhookId, opts);
-  }
-
-  /**
-   * The endpoint's attempts and errors of the last hour (the breaker's
-   * window, scaled), ending now.
-   */
-  recentErrors(id: string): { attempts: number; errors: number } {
-    this.#endpoints.row(id);
-    const now = this.#clock.now();
-    return this.store.errorCounts(id, now - this.breakerCfg.windowMs, now);
   }
 
   /** Resends the FAILED notifications as a job; see {@linkcode Resends.resendFailed}. */

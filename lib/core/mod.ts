@@ -14,6 +14,7 @@
 
 export { BaseError, messageOf, walk } from "./errors.ts";
 export type { BaseErrorOptions } from "./errors.ts";
+export { BadRequestError, ConflictError, NotFoundError } from "./domain_errors.ts";
 export { hostnameOf, isLoopbackHost, sameText } from "./loopback.ts";
 export { defaultLibcryptoPaths } from "./openssl_library.ts";
 export { OpenSslSigner, type OpenSslSignerOptions } from "./openssl_signer.ts";

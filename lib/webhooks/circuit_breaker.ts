@@ -20,6 +20,7 @@
  * @module
  */
 
+import { BadRequestError } from "../core/mod.ts";
 import { errorRate, outsideWindow, type WindowAttempt, windowErrors } from "./window_error_rate.ts";
 
 /** The breaker's parameters (breaker.md §3); durations in ms. */
@@ -218,7 +219,7 @@ export interface Fraction {
  */
 function fraction(x: number): Fraction {
   const m = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(x));
-  if (!m) throw new RangeError(`A threshold must be a finite number from 0 to 1, got ${x}.`);
+  if (!m) throw new BadRequestError(`A threshold must be a finite number from 0 to 1, got ${x}.`);
   const frac = m[2] ?? "";
   let num = BigInt(m[1] + frac);
   let den = 10n ** BigInt(frac.length);
@@ -241,7 +242,7 @@ function compareRate(errors: number, attempts: number, f: Fraction): number {
 }
 
 /**
- * Checks a configuration; throws `RangeError` naming the bad parameter.
+ * Checks a configuration; throws `BadRequestError` naming the bad parameter.
  *
  * @example
  * ```ts
@@ -251,21 +252,21 @@ function compareRate(errors: number, attempts: number, f: Fraction): number {
 export function validateBreakerConfig(cfg: BreakerConfig): void {
   const pos = (name: string, v: number) => {
     if (!Number.isFinite(v) || v <= 0) {
-      throw new RangeError(`${name} must be a positive number of ms, got ${v}.`);
+      throw new BadRequestError(`${name} must be a positive number of ms, got ${v}.`);
     }
   };
   pos("windowMs", cfg.windowMs);
   if (!Number.isFinite(cfg.sustainedForMs) || cfg.sustainedForMs < 0) {
-    throw new RangeError(`sustainedForMs must be 0 or more ms, got ${cfg.sustainedForMs}.`);
+    throw new BadRequestError(`sustainedForMs must be 0 or more ms, got ${cfg.sustainedForMs}.`);
   }
   for (const k of ["immediateAbove", "sustainedFrom"] as const) {
     const v = cfg[k];
     if (!Number.isFinite(v) || v < 0 || v > 1) {
-      throw new RangeError(`${k} must be a number from 0 to 1, got ${v}.`);
+      throw new BadRequestError(`${k} must be a number from 0 to 1, got ${v}.`);
     }
   }
   if (!Number.isInteger(cfg.minAttempts) || cfg.minAttempts < 1) {
-    throw new RangeError(
+    throw new BadRequestError(
       `minAttempts must be a whole number of at least 1, got ${cfg.minAttempts}.`,
     );
   }

@@ -14,6 +14,7 @@
  * @module
  */
 
+import { BadRequestError } from "../core/mod.ts";
 import {
   type BreakerConfig,
   type BreakerEvent,
@@ -190,9 +191,9 @@ export class Simulation {
   // reused for every call to transition (it keeps no reference to its event)
   readonly #attempt = { type: "attempt" as const, time: 0, error: false };
 
-  /** Starts a replay; throws `RangeError` for an invalid policy. */
+  /** Starts a replay; throws `BadRequestError` for an invalid policy. */
   constructor(options: SimulationOptions) {
-    if (options.policies.length === 0) throw new RangeError("Give at least one policy.");
+    if (options.policies.length === 0) throw new BadRequestError("Give at least one policy.");
     for (const p of options.policies) validateBreakerConfig(p);
     this.#policies = options.policies;
     this.#retry = options.retry ?? DEFAULT_RETRY_CONFIG;

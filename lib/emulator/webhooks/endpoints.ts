@@ -15,7 +15,7 @@ import {
   transition,
   type WindowErrors,
 } from "../../webhooks/mod.ts";
-import { ApiError, ErrorCode } from "../http/reply.ts";
+import { NotFoundError } from "../../core/mod.ts";
 import type { Scheduler } from "./scheduler.ts";
 import type { WebhookStore } from "./store.ts";
 import type { WebhookRow } from "./rows.ts";
@@ -127,7 +127,7 @@ export class Endpoints {
   row(id: string): WebhookRow {
     const ep = this.#byId.get(id);
     if (!ep) {
-      throw new ApiError(404, `Webhook ${JSON.stringify(id)} not found.`, ErrorCode.notFound);
+      throw new NotFoundError(`Webhook ${JSON.stringify(id)} not found.`);
     }
     return ep.row;
   }
@@ -163,7 +163,7 @@ export class Endpoints {
   update(id: string, patch: WebhookPatch): WebhookRow {
     const ep = this.#byId.get(id);
     if (!ep) {
-      throw new ApiError(404, `Webhook ${JSON.stringify(id)} not found.`, ErrorCode.notFound);
+      throw new NotFoundError(`Webhook ${JSON.stringify(id)} not found.`);
     }
     const now = this.#now();
     const row = { ...ep.row };

@@ -27,6 +27,7 @@
  * @module
  */
 
+import { EmulatorConfigError } from "../errors.ts";
 import {
   type BreakerConfig,
   DEFAULT_BREAKER_CONFIG,
@@ -150,7 +151,7 @@ export class WebhookEngine {
   /** Builds the engine; call {@linkcode WebhookEngine.start} to load and schedule. */
   constructor(opts: WebhookEngineOptions) {
     const scale = opts.timeScale ?? 1;
-    if (!(scale > 0)) throw new RangeError(`timeScale must be above 0, got ${scale}.`);
+    if (!(scale > 0)) throw new EmulatorConfigError(`timeScale must be above 0, got ${scale}.`);
     this.store = opts.store;
     this.#signer = opts.signer;
     const r = opts.retry ?? DEFAULT_RETRY_CONFIG;

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { ApiError, ErrorCode } from "../http/reply.ts";
+import { BadRequestError, NotFoundError } from "../../core/mod.ts";
 import type { Endpoints } from "./endpoints.ts";
 import type { Clock, Scheduler } from "./scheduler.ts";
 import type { WebhookStore } from "./store.ts";
@@ -76,7 +76,7 @@ export class Resends {
     this.#endpoints.row(webhookId);
     const n = this.#store.getNotification(webhookId, id);
     if (!n) {
-      throw new ApiError(404, `Notification ${JSON.stringify(id)} not found.`, ErrorCode.notFound);
+      throw new NotFoundError(`Notification ${JSON.stringify(id)} not found.`);
     }
     return n;
   }
@@ -109,11 +109,7 @@ export class Resends {
     const n = this.notification(webhookId, id);
     const now = this.#clock.now();
     if (n.createdAt < now - 30 * DAY) {
-      throw new ApiError(
-        400,
-        `Notification ${id} is older than 30 days and cannot be resent.`,
-        ErrorCode.badRequest,
-      );
+      throw new BadRequestError(`Notification ${id} is older than 30 days and cannot be resent.`);
     }
     const next = this.#store.tx(() => this.#fresh(n, now));
     this.#scheduleAll([next], now);
@@ -193,7 +189,7 @@ export class Resends {
   job(webhookId: string, jobId: string): JobRow {
     this.#endpoints.row(webhookId);
     const j = this.#store.getJob(webhookId, jobId);
-    if (!j) throw new ApiError(404, `Job ${JSON.stringify(jobId)} not found.`, ErrorCode.notFound);
+    if (!j) throw new NotFoundError(`Job ${JSON.stringify(jobId)} not found.`);
     return j;
   }
 

@@ -21,6 +21,7 @@ import { BaseError } from "./errors.ts";
  * ```
  */
 export class BadRequestError extends BaseError {
+  /** The class name. */
   override name = "BadRequestError";
 }
 
@@ -33,6 +34,7 @@ export class BadRequestError extends BaseError {
  * ```
  */
 export class NotFoundError extends BaseError {
+  /** The class name. */
   override name = "NotFoundError";
 }
 
@@ -46,5 +48,6 @@ export class NotFoundError extends BaseError {
  * ```
  */
 export class ConflictError extends BaseError {
+  /** The class name. */
   override name = "ConflictError";
 }

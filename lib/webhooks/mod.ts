@@ -61,9 +61,9 @@ export {
 export type {
   AttemptOutcome,
   NotificationProgress,
-  NotificationStatus,
   OutcomeClass,
   RetryConfig,
+  ScheduleStatus,
 } from "./retry_schedule.ts";
 export {
   DEFAULT_BREAKER_CONFIG,
@@ -75,9 +75,11 @@ export type {
   BreakerConfig,
   BreakerEffect,
   BreakerEvent,
+  BreakerRules,
   BreakerSnapshot,
   BreakerState,
   BreakerStatus,
+  Fraction,
 } from "./circuit_breaker.ts";
 export { waitingStatus } from "./on_hold.ts";
 export {

@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import { BaseError, isRetryableHttpStatus, toBase64Url } from "./lib/core/mod.ts";
+ * import { BaseError, toBase64Url } from "./lib/core/mod.ts";
  * ```
  *
  * @module
@@ -13,6 +13,7 @@
 
 export { BaseError, messageOf, walk } from "./errors.ts";
 export type { BaseErrorOptions } from "./errors.ts";
+export { BadRequestError, ConflictError, NotFoundError } from "./domain_errors.ts";
 export { hostnameOf, isLoopbackHost, sameText } from "./loopback.ts";
 export { RsaSigner } from "./rsa_signer.ts";
 export type { RsaAlg } from "./rsa_signer.ts";
@@ -20,7 +21,6 @@ export { RsaVerifier } from "./rsa_verifier.ts";
 export { fromBase64, fromBase64Url, fromHex, toBase64, toBase64Url, toHex } from "./encoding.ts";
 export {
   isFinalTransactionStatus,
-  isRetryableHttpStatus,
   NOTIFICATION_SORT_FIELDS,
   NOTIFICATION_STATUSES,
   RESEND_JOB_STATUSES,
@@ -38,3 +38,10 @@ export type {
   TransactionStatus,
   WebhookStatus,
 } from "./vocabulary.ts";
+/**
+ * The old name of `isRetryableStatus` (`lib/platform/errors.ts`, where the
+ * rule lives), kept for `rpc/custody.ts` and the library's users.
+ *
+ * @deprecated Use `isRetryableStatus`, or `isRetryable(error)`, from the platform client.
+ */
+export { isRetryableStatus as isRetryableHttpStatus } from "../platform/retryable_status.ts";

@@ -11,8 +11,13 @@
  *   `--timeScale`).
  * - Circuit breaker (`circuit_breaker.ts`): {@linkcode transition} over
  *   {@linkcode BreakerState} with {@linkcode BreakerConfig} (§3), and
- *   {@linkcode windowErrorRate} for the metrics endpoint.
+ *   {@linkcode windowErrorRate} of a state.
+ * - Window error rate (`window_error_rate.ts`): the window (t - W, t] and
+ *   its rate, once, for the breaker, the metric and the console
+ *   ({@linkcode lastActiveWindowErrors}).
  *   {@linkcode restoreBreakerState} reads a state back from JSON.
+ * - On hold (`on_hold.ts`): {@linkcode waitingStatus}, a notification of an
+ *   endpoint that is not ENABLED waits ON_HOLD.
  *
  * And `service breaker simulate` on top of them:
  *
@@ -56,9 +61,9 @@ export {
 export type {
   AttemptOutcome,
   NotificationProgress,
-  NotificationStatus,
   OutcomeClass,
   RetryConfig,
+  ScheduleStatus,
 } from "./retry_schedule.ts";
 export {
   DEFAULT_BREAKER_CONFIG,
@@ -70,10 +75,20 @@ export type {
   BreakerConfig,
   BreakerEffect,
   BreakerEvent,
+  BreakerRules,
   BreakerSnapshot,
   BreakerState,
   BreakerStatus,
+  Fraction,
 } from "./circuit_breaker.ts";
+export { waitingStatus } from "./on_hold.ts";
+export {
+  errorRate,
+  lastActiveWindowErrors,
+  outsideWindow,
+  windowErrors,
+} from "./window_error_rate.ts";
+export type { WindowAttempt, WindowErrors } from "./window_error_rate.ts";
 export { readDeliveryLog } from "./log/delivery_log.ts";
 export type { ReadOptions, ReadStats } from "./log/delivery_log.ts";
 export { copyRecord } from "./log/log_record.ts";

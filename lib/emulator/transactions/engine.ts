@@ -24,8 +24,12 @@
  */
 
 import type { EmulatorContext } from "../context.ts";
-import { ApiError, ErrorCode } from "../http/reply.ts";
-import { isFinalTransactionStatus } from "../../core/mod.ts";
+import {
+  BadRequestError,
+  ConflictError,
+  isFinalTransactionStatus,
+  NotFoundError,
+} from "../../core/mod.ts";
 import { transactionFault } from "../faults/apply.ts";
 import { checkTransactionRequest, type MessageRequest } from "./request_check.ts";
 import { type SignedBytes, type TransactionRecord, TransactionStore } from "./store.ts";
@@ -135,15 +139,13 @@ export class TransactionEngine {
   /**
    * Checks and stores a new transaction (SUBMITTED), emits
    * `transaction.created`, and starts its walk. Throws a 400
-   * {@linkcode ApiError} for a bad request or a reused `externalTxId`.
+   * `BadRequestError` for a bad request, `ConflictError` for a reused `externalTxId`.
    */
   create(body: unknown): TransactionRecord {
     const { request, record, externalTxId } = checkTransactionRequest(this.#ctx, body);
     if (externalTxId && this.#store.byExternalId(externalTxId)) {
-      throw new ApiError(
-        400,
+      throw new ConflictError(
         `externalTxId "${externalTxId}" was already used by another transaction; it must be unique.`,
-        ErrorCode.conflict,
       );
     }
     this.#store.insert({ record, request, externalTxId, at: this.#ctx.now() });
@@ -285,7 +287,7 @@ export class TransactionEngine {
 
   #require(id: string): TransactionRecord {
     const t = this.get(id);
-    if (!t) throw new ApiError(404, `Transaction "${id}" not found.`, ErrorCode.notFound);
+    if (!t) throw new NotFoundError(`Transaction "${id}" not found.`);
     return t;
   }
 
@@ -293,11 +295,7 @@ export class TransactionEngine {
   approve(id: string): TransactionRecord {
     const t = this.#require(id);
     if (t.status !== HELD_STATUS) {
-      throw new ApiError(
-        400,
-        `Transaction "${id}" is ${t.status}, not ${HELD_STATUS}.`,
-        ErrorCode.badRequest,
-      );
+      throw new BadRequestError(`Transaction "${id}" is ${t.status}, not ${HELD_STATUS}.`);
     }
     const out = this.#move(id, "PENDING_SIGNATURE");
     this.#schedule(id);
@@ -308,11 +306,7 @@ export class TransactionEngine {
   force(id: string, status: ForceableStatus, subStatus?: string): TransactionRecord {
     const t = this.#require(id);
     if (isFinalTransactionStatus(t.status)) {
-      throw new ApiError(
-        400,
-        `Transaction "${id}" already ended: ${t.status}.`,
-        ErrorCode.badRequest,
-      );
+      throw new BadRequestError(`Transaction "${id}" already ended: ${t.status}.`);
     }
     this.#confirmations.forget(id);
     return this.#move(id, status, { subStatus: subStatus ?? defaultSubStatus(status) });
@@ -322,10 +316,8 @@ export class TransactionEngine {
   cancel(id: string): void {
     const t = this.#require(id);
     if (!(CANCELLABLE_STATUSES as readonly string[]).includes(t.status)) {
-      throw new ApiError(
-        400,
+      throw new BadRequestError(
         `Transaction "${id}" is ${t.status}: only a transaction not yet signed can be cancelled.`,
-        ErrorCode.badRequest,
       );
     }
     this.#move(id, "CANCELLED", { subStatus: "CANCELLED_BY_USER" });

@@ -38,10 +38,3 @@ export type {
   TransactionStatus,
   WebhookStatus,
 } from "./vocabulary.ts";
-/**
- * The old name of `isRetryableStatus` (`lib/platform/errors.ts`, where the
- * rule lives), kept for `rpc/custody.ts` and the library's users.
- *
- * @deprecated Use `isRetryableStatus`, or `isRetryable(error)`, from the platform client.
- */
-export { isRetryableStatus as isRetryableHttpStatus } from "../platform/retryable_status.ts";

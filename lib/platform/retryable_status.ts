@@ -1,8 +1,8 @@
 /**
  * Which HTTP statuses from the platform are worth a retry. A leaf with no
- * imports, so that `core/mod.ts` can keep its old name for it
- * (`isRetryableHttpStatus`) without an import cycle; everything else takes
- * it, with {@linkcode isRetryable} for thrown errors, from `errors.ts`.
+ * imports (the emulator's idempotency records use it without the client);
+ * everything else takes it, with `isRetryable` for thrown errors, from
+ * `errors.ts`.
  *
  * @module
  */

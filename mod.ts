@@ -53,7 +53,7 @@ export {
   JwksUnavailableError,
   RemoteJwks,
   SIGNATURE_HEADER,
-  verifyWebhookSignatureFrom as verifyWebhookSignature,
+  verifyWebhookSignature,
 } from "./lib/webhooks/mod.ts";
 export type {
   Jwks,

@@ -32,7 +32,7 @@
  *
  * And for receivers:
  *
- * - `signature.ts`: {@linkcode verifyWebhookSignature}, the one verifier of
+ * - `signature.ts`: {@linkcode verifyWebhookSignatureWithKeys}, the one verifier of
  *   a delivery's `Service-Webhook-Signature` (detached JWS, RS512, `kid`),
  *   with typed failure reasons; `remote_jwks.ts`: {@linkcode RemoteJwks}, a
  *   JWKS URL fetched once and again only for an unknown `kid`.
@@ -124,7 +124,11 @@ export {
 export type { EndpointComparison } from "./report.ts";
 export { humanDuration, renderPlot } from "./plot.ts";
 export type { PlotOptions } from "./plot.ts";
-export { JwksUnavailableError, SIGNATURE_HEADER, verifyWebhookSignature } from "./signature.ts";
+export {
+  JwksUnavailableError,
+  SIGNATURE_HEADER,
+  verifyWebhookSignatureWithKeys,
+} from "./signature.ts";
 export type {
   Jwks,
   JwksResolver,
@@ -132,7 +136,7 @@ export type {
   SignatureCheck,
   SignatureFailure,
 } from "./signature.ts";
-export { asJwks, RemoteJwks, verifyWebhookSignatureFrom } from "./remote_jwks.ts";
+export { asJwks, RemoteJwks, verifyWebhookSignature } from "./remote_jwks.ts";
 export type { RemoteJwksOptions } from "./remote_jwks.ts";
 /** The base of {@linkcode DeliveryLogError} (from `lib/core`, listed for the docs). */
 export type { BaseError, BaseErrorOptions } from "../core/mod.ts";

@@ -25,11 +25,11 @@ const enc = new TextEncoder();
  * @example
  * ```ts
  * import { WebhookSigner } from "./signer.ts";
- * import { verifyWebhookSignature } from "../../webhooks/signature.ts";
+ * import { verifyWebhookSignatureWithKeys } from "../../webhooks/signature.ts";
  *
  * const signer = await WebhookSigner.generate();
  * const header = await signer.sign('{"id":"n1"}');
- * const check = await verifyWebhookSignature('{"id":"n1"}', header, signer.jwks()); // { ok: true, kid }
+ * const check = await verifyWebhookSignatureWithKeys('{"id":"n1"}', header, signer.jwks()); // { ok: true, kid }
  * ```
  */
 export class WebhookSigner {

@@ -206,6 +206,7 @@ export const rpcFlags = {
     type: "boolean",
     short: "q",
     env: "SERVICE_QUIET",
-    description: "Print no warnings (and, without a child, no banner on stderr).",
+    description:
+      "Print no warnings and no progress of waiting sends (and, without a child, no banner on stderr).",
   },
 } as const;

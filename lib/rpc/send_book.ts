@@ -18,8 +18,11 @@
  *   when every client that asked for it has gone (its connection closed or its
  *   HTTP request was abandoned) and no client has received its answer yet: a
  *   send left by its client is joined once, and after a joined repeat received
- *   the answer, a further identical request is a new intent. `joinAbandoned:
- *   false` (`--joinRetries false`) turns this off.
+ *   the answer, a further identical request is a new intent. A repeat that
+ *   finds the earlier request's client still there waits up to
+ *   {@linkcode REPEAT_GRACE_MS} to see it leave (a timed-out client sends
+ *   again before its old connection is seen closed). `joinAbandoned: false`
+ *   (`--joinRetries false`) turns this off.
  * - A send that failed before any platform transaction was created (a refused
  *   request, a stale nonce) is forgotten at once: its repeat tries again.
  *
@@ -33,12 +36,24 @@ import type { SendIdentity } from "./send_identity.ts";
 /** How long a finished send stays joinable: 10 minutes. */
 export const DEFAULT_KEEP_MS = 10 * 60_000;
 
+/**
+ * How long a repeat without a nonce waits for the clients of an identical
+ * send in flight to be seen leaving: 250 ms. A client that times out closes
+ * its connection and sends again at once, and the new request can arrive
+ * before the bridge has noticed the old connection close. Without this grace
+ * that race makes the retry a second transaction; with it, a deliberate second
+ * identical send whose twin is still awaited starts this much later.
+ */
+export const REPEAT_GRACE_MS = 250;
+
 /** Options of {@linkcode SendBook}. */
 export interface SendBookOptions {
   /** Whether a no-nonce repeat joins an abandoned send; default true. */
   joinAbandoned?: boolean;
   /** How long a finished send stays joinable; default {@linkcode DEFAULT_KEEP_MS}. */
   keepMs?: number;
+  /** See {@linkcode REPEAT_GRACE_MS} (the default). */
+  repeatGraceMs?: number;
   /**
    * Whether a failure means that a platform transaction exists (then the
    * failure is kept for a repeat to learn it); default: never.
@@ -70,6 +85,8 @@ interface Entry extends SendWatch {
   failed: boolean;
   /** The failure is one after which a platform transaction exists. */
   created: boolean;
+  /** Called when a client leaves or the send settles (for a repeat in its grace). */
+  readonly changed: Set<() => void>;
 }
 
 /**
@@ -87,6 +104,7 @@ interface Entry extends SendWatch {
 export class SendBook {
   readonly #joinAbandoned: boolean;
   readonly #keepMs: number;
+  readonly #graceMs: number;
   readonly #createdBy: (error: unknown) => boolean;
   readonly #now: () => number;
   readonly #entries = new Map<string, Entry[]>();
@@ -95,6 +113,7 @@ export class SendBook {
   constructor(options: SendBookOptions = {}) {
     this.#joinAbandoned = options.joinAbandoned ?? true;
     this.#keepMs = options.keepMs ?? DEFAULT_KEEP_MS;
+    this.#graceMs = options.repeatGraceMs ?? REPEAT_GRACE_MS;
     this.#createdBy = options.createdBy ?? (() => false);
     this.#now = options.now ?? Date.now;
   }
@@ -113,12 +132,17 @@ export class SendBook {
    * `clientGone` is aborted when the client that asked has gone (none: it
    * stays until the answer).
    */
-  send(
+  async send(
     identity: SendIdentity,
     clientGone: AbortSignal | undefined,
     start: (watch: SendWatch) => Promise<string>,
   ): Promise<string> {
     this.#purge();
+    if (identity.nonce === undefined && this.#joinAbandoned && !this.#joinable(identity)) {
+      const twin = this.#entries.get(identity.key)?.find((e) => !e.delivered);
+      if (twin) await this.#graceFor(twin);
+      this.#purge();
+    }
     const joinable = this.#joinable(identity);
     if (joinable) {
       const answer = this.#wait(joinable, clientGone);
@@ -133,6 +157,7 @@ export class SendBook {
       settledAt: undefined,
       failed: false,
       created: false,
+      changed: new Set(),
     };
     try {
       entry.outcome = start(entry);
@@ -140,11 +165,15 @@ export class SendBook {
       entry.outcome = Promise.reject(e);
     }
     entry.outcome.then(
-      () => entry.settledAt = this.#now(),
+      () => {
+        entry.settledAt = this.#now();
+        for (const f of [...entry.changed]) f();
+      },
       (e) => {
         entry.settledAt = this.#now();
         entry.failed = true;
         entry.created = this.#createdBy(e);
+        for (const f of [...entry.changed]) f();
       },
     );
     const list = this.#entries.get(identity.key);
@@ -165,6 +194,26 @@ export class SendBook {
     return undefined;
   }
 
+  /**
+   * Resolves when every client of `twin` has left or it settled, or after
+   * the grace ({@linkcode REPEAT_GRACE_MS}), whichever comes first.
+   */
+  #graceFor(twin: Entry): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        twin.changed.delete(check);
+        resolve();
+      };
+      const check = () => {
+        if (twin.waiting === 0 || twin.settledAt !== undefined) done();
+      };
+      const timer = setTimeout(done, this.#graceMs);
+      twin.changed.add(check);
+      check();
+    });
+  }
+
   /** One client's wait for `entry`, counted while the client is there. */
   #wait(entry: Entry, clientGone: AbortSignal | undefined): Promise<string> {
     if (clientGone?.aborted) {
@@ -179,6 +228,7 @@ export class SendBook {
     };
     const onGone = () => {
       leave();
+      for (const f of [...entry.changed]) f();
       if (entry.waiting === 0 && entry.settledAt === undefined) entry.onAllGone?.();
     };
     clientGone?.addEventListener("abort", onGone, { once: true });

@@ -108,6 +108,7 @@ for (const withNonce of [true, false]) {
         await anvilCall(stack.anvil.url, "eth_getBalance", [to, "latest"]),
       );
       let retried = 0;
+      let last = "";
       try {
         for (let i = 1; i <= 12; i++) {
           if (i % 3 === 0) {
@@ -131,6 +132,7 @@ for (const withNonce of [true, false]) {
           if (withNonce) tx.nonce = "0x" + (first + BigInt(i - 1)).toString(16);
           const a = await retryingSend(bridge.address, tx, i);
           assert.ok(a.result, `send ${i}: ${JSON.stringify(a.error)}`);
+          last = a.result;
           if (a.tries > 1) retried++;
         }
       } finally {
@@ -142,6 +144,11 @@ for (const withNonce of [true, false]) {
       }
       // the delays did outlast the client: most sends were asked for more than once
       assert.ok(retried >= 10, `only ${retried} of 12 sends were retried by the client`);
+      // answered at BROADCASTING: the node may mine the last one a moment later
+      await waitFor(
+        "the last send mined",
+        () => anvilCall(stack.anvil.url, "eth_getTransactionReceipt", [last]),
+      );
       assert.equal(await nonce() - first, 12n, "exactly 12 transactions on chain");
       const balanceAfter = BigInt(
         await anvilCall(stack.anvil.url, "eth_getBalance", [to, "latest"]),
@@ -218,4 +225,68 @@ Deno.test("a bridge SIGKILLed with a send held for approval: the same send throu
     "each answer is the hash of the transaction made before the kill",
   );
   assert.equal(await nonce(), first + 2n, "two transactions on chain");
+});
+
+Deno.test("stderr says when the client stopped waiting and prints the hash that nobody received; --quiet says nothing", async () => {
+  for (const quiet of [false, true]) {
+    const prefix = `talk-${crypto.randomUUID().slice(0, 8)}-`;
+    const bridge = await stack.bridge([
+      "--http",
+      "--vaultAccountIds",
+      "0",
+      "--externalTxIdPrefix",
+      prefix,
+      ...(quiet ? ["--quiet"] : []),
+    ]);
+    await admin("/faults", { kind: "hold", count: 1 });
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "eth_sendTransaction",
+      params: [{ from: VAULT0, to: "0x000000000000000000000000000000000000bEEF", value: "0x3" }],
+    });
+    const gaveUp = await fetch(bridge.address, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+      signal: AbortSignal.timeout(300),
+    }).then(() => false, () => true);
+    assert.ok(gaveUp, "the client timed out");
+    const held = await waitFor(
+      "the send held",
+      async () =>
+        (await platformTransactions(prefix)).find((t) => t.status === "PENDING_AUTHORIZATION"),
+    );
+    await admin(`/transactions/${held.id}/approve`);
+    const done = await waitFor(
+      "the transaction sent",
+      async () => (await platformTransactions(prefix)).find((t) => t.txHash),
+    );
+    if (quiet) {
+      // the same moment as the hash line below: the bridge has seen the hash
+      await waitFor("the bridge to follow the send to its end", async () => {
+        const r = await fetch(bridge.address, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+        });
+        return ((await r.json()) as { result?: string }).result === done.txHash;
+      });
+      assert.doesNotMatch(bridge.stderr(), /platform transaction|client stopped waiting/);
+    } else {
+      await waitFor("the hash on stderr", () => bridge.stderr().includes(done.txHash!));
+      const lines = bridge.stderr().split("\n").filter((l) => l.includes(held.id));
+      assert.match(
+        lines[0],
+        new RegExp(
+          `^platform transaction ${held.id} \\(from ${VAULT0}\\): the client stopped waiting after \\d+ s; the transaction continues \\(waiting for approval\\) and its hash will be printed here`,
+        ),
+      );
+      assert.match(
+        lines.at(-1)!,
+        /done after \d+ s: 0x[0-9a-f]{64} \(no client was waiting for it\)$/,
+      );
+    }
+    await bridge.stop();
+  }
 });

@@ -20,6 +20,15 @@ function identity(nonce?: bigint, value = "0x1"): SendIdentity {
   return sendIdentity(1n, FROM, nonce, body);
 }
 
+/** Resolves once `ok()` holds (polled; fails after 5 s). */
+async function until(ok: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error("condition never held");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 /** A send under the test's control: `finish` settles it. */
 function controlled() {
   let starts = 0;
@@ -79,14 +88,15 @@ Deno.test("with a nonce: a repeat joins the send in flight even while the first 
 });
 
 Deno.test("without a nonce: two identical sends both awaited are two; a repeat after the client left joins once", async () => {
-  const book = new SendBook();
+  const book = new SendBook({ repeatGraceMs: 20 });
   const s = controlled();
   const gone = new AbortController();
   const first = book.send(identity(), gone.signal, s.start);
-  // both awaited: a second intent
+  // both awaited: a second intent (once the grace has passed with the first's client still there)
   const t = controlled();
   const second = book.send(identity(), undefined, t.start);
-  assert.equal(s.starts + t.starts, 2);
+  await until(() => t.starts === 1);
+  assert.equal(s.starts, 1);
   t.finish("0xbb");
   assert.equal(await second, "0xbb");
   // the first's client gives up: its repeat joins it
@@ -103,6 +113,20 @@ Deno.test("without a nonce: two identical sends both awaited are two; a repeat a
   assert.equal(v.starts, 1);
   v.finish("0xcc");
   assert.equal(await again, "0xcc");
+});
+
+Deno.test("without a nonce: a repeat that arrives just before its client is seen leaving still joins (the grace)", async () => {
+  const book = new SendBook({ repeatGraceMs: 60_000 });
+  const s = controlled();
+  const gone = new AbortController();
+  const first = book.send(identity(), gone.signal, s.start);
+  const t = controlled();
+  const repeat = book.send(identity(), undefined, t.start); // the old connection's close not seen yet
+  gone.abort(); // now it is: the repeat joins at once, without waiting for the grace
+  s.finish("0xaa");
+  assert.equal(await repeat, "0xaa");
+  assert.equal(await first, "0xaa");
+  assert.equal(t.starts, 0);
 });
 
 Deno.test("without a nonce: a send finished while nobody waited is joined by its repeat, once", async () => {

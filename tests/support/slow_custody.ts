@@ -137,3 +137,16 @@ export async function waitFor(
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * The params of the last `eth_sendTransaction` a `--verbose` bridge received, to repeat the
+ * identical call; throws when the trace cut the message short.
+ */
+export function lastSendParams(stderr: string): unknown[] {
+  const line = stderr.split("\n").filter((l) =>
+    l.startsWith("-> ") && l.includes('"eth_sendTransaction"')
+  ).at(-1);
+  if (line === undefined) throw new Error("the bridge received no eth_sendTransaction");
+  if (/… \(\d+ characters\)$/.test(line)) throw new Error(`the trace cut the send: ${line}`);
+  return (JSON.parse(line.slice(3)) as { params: unknown[] }).params;
+}

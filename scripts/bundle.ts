@@ -63,6 +63,16 @@ export const LAUNCH_FLAGS: readonly string[] = [
 ];
 
 /**
+ * Deno features the program's behaviour needs, for the npm launcher and
+ * `deno compile` alike (a checkout gets them from `deno.json`'s `unstable`):
+ * `--unstable-no-legacy-abort`, so that an HTTP request's `signal` aborts
+ * only when its client goes away, not also after every answer (the bridge
+ * reads it to tell that a client gave up on a send; with the legacy behaviour
+ * Deno also prints a warning on standard error). Deno's announced default.
+ */
+export const RUNTIME_FLAGS: readonly string[] = ["--unstable-no-legacy-abort"];
+
+/**
  * V8 flags of the program, for the binary (`deno compile --v8-flags`) and
  * the npm package's launcher alike: young-generation semi-spaces of at most
  * 2 MB instead of V8's 16 MB. The long-running commands (`rpc`, `emulator`)

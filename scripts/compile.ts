@@ -17,7 +17,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { bundle, PERMISSIONS, ROOT as root, V8_FLAGS } from "./bundle.ts";
+import { bundle, PERMISSIONS, ROOT as root, RUNTIME_FLAGS, V8_FLAGS } from "./bundle.ts";
 const { values } = parseArgs({
   args: Deno.args,
   options: { target: { type: "string" }, output: { type: "string" } },
@@ -37,6 +37,7 @@ const args = [
   "--no-config",
   "--no-lock",
   ...PERMISSIONS,
+  ...RUNTIME_FLAGS,
   ...(V8_FLAGS.length ? [`--v8-flags=${V8_FLAGS.join(",")}`] : []),
   "--output",
   output,

@@ -18,7 +18,7 @@
  * @module
  */
 
-import { bundle, LAUNCH_FLAGS, PERMISSIONS, ROOT, V8_FLAGS } from "./bundle.ts";
+import { bundle, LAUNCH_FLAGS, PERMISSIONS, ROOT, RUNTIME_FLAGS, V8_FLAGS } from "./bundle.ts";
 
 /** The published package's name. */
 export const PACKAGE_NAME = "service-cli";
@@ -80,7 +80,7 @@ export async function pack(): Promise<string> {
   const launcher = (await Deno.readTextFile(`${ROOT}scripts/npm/launch.cjs`))
     .replace("__PERMISSIONS__", JSON.stringify(PERMISSIONS))
     .replace("__V8_FLAGS__", JSON.stringify(V8_FLAGS))
-    .replace("__LAUNCH_FLAGS__", JSON.stringify(LAUNCH_FLAGS));
+    .replace("__LAUNCH_FLAGS__", JSON.stringify([...LAUNCH_FLAGS, ...RUNTIME_FLAGS]));
   await Deno.writeTextFile(`${dir}lib/launch.cjs`, launcher);
   await Deno.writeTextFile(`${dir}bin/service.cjs`, binScript([]), { mode: 0o755 });
   await Deno.writeTextFile(`${dir}bin/service-json-rpc.cjs`, binScript(["rpc"]), { mode: 0o755 });

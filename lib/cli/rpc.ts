@@ -154,6 +154,9 @@ export const rpcCommand = leaf({
         logStatus: f.logTransactionStatusChanges ? (line) => void out.log(line) : undefined,
         pollingIntervalMs: f.pollingInterval,
         txTimeoutMs: f.txTimeout,
+        joinRetries: f.joinRetries,
+        progress: f.quiet ? undefined : (line) => void out.log(line),
+        resumeHint: resumeHint(rest),
         pendingNonce: async (address) =>
           BigInt(await upstream.request("eth_getTransactionCount", [address, "pending"]) as string),
         log,
@@ -256,6 +259,22 @@ export const rpcCommand = leaf({
     }
   },
 });
+
+/**
+ * What the bridge tells a user whose client stopped waiting for a send: for
+ * `forge script`, to run the same command again with `--resume` (forge then
+ * sends the unsent transactions again, with their nonces, and the bridge finds
+ * the one that was under way); else that a repeat of the request joins it.
+ */
+export function resumeHint(child: readonly string[] | undefined): string {
+  const tool = child?.[0]?.split(/[\\/]/).pop();
+  if (tool === "forge" && child!.includes("script")) {
+    return child!.includes("--resume")
+      ? "forge picks the script up again when the same command is run again"
+      : "to pick the script up again, run the same command with --resume added to forge script's arguments: it joins this transaction";
+  }
+  return "a repeat of the same request joins it";
+}
 
 /**
  * The bridge's modules for serving, without the `lib/rpc` barrel: that one

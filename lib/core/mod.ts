@@ -34,6 +34,7 @@ export {
   TRANSACTION_PROGRESS_STATUSES,
   TRANSACTION_SENT_STATUSES,
   TRANSACTION_STATUSES,
+  transactionStatusInWords,
   WEBHOOK_STATUSES,
 } from "./vocabulary.ts";
 export type {

@@ -43,6 +43,34 @@ export const TRANSACTION_PROGRESS_STATUSES = [
   "CONFIRMING",
 ] as const;
 
+/**
+ * A transaction status as a person waiting for it would say it, for progress
+ * lines (`waiting for approval`, `signing`, ...); a status this table does not
+ * know (the platform has more than the emulator) is shown lower-cased.
+ *
+ * @example
+ * ```ts
+ * transactionStatusInWords("PENDING_AUTHORIZATION"); // "waiting for approval"
+ * ```
+ */
+export function transactionStatusInWords(status: string): string {
+  return STATUS_WORDS[status] ?? status.toLowerCase().replaceAll("_", " ");
+}
+
+const STATUS_WORDS: Readonly<Record<string, string>> = {
+  SUBMITTED: "submitted",
+  QUEUED: "queued behind the account's earlier transactions",
+  PENDING_AML_SCREENING: "in AML screening",
+  PENDING_ENRICHMENT: "being enriched",
+  PENDING_AUTHORIZATION: "waiting for approval",
+  PENDING_3RD_PARTY_MANUAL_APPROVAL: "waiting for a third party's approval",
+  PENDING_3RD_PARTY: "waiting for a third party",
+  PENDING_SIGNATURE: "signing",
+  BROADCASTING: "broadcasting",
+  CONFIRMING: "confirming",
+  COMPLETED: "completed",
+};
+
 /** Transaction statuses that end in failure; nothing changes after them. */
 export const TRANSACTION_FAILURE_STATUSES = [
   "CANCELLED",

@@ -37,8 +37,16 @@ import type { Signer } from "./methods.ts";
 import { RpcError, RpcErrorCode, toRpcError } from "./protocol.ts";
 import { parseQuantity } from "./units.ts";
 import { toTransactionRequest } from "./transaction_request.ts";
-import { DEFAULT_NONCE_QUIET_MS, NonceGate, type NonceTicket } from "./nonce_gate.ts";
+import {
+  DEFAULT_NONCE_QUIET_MS,
+  NonceGate,
+  type NonceTicket,
+  StaleNonceError,
+} from "./nonce_gate.ts";
 import { WorkspaceDirectory } from "./workspace_directory.ts";
+import { derivedExternalTxId, type SendIdentity, sendIdentity } from "./send_identity.ts";
+import { SendBook, type SendWatch } from "./send_book.ts";
+import { SendProgress } from "./send_progress.ts";
 
 /** Options of {@linkcode CustodySigner}; defaults stated per field. */
 export interface CustodyOptions {
@@ -88,6 +96,18 @@ export interface CustodyOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Unique id source for `externalTxId`; default `crypto.randomUUID`. */
   uuid?: () => string;
+  /**
+   * Progress lines of sends that wait for custody (see `send_progress.ts`):
+   * standard error unless `--quiet`; default none.
+   */
+  progress?: (line: string) => void;
+  /** What a progress line says to run when a client gave up; default a generic hint. */
+  resumeHint?: string;
+  /**
+   * Whether a send without a nonce, repeated after its client gave up,
+   * joins the earlier one (see `send_book.ts`); default true (`--joinRetries`).
+   */
+  joinRetries?: boolean;
 }
 
 /** Default overall deadline of one transaction: 4 hours. */
@@ -142,6 +162,9 @@ export class CustodySigner implements Signer {
   readonly #directory: WorkspaceDirectory;
   readonly #queues = new Map<string, Promise<unknown>>();
   readonly #gate: NonceGate | undefined;
+  readonly #book: SendBook;
+  /** Errors of sends that failed after their platform transaction was created. */
+  readonly #afterCreate = new WeakSet<object>();
 
   /** Builds a signer; nothing is fetched until the first call. */
   constructor(options: CustodyOptions) {
@@ -157,6 +180,11 @@ export class CustodySigner implements Signer {
         log: options.log,
       })
       : undefined;
+    this.#book = new SendBook({
+      joinAbandoned: options.joinRetries ?? true,
+      createdBy: (e) => typeof e === "object" && e !== null && this.#afterCreate.has(e),
+      now: this.#now,
+    });
   }
 
   /** The exposed addresses in vault-account order. */
@@ -168,8 +196,16 @@ export class CustodySigner implements Signer {
     }
   }
 
-  /** `eth_sendTransaction`: resolves with the transaction hash. */
-  async sendTransaction(tx: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
+  /**
+   * `eth_sendTransaction`: resolves with the transaction hash. A request
+   * identical to a send under way joins it (see `send_book.ts`);
+   * `clientGone` is aborted when the client that asked has gone.
+   */
+  async sendTransaction(
+    tx: Record<string, unknown>,
+    signal?: AbortSignal,
+    clientGone?: AbortSignal,
+  ): Promise<string> {
     try {
       let from = tx.from;
       if (from === undefined || from === null) {
@@ -189,76 +225,169 @@ export class CustodySigner implements Signer {
         note: this.#o.note,
         feeLevel: this.#o.feeLevel,
       });
-      const dest = body.destination;
-      if (
-        this.#o.oneTimeAddressesEnabled === false && dest?.type === "ONE_TIME_ADDRESS" &&
-        dest.oneTimeAddress.address !== "0x0"
-      ) {
-        const known = await this.#directory.destinationOf(dest.oneTimeAddress.address, signal);
-        body.destination = { type: known.type, id: known.id };
-      }
-      const vaultId = await this.#directory.vaultOf(from, signal);
-      body.source = { type: "VAULT_ACCOUNT", id: vaultId };
-      if (tx.nonce === undefined || tx.nonce === null || !this.#gate) {
-        const gate = this.#gate;
-        return await this.#serialized(vaultId, async () => {
-          // The nonce the platform will give it, so that a later send asking for that one is
-          // refused rather than landing with the next (see NonceGate.took).
-          // (A node that cannot tell does not stop the send: it is then not counted.)
-          const next = gate
-            ? await gate.nextNonce(vaultId, from).catch(() => undefined)
-            : undefined;
-          let created = false;
-          try {
-            const done = await this.#run(body, signal, (t) => !!t.txHash, undefined, () => {
-              created = true;
-            });
-            if (next !== undefined) gate!.took(vaultId, next);
-            return done.txHash!;
-          } catch (e) {
-            // created and possibly landing: its nonce counts as taken
-            if (next !== undefined && (created ? !finalFailure(e) : ambiguous(e))) {
-              gate!.took(vaultId, next);
-            }
-            throw e;
-          } finally {
-            gate?.notify(vaultId);
-          }
-        });
-      }
-      return await this.#sendInOrder(
-        vaultId,
-        this.#gate.claim(vaultId, from, parseQuantity(tx.nonce, "nonce")),
-        body,
-        signal,
+      const nonce = tx.nonce === undefined || tx.nonce === null
+        ? undefined
+        : parseQuantity(tx.nonce, "nonce");
+      const identity = sendIdentity(this.#o.chainId, from, nonce, body);
+      return await this.#book.send(
+        identity,
+        clientGone,
+        (watch) => this.#send(identity, body, watch, signal),
       );
     } catch (e) {
       throw toRpcError(e);
     }
   }
 
+  /** One send of the book: reports its progress, and marks a failure after its creation. */
+  async #send(
+    identity: SendIdentity,
+    body: TransactionRequest,
+    watch: SendWatch,
+    signal: AbortSignal | undefined,
+  ): Promise<string> {
+    const progress = this.#progress(
+      `${identity.nonce === undefined ? "" : `nonce ${identity.nonce} `}from ${identity.from}`,
+    );
+    watch.onAllGone = () => progress?.allGone();
+    watch.onJoin = () => progress?.joined();
+    let created = false;
+    try {
+      const hash = await this.#sendNow(identity, body, signal, progress, () => created = true);
+      progress?.finished(hash);
+      return hash;
+    } catch (e) {
+      const error = toRpcError(e);
+      if (created) this.#afterCreate.add(error);
+      progress?.failed(error.message);
+      throw error;
+    }
+  }
+
+  #progress(label: string): SendProgress | undefined {
+    const write = this.#o.progress;
+    return write
+      ? new SendProgress(label, { write, now: this.#now, resumeHint: this.#o.resumeHint })
+      : undefined;
+  }
+
+  /** Resolves the send's source and destination and sends it in its account's order. */
+  async #sendNow(
+    identity: SendIdentity,
+    body: TransactionRequest,
+    signal: AbortSignal | undefined,
+    progress: SendProgress | undefined,
+    onCreated: () => void,
+  ): Promise<string> {
+    const dest = body.destination;
+    if (
+      this.#o.oneTimeAddressesEnabled === false && dest?.type === "ONE_TIME_ADDRESS" &&
+      dest.oneTimeAddress.address !== "0x0"
+    ) {
+      const known = await this.#directory.destinationOf(dest.oneTimeAddress.address, signal);
+      body.destination = { type: known.type, id: known.id };
+    }
+    const from = identity.from;
+    const vaultId = await this.#directory.vaultOf(from, signal);
+    body.source = { type: "VAULT_ACCOUNT", id: vaultId };
+    const derive = identity.nonce === undefined ? undefined : identity;
+    const run = (created: () => void) =>
+      this.#run(
+        body,
+        signal,
+        (t) => !!t.txHash,
+        undefined,
+        () => {
+          created();
+          onCreated();
+        },
+        derive,
+        progress,
+      );
+    if (identity.nonce === undefined || !this.#gate) {
+      const gate = this.#gate;
+      return await this.#serialized(vaultId, async () => {
+        // The nonce the platform will give it, so that a later send asking for that one is
+        // refused rather than landing with the next (see NonceGate.took).
+        // (A node that cannot tell does not stop the send: it is then not counted.)
+        const next = gate ? await gate.nextNonce(vaultId, from).catch(() => undefined) : undefined;
+        let created = false;
+        try {
+          const done = await run(() => created = true);
+          if (next !== undefined) gate!.took(vaultId, next);
+          return done.txHash!;
+        } catch (e) {
+          // created and possibly landing: its nonce counts as taken
+          if (next !== undefined && (created ? !finalFailure(e) : ambiguous(e))) {
+            gate!.took(vaultId, next);
+          }
+          throw e;
+        } finally {
+          gate?.notify(vaultId);
+        }
+      });
+    }
+    return await this.#sendInOrder(
+      vaultId,
+      this.#gate.claim(vaultId, from, identity.nonce),
+      run,
+      identity,
+      signal,
+      progress,
+      onCreated,
+    );
+  }
+
   /**
    * Sends a transaction whose caller asked for a nonce: created only when
    * that nonce is the account's next one (see {@linkcode NonceGate}), so it
    * lands with the nonce asked for even when a later nonce arrived first.
+   * When the chain has already used the nonce, the platform transaction of
+   * the same send made by another bridge process (its derived `externalTxId`)
+   * is followed instead, if there is one.
    */
   async #sendInOrder(
     vaultId: string,
     ticket: NonceTicket,
-    body: TransactionRequest,
+    run: (created: () => void) => Promise<Transaction>,
+    identity: SendIdentity,
     signal: AbortSignal | undefined,
+    progress: SendProgress | undefined,
+    onCreated: () => void,
   ): Promise<string> {
     let created = false;
     let keep = false;
     try {
       for (;;) {
         const hash = await this.#serialized(vaultId, async () => {
-          if (await ticket.check() === "wait") return undefined;
+          let stale: StaleNonceError | undefined;
           try {
-            const done = await this.#run(body, signal, (t) => !!t.txHash, undefined, () => {
+            if (await ticket.check() === "wait") return undefined;
+          } catch (e) {
+            if (!(e instanceof StaleNonceError)) throw e;
+            stale = e;
+          }
+          try {
+            if (stale) {
+              // Used on chain: by this very send, made earlier by another bridge process?
+              const existing = await this.#findEarlier(identity, signal);
+              if (!existing) throw stale;
+              this.#o.log?.(
+                `nonce ${identity.nonce} of ${identity.from} was used by platform transaction ${existing.id} (${existing.externalTxId}), the same send made earlier: following it`,
+              );
               created = true;
-            });
-            return done.txHash!;
+              onCreated();
+              return (await this.#follow(
+                existing.id,
+                existing.externalTxId,
+                this.#deadline(),
+                signal,
+                (t) => !!t.txHash,
+                TRANSACTION_SENT_STATUSES,
+                progress,
+              )).txHash!;
+            }
+            return (await run(() => created = true)).txHash!;
           } finally {
             this.#gate!.notify(vaultId);
           }
@@ -276,6 +405,23 @@ export class CustodySigner implements Signer {
     } finally {
       if (!keep) ticket.release();
     }
+  }
+
+  /**
+   * The platform transaction of `identity` made earlier (by another bridge
+   * process) and not failed, found by its derived `externalTxId`s.
+   */
+  async #findEarlier(
+    identity: SendIdentity,
+    signal: AbortSignal | undefined,
+  ): Promise<{ id: string; externalTxId: string } | undefined> {
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const externalTxId = await derivedExternalTxId(this.#prefix(), identity, attempt);
+      const found = await findTransactionByExternalId(this.#o.client, externalTxId, signal);
+      if (!found) return undefined;
+      if (!isFailure(found.status)) return { id: found.id, externalTxId };
+    }
+    return undefined;
   }
 
   /** EIP-191 (`personal_sign`, `eth_sign`): the 65-byte signature as hex. */
@@ -307,6 +453,9 @@ export class CustodySigner implements Signer {
         signal,
         (t) => t.status === "COMPLETED" && !!t.signedMessages?.length,
         ["COMPLETED"],
+        undefined,
+        undefined,
+        this.#progress(`message signed by ${address}`),
       );
       return signatureHex(done);
     } catch (e) {
@@ -326,22 +475,54 @@ export class CustodySigner implements Signer {
     return run;
   }
 
-  /** Creates the transaction exactly once and polls it to a final state. */
+  #prefix(): string {
+    return this.#o.externalTxIdPrefix ?? "service-rpc-";
+  }
+
+  #deadline(): number {
+    return this.#now() + (this.#o.txTimeoutMs ?? DEFAULT_TX_TIMEOUT_MS);
+  }
+
+  /**
+   * Creates the transaction exactly once and polls it to a final state.
+   * With `derive` (a send whose caller gave a nonce) its `externalTxId`
+   * comes from the send's identity, so another bridge process finds it.
+   */
   async #run(
     body: TransactionRequest,
     signal: AbortSignal | undefined,
     succeeded: (t: Transaction) => boolean,
     successStatuses: readonly string[] = TRANSACTION_SENT_STATUSES,
     onCreated?: () => void,
+    derive?: SendIdentity,
+    progress?: SendProgress,
   ): Promise<Transaction> {
-    const deadline = this.#now() + (this.#o.txTimeoutMs ?? DEFAULT_TX_TIMEOUT_MS);
-    const externalTxId = `${this.#o.externalTxIdPrefix ?? "service-rpc-"}${this.#uuid()}`;
-    const id = await this.#create({ ...body, externalTxId }, deadline, signal);
+    const deadline = this.#deadline();
+    const { id, externalTxId } = await this.#create(body, derive, deadline, signal);
     onCreated?.();
-    const logStatus = this.#o.logStatus ?? this.#o.log;
-    logStatus?.(
-      `platform transaction ${id} created (${body.operation}, externalTxId ${externalTxId})`,
+    return await this.#follow(
+      id,
+      externalTxId,
+      deadline,
+      signal,
+      succeeded,
+      successStatuses,
+      progress,
     );
+  }
+
+  /** Polls the platform transaction `id` until it succeeded or failed, or the deadline. */
+  async #follow(
+    id: string,
+    externalTxId: string,
+    deadline: number,
+    signal: AbortSignal | undefined,
+    succeeded: (t: Transaction) => boolean,
+    successStatuses: readonly string[],
+    progress: SendProgress | undefined,
+  ): Promise<Transaction> {
+    progress?.created(id);
+    const logStatus = this.#o.logStatus ?? this.#o.log;
     let last = "";
     for (let poll = 0;; poll++) {
       const remaining = deadline - this.#now();
@@ -371,7 +552,8 @@ export class CustodySigner implements Signer {
         last = t.status;
       }
       if (successStatuses.includes(t.status) && succeeded(t)) return t;
-      if ((TRANSACTION_FAILURE_STATUSES as readonly string[]).includes(t.status)) {
+      progress?.status(t.status);
+      if (isFailure(t.status)) {
         const rejected = t.status === "REJECTED" || t.status === "CANCELLED";
         throw new RpcError(
           rejected ? RpcErrorCode.userRejected : RpcErrorCode.server,
@@ -389,42 +571,83 @@ export class CustodySigner implements Signer {
     }
   }
 
-  /** Creates a transaction at most once, even when answers are lost. */
+  /**
+   * Creates a transaction at most once, even when answers are lost. With
+   * `derive`, an `externalTxId` already used by a failed transaction of the
+   * same send (an earlier attempt, rejected or cancelled) moves on to the
+   * send's next attempt; one used by a live transaction is that transaction.
+   */
   async #create(
     body: TransactionRequest,
+    derive: SendIdentity | undefined,
     deadline: number,
     signal: AbortSignal | undefined,
-  ): Promise<string> {
+  ): Promise<{ id: string; externalTxId: string }> {
     const client = this.#o.client;
-    const key = client.newIdempotencyKey();
-    for (let attempt = 0;; attempt++) {
+    let attempt = 1;
+    let externalTxId = derive
+      ? await derivedExternalTxId(this.#prefix(), derive, attempt)
+      : `${this.#prefix()}${this.#uuid()}`;
+    let key = client.newIdempotencyKey();
+    const lostFor = new Set<string>(); // ids whose create may have happened unheard
+    for (let retry = 0;; retry++) {
       try {
-        return (await createTransaction(client, body, { idempotencyKey: key, signal })).id;
+        const created = await createTransaction(client, { ...body, externalTxId }, {
+          idempotencyKey: key,
+          signal,
+        });
+        this.#log(
+          `platform transaction ${created.id} created (${body.operation}, externalTxId ${externalTxId})`,
+        );
+        return { id: created.id, externalTxId };
       } catch (e) {
         const lost = ambiguous(e);
         const duplicate = e instanceof PlatformApiError && e.status === 400;
         if (!lost && !duplicate) throw e;
+        if (lost) lostFor.add(externalTxId);
         // The create may have happened: look before creating again.
         let found: Transaction | undefined;
         try {
-          found = await findTransactionByExternalId(client, body.externalTxId!, signal);
+          found = await findTransactionByExternalId(client, externalTxId, signal);
         } catch (lookupError) {
           if (!ambiguous(lookupError)) throw lookupError;
         }
+        if (
+          found && derive && duplicate && !lostFor.has(externalTxId) &&
+          isFailure(found.status) && attempt < MAX_ATTEMPTS
+        ) {
+          // An earlier attempt of this send, not this call's, failed: asked again, it is a new one.
+          attempt++;
+          externalTxId = await derivedExternalTxId(this.#prefix(), derive, attempt);
+          key = client.newIdempotencyKey();
+          continue;
+        }
         if (found) {
           this.#o.log?.(
-            `create of ${body.externalTxId} answered ${
+            `create of ${externalTxId} answered ${
               e instanceof Error ? e.name : "an error"
             }, but the platform has it: ${found.id}`,
           );
-          return found.id;
+          return { id: found.id, externalTxId };
         }
         if (!lost) throw e;
         if (this.#now() >= deadline) throw e;
-        await this.#sleep(Math.min(8000, 250 * 2 ** attempt), signal);
+        await this.#sleep(Math.min(8000, 250 * 2 ** retry), signal);
       }
     }
   }
+
+  #log(line: string): void {
+    (this.#o.logStatus ?? this.#o.log)?.(line);
+  }
+}
+
+/** Attempts of one send (derived `externalTxId`s) looked at before giving up. */
+const MAX_ATTEMPTS = 50;
+
+/** Whether a transaction status is a final failure. */
+function isFailure(status: string): boolean {
+  return (TRANSACTION_FAILURE_STATUSES as readonly string[]).includes(status);
 }
 
 /** `0x` + r + s + v (27/28) from a signed message. */

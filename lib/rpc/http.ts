@@ -170,7 +170,12 @@ export function createHttpHandler(
     const invalid = Array.isArray(value)
       ? value.length === 0 || value.length > options.dispatcher.maxBatch
       : validateRequest(value) instanceof RpcError;
-    const answer = await options.dispatcher.handleValue(value, text);
+    // The request's signal is read only by a send (it tells that the client gave up).
+    const answer = await options.dispatcher.handleValue(value, text, undefined, {
+      get clientGone() {
+        return request.signal;
+      },
+    });
     const headers = cors ? { ...JSON_HEADERS, ...cors } : JSON_HEADERS;
     if (answer === undefined) return new Response(null, { status: 204, headers: cors });
     return new Response(answer, { status: invalid ? 400 : 200, headers });

@@ -196,6 +196,9 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
     };
     const session = options.hub?.session(push);
     const extra = session?.methods;
+    // The peer closed its end: a send it asked for may be joined by a repeat (send_book.ts).
+    const gone = new AbortController();
+    const call = { clientGone: gone.signal };
     const drop = async (reason: string) => {
       options.onDropped?.(reason);
       await write(JSON.stringify({
@@ -234,7 +237,7 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
             await drop("a message is not valid JSON");
             return;
           }
-          const p: Promise<void> = options.dispatcher.handleValue(value, text, extra).then(
+          const p: Promise<void> = options.dispatcher.handleValue(value, text, extra, call).then(
             async (answer) => {
               if (answer !== undefined && alive) await write(answer);
             },
@@ -248,6 +251,7 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
     } catch {
       // connection reset: nothing to answer
     } finally {
+      gone.abort();
       // The peer may have half-closed after its last request: answer what is in flight.
       while (alive && inflight.size) await Promise.all([...inflight]);
       await writes;

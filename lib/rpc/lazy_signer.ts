@@ -43,8 +43,12 @@ export class LazySigner implements Signer {
   }
 
   /** See {@linkcode Signer.sendTransaction}. */
-  async sendTransaction(tx: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
-    return await (await this.#get()).sendTransaction(tx, signal);
+  async sendTransaction(
+    tx: Record<string, unknown>,
+    signal?: AbortSignal,
+    clientGone?: AbortSignal,
+  ): Promise<string> {
+    return await (await this.#get()).sendTransaction(tx, signal, clientGone);
   }
 
   /** See {@linkcode Signer.signMessage}. */

@@ -36,8 +36,15 @@ import { UpstreamBatcher } from "./upstream_batcher.ts";
 export interface Signer {
   /** The exposed addresses, checksummed, in vault-account order. */
   accounts(signal?: AbortSignal): Promise<string[]>;
-  /** Sends a transaction through custody; resolves with its hash. */
-  sendTransaction(tx: Record<string, unknown>, signal?: AbortSignal): Promise<string>;
+  /**
+   * Sends a transaction through custody; resolves with its hash. `clientGone`
+   * is aborted when the client that asked has gone (a repeat may then join it).
+   */
+  sendTransaction(
+    tx: Record<string, unknown>,
+    signal?: AbortSignal,
+    clientGone?: AbortSignal,
+  ): Promise<string>;
   /** EIP-191 signature of `data` (hex) by `address`. */
   signMessage(address: string, dataHex: string, signal?: AbortSignal): Promise<string>;
   /** EIP-712 signature of `typedData` by `address`. */
@@ -75,8 +82,25 @@ function traceText(text: string): string {
     : `${text.slice(0, TRACE_CHARS)}… (${text.length} characters)`;
 }
 
-/** A method answered by the bridge itself: gets the params array and the dispatcher. */
-export type LocalMethod = (params: unknown[], d: Dispatcher) => Promise<unknown> | unknown;
+/** What a transport knows of one request besides its message. */
+export interface CallContext {
+  /**
+   * Aborted when the client that sent the request has gone: its HTTP request
+   * was abandoned, or its IPC/WebSocket connection closed. Read only by the
+   * methods that need it (a send that a repeat may join).
+   */
+  readonly clientGone?: AbortSignal;
+}
+
+/**
+ * A method answered by the bridge itself: gets the params array, the
+ * dispatcher and the request's {@linkcode CallContext}.
+ */
+export type LocalMethod = (
+  params: unknown[],
+  d: Dispatcher,
+  call?: CallContext,
+) => Promise<unknown> | unknown;
 type Local = LocalMethod;
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -170,7 +194,7 @@ export const LOCAL_METHODS: Readonly<Record<string, LocalMethod>> = {
   eth_accounts: (_p, d) => d.signer ? d.signer.accounts(d.signal) : [],
   eth_requestAccounts: (_p, d) => needSigner(d).accounts(d.signal),
   eth_coinbase: async (_p, d) => (d.signer ? (await d.signer.accounts(d.signal))[0] : null) ?? null,
-  eth_sendTransaction: (params, d) => {
+  eth_sendTransaction: (params, d, call) => {
     const tx = params[0];
     if (!tx || typeof tx !== "object" || Array.isArray(tx)) {
       throw new RpcError(
@@ -178,7 +202,7 @@ export const LOCAL_METHODS: Readonly<Record<string, LocalMethod>> = {
         "eth_sendTransaction: expected [transaction object].",
       );
     }
-    return needSigner(d).sendTransaction(tx as Record<string, unknown>, d.signal);
+    return needSigner(d).sendTransaction(tx as Record<string, unknown>, d.signal, call?.clientGone);
   },
   // personal_sign: [data, address]
   personal_sign: (params, d) =>
@@ -206,7 +230,8 @@ export const LOCAL_METHODS: Readonly<Record<string, LocalMethod>> = {
   },
   eth_unsubscribe: () => false,
   // geth's personal_* names for the same operations
-  personal_sendTransaction: (params, d) => LOCAL_METHODS.eth_sendTransaction([params[0]], d),
+  personal_sendTransaction: (params, d, call) =>
+    LOCAL_METHODS.eth_sendTransaction([params[0]], d, call),
   personal_listAccounts: (_p, d) => d.signer ? d.signer.accounts(d.signal) : [],
   eth_signTransaction: () => {
     throw new RpcError(
@@ -312,15 +337,17 @@ export class Dispatcher {
    * caller's id and the node's result or error (`answerText`/`answerFrom`).
    * `text` (the message's text, when the transport has it) is what `--verbose`
    * prints; `extra` are methods of the connection (its subscriptions) that
-   * take precedence over the table.
+   * take precedence over the table; `call` is what the transport knows of the
+   * request (see {@linkcode CallContext}).
    */
   handleValue(
     value: unknown,
     text?: string,
     extra?: Readonly<Record<string, LocalMethod>>,
+    call?: CallContext,
   ): Promise<string | undefined> {
-    if (this.#trace === undefined) return this.#answer(value, extra);
-    return this.#traced(this.#trace, value, text, extra);
+    if (this.#trace === undefined) return this.#answer(value, extra, call);
+    return this.#traced(this.#trace, value, text, extra, call);
   }
 
   async #traced(
@@ -328,10 +355,11 @@ export class Dispatcher {
     value: unknown,
     text: string | undefined,
     extra: Readonly<Record<string, LocalMethod>> | undefined,
+    call: CallContext | undefined,
   ): Promise<string | undefined> {
     trace(`-> ${traceText(text ?? JSON.stringify(value) ?? String(value))}`);
     const t0 = performance.now();
-    const answer = await this.#answer(value, extra);
+    const answer = await this.#answer(value, extra, call);
     const ms = (performance.now() - t0).toFixed(1);
     trace(
       `<- ${answer === undefined ? "(no answer: a notification)" : traceText(answer)} (${ms} ms)`,
@@ -342,6 +370,7 @@ export class Dispatcher {
   async #answer(
     value: unknown,
     extra: Readonly<Record<string, LocalMethod>> | undefined,
+    call: CallContext | undefined,
   ): Promise<string | undefined> {
     const parsed: ParsedMessage = classify(value, this.maxBatch);
     if (parsed.kind === "error") return errorText(null, parsed.error);
@@ -350,7 +379,7 @@ export class Dispatcher {
       if (request instanceof RpcError) return errorText(id, request);
       const local = localMethod(request.method, extra);
       if (local) {
-        const response = await this.#local(local, request);
+        const response = await this.#local(local, request, call);
         return isNotification(request) ? undefined : JSON.stringify(response);
       }
       if (isKeyMethod(request.method)) {
@@ -367,14 +396,18 @@ export class Dispatcher {
       if (isNotification(request)) return undefined;
       return answer;
     }
-    const responses = await this.#batch(parsed.items, extra);
+    const responses = await this.#batch(parsed.items, extra, call);
     return responses.length ? JSON.stringify(responses) : undefined;
   }
 
-  async #local(fn: Local, request: RpcRequest): Promise<RpcResponse> {
+  async #local(
+    fn: Local,
+    request: RpcRequest,
+    call: CallContext | undefined,
+  ): Promise<RpcResponse> {
     const id = request.id ?? null;
     try {
-      return success(id, await fn(paramsOf(request), this));
+      return success(id, await fn(paramsOf(request), this, call));
     } catch (e) {
       return failure(id, e);
     }
@@ -383,6 +416,7 @@ export class Dispatcher {
   async #batch(
     items: { request: RpcRequest | RpcError; id: RpcId }[],
     extra: Readonly<Record<string, LocalMethod>> | undefined,
+    call: CallContext | undefined,
   ): Promise<RpcResponse[]> {
     const out: (RpcResponse | undefined)[] = new Array(items.length);
     const remote: { index: number; request: RpcRequest }[] = [];
@@ -395,7 +429,7 @@ export class Dispatcher {
       const local = localMethod(request.method, extra);
       if (local) {
         pending.push(
-          this.#local(local, request).then((r) => {
+          this.#local(local, request, call).then((r) => {
             if (!isNotification(request)) out[index] = r;
           }),
         );

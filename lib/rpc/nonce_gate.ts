@@ -20,6 +20,19 @@
 
 import { RpcError, RpcErrorCode } from "./protocol.ts";
 
+/**
+ * A nonce the chain has already used (`nonce too low`). The signer looks for
+ * the platform transaction of the same send (made by another bridge process)
+ * before passing it on.
+ */
+export class StaleNonceError extends RpcError {
+  /** A -32000 `nonce too low` error with `message`. */
+  constructor(message: string) {
+    super(RpcErrorCode.server, message);
+    this.name = "StaleNonceError";
+  }
+}
+
 /** Options of {@linkcode NonceGate}; defaults stated per field. */
 export interface NonceGateOptions {
   /** The account's next nonce on chain, pending transactions included. */
@@ -151,8 +164,7 @@ export class NonceTicket {
     const chain = await this.#o.pendingNonce(this.#address);
     const next = chain > this.#lane.after ? chain : this.#lane.after;
     if (this.nonce < next) {
-      throw new RpcError(
-        RpcErrorCode.server,
+      throw new StaleNonceError(
         `nonce too low: the transaction asks for nonce ${this.nonce} but ${this.#address} is at ${next}; custody assigns nonces and cannot replace a sent transaction.`,
       );
     }

@@ -146,6 +146,9 @@ export function createWebSocketHandler(options: WebSocketOptions): (request: Req
     };
     const session = options.hub?.session(send);
     const extra = session?.methods;
+    // The client closed the socket: a send it asked for may be joined by a repeat (send_book.ts).
+    const gone = new AbortController();
+    const call = { clientGone: gone.signal };
     socket.onmessage = (event) => {
       const data = event.data as string | ArrayBuffer;
       received += typeof data === "string" ? data.length : data.byteLength;
@@ -169,7 +172,7 @@ export function createWebSocketHandler(options: WebSocketOptions): (request: Req
         drop(`client too slow: over ${maxInflight} requests unanswered`);
         return;
       }
-      options.dispatcher.handleValue(value, text, extra).then((answer) => {
+      options.dispatcher.handleValue(value, text, extra, call).then((answer) => {
         inflight--;
         if (answer !== undefined) send(answer);
       });
@@ -177,10 +180,12 @@ export function createWebSocketHandler(options: WebSocketOptions): (request: Req
     socket.onclose = () => {
       open = false;
       session?.close();
+      gone.abort();
     };
     socket.onerror = () => {
       open = false;
       session?.close();
+      gone.abort();
     };
     return response;
   };

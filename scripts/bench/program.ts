@@ -8,7 +8,7 @@
  * @module
  */
 
-import { bundle, LAUNCH_FLAGS, PERMISSIONS, V8_FLAGS } from "../bundle.ts";
+import { bundle, LAUNCH_FLAGS, PERMISSIONS, RUNTIME_FLAGS, V8_FLAGS } from "../bundle.ts";
 
 /** Deno's arguments before the command's own (`rpc ...`), and how to clean up. */
 export interface Program {
@@ -37,7 +37,7 @@ export async function benchProgram(): Promise<Program> {
   const dir = await Deno.makeTempDir({ prefix: "bench-bundle-" });
   const entry = await bundle(`${dir}/service.js`);
   return {
-    args: ["run", ...PERMISSIONS, ...flags, ...LAUNCH_FLAGS, entry],
+    args: ["run", ...PERMISSIONS, ...flags, ...LAUNCH_FLAGS, ...RUNTIME_FLAGS, entry],
     description: "the bundle, as the npm package runs it",
     v8Flags,
     cleanup: () => Deno.remove(dir, { recursive: true }),

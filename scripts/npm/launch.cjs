@@ -28,7 +28,7 @@ const PERMISSIONS = __PERMISSIONS__;
 /** Same list as V8_FLAGS in scripts/bundle.ts (pack.ts fills it in). */
 const V8_FLAGS = __V8_FLAGS__;
 
-/** Same list as LAUNCH_FLAGS in scripts/bundle.ts (pack.ts fills it in). */
+/** LAUNCH_FLAGS and RUNTIME_FLAGS of scripts/bundle.ts (pack.ts fills them in). */
 const LAUNCH_FLAGS = __LAUNCH_FLAGS__;
 
 const SIGNALS = process.platform === "win32" ? [] : ["SIGINT", "SIGTERM", "SIGHUP"];

@@ -34,13 +34,16 @@ async function pending(): Promise<bigint> {
   return BigInt(await anvilCall(stack.anvil.url, "eth_getTransactionCount", [VAULT0, "pending"]));
 }
 
-/** `eth_sendTransaction` through the bridge with an explicit nonce; the JSON-RPC answer. */
-async function send(nonce: bigint, id = 1) {
+/**
+ * `eth_sendTransaction` through the bridge with an explicit nonce (and `value`, which makes
+ * sends of one nonce differ); the JSON-RPC answer.
+ */
+async function send(nonce: bigint, id = 1, value = "0x1") {
   const r = await httpRpc(bridge.address, {
     jsonrpc: "2.0",
     id,
     method: "eth_sendTransaction",
-    params: [{ from: VAULT0, to: VAULT1, value: "0x1", nonce: `0x${nonce.toString(16)}` }],
+    params: [{ from: VAULT0, to: VAULT1, value, nonce: `0x${nonce.toString(16)}` }],
   });
   return r.json() as { result?: string; error?: { code: number; message: string } };
 }
@@ -90,9 +93,9 @@ Deno.test("three nonces arriving last-first all land in nonce order", async () =
   }
 });
 
-Deno.test("the same nonce sent twice at once lands once; the other send is refused", async () => {
+Deno.test("one nonce asked for by two different sends at once lands once; the other is refused", async () => {
   const n = await pending();
-  const [a, b] = await Promise.all([send(n, 1), send(n, 2)]);
+  const [a, b] = await Promise.all([send(n, 1, "0x1"), send(n, 2, "0x2")]);
   const ok = [a, b].filter((r) => r.result);
   const refused = [a, b].filter((r) => r.error);
   assert.equal(ok.length, 1, JSON.stringify([a, b]));
@@ -103,7 +106,20 @@ Deno.test("the same nonce sent twice at once lands once; the other send is refus
   );
   assert.equal(await pending(), n + 1n);
   // and again, once the first has landed: the chain has used it
-  const again = await send(n, 3);
+  const again = await send(n, 3, ok[0] === a ? "0x2" : "0x1");
   assert.match(again.error?.message ?? "", /nonce too low/);
+  assert.equal(await pending(), n + 1n);
+});
+
+Deno.test("the same send (same nonce, same fields) twice at once is one transaction: both get its hash", async () => {
+  const n = await pending();
+  const [a, b] = await Promise.all([send(n, 1), send(n, 2)]);
+  assert.ok(a.result, JSON.stringify([a, b]));
+  assert.equal(b.result, a.result, JSON.stringify([a, b]));
+  assert.equal(await nonceOf(a.result), n);
+  assert.equal(await pending(), n + 1n);
+  // asked again after it landed (a client's late retry): the same hash, nothing new
+  const again = await send(n, 3);
+  assert.equal(again.result, a.result, JSON.stringify(again));
   assert.equal(await pending(), n + 1n);
 });

@@ -173,6 +173,13 @@ export const rpcFlags = {
     placeholder: "DURATION",
     description: "Fixed transaction status polling interval (default: 5ms doubling to 2s).",
   },
+  joinRetries: {
+    type: "boolean",
+    default: true,
+    env: "SERVICE_JOIN_RETRIES",
+    description:
+      "A send without a nonce, repeated after its client gave up waiting, joins the first (one transaction); false: every request is a new one.",
+  },
   txTimeout: {
     type: "duration",
     default: 4 * 3_600_000,

@@ -1,0 +1,214 @@
+/**
+ * The book of sends in flight and recently finished, and the rule that
+ * joins a repeated request to the send it repeats.
+ *
+ * Custody is slow: signing takes seconds, an approval minutes to hours, and
+ * clients time out long before. Some send the same request again when they
+ * do (forge after 45 s, any retrying proxy). A repeat must not pay twice, so
+ * a request identical to a send of the book ({@linkcode SendIdentity}) joins
+ * it: one platform transaction, and every waiting request gets its hash or
+ * its error. The rule:
+ *
+ * - **With a nonce** the identity is exact (one nonce is one transaction): a
+ *   repeat joins the send while it is in flight and for
+ *   {@linkcode DEFAULT_KEEP_MS} after it succeeded (a repeat then gets the
+ *   same hash), or after it failed until a client has received that failure.
+ * - **Without a nonce** two identical sends that are both awaited are two
+ *   intents and stay two transactions, as on a node. A repeat joins a send only
+ *   when every client that asked for it has gone (its connection closed or its
+ *   HTTP request was abandoned) and no client has received its answer yet: a
+ *   send left by its client is joined once, and after a joined repeat received
+ *   the answer, a further identical request is a new intent. `joinAbandoned:
+ *   false` (`--joinRetries false`) turns this off.
+ * - A send that failed before any platform transaction was created (a refused
+ *   request, a stale nonce) is forgotten at once: its repeat tries again.
+ *
+ * Nothing here talks to the platform; `custody.ts` starts the sends.
+ *
+ * @module
+ */
+
+import type { SendIdentity } from "./send_identity.ts";
+
+/** How long a finished send stays joinable: 10 minutes. */
+export const DEFAULT_KEEP_MS = 10 * 60_000;
+
+/** Options of {@linkcode SendBook}. */
+export interface SendBookOptions {
+  /** Whether a no-nonce repeat joins an abandoned send; default true. */
+  joinAbandoned?: boolean;
+  /** How long a finished send stays joinable; default {@linkcode DEFAULT_KEEP_MS}. */
+  keepMs?: number;
+  /**
+   * Whether a failure means that a platform transaction exists (then the
+   * failure is kept for a repeat to learn it); default: never.
+   */
+  createdBy?: (error: unknown) => boolean;
+  /** Clock; default `Date.now`. */
+  now?: () => number;
+}
+
+/** What the book tells a send about the clients waiting for it. */
+export interface SendWatch {
+  /** The identity of the send. */
+  readonly identity: SendIdentity;
+  /** How many clients are waiting for the send right now. */
+  readonly waiting: number;
+  /** Called when the last waiting client goes while the send is in flight. */
+  onAllGone?: () => void;
+  /** Called when a repeated request joins the send (with the clients now waiting). */
+  onJoin?: () => void;
+}
+
+interface Entry extends SendWatch {
+  waiting: number;
+  outcome: Promise<string>;
+  /** An answer reached a client that was still waiting for it. */
+  delivered: boolean;
+  /** When the send finished, else undefined. */
+  settledAt: number | undefined;
+  failed: boolean;
+  /** The failure is one after which a platform transaction exists. */
+  created: boolean;
+}
+
+/**
+ * Sends in flight and recently finished, by identity; see the module doc.
+ *
+ * @example
+ * ```ts
+ * const book = new SendBook();
+ * const gone = new AbortController();
+ * const first = book.send(identity, gone.signal, () => createAndWait());
+ * gone.abort(); // the client timed out and closed its connection
+ * const repeat = book.send(identity, undefined, () => createAndWait()); // joins: same hash
+ * ```
+ */
+export class SendBook {
+  readonly #joinAbandoned: boolean;
+  readonly #keepMs: number;
+  readonly #createdBy: (error: unknown) => boolean;
+  readonly #now: () => number;
+  readonly #entries = new Map<string, Entry[]>();
+
+  /** An empty book. */
+  constructor(options: SendBookOptions = {}) {
+    this.#joinAbandoned = options.joinAbandoned ?? true;
+    this.#keepMs = options.keepMs ?? DEFAULT_KEEP_MS;
+    this.#createdBy = options.createdBy ?? (() => false);
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** How many sends the book holds (in flight or kept), for tests and `--verbose`. */
+  get size(): number {
+    this.#purge();
+    let n = 0;
+    for (const list of this.#entries.values()) n += list.length;
+    return n;
+  }
+
+  /**
+   * The hash of the send `identity`: a joinable send of the book's, or a
+   * new one made by `start` (which gets the send's {@linkcode SendWatch}).
+   * `clientGone` is aborted when the client that asked has gone (none: it
+   * stays until the answer).
+   */
+  send(
+    identity: SendIdentity,
+    clientGone: AbortSignal | undefined,
+    start: (watch: SendWatch) => Promise<string>,
+  ): Promise<string> {
+    this.#purge();
+    const joinable = this.#joinable(identity);
+    if (joinable) {
+      const answer = this.#wait(joinable, clientGone);
+      joinable.onJoin?.();
+      return answer;
+    }
+    const entry: Entry = {
+      identity,
+      waiting: 0,
+      outcome: Promise.resolve(""),
+      delivered: false,
+      settledAt: undefined,
+      failed: false,
+      created: false,
+    };
+    try {
+      entry.outcome = start(entry);
+    } catch (e) {
+      entry.outcome = Promise.reject(e);
+    }
+    entry.outcome.then(
+      () => entry.settledAt = this.#now(),
+      (e) => {
+        entry.settledAt = this.#now();
+        entry.failed = true;
+        entry.created = this.#createdBy(e);
+      },
+    );
+    const list = this.#entries.get(identity.key);
+    if (list) list.push(entry);
+    else this.#entries.set(identity.key, [entry]);
+    return this.#wait(entry, clientGone);
+  }
+
+  /** The send of the book `identity` joins, if any. */
+  #joinable(identity: SendIdentity): Entry | undefined {
+    const list = this.#entries.get(identity.key);
+    if (!list) return undefined;
+    for (const e of list) {
+      if (identity.nonce !== undefined) {
+        if (!(e.failed && e.delivered)) return e;
+      } else if (this.#joinAbandoned && e.waiting === 0 && !e.delivered) return e;
+    }
+    return undefined;
+  }
+
+  /** One client's wait for `entry`, counted while the client is there. */
+  #wait(entry: Entry, clientGone: AbortSignal | undefined): Promise<string> {
+    if (clientGone?.aborted) {
+      return entry.outcome; // gone already: nobody is counted, nothing is delivered
+    }
+    entry.waiting++;
+    let here = true;
+    const leave = () => {
+      if (!here) return;
+      here = false;
+      entry.waiting--;
+    };
+    const onGone = () => {
+      leave();
+      if (entry.waiting === 0 && entry.settledAt === undefined) entry.onAllGone?.();
+    };
+    clientGone?.addEventListener("abort", onGone, { once: true });
+    const done = () => {
+      if (here) entry.delivered = true;
+      clientGone?.removeEventListener("abort", onGone);
+      leave();
+    };
+    return entry.outcome.then((hash) => {
+      done();
+      return hash;
+    }, (e) => {
+      done();
+      throw e;
+    });
+  }
+
+  /** Forgets the sends that can no longer be joined. */
+  #purge(): void {
+    const now = this.#now();
+    for (const [key, list] of this.#entries) {
+      const keep = list.filter((e) => {
+        if (e.settledAt === undefined) return true;
+        if (now - e.settledAt >= this.#keepMs) return false;
+        if (e.failed && (!e.created || e.delivered)) return false;
+        if (e.identity.nonce === undefined && e.delivered) return false;
+        return true;
+      });
+      if (keep.length === 0) this.#entries.delete(key);
+      else if (keep.length !== list.length) this.#entries.set(key, keep);
+    }
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * The join rule of `send_book.ts` on its own (no platform): which repeats join a send, which
+ * are new intents, and how long a finished send stays joinable. The same rule through real
+ * clients, the emulator and anvil is in tests/e2e/rpc_slow_custody_test.ts.
+ */
+import assert from "node:assert/strict";
+import { SendBook } from "../../lib/rpc/send_book.ts";
+import { type SendIdentity, sendIdentity } from "../../lib/rpc/send_identity.ts";
+import type { TransactionRequest } from "../../lib/platform/mod.ts";
+import { toTransactionRequest } from "../../lib/rpc/transaction_request.ts";
+
+const FROM = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+const TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+
+function identity(nonce?: bigint, value = "0x1"): SendIdentity {
+  const body: TransactionRequest = toTransactionRequest(
+    { from: FROM, to: TO, value },
+    { assetId: "ETH", chainId: 1n },
+  );
+  return sendIdentity(1n, FROM, nonce, body);
+}
+
+/** A send under the test's control: `finish` settles it. */
+function controlled() {
+  let starts = 0;
+  let resolve!: (hash: string) => void;
+  let reject!: (e: Error) => void;
+  const start = () => {
+    starts++;
+    return new Promise<string>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+  };
+  return {
+    start,
+    get starts() {
+      return starts;
+    },
+    finish: (hash: string) => resolve(hash),
+    fail: (e: Error) => reject(e),
+  };
+}
+
+Deno.test("identity: spellings of the same transaction are one identity; a field changed is another", () => {
+  const a = toTransactionRequest({ from: FROM, to: TO, value: "0x01", input: "0xABCD" }, {
+    assetId: "ETH",
+    chainId: 1n,
+  });
+  const b = toTransactionRequest({ from: FROM, to: TO.toLowerCase(), value: "1", data: "0xabcd" }, {
+    assetId: "ETH",
+    chainId: 1n,
+  });
+  const c = toTransactionRequest({ from: FROM, to: TO, value: "0x2", data: "0xabcd" }, {
+    assetId: "ETH",
+    chainId: 1n,
+  });
+  assert.equal(
+    sendIdentity(1n, FROM, 3n, a).key,
+    sendIdentity(1n, FROM.toLowerCase(), 3n, b).key,
+  );
+  assert.notEqual(sendIdentity(1n, FROM, 3n, a).key, sendIdentity(1n, FROM, 4n, a).key);
+  assert.notEqual(sendIdentity(1n, FROM, 3n, a).key, sendIdentity(1n, FROM, 3n, c).key);
+  assert.notEqual(sendIdentity(1n, FROM, 3n, a).key, sendIdentity(1n, FROM, undefined, a).key);
+  assert.notEqual(sendIdentity(1n, FROM, 3n, a).key, sendIdentity(2n, FROM, 3n, a).key);
+});
+
+Deno.test("with a nonce: a repeat joins the send in flight even while the first still waits", async () => {
+  const book = new SendBook();
+  const s = controlled();
+  const first = book.send(identity(0n), undefined, s.start);
+  const repeat = book.send(identity(0n), undefined, s.start);
+  s.finish("0xaa");
+  assert.deepEqual(await Promise.all([first, repeat]), ["0xaa", "0xaa"]);
+  assert.equal(s.starts, 1);
+  // finished and delivered: a later repeat within the keep time still gets the hash
+  assert.equal(await book.send(identity(0n), undefined, s.start), "0xaa");
+  assert.equal(s.starts, 1);
+});
+
+Deno.test("without a nonce: two identical sends both awaited are two; a repeat after the client left joins once", async () => {
+  const book = new SendBook();
+  const s = controlled();
+  const gone = new AbortController();
+  const first = book.send(identity(), gone.signal, s.start);
+  // both awaited: a second intent
+  const t = controlled();
+  const second = book.send(identity(), undefined, t.start);
+  assert.equal(s.starts + t.starts, 2);
+  t.finish("0xbb");
+  assert.equal(await second, "0xbb");
+  // the first's client gives up: its repeat joins it
+  gone.abort();
+  const u = controlled();
+  const repeat = book.send(identity(), undefined, u.start);
+  assert.equal(u.starts, 0);
+  s.finish("0xaa");
+  assert.equal(await repeat, "0xaa");
+  assert.equal(await first, "0xaa");
+  // the repeat received the answer: a further identical request is a new intent
+  const v = controlled();
+  const again = book.send(identity(), undefined, v.start);
+  assert.equal(v.starts, 1);
+  v.finish("0xcc");
+  assert.equal(await again, "0xcc");
+});
+
+Deno.test("without a nonce: a send finished while nobody waited is joined by its repeat, once", async () => {
+  const book = new SendBook();
+  const s = controlled();
+  const gone = new AbortController();
+  const first = book.send(identity(), gone.signal, s.start);
+  gone.abort();
+  s.finish("0xaa");
+  assert.equal(await first, "0xaa");
+  const u = controlled();
+  assert.equal(await book.send(identity(), undefined, u.start), "0xaa");
+  assert.equal(u.starts, 0);
+  const v = controlled();
+  const next = book.send(identity(), undefined, v.start);
+  assert.equal(v.starts, 1);
+  v.finish("0xdd");
+  assert.equal(await next, "0xdd");
+});
+
+Deno.test("joinAbandoned false (--joinRetries false): every no-nonce request is a new transaction", async () => {
+  const book = new SendBook({ joinAbandoned: false });
+  const s = controlled();
+  const gone = new AbortController();
+  const first = book.send(identity(), gone.signal, s.start);
+  gone.abort();
+  const t = controlled();
+  const repeat = book.send(identity(), undefined, t.start);
+  assert.equal(t.starts, 1);
+  s.finish("0xaa");
+  t.finish("0xbb");
+  assert.deepEqual(await Promise.all([first, repeat]), ["0xaa", "0xbb"]);
+});
+
+Deno.test("failures: the joined get the same error; one before any creation is forgotten at once", async () => {
+  const created = new Set<unknown>();
+  const book = new SendBook({ createdBy: (e) => created.has(e) });
+  // created, then rejected: the waiting repeat gets the same error
+  const s = controlled();
+  const first = book.send(identity(1n), undefined, s.start);
+  const repeat = book.send(identity(1n), undefined, s.start);
+  const rejected = new Error("ended REJECTED");
+  created.add(rejected);
+  s.fail(rejected);
+  await assert.rejects(first, (e) => e === rejected);
+  await assert.rejects(repeat, (e) => e === rejected);
+  // delivered: asked again, it is a new attempt
+  const t = controlled();
+  const again = book.send(identity(1n), undefined, t.start);
+  assert.equal(t.starts, 1);
+  t.finish("0xee");
+  assert.equal(await again, "0xee");
+  // refused before creation: the repeat tries again even though nobody received the error
+  const u = controlled();
+  const gone = new AbortController();
+  const refused = book.send(identity(2n), gone.signal, u.start);
+  gone.abort();
+  u.fail(new Error("nonce too low"));
+  await assert.rejects(refused);
+  const v = controlled();
+  const retry = book.send(identity(2n), undefined, v.start);
+  assert.equal(v.starts, 1);
+  v.finish("0xff");
+  assert.equal(await retry, "0xff");
+});
+
+Deno.test("a finished send is kept for keepMs, then forgotten", async () => {
+  let now = 0;
+  const book = new SendBook({ keepMs: 1000, now: () => now });
+  const s = controlled();
+  const first = book.send(identity(5n), undefined, s.start);
+  s.finish("0xaa");
+  await first;
+  now = 999;
+  assert.equal(await book.send(identity(5n), undefined, s.start), "0xaa");
+  assert.equal(book.size, 1);
+  now = 1000;
+  assert.equal(book.size, 0);
+});
+
+Deno.test("the book tells the send when its last client left and when a repeat joined", async () => {
+  const book = new SendBook();
+  const events: string[] = [];
+  const s = controlled();
+  const a = new AbortController();
+  const b = new AbortController();
+  const first = book.send(identity(7n), a.signal, (watch) => {
+    watch.onAllGone = () => events.push(`gone`);
+    watch.onJoin = () => events.push(`joined ${watch.waiting}`);
+    return s.start();
+  });
+  const second = book.send(identity(7n), b.signal, s.start);
+  a.abort();
+  assert.deepEqual(events, ["joined 2"]);
+  b.abort();
+  assert.deepEqual(events, ["joined 2", "gone"]);
+  const third = book.send(identity(7n), undefined, s.start);
+  assert.deepEqual(events, ["joined 2", "gone", "joined 1"]);
+  s.finish("0x01");
+  assert.deepEqual(await Promise.all([first, second, third]), ["0x01", "0x01", "0x01"]);
+});

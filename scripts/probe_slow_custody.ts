@@ -11,7 +11,11 @@
  * deno run -A scripts/probe_slow_custody.ts viem --hold 15            # viem's default 10 s
  * deno run -A scripts/probe_slow_custody.ts viem --hold 3 --timeout 1000
  * deno run -A scripts/probe_slow_custody.ts forge-http --hold 70 --holdCount 1
+ * deno run -A scripts/probe_slow_custody.ts ethers --hold 4 --timeout 1000 --repeat
  * ```
+ *
+ * `--repeat`: when the client gave up, the probe (still running the in-process clients: viem,
+ * ethers, web3, fireblocks) sends the identical request once more and reports its answer.
  *
  * Clients: viem, ethers, web3, hardhat, cast, forge-http, forge-ipc, fireblocks, curl.
  *
@@ -24,6 +28,7 @@ import { foundryBin, ROOT } from "../tests/support/tools.ts";
 import {
   approveAfter,
   hold,
+  lastSendParams,
   nonceOf,
   platformTransactions,
   sendsReceived,
@@ -37,6 +42,7 @@ const { values, positionals } = parseArgs({
     hold: { type: "string", default: "15" },
     holdCount: { type: "string" },
     timeout: { type: "string" },
+    repeat: { type: "boolean", default: false },
   },
 });
 const client = positionals[0];
@@ -224,6 +230,16 @@ async function outcome(): Promise<string> {
 const started = Date.now();
 const result = await outcome().catch((e) => `error: ${String(e?.shortMessage ?? e?.message ?? e)}`);
 const clientMs = Date.now() - started;
+let repeat = "";
+if (values.repeat && !result.startsWith("hash")) {
+  const params = lastSendParams(bridge.stderr());
+  const r = await fetch(bridge.address, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 99, method: "eth_sendTransaction", params }),
+  });
+  repeat = (await r.text()).slice(0, 200);
+}
 // let every transaction the platform holds be approved and mined
 await waitFor(
   async () =>
@@ -242,6 +258,7 @@ const line = {
   clientTimeoutMs: timeoutMs ?? "default",
   clientWaitedS: Math.round(clientMs / 100) / 10,
   outcome: result.replace(/\s+/g, " ").slice(0, 500),
+  ...(values.repeat ? { repeat } : {}),
   sendsReceivedByBridge: sendsReceived(bridge.stderr()),
   platformTransactions: txs.length,
   platformStatuses: txs.map((t) => t.status).join(","),

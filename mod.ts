@@ -33,7 +33,6 @@ export type { CommandContext, Io, TakeSignals, Writer } from "./lib/cli/mod.ts";
 export * from "./lib/platform/mod.ts";
 export {
   BaseError,
-  isRetryableHttpStatus,
   NOTIFICATION_SORT_FIELDS,
   NOTIFICATION_STATUSES,
   RESEND_JOB_STATUSES,
@@ -54,7 +53,7 @@ export {
   JwksUnavailableError,
   RemoteJwks,
   SIGNATURE_HEADER,
-  verifyWebhookSignatureFrom as verifyWebhookSignature,
+  verifyWebhookSignature,
 } from "./lib/webhooks/mod.ts";
 export type {
   Jwks,

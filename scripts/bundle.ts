@@ -30,8 +30,20 @@ export const BUNDLE_PATH: string = `${ROOT}dist/bundle/service.js`;
 
 /**
  * What `service` may do, for the binary (`deno compile`) and the npm
- * package's launcher alike: network (platform, node, local servers), files
- * (keys, state, sockets), env, children, system info, FFI (OpenSSL signing).
+ * package's launcher alike: exactly what its commands need, no more (the
+ * README lists them with their reasons).
+ *
+ * - `--allow-net`: the platform's API (any host: `--apiBaseUrl`), the node
+ *   (`--rpcUrl`), and the servers `rpc`, `emulator` and `webhooks listen` open;
+ * - `--allow-read`, `--allow-write`: key files, `.env`, profiles, delivery logs,
+ *   `--state`, the IPC socket, the emulator's key directory: paths the user
+ *   names, so not scoped;
+ * - `--allow-env`: `SERVICE_*`, `HOME`/`XDG_CONFIG_HOME`, `NO_COLOR`/`COLUMNS`,
+ *   and `rpc` hands its child the whole environment (less the secrets);
+ * - `--allow-run`: `rpc` runs the user's command after `--` (any program);
+ * - `--allow-sys=uid` only: the emulator removes stale key directories that
+ *   belong to this user (`Deno.uid()`, `lib/emulator/key_dir.ts`);
+ * - no `--allow-ffi` (signing is WebCrypto's), no `--allow-import`, no prompt.
  */
 export const PERMISSIONS: readonly string[] = [
   "--allow-net",
@@ -39,8 +51,7 @@ export const PERMISSIONS: readonly string[] = [
   "--allow-write",
   "--allow-env",
   "--allow-run",
-  "--allow-sys",
-  "--allow-ffi",
+  "--allow-sys=uid",
   "--no-prompt",
 ];
 
@@ -100,14 +111,9 @@ export const WORKER_NAME = "simulate_worker.ts";
 
 /**
  * Every worker module started by URL relative to the program, as
- * `[source, file name beside the bundle]`: the `--jobs` worker and the
- * emulator's OpenSSL signing worker (`new URL("./batch_sign_worker.ts",
- * import.meta.url)`).
+ * `[source, file name beside the bundle]`: the `--jobs` worker.
  */
-export const WORKERS: readonly (readonly [string, string])[] = [
-  [WORKER_SOURCE, WORKER_NAME],
-  ["lib/emulator/webhooks/signing/batch_sign_worker.ts", "batch_sign_worker.ts"],
-];
+export const WORKERS: readonly (readonly [string, string])[] = [[WORKER_SOURCE, WORKER_NAME]];
 
 /**
  * Bundles `main.ts` into `output` (the entry module) with its chunks beside

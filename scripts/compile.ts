@@ -41,7 +41,7 @@ const args = [
   ...(V8_FLAGS.length ? [`--v8-flags=${V8_FLAGS.join(",")}`] : []),
   "--output",
   output,
-  // the chunks and the workers (--jobs, webhook signing), found by URL beside the program
+  // the chunks and the --jobs worker, found by URL beside the program
   "--include",
   entry.replace(/\/[^/]*$/, ""),
   ...(values.target ? ["--target", values.target] : []),

@@ -39,6 +39,34 @@ export function parseDuration(text: string): number | undefined {
   return total;
 }
 
+/** A duration or a range of durations, in milliseconds: `{ minMs: 5000, maxMs: 20000 }` (equal for one value). */
+export interface DurationRange {
+  /** The shortest, ms. */
+  minMs: number;
+  /** The longest, ms (`>= minMs`). */
+  maxMs: number;
+}
+
+/**
+ * Parses a duration (`90s`, see {@linkcode parseDuration}) or a range
+ * `MIN-MAX` of two (`5s-20s`). Returns `undefined` when the text is neither,
+ * or when MIN is above MAX.
+ *
+ * @example
+ * ```ts
+ * parseDurationRange("5s-20s"); // { minMs: 5000, maxMs: 20000 }
+ * parseDurationRange("2m"); // { minMs: 120000, maxMs: 120000 }
+ * ```
+ */
+export function parseDurationRange(text: string): DurationRange | undefined {
+  const parts = text.split("-");
+  if (parts.length > 2) return undefined;
+  const minMs = parseDuration(parts[0]);
+  const maxMs = parts.length === 2 ? parseDuration(parts[1]) : minMs;
+  if (minMs === undefined || maxMs === undefined || minMs > maxMs) return undefined;
+  return { minMs, maxMs };
+}
+
 /**
  * Parses a point in time: epoch milliseconds, ISO 8601, or a duration back
  * from `now` (`24h`, `30d`). Returns `undefined` when it is none of these.

@@ -11,6 +11,7 @@ import { CliError, UsageError } from "./errors.ts";
 import { EmulatorConfigError } from "../emulator/errors.ts";
 import { writeAll } from "./output.ts";
 import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
+import { CUSTODY_DELAY_FLAGS } from "./custody_delay_flags.ts";
 
 const flags = {
   host: {
@@ -67,6 +68,8 @@ const flags = {
     description:
       'A fault from the start, e.g. "kind=status,status=503,count=2,path=/v1/transactions" (repeatable; see the admin endpoint).',
   },
+  approvalDelay: CUSTODY_DELAY_FLAGS.approvalDelay,
+  signingDelay: CUSTODY_DELAY_FLAGS.signingDelay,
   deliveryTimeout: {
     type: "duration",
     default: 10_000,
@@ -141,6 +144,7 @@ const serveCommand = leaf({
     "anvil & service emulator --rpcUrl http://127.0.0.1:8545",
     "service emulator --rpcUrl http://127.0.0.1:8545 --state emu.sqlite --port 8080",
     "service emulator --rpcUrl http://127.0.0.1:8545 --timeScale 1000 --deliveryTimeout 2s",
+    "service emulator --rpcUrl http://127.0.0.1:8545 --approvalDelay 2m --signingDelay 5s-20s",
     "service emulator trigger --eventType transaction.created --resourceId tx-1 --count 3",
   ],
   async run({ flags: f }, ctx) {
@@ -163,6 +167,8 @@ const serveCommand = leaf({
         vaultAccounts: f.vaultAccounts,
         mnemonic: f.mnemonic,
         faults: f.fault,
+        approvalDelay: f.approvalDelay,
+        signingDelay: f.signingDelay,
         logRequests: f.verbose === true,
         log: (line) => void out.log(line),
         webhooks: {

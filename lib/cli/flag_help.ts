@@ -18,6 +18,7 @@ const PLACEHOLDERS: Record<FlagType, string> = {
   number: "NUMBER",
   list: "LIST",
   duration: "DURATION",
+  durationRange: "DURATION|MIN-MAX",
   time: "TIME",
 };
 

@@ -16,7 +16,14 @@
  */
 
 import { UsageError } from "./errors.ts";
-import { formatDuration, MAX_TIMER_MS, parseDuration, parseTime } from "./durations.ts";
+import {
+  type DurationRange,
+  formatDuration,
+  MAX_TIMER_MS,
+  parseDuration,
+  parseDurationRange,
+  parseTime,
+} from "./durations.ts";
 import { closest } from "./text.ts";
 
 /** The kinds of value a flag takes. */
@@ -27,11 +34,12 @@ export type FlagType =
   | "number"
   | "list"
   | "duration"
+  | "durationRange"
   | "time";
 
 /** One flag of a command. */
 export interface FlagSpec {
-  /** What the value is. `list` is comma-separated; `duration` is `500ms|30s|60m|4h|1d` or ms; `time` is epoch ms, ISO 8601 or a duration back from now. */
+  /** What the value is. `list` is comma-separated; `duration` is `500ms|30s|60m|4h|1d` or ms; `durationRange` is a duration or `MIN-MAX` of two (`5s-20s`); `time` is epoch ms, ISO 8601 or a duration back from now. */
   readonly type: FlagType;
   /** One line for `--help`. */
   readonly description: string;
@@ -45,9 +53,9 @@ export interface FlagSpec {
   readonly choices?: readonly string[];
   /** Upper-case the value before checking `choices`. */
   readonly upper?: boolean;
-  /** Inclusive lower bound for `integer`/`number`, milliseconds for `duration` (required for those types). */
+  /** Inclusive lower bound for `integer`/`number`, milliseconds for `duration`/`durationRange` (required for those types). */
   readonly min?: number;
-  /** Inclusive upper bound for `integer`/`number`, milliseconds for `duration` (required for those types). */
+  /** Inclusive upper bound for `integer`/`number`, milliseconds for `duration`/`durationRange` (required for those types). */
   readonly max?: number;
   /** A one-letter alias, e.g. `v` for `-v`. */
   readonly short?: string;
@@ -66,6 +74,7 @@ export type FlagSpecs = Readonly<Record<string, FlagSpec>>;
 export type ValueOf<F extends FlagSpec> = F["type"] extends "boolean" ? boolean
   : F["type"] extends "integer" | "number" | "duration" | "time" ? number
   : F["type"] extends "list" ? string[]
+  : F["type"] extends "durationRange" ? DurationRange
   : string;
 
 /** The parsed values of a {@linkcode FlagSpecs}: arrays for `multiple`, else a value or `undefined`. */
@@ -141,11 +150,11 @@ export function kebab(name: string): string {
   return name.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
 }
 
-const RANGED: ReadonlySet<FlagType> = new Set(["integer", "number", "duration"]);
+const RANGED: ReadonlySet<FlagType> = new Set(["integer", "number", "duration", "durationRange"]);
 
 /**
- * Checks a command's flag declarations: every `integer`, `number` and
- * `duration` flag has a finite `min` and `max` with `min <= max`, and a
+ * Checks a command's flag declarations: every `integer`, `number`,
+ * `duration` and `durationRange` flag has a finite `min` and `max` with `min <= max`, and a
  * numeric default inside them. Throws a `TypeError` naming the flag (a
  * programming error, found by any test that loads the command).
  *
@@ -171,7 +180,7 @@ export function checkFlagSpecs(specs: FlagSpecs): void {
 
 /** The range of a ranged flag, for messages: `1 to 100`, `from 100ms to 10m`. */
 function rangeText(spec: FlagSpec): string {
-  if (spec.type === "duration") {
+  if (spec.type === "duration" || spec.type === "durationRange") {
     return `from ${formatDuration(spec.min ?? 0)} to ${formatDuration(spec.max ?? MAX_TIMER_MS)}`;
   }
   if (spec.min !== undefined && spec.max !== undefined) return `${spec.min} to ${spec.max}`;
@@ -186,6 +195,7 @@ const ACCEPTED: Record<FlagType, string> = {
   number: "a number",
   list: "a comma-separated list",
   duration: "a duration such as 500ms, 30s, 60m, 4h, 1d (or milliseconds)",
+  durationRange: "a duration such as 90s or 2m, or a range MIN-MAX such as 5s-20s",
   time: "epoch milliseconds, an ISO 8601 time, or a duration back from now such as 24h",
 };
 
@@ -195,7 +205,7 @@ function convert(
   raw: string,
   where: string,
   now: () => number,
-): string | number | boolean | string[] {
+): string | number | boolean | string[] | DurationRange {
   const bad = (what: string): never => {
     const shown = spec.secret ? "" : ` ${JSON.stringify(raw)}`;
     throw new UsageError(`Invalid value${shown} for ${where}: ${what}.`);
@@ -225,6 +235,17 @@ function convert(
         return bad(`expected a duration ${rangeText(spec)}`);
       }
       return d;
+    }
+    case "durationRange": {
+      const r = parseDurationRange(raw);
+      if (r === undefined) return bad(`expected ${ACCEPTED.durationRange} (MIN at most MAX)`);
+      if (
+        (spec.min !== undefined && r.minMs < spec.min) ||
+        (spec.max !== undefined && r.maxMs > spec.max)
+      ) {
+        return bad(`expected durations ${rangeText(spec)}`);
+      }
+      return r;
     }
     case "time": {
       const t = parseTime(raw, now);

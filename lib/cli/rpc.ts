@@ -14,6 +14,7 @@
 import { leaf, platformClient } from "./command.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { EmulatorConfigError } from "../emulator/errors.ts";
+import type { EmulatorOptions } from "../emulator/mod.ts";
 import type { Output } from "./output.ts";
 import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
 import { VERSION } from "../version.ts";
@@ -91,7 +92,10 @@ export const rpcCommand = leaf({
       let client;
       let emulatorAssetId: string | undefined;
       if (f.emulator) {
-        const emu = await startEmulatorFor(rpcUrl, wantedChain, out);
+        const emu = await startEmulatorFor(rpcUrl, wantedChain, out, {
+          approvalDelay: f.approvalDelay,
+          signingDelay: f.signingDelay,
+        });
         stopEmulator = emu.stop;
         emulatorAssetId = emu.assetId;
         cleanups.push(() => stopEmulator?.());
@@ -305,6 +309,7 @@ async function startEmulatorFor(
   rpcUrl: string,
   chainId: bigint | undefined,
   out: Output,
+  delays: Pick<EmulatorOptions, "approvalDelay" | "signingDelay">,
 ): Promise<
   {
     apiBaseUrl: string;
@@ -321,6 +326,7 @@ async function startEmulatorFor(
       chainId: chainId === undefined ? undefined : Number(chainId),
       port: 0,
       host: "127.0.0.1",
+      ...delays,
       log: (line: string) => void out.debug(`emulator: ${line}`),
     });
   } catch (e) {

@@ -1,12 +1,11 @@
 /**
  * What every area shares: the error base, the encoding helper, the
- * vocabulary of statuses and the one RSA signer (OpenSSL is loaded only at
- * the first signature). Light on purpose (no viem): safe on the
- * `--help` path.
+ * vocabulary of statuses and the one RSA signer and verifier (WebCrypto).
+ * Light on purpose (no viem): safe on the `--help` path.
  *
  * @example
  * ```ts
- * import { BaseError, isRetryableHttpStatus, toBase64Url } from "./lib/core/mod.ts";
+ * import { BaseError, toBase64Url } from "./lib/core/mod.ts";
  * ```
  *
  * @module
@@ -14,18 +13,14 @@
 
 export { BaseError, messageOf, walk } from "./errors.ts";
 export type { BaseErrorOptions } from "./errors.ts";
+export { BadRequestError, ConflictError, NotFoundError } from "./domain_errors.ts";
 export { hostnameOf, isLoopbackHost, sameText } from "./loopback.ts";
-export { defaultLibcryptoPaths } from "./openssl_library.ts";
-export { OpenSslSigner, type OpenSslSignerOptions } from "./openssl_signer.ts";
-export { OpenSslVerifier } from "./openssl_verifier.ts";
 export { RsaSigner } from "./rsa_signer.ts";
-export type { RsaAlg, RsaSignerMode, RsaSignerOptions } from "./rsa_signer.ts";
+export type { RsaAlg } from "./rsa_signer.ts";
 export { RsaVerifier } from "./rsa_verifier.ts";
-export type { RsaVerifierOptions } from "./rsa_verifier.ts";
 export { fromBase64, fromBase64Url, fromHex, toBase64, toBase64Url, toHex } from "./encoding.ts";
 export {
   isFinalTransactionStatus,
-  isRetryableHttpStatus,
   NOTIFICATION_SORT_FIELDS,
   NOTIFICATION_STATUSES,
   RESEND_JOB_STATUSES,

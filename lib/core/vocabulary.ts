@@ -1,7 +1,8 @@
 /**
- * One vocabulary for every area: the platform's status values and which HTTP
- * statuses are worth a retry. Plain constants, so the `--help` path stays
- * light; `platform/schemas.ts` builds its enum checks from these.
+ * One vocabulary for every area: the platform's status values. Plain
+ * constants, so the `--help` path stays light; `platform/schemas.ts` builds
+ * its enum checks from these. (Which HTTP statuses are worth a retry is the
+ * platform client's rule: `isRetryableStatus` in `platform/errors.ts`.)
  *
  * @module
  */
@@ -105,19 +106,4 @@ export const TRANSACTION_SENT_STATUSES = ["BROADCASTING", "CONFIRMING", "COMPLET
  */
 export function isFinalTransactionStatus(status: string): boolean {
   return (TRANSACTION_FINAL_STATUSES as readonly string[]).includes(status);
-}
-
-/**
- * Whether an HTTP error status from the platform is worth a retry: 408, 429
- * and every 5xx. Used by the platform client's retry loop and by the bridge
- * when it decides whether a failed send may be retried.
- *
- * @example
- * ```ts
- * isRetryableHttpStatus(503); // true
- * isRetryableHttpStatus(404); // false
- * ```
- */
-export function isRetryableHttpStatus(status: number): boolean {
-  return status >= 500 || status === 429 || status === 408;
 }

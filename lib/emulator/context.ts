@@ -18,6 +18,7 @@ import type { VaultKeys } from "./vault/keys.ts";
 import type { TransactionEngine } from "./transactions/engine.ts";
 import type { Webhooks } from "./webhooks/start.ts";
 import type { BreakerConfig } from "../webhooks/mod.ts";
+import type { DelayRange } from "./transactions/custody_delays.ts";
 
 /** Webhook delivery settings given at start (the rest comes from the emulator's own). */
 export interface WebhookSettings {
@@ -27,11 +28,6 @@ export interface WebhookSettings {
   concurrency?: number;
   /** Breaker parameters before scaling (breaker.md §3 defaults). */
   breaker?: BreakerConfig;
-  /**
-   * WebCrypto worker threads that make the RS512 signatures when OpenSSL's
-   * libcrypto cannot be used. Default 2; 0 signs on the main thread.
-   */
-  signWorkers?: number;
 }
 
 /** Settings fixed at start. */
@@ -50,6 +46,10 @@ export interface EmulatorConfig {
   logRequests?: boolean;
   /** Webhook delivery settings (each has its default in {@linkcode WebhooksOptions}). */
   webhooks?: WebhookSettings;
+  /** How long each new transaction waits in PENDING_AUTHORIZATION (none when absent). */
+  approvalDelay?: DelayRange;
+  /** How long each transaction waits in PENDING_SIGNATURE before it is signed (none when absent). */
+  signingDelay?: DelayRange;
 }
 
 /** The shared state of one running emulator. */

@@ -24,6 +24,7 @@ import { createHandler } from "./http/handler.ts";
 import { ROUTE_MODULES } from "./http/routes.ts";
 import { TransactionEngine } from "./transactions/engine.ts";
 import { serveHandler } from "./http/server.ts";
+import { type DelayOption, delayRange } from "./transactions/custody_delays.ts";
 
 /** Options of {@linkcode startEmulator}; every default is stated. */
 export interface EmulatorOptions {
@@ -61,9 +62,25 @@ export interface EmulatorOptions {
   /**
    * Webhook delivery settings: HTTP timeout of one attempt (default 10 s),
    * attempts in flight per endpoint (default 8), breaker parameters before
-   * `timeScale` (default breaker.md's), WebCrypto signing workers when OpenSSL's libcrypto is not usable (default 2).
+   * `timeScale` (default breaker.md's).
    */
   webhooks?: WebhookSettings;
+  /**
+   * Rehearses an approval policy: every new transaction (transfers, contract
+   * calls and message signing alike) waits this long in PENDING_AUTHORIZATION,
+   * then goes on to PENDING_SIGNATURE as an admin approval makes it.
+   * Milliseconds, or `{minMs, maxMs}`: each transaction draws a uniform value
+   * in the range. From 0 to 24 hours. A transaction held by a `hold` fault
+   * waits for the admin endpoint instead. With `state`, a restart waits only
+   * what remained. Default: none (0).
+   */
+  approvalDelay?: DelayOption;
+  /**
+   * Rehearses slow MPC signing: every transaction waits this long in
+   * PENDING_SIGNATURE before it is signed (also after an admin approval).
+   * Milliseconds or `{minMs, maxMs}`, as `approvalDelay`. Default: none (0).
+   */
+  signingDelay?: DelayOption;
 }
 
 /** A running emulator. */
@@ -142,6 +159,13 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
   const timeScale = o.timeScale ?? 1;
   if (!(timeScale > 0) || !Number.isFinite(timeScale)) {
     throw new EmulatorConfigError("--timeScale must be a positive number.");
+  }
+  let approvalDelay, signingDelay;
+  try {
+    approvalDelay = delayRange("approvalDelay", o.approvalDelay);
+    signingDelay = delayRange("signingDelay", o.signingDelay);
+  } catch (e) {
+    throw new EmulatorConfigError(`Invalid --${(e as Error).message}.`);
   }
   const faults = new Faults();
   for (const f of o.faults ?? []) {
@@ -227,6 +251,8 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
         maxBodyBytes: o.maxBodyBytes ?? 1024 * 1024,
         logRequests: o.logRequests ?? false,
         webhooks: o.webhooks,
+        approvalDelay,
+        signingDelay,
       },
       store,
       apiUser,

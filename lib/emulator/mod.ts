@@ -21,5 +21,6 @@ export type { EmulatorOptions, RunningEmulator } from "./emulator.ts";
 export type { EmulatorEvent, EventSink } from "./events.ts";
 export type { FaultSpec } from "./faults/faults.ts";
 export type { WebhookSettings } from "./context.ts";
+export type { DelayOption, DelayRange } from "./transactions/custody_delays.ts";
 export { FORCEABLE_STATUSES } from "./transactions/status.ts";
 export type { ForceableStatus } from "./transactions/status.ts";

@@ -9,13 +9,13 @@
  * @module
  */
 
-import { isRetryableHttpStatus } from "../core/mod.ts";
 import type { Page, Schema } from "./schemas.ts";
 import type { Credentials } from "./credentials.ts";
 import { signRequestToken } from "./jwt.ts";
 import { noReplayFetch } from "./no_replay_fetch.ts";
 import { VERSION } from "../version.ts";
 import {
+  isRetryableStatus,
   PlatformApiError,
   PlatformResponseError,
   PlatformTimeoutError,
@@ -250,7 +250,7 @@ export class PlatformClient {
         const { response, text } = outcome;
         if (response.ok) return this.#success(response, text, options, idempotencyKey);
         const s = response.status;
-        retryable = isRetryableHttpStatus(s);
+        retryable = isRetryableStatus(s);
         reason = `status ${s}`;
         const retryAfter = parseRetryAfter(response.headers.get("retry-after"), o.now());
         if (retryAfter !== undefined) {

@@ -18,9 +18,8 @@ export interface Credentials {
   /** The platform API key. */
   apiKey: string;
   /**
-   * What signs request tokens (RS256): the shared signer (OpenSSL where it
-   * works, else WebCrypto; {@linkcode loadCredentials} makes one), or a bare
-   * WebCrypto key.
+   * What signs request tokens (RS256): the shared signer
+   * ({@linkcode loadCredentials} makes one), or a bare WebCrypto key.
    */
   privateKey: RsaSigner | CryptoKey;
   /** Origin plus any path prefix, without the trailing `/v1`. */
@@ -129,8 +128,7 @@ export async function importPrivateKeyPem(pem: string, source: string): Promise<
 
 /**
  * Like {@linkcode importPrivateKeyPem}, but the project's shared RSA signer
- * (`lib/core/rsa_signer.ts`): RS256 through OpenSSL where it works (checked
- * against WebCrypto on the first signature), else WebCrypto.
+ * (`lib/core/rsa_signer.ts`, RS256).
  *
  * @example
  * ```ts

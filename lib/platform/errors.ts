@@ -6,6 +6,9 @@
  */
 
 import { BaseError, type BaseErrorOptions } from "../core/mod.ts";
+import { isRetryableStatus } from "./retryable_status.ts";
+
+export { isRetryableStatus };
 
 function hintFor(status: number, retryAfterMs?: number, location?: string): string {
   if (status >= 300 && status < 400) {
@@ -123,4 +126,23 @@ export class CredentialsError extends BaseError {
     super(message, options);
     this.name = "CredentialsError";
   }
+}
+
+/**
+ * Whether a failed platform call is worth a retry: the platform could not be
+ * reached, did not answer in time, or answered a status that
+ * {@linkcode isRetryableStatus} accepts (408, 429, 5xx). Any other error
+ * (4xx, a bad answer's shape, bad credentials, a bug) is not.
+ *
+ * @example
+ * ```ts
+ * isRetryable(new PlatformApiError({ operation: "list webhooks", status: 503 })); // true
+ * isRetryable(new PlatformApiError({ operation: "list webhooks", status: 404 })); // false
+ * ```
+ */
+export function isRetryable(error: unknown): boolean {
+  if (error instanceof PlatformUnreachableError || error instanceof PlatformTimeoutError) {
+    return true;
+  }
+  return error instanceof PlatformApiError && isRetryableStatus(error.status);
 }

@@ -1,8 +1,7 @@
 /**
  * The platform's request authentication: an RS256 JWT per request whose
  * claims bind it to the path, query and body (`platform-api.md`). Signed by
- * the project's one RSA signer (`lib/core/rsa_signer.ts`: OpenSSL through FFI
- * where it works, else WebCrypto; the same bytes either way).
+ * the project's one RSA signer (`lib/core/rsa_signer.ts`, WebCrypto).
  *
  * @module
  */

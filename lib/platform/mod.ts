@@ -20,6 +20,8 @@ export {
 export type { CredentialInput, Credentials } from "./credentials.ts";
 export {
   CredentialsError,
+  isRetryable,
+  isRetryableStatus,
   PlatformApiError,
   PlatformResponseError,
   PlatformTimeoutError,

@@ -21,18 +21,13 @@ import {
   createTransaction,
   findTransactionByExternalId,
   getTransaction,
+  isRetryable,
   PlatformApiError,
   type PlatformClient,
-  PlatformTimeoutError,
-  PlatformUnreachableError,
   type Transaction,
   type TransactionRequest,
 } from "../platform/mod.ts";
-import {
-  isRetryableHttpStatus,
-  TRANSACTION_FAILURE_STATUSES,
-  TRANSACTION_SENT_STATUSES,
-} from "../core/mod.ts";
+import { TRANSACTION_FAILURE_STATUSES, TRANSACTION_SENT_STATUSES } from "../core/mod.ts";
 import type { Signer } from "./methods.ts";
 import { RpcError, RpcErrorCode, toRpcError } from "./protocol.ts";
 import { parseQuantity } from "./units.ts";
@@ -136,19 +131,18 @@ const POLL_FIRST_MS = 5;
 /** The longest wait of the adaptive polling schedule. */
 const POLL_CAP_MS = 2000;
 
-/** Did a create perhaps reach the platform without us hearing the answer? */
-function ambiguous(e: unknown): boolean {
-  if (e instanceof PlatformUnreachableError || e instanceof PlatformTimeoutError) return true;
-  return e instanceof PlatformApiError && isRetryableHttpStatus(e.status);
-}
+/**
+ * Did a create perhaps reach the platform without us hearing the answer?
+ * Exactly when the platform client would retry it (`isRetryable`).
+ */
+const ambiguous = isRetryable;
 
 /** Did a created transaction end in a final failure (so it will not land)? */
 function finalFailure(e: unknown): boolean {
   const status = e instanceof RpcError
     ? (e.data as { status?: string } | undefined)?.status
     : undefined;
-  return status !== undefined &&
-    (TRANSACTION_FAILURE_STATUSES as readonly string[]).includes(status);
+  return status !== undefined && isFailure(status);
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;

@@ -5,9 +5,11 @@
  * @module
  */
 
+import { BadRequestError } from "../core/mod.ts";
+
 /**
  * Parses a JSON-RPC quantity (`0x`-hex, or a decimal string/number as some
- * clients send) into a bigint. Throws `RangeError` when it is not one.
+ * clients send) into a bigint. Throws `BadRequestError` when it is not one.
  */
 export function parseQuantity(value: unknown, name: string): bigint {
   if (typeof value === "bigint") return value;
@@ -18,7 +20,9 @@ export function parseQuantity(value: unknown, name: string): bigint {
     if (/^0x[0-9a-fA-F]+$/.test(value)) return BigInt(value);
     if (/^\d+$/.test(value)) return BigInt(value);
   }
-  throw new RangeError(`${name} must be a hex quantity such as 0x1 (got ${JSON.stringify(value)})`);
+  throw new BadRequestError(
+    `${name} must be a hex quantity such as 0x1 (got ${JSON.stringify(value)})`,
+  );
 }
 
 /**

@@ -3,18 +3,25 @@
  * §3): a sliding window of attempt outcomes, an immediate threshold, a
  * sustained band, suspension and re-enable.
  *
- * {@linkcode transition} is a pure function of (state, event, config) — no
- * clock, no I/O — except that, for speed (a replay handles millions of
- * events), it updates the `state` object it is given **in place** and
- * returns that same object. Keep a copy with {@linkcode cloneBreakerState}
- * when you need the state from before.
+ * {@linkcode transition} is the one entry point, used alike by
+ * `breaker simulate` (a virtual clock from the log's times) and the
+ * emulator (the real clock): a pure function of (state, event, config) — no
+ * clock, no I/O, no module state — except that, for speed (a replay handles
+ * millions of events), it updates the `state` object it is given **in
+ * place** and returns that same object. Keep a copy with
+ * {@linkcode cloneBreakerState} when you need the state from before.
  *
  * Rates are compared exactly: each threshold is turned once into a fraction
  * of integers (`0.8` → 8/10) and compared by cross-multiplication, so 4
- * errors out of 5 is exactly 0.8 and not above it.
+ * errors out of 5 is exactly 0.8 and not above it. The fractions of the
+ * config a state last ran under are kept in that state (`rules`), not in
+ * the module. The window and its rate are `window_error_rate.ts`'s.
  *
  * @module
  */
+
+import { BadRequestError } from "../core/mod.ts";
+import { errorRate, outsideWindow, type WindowAttempt, windowErrors } from "./window_error_rate.ts";
 
 /** The breaker's parameters (breaker.md §3); durations in ms. */
 export interface BreakerConfig {
@@ -72,6 +79,18 @@ export interface BreakerState {
   bandSince: number | null;
   /** `sentTime` of the last attempt evaluated while ENABLED (for `bandResetsAfterIdleMs`), or `null`. */
   lastAttemptAt: number | null;
+  /** The config this state last ran under with its thresholds as exact fractions (a cache), or `null`. */
+  rules: BreakerRules | null;
+}
+
+/** A config checked, with its two thresholds as exact fractions. */
+export interface BreakerRules {
+  /** The config these rules were made from. */
+  readonly cfg: BreakerConfig;
+  /** `immediateAbove` as a fraction. */
+  readonly immediate: Fraction;
+  /** `sustainedFrom` as a fraction. */
+  readonly floor: Fraction;
 }
 
 /** An input to the breaker: an attempt with its outcome, or the endpoint being re-enabled. */
@@ -119,6 +138,7 @@ export function initialBreakerState(): BreakerState {
     errors: 0,
     bandSince: null,
     lastAttemptAt: null,
+    rules: null,
   };
 }
 
@@ -182,10 +202,14 @@ export function restoreBreakerState(snap: BreakerSnapshot): BreakerState {
 }
 
 /** A threshold as an exact fraction num/den of integers. */
-interface Fraction {
+export interface Fraction {
+  /** Numerator. */
   num: number;
+  /** Denominator. */
   den: number;
+  /** Numerator as a bigint (for products beyond 2^53). */
   bigNum: bigint;
+  /** Denominator as a bigint. */
   bigDen: bigint;
 }
 
@@ -195,7 +219,7 @@ interface Fraction {
  */
 function fraction(x: number): Fraction {
   const m = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(x));
-  if (!m) throw new RangeError(`A threshold must be a finite number from 0 to 1, got ${x}.`);
+  if (!m) throw new BadRequestError(`A threshold must be a finite number from 0 to 1, got ${x}.`);
   const frac = m[2] ?? "";
   let num = BigInt(m[1] + frac);
   let den = 10n ** BigInt(frac.length);
@@ -217,15 +241,8 @@ function compareRate(errors: number, attempts: number, f: Fraction): number {
   return bl > br ? 1 : bl < br ? -1 : 0;
 }
 
-interface Compiled {
-  immediate: Fraction;
-  floor: Fraction;
-}
-
-const compiled = new WeakMap<BreakerConfig, Compiled>();
-
 /**
- * Checks a configuration; throws `RangeError` naming the bad parameter.
+ * Checks a configuration; throws `BadRequestError` naming the bad parameter.
  *
  * @example
  * ```ts
@@ -235,42 +252,39 @@ const compiled = new WeakMap<BreakerConfig, Compiled>();
 export function validateBreakerConfig(cfg: BreakerConfig): void {
   const pos = (name: string, v: number) => {
     if (!Number.isFinite(v) || v <= 0) {
-      throw new RangeError(`${name} must be a positive number of ms, got ${v}.`);
+      throw new BadRequestError(`${name} must be a positive number of ms, got ${v}.`);
     }
   };
   pos("windowMs", cfg.windowMs);
   if (!Number.isFinite(cfg.sustainedForMs) || cfg.sustainedForMs < 0) {
-    throw new RangeError(`sustainedForMs must be 0 or more ms, got ${cfg.sustainedForMs}.`);
+    throw new BadRequestError(`sustainedForMs must be 0 or more ms, got ${cfg.sustainedForMs}.`);
   }
   for (const k of ["immediateAbove", "sustainedFrom"] as const) {
     const v = cfg[k];
     if (!Number.isFinite(v) || v < 0 || v > 1) {
-      throw new RangeError(`${k} must be a number from 0 to 1, got ${v}.`);
+      throw new BadRequestError(`${k} must be a number from 0 to 1, got ${v}.`);
     }
   }
   if (!Number.isInteger(cfg.minAttempts) || cfg.minAttempts < 1) {
-    throw new RangeError(
+    throw new BadRequestError(
       `minAttempts must be a whole number of at least 1, got ${cfg.minAttempts}.`,
     );
   }
   if (cfg.bandResetsAfterIdleMs !== null) pos("bandResetsAfterIdleMs", cfg.bandResetsAfterIdleMs);
 }
 
-let lastCfg: BreakerConfig | null = null;
-let lastCompiled: Compiled | null = null;
-
-function compile(cfg: BreakerConfig): Compiled {
-  // the same config object comes back millions of times: skip the WeakMap then
-  if (cfg === lastCfg) return lastCompiled!;
-  let c = compiled.get(cfg);
-  if (c === undefined) {
-    validateBreakerConfig(cfg);
-    c = { immediate: fraction(cfg.immediateAbove), floor: fraction(cfg.sustainedFrom) };
-    compiled.set(cfg, c);
-  }
-  lastCfg = cfg;
-  lastCompiled = c;
-  return c;
+/** The rules of `cfg` for `s`: kept in the state, made again only when the config object changes. */
+function rulesFor(s: BreakerState, cfg: BreakerConfig): BreakerRules {
+  const kept = s.rules;
+  if (kept !== null && kept.cfg === cfg) return kept;
+  validateBreakerConfig(cfg);
+  const rules = {
+    cfg,
+    immediate: fraction(cfg.immediateAbove),
+    floor: fraction(cfg.sustainedFrom),
+  };
+  s.rules = rules;
+  return rules;
 }
 
 /** Appends an attempt to the ring buffer, growing it when full. */
@@ -299,9 +313,8 @@ function push(s: BreakerState, time: number, error: boolean): void {
 
 /** Drops every attempt with sentTime <= t - W. */
 function dropOld(s: BreakerState, now: number, windowMs: number): void {
-  const cutoff = now - windowMs;
   const cap = s.times.length;
-  while (s.attempts > 0 && s.times[s.head] <= cutoff) {
+  while (s.attempts > 0 && outsideWindow(s.times[s.head], now, windowMs)) {
     if (s.errs[s.head]) s.errors--;
     s.head = s.head + 1 === cap ? 0 : s.head + 1;
     s.attempts--;
@@ -350,25 +363,11 @@ export function transition(
   event: BreakerEvent,
   cfg: BreakerConfig = DEFAULT_BREAKER_CONFIG,
 ): { state: BreakerState; effect: BreakerEffect } {
-  return { state, effect: step(state, event, cfg) };
+  return { state, effect: apply(state, event, cfg) };
 }
 
-/**
- * {@linkcode transition} returning only the effect (no wrapper object per
- * event: the replay's hot loop uses this). Same rules, same in-place update.
- *
- * @example
- * ```ts
- * const s = initialBreakerState();
- * step(s, { type: "attempt", time: 0, error: true }); // { type: "suspended", reason: "immediate", ... }
- * ```
- */
-export function step(
-  state: BreakerState,
-  event: BreakerEvent,
-  cfg: BreakerConfig = DEFAULT_BREAKER_CONFIG,
-): BreakerEffect {
-  const c = compile(cfg);
+function apply(state: BreakerState, event: BreakerEvent, cfg: BreakerConfig): BreakerEffect {
+  const c = rulesFor(state, cfg);
   const t = event.time;
   if (event.type === "enable") {
     if (state.status === "ENABLED") return null;
@@ -416,12 +415,19 @@ function suspend(
       type: "suspended",
       time: t,
       reason,
-      errorRate: errors / attempts,
+      errorRate: errorRate(errors, attempts),
       attempts,
       errors,
       bandSince: s.bandSince!,
     }
-    : { type: "suspended", time: t, reason, errorRate: errors / attempts, attempts, errors };
+    : {
+      type: "suspended",
+      time: t,
+      reason,
+      errorRate: errorRate(errors, attempts),
+      attempts,
+      errors,
+    };
   s.status = "SUSPENDED";
   emptyWindow(s);
   s.bandSince = null;
@@ -430,8 +436,8 @@ function suspend(
 
 /**
  * The error rate of the window (t - W, t] at `now`, without changing the
- * state: what the platform's metrics endpoint reports. `rate` is 0 for an
- * empty window (and a suspended endpoint has an empty window).
+ * state ({@linkcode windowErrors} over the state's window). `rate` is 0 for
+ * an empty window (and a suspended endpoint has an empty window).
  *
  * @example
  * ```ts
@@ -443,17 +449,11 @@ export function windowErrorRate(
   now: number,
   cfg: BreakerConfig = DEFAULT_BREAKER_CONFIG,
 ): { attempts: number; errors: number; rate: number } {
-  const cutoff = now - cfg.windowMs;
   const cap = state.times.length;
-  let attempts = 0;
-  let errors = 0;
+  const window: WindowAttempt[] = [];
   for (let i = 0; i < state.attempts; i++) {
     const j = (state.head + i) % cap;
-    const time = state.times[j];
-    if (time > cutoff && time <= now) {
-      attempts++;
-      errors += state.errs[j];
-    }
+    window.push({ time: state.times[j], error: state.errs[j] === 1 });
   }
-  return { attempts, errors, rate: attempts === 0 ? 0 : errors / attempts };
+  return windowErrors(window, now, cfg.windowMs);
 }

@@ -11,8 +11,13 @@
  *   `--timeScale`).
  * - Circuit breaker (`circuit_breaker.ts`): {@linkcode transition} over
  *   {@linkcode BreakerState} with {@linkcode BreakerConfig} (§3), and
- *   {@linkcode windowErrorRate} for the metrics endpoint.
+ *   {@linkcode windowErrorRate} of a state.
+ * - Window error rate (`window_error_rate.ts`): the window (t - W, t] and
+ *   its rate, once, for the breaker, the metric and the console
+ *   ({@linkcode lastActiveWindowErrors}).
  *   {@linkcode restoreBreakerState} reads a state back from JSON.
+ * - On hold (`on_hold.ts`): {@linkcode waitingStatus}, a notification of an
+ *   endpoint that is not ENABLED waits ON_HOLD.
  *
  * And `service breaker simulate` on top of them:
  *
@@ -27,7 +32,7 @@
  *
  * And for receivers:
  *
- * - `signature.ts`: {@linkcode verifyWebhookSignature}, the one verifier of
+ * - `signature.ts`: {@linkcode verifyWebhookSignatureWithKeys}, the one verifier of
  *   a delivery's `Service-Webhook-Signature` (detached JWS, RS512, `kid`),
  *   with typed failure reasons; `remote_jwks.ts`: {@linkcode RemoteJwks}, a
  *   JWKS URL fetched once and again only for an unknown `kid`.
@@ -56,9 +61,9 @@ export {
 export type {
   AttemptOutcome,
   NotificationProgress,
-  NotificationStatus,
   OutcomeClass,
   RetryConfig,
+  ScheduleStatus,
 } from "./retry_schedule.ts";
 export {
   DEFAULT_BREAKER_CONFIG,
@@ -70,10 +75,20 @@ export type {
   BreakerConfig,
   BreakerEffect,
   BreakerEvent,
+  BreakerRules,
   BreakerSnapshot,
   BreakerState,
   BreakerStatus,
+  Fraction,
 } from "./circuit_breaker.ts";
+export { waitingStatus } from "./on_hold.ts";
+export {
+  errorRate,
+  lastActiveWindowErrors,
+  outsideWindow,
+  windowErrors,
+} from "./window_error_rate.ts";
+export type { WindowAttempt, WindowErrors } from "./window_error_rate.ts";
 export { readDeliveryLog } from "./log/delivery_log.ts";
 export type { ReadOptions, ReadStats } from "./log/delivery_log.ts";
 export { copyRecord } from "./log/log_record.ts";
@@ -109,7 +124,11 @@ export {
 export type { EndpointComparison } from "./report.ts";
 export { humanDuration, renderPlot } from "./plot.ts";
 export type { PlotOptions } from "./plot.ts";
-export { JwksUnavailableError, SIGNATURE_HEADER, verifyWebhookSignature } from "./signature.ts";
+export {
+  JwksUnavailableError,
+  SIGNATURE_HEADER,
+  verifyWebhookSignatureWithKeys,
+} from "./signature.ts";
 export type {
   Jwks,
   JwksResolver,
@@ -117,7 +136,7 @@ export type {
   SignatureCheck,
   SignatureFailure,
 } from "./signature.ts";
-export { asJwks, RemoteJwks, verifyWebhookSignatureFrom } from "./remote_jwks.ts";
+export { asJwks, RemoteJwks, verifyWebhookSignature } from "./remote_jwks.ts";
 export type { RemoteJwksOptions } from "./remote_jwks.ts";
 /** The base of {@linkcode DeliveryLogError} (from `lib/core`, listed for the docs). */
 export type { BaseError, BaseErrorOptions } from "../core/mod.ts";

@@ -18,12 +18,12 @@ import {
   afterAttempt,
   type AttemptOutcome,
   type NotificationProgress,
-  type NotificationStatus,
   type RetryConfig,
+  type ScheduleStatus,
 } from "./retry_schedule.ts";
 
-const STATUSES: NotificationStatus[] = ["IN_PROGRESS", "COMPLETED", "FAILED"];
-const CODE: Record<NotificationStatus, number> = { IN_PROGRESS: 0, COMPLETED: 1, FAILED: 2 };
+const STATUSES: ScheduleStatus[] = ["IN_PROGRESS", "COMPLETED", "FAILED"];
+const CODE: Record<ScheduleStatus, number> = { IN_PROGRESS: 0, COMPLETED: 1, FAILED: 2 };
 
 /** A {@linkcode NotificationTable} as plain data ({@linkcode NotificationTable.toData}). */
 export interface NotificationTableData {

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { BadRequestError } from "../core/mod.ts";
 
 /** Bucket flags. */
 export const HAS_RATE = 1;
@@ -38,7 +39,9 @@ export class RateSeries {
 
   /** `capacity` buckets (even), starting `initialWidthMs` wide. */
   constructor(capacity = 512, initialWidthMs = 60_000) {
-    if (capacity < 2 || capacity % 2 !== 0) throw new RangeError("capacity must be even, >= 2");
+    if (capacity < 2 || capacity % 2 !== 0) {
+      throw new BadRequestError("capacity must be even, >= 2");
+    }
     this.capacity = capacity;
     this.width = initialWidthMs;
     this.#min = new Float64Array(capacity);

@@ -1,5 +1,5 @@
 /**
- * A JWKS read from a URL for {@linkcode verifyWebhookSignature}: fetched once,
+ * A JWKS read from a URL for {@linkcode verifyWebhookSignatureWithKeys}: fetched once,
  * on first use, and fetched again only when a signature names a `kid` the
  * cached set lacks (a key rotation), at most once per `cooldownMs` so that
  * forged `kid`s cannot make a receiver hammer the key server. `fetch` is
@@ -13,7 +13,7 @@ import {
   type JwksResolver,
   JwksUnavailableError,
   type PublicJwk,
-  verifyWebhookSignature,
+  verifyWebhookSignatureWithKeys,
 } from "./signature.ts";
 
 /** Options of {@linkcode RemoteJwks}. */
@@ -43,7 +43,7 @@ export function asJwks(doc: unknown, where: string): Jwks {
  * @example
  * ```ts
  * const keys = new RemoteJwks("http://127.0.0.1:40123/.well-known/jwks.json");
- * const check = await verifyWebhookSignature(rawBody, header, keys);
+ * const check = await verifyWebhookSignatureWithKeys(rawBody, header, keys);
  * ```
  */
 export class RemoteJwks implements JwksResolver {
@@ -113,22 +113,23 @@ export class RemoteJwks implements JwksResolver {
 const shared = new Map<string, RemoteJwks>();
 
 /**
- * {@linkcode verifyWebhookSignature} that also takes a JWKS URL (a `URL`, or a
+ * {@linkcode verifyWebhookSignatureWithKeys} that also takes a JWKS URL (a `URL`, or a
  * string starting with `http://` or `https://`): one {@linkcode RemoteJwks}
  * per URL is kept for the life of the process, so the URL is fetched once
- * and again only for an unknown `kid`. This is the library surface's
- * `verifyWebhookSignature` (`mod.ts`).
+ * and again only for an unknown `kid`. The library surface exports it
+ * (`mod.ts`); the CLI, which has its keys in hand, calls
+ * {@linkcode verifyWebhookSignatureWithKeys}.
  *
  * @example
  * ```ts
  * const check = await verifyWebhookSignature(rawBody, header, "https://keys.example/.well-known/jwks.json");
  * ```
  */
-export function verifyWebhookSignatureFrom(
+export function verifyWebhookSignature(
   rawBody: Uint8Array | string,
   signatureHeader: string | null | undefined,
   jwks: Jwks | JwksResolver | URL | string,
-): ReturnType<typeof verifyWebhookSignature> {
+): ReturnType<typeof verifyWebhookSignatureWithKeys> {
   if (typeof jwks === "string" || jwks instanceof URL) {
     const href = String(jwks);
     if (!/^https?:\/\//i.test(href)) {
@@ -136,7 +137,7 @@ export function verifyWebhookSignatureFrom(
     }
     let remote = shared.get(href);
     if (!remote) shared.set(href, remote = new RemoteJwks(href));
-    return verifyWebhookSignature(rawBody, signatureHeader, remote);
+    return verifyWebhookSignatureWithKeys(rawBody, signatureHeader, remote);
   }
-  return verifyWebhookSignature(rawBody, signatureHeader, jwks);
+  return verifyWebhookSignatureWithKeys(rawBody, signatureHeader, jwks);
 }

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { BadRequestError } from "../core/mod.ts";
 import type { NotificationReport } from "./notification_table.ts";
 import { iso, type SimulationEvent, type SimulationResult } from "./simulate.ts";
 
@@ -127,7 +128,7 @@ export interface EndpointComparison {
  * ```
  */
 export function compareEndpoints(result: SimulationResult): EndpointComparison[] {
-  if (result.policies.length < 2) throw new RangeError("The result has a single policy.");
+  if (result.policies.length < 2) throw new BadRequestError("The result has a single policy.");
   const out: EndpointComparison[] = [];
   for (const ep of result.endpoints) {
     const [a, b] = ep.policies;

@@ -9,6 +9,8 @@
  * @module
  */
 
+import type { NotificationStatus } from "../core/mod.ts";
+
 /**
  * The outcome of one delivery attempt: an HTTP status, or no status
  * (`TIMED_OUT`: no answer within the delivery timeout; `NO_RESPONSE`:
@@ -98,13 +100,17 @@ export const DEFAULT_RETRY_CONFIG: RetryConfig = Object.freeze({
   maxAttempts: MAX_ATTEMPTS,
 });
 
-/** A notification's status, as the platform names it. */
-export type NotificationStatus = "IN_PROGRESS" | "COMPLETED" | "FAILED";
+/**
+ * The statuses the retry schedule gives a notification: the platform's
+ * {@linkcode NotificationStatus} but `ON_HOLD`, which is the endpoint's
+ * doing (`on_hold.ts`), not the schedule's.
+ */
+export type ScheduleStatus = Exclude<NotificationStatus, "ON_HOLD">;
 
 /** Where one notification's delivery stands. */
 export interface NotificationProgress {
   /** `IN_PROGRESS` until delivered (`COMPLETED`) or given up (`FAILED`). */
-  status: NotificationStatus;
+  status: ScheduleStatus;
   /** Attempts made in the current series (a resend starts a new series at 0). */
   attempts: number;
   /** `sentTime` of the last attempt (epoch ms), `null` before the first. */

@@ -64,7 +64,7 @@ export type SignatureFailure =
   | "mismatch"
   | "jwks-unavailable";
 
-/** The outcome of {@linkcode verifyWebhookSignature}. */
+/** The outcome of {@linkcode verifyWebhookSignatureWithKeys}. */
 export type SignatureCheck =
   | { ok: true; kid: string }
   | { ok: false; reason: SignatureFailure; message: string; kid?: string };
@@ -112,11 +112,11 @@ export class JwksUnavailableError extends BaseError {
  *
  * @example
  * ```ts
- * const check = await verifyWebhookSignature(rawBody, req.headers.get(SIGNATURE_HEADER), jwks);
+ * const check = await verifyWebhookSignatureWithKeys(rawBody, req.headers.get(SIGNATURE_HEADER), jwks);
  * if (!check.ok) return new Response(check.message, { status: 400 });
  * ```
  */
-export async function verifyWebhookSignature(
+export async function verifyWebhookSignatureWithKeys(
   rawBody: Uint8Array | string,
   signatureHeader: string | null | undefined,
   jwks: Jwks | JwksResolver,

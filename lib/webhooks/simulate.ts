@@ -1,8 +1,7 @@
 /**
  * The replay behind `service breaker simulate` (`../shared/spec/breaker.md`
- * §3–§5): drives each endpoint's circuit breaker ({@linkcode step}, the
- * wrapper-free form of `transition`)
- * and each notification's retry schedule (`afterAttempt`, through
+ * §3–§5): drives each endpoint's circuit breaker ({@linkcode transition},
+ * the same entry point the emulator uses) and each notification's retry schedule (`afterAttempt`, through
  * {@linkcode NotificationTable}) with
  * the times of a delivery log — a virtual clock, no timers — under one
  * policy, or two at once for `--compare`.
@@ -15,12 +14,13 @@
  * @module
  */
 
+import { BadRequestError } from "../core/mod.ts";
 import {
   type BreakerConfig,
   type BreakerEvent,
   type BreakerState,
   initialBreakerState,
-  step,
+  transition,
   validateBreakerConfig,
 } from "./circuit_breaker.ts";
 import {
@@ -188,12 +188,12 @@ export class Simulation {
   #enables = 0;
   #minTime = Infinity;
   #maxTime = -Infinity;
-  // reused for every call to step (it keeps no reference to its event)
+  // reused for every call to transition (it keeps no reference to its event)
   readonly #attempt = { type: "attempt" as const, time: 0, error: false };
 
-  /** Starts a replay; throws `RangeError` for an invalid policy. */
+  /** Starts a replay; throws `BadRequestError` for an invalid policy. */
   constructor(options: SimulationOptions) {
-    if (options.policies.length === 0) throw new RangeError("Give at least one policy.");
+    if (options.policies.length === 0) throw new BadRequestError("Give at least one policy.");
     for (const p of options.policies) validateBreakerConfig(p);
     this.#policies = options.policies;
     this.#retry = options.retry ?? DEFAULT_RETRY_CONFIG;
@@ -263,7 +263,7 @@ export class Simulation {
       const ev: BreakerEvent = { type: "enable", time: r.time };
       for (let i = 0; i < policies.length; i++) {
         const track = ep.policies[i];
-        const effect = step(track.state, ev, policies[i]);
+        const { effect } = transition(track.state, ev, policies[i]);
         if (effect !== null && effect.type === "enabled") {
           const period = track.suspendedPeriods[track.suspendedPeriods.length - 1];
           if (period !== undefined) period[1] = r.time;
@@ -288,7 +288,7 @@ export class Simulation {
       const cfg = policies[i];
       const track = ep.policies[i];
       const state = track.state;
-      const effect = step(state, ev, cfg);
+      const { effect } = transition(state, ev, cfg);
       if (effect !== null && effect.type === "suppressed") {
         track.suppressed++;
         if (i === 0 && ep.series !== null) ep.series.add(r.time, NaN, false, true);

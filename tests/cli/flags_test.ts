@@ -1,5 +1,11 @@
 import { assertEquals, assertRejects } from "../support/expect.ts";
-import { parseDuration, parseFlags, parseTime, UsageError } from "../../lib/cli/mod.ts";
+import {
+  parseDuration,
+  parseDurationRange,
+  parseFlags,
+  parseTime,
+  UsageError,
+} from "../../lib/cli/mod.ts";
 
 const specs = {
   apiKey: { type: "string", env: "SERVICE_API_KEY", description: "" },
@@ -72,4 +78,33 @@ Deno.test("durations and times", () => {
   assertEquals(parseTime("2026-01-01T00:00:00Z"), 1767225600000);
   assertEquals(parseTime("24h", () => 100_000_000), 100_000_000 - 86_400_000);
   assertEquals(parseTime("yesterday"), undefined);
+});
+
+Deno.test("a durationRange flag takes a duration or MIN-MAX, within its declared bounds", () => {
+  assertEquals(parseDurationRange("2m"), { minMs: 120_000, maxMs: 120_000 });
+  assertEquals(parseDurationRange("5s-20s"), { minMs: 5000, maxMs: 20_000 });
+  assertEquals(parseDurationRange("500ms-1s"), { minMs: 500, maxMs: 1000 });
+  for (const bad of ["20s-5s", "5s-", "-5s", "1s-2s-3s", "soon", ""]) {
+    assertEquals(parseDurationRange(bad), undefined, bad);
+  }
+  const delay = { d: { type: "durationRange", min: 0, max: 3_600_000, description: "" } } as const;
+  const p = (v: string) => parseFlags(delay, ["--d", v], { command: "service t" }).flags.d;
+  assertEquals(p("90s"), { minMs: 90_000, maxMs: 90_000 });
+  assertEquals(p("0-1h"), { minMs: 0, maxMs: 3_600_000 });
+  assertEquals(parseFlags(delay, [], { command: "service t" }).flags.d, undefined);
+  for (
+    const [v, message] of [
+      ["2h", /Invalid value "2h" for --d: expected durations from 0ms to 1h\./],
+      ["9s-1s", /--d: expected a duration such as 90s or 2m, or a range MIN-MAX/],
+    ] as const
+  ) {
+    let caught: unknown;
+    try {
+      p(v);
+    } catch (e) {
+      caught = e;
+    }
+    assertEquals(caught instanceof UsageError, true, v);
+    assertEquals(message.test((caught as Error).message), true, (caught as Error).message);
+  }
 });

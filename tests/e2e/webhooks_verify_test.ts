@@ -12,7 +12,7 @@ import { runCli } from "../support/tools.ts";
 import { startEmulatorOnAnvil, waitFor } from "../support/emulator_process.ts";
 import { joseVerifyDetached } from "../support/receiver.ts";
 import { RemoteJwks, SIGNATURE_HEADER, verifyWebhookSignature } from "../../mod.ts";
-import { WebhookSigner } from "../../lib/emulator/webhooks/signing/signer.ts";
+import { WebhookSigner } from "../../lib/emulator/webhooks/signer.ts";
 import { toBase64Url } from "../../lib/core/mod.ts";
 
 interface Capture {
@@ -249,8 +249,6 @@ Deno.test("a JWKS URL is fetched once, and again only for an unknown kid (at mos
     }
     assertEquals(server.state.hits, before + 1);
   } finally {
-    first.close();
-    rotated.close();
     await server.close();
   }
 });

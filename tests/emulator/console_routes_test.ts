@@ -92,3 +92,62 @@ Deno.test("console routes: notification paging, filters, errors", async () => {
     await emu.stop();
   }
 });
+
+Deno.test("the console's error rate is the LAST_ACTIVE_HOUR_ERROR_RATE metric's, also after the hour has passed", async () => {
+  // --timeScale 3600: the hour is 1 s. Three attempts, the third refused (404: an error, not
+  // retried): 1 of 3 (below the band, so the endpoint stays ENABLED).
+  const emu = await startEmulatorOnAnvil(["--timeScale", "3600"]);
+  const rc = startReceiver({ jwksUrl: emu.ready.jwksUrl, script: [200, 200, 404] });
+  const token = new URL(emu.ready.consoleUrl).searchParams.get("token")!;
+  const get = async (path: string) => {
+    const r = await fetch(`${emu.ready.apiBaseUrl}/console/api/${path}`, {
+      headers: { "x-console-token": token },
+    });
+    return await r.json();
+  };
+  try {
+    const w = (await emu.api<{ id: string }>("POST", "/v1/webhooks", {
+      body: { url: `${rc.url}/hook`, events: ["a.created"] },
+    })).data.id;
+    let lastSent = 0;
+    for (let i = 0; i < 3; i++) {
+      const id = (await emu.api<{ data: { id: string }[] }>("POST", "/admin/notifications", {
+        body: { eventType: "a.created" },
+      })).data.data[0].id;
+      // one at a time, so the breaker sees them in this order
+      const n = await waitFor("the attempt recorded", async () => {
+        const n = await get(`webhooks/${w}/notifications/${id}`);
+        return n.status === "IN_PROGRESS" ? null : n;
+      });
+      lastSent = Math.max(lastSent, n.lastSentTime);
+    }
+    const compare = async () => {
+      const list = await get("webhooks");
+      const recent = list.data.find((h: { id: string }) => h.id === w).recent;
+      const metric = await emu.api<{ value: string }>(
+        "GET",
+        `/v1/webhooks/${w}/metrics/LAST_ACTIVE_HOUR_ERROR_RATE`,
+      );
+      return { list, recent, metric: metric.data.value };
+    };
+    const during = await compare();
+    assert.equal(during.recent.attempts, 3);
+    assert.equal(during.recent.errors, 1);
+    assert.equal(during.metric, "33");
+    // the last active hour is the hour up to the last attempt, not up to now
+    const after = await waitFor("the hour after the last attempt to pass", async () => {
+      const c = await compare();
+      return c.list.now > lastSent + c.list.windowMs ? c : null;
+    });
+    assert.equal(after.metric, "33");
+    assert.equal(after.recent.attempts, 3, "the console counts the same window as the metric");
+    assert.equal(after.recent.errors, 1);
+    assert.equal(
+      after.metric,
+      String(Math.round(after.recent.errors / after.recent.attempts * 100)),
+    );
+  } finally {
+    await rc.close();
+    await emu.stop();
+  }
+});

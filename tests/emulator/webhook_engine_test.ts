@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { WebhookEngine } from "../../lib/emulator/webhooks/engine.ts";
-import { WebhookSigner } from "../../lib/emulator/webhooks/signing/signer.ts";
+import { WebhookSigner } from "../../lib/emulator/webhooks/signer.ts";
 import { WebhookStore } from "../../lib/emulator/webhooks/store.ts";
 import { DEFAULT_BREAKER_CONFIG } from "../../lib/webhooks/mod.ts";
 import { startReceiver } from "../support/receiver.ts";

@@ -183,10 +183,7 @@ Deno.test("each kind of answer is retried or not exactly as breaker.md says, on 
         assert.ok(gap >= delay, `${k}: attempt ${i + 1} came ${gap} ms after, before ${delay}`);
       }
     }
-    // every request carried a valid signature, made by OpenSSL where libcrypto
-    // loads (as it does on Linux CI), else by the WebCrypto fallback
-    assert.match(emu.stderr(), /webhook signatures: RS512 by (OpenSSL|WebCrypto)/);
-    if (Deno.build.os === "linux") assert.match(emu.stderr(), /RS512 by OpenSSL \(libcrypto/);
+    // every request carried a valid signature
     assert.ok(rc.received.length > 0);
     for (const r of rc.received) {
       assert.ok(r.signatureOk, `signature refused: ${r.signatureProblem}`);

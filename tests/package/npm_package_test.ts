@@ -9,8 +9,11 @@
  * commands `service` and `service-json-rpc` run: the version, the seed's
  * `eth_accounts` example through the drop-in name against a real anvil, and
  * `breaker simulate` on a fixture (compared with the source run). Also
- * `npx`, exit codes and signals through the launcher, and the emulator's key
- * directory removed when Ctrl-C reaches the launcher's whole process group.
+ * `npx`, exit codes and signals through the launcher, the permissions Deno
+ * gets (exactly the listed ones: no `-A`, no `--allow-ffi`), the platform
+ * commands (`whoami`, `webhooks create`/`list`) against the package's own
+ * emulator, and the emulator's key directory removed when Ctrl-C reaches the
+ * launcher's whole process group.
  *
  * @module
  */
@@ -18,7 +21,7 @@
 import { assert, assertEquals, assertMatch } from "../support/expect.ts";
 import { ROOT, runCli, startAnvil } from "../support/tools.ts";
 import { pack, PACKAGE_NAME } from "../../scripts/pack.ts";
-import { LAUNCH_FLAGS, V8_FLAGS } from "../../scripts/bundle.ts";
+import { LAUNCH_FLAGS, PERMISSIONS, V8_FLAGS } from "../../scripts/bundle.ts";
 import { startLocalRegistry } from "./local_registry.ts";
 
 const DENO_PACKAGE = "@deno/linux-x64-glibc";
@@ -34,7 +37,8 @@ interface Run {
 
 /** A user's environment: empty HOME, no deno on PATH, the registry unreachable (unless given). */
 function userEnv(tmp: string, registry = OFFLINE): Record<string, string> {
-  const path = ["/usr/local/bin", "/usr/bin", "/bin"].filter((d) => d !== "");
+  // system directories, less any that holds a deno (a machine may link one into /usr/local/bin)
+  const path = ["/usr/local/bin", "/usr/bin", "/bin"].filter((d) => !existsSync(`${d}/deno`));
   const node = new TextDecoder().decode(
     new Deno.Command("sh", { args: ["-c", "command -v node"] }).outputSync().stdout,
   ).trim();
@@ -67,6 +71,15 @@ async function sh(
   }).output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+function existsSync(p: string): boolean {
+  try {
+    Deno.lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function exists(p: string): Promise<boolean> {
@@ -103,7 +116,6 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
       "package/bin/service-json-rpc.cjs",
       "package/bin/service.cjs",
       "package/lib/launch.cjs",
-      "package/lib/program/batch_sign_worker.ts",
       "package/lib/program/service.js",
       "package/lib/program/simulate_worker.ts",
       "package/package.json",
@@ -187,20 +199,34 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
       },
     );
 
-    await t.step("the program runs with the package's V8 and launch flags", async () => {
-      // the bridge's child reads the command line of its parent: the Deno process running rpc
-      const cmdline = "tr '\\0' '\\n' < /proc/$PPID/cmdline";
-      const args = ["--emulator", "--rpcUrl", `http://127.0.0.1:${anvil.port}`, "--", "sh", "-c"];
-      const rpc = await sh("service-json-rpc", [...args, cmdline], env, `${tmp}/work`);
-      assertEquals(rpc.code, 0, rpc.stderr);
-      const argv = rpc.stdout.split("\n");
-      assert(argv.includes(`--v8-flags=${V8_FLAGS.join(",")}`), rpc.stdout);
-      for (const f of LAUNCH_FLAGS) assert(argv.includes(f), `${f}: ${rpc.stdout}`);
-      assert(argv.some((a) => a.endsWith("/lib/program/service.js")), rpc.stdout);
-      const viaService = await sh("service", ["rpc", ...args, cmdline], env, `${tmp}/work`);
-      assertEquals(viaService.code, 0, viaService.stderr);
-      assertEquals(viaService.stdout, rpc.stdout);
-    });
+    await t.step(
+      "the program runs with the package's V8 and launch flags and permissions",
+      async () => {
+        // the bridge's child reads the command line of its parent: the Deno process running rpc
+        const cmdline = "tr '\\0' '\\n' < /proc/$PPID/cmdline";
+        const args = ["--emulator", "--rpcUrl", `http://127.0.0.1:${anvil.port}`, "--", "sh", "-c"];
+        const rpc = await sh("service-json-rpc", [...args, cmdline], env, `${tmp}/work`);
+        assertEquals(rpc.code, 0, rpc.stderr);
+        const argv = rpc.stdout.split("\n");
+        assert(argv.includes(`--v8-flags=${V8_FLAGS.join(",")}`), rpc.stdout);
+        for (const f of LAUNCH_FLAGS) assert(argv.includes(f), `${f}: ${rpc.stdout}`);
+        // exactly the listed permissions: no -A, no FFI, system information only the user id
+        assertEquals(argv.filter((a) => /^(-A|--allow-|--deny-|--no-prompt)/.test(a)), [
+          "--allow-net",
+          "--allow-read",
+          "--allow-write",
+          "--allow-env",
+          "--allow-run",
+          "--allow-sys=uid",
+          "--no-prompt",
+        ]);
+        assertEquals(argv.filter((a) => a.startsWith("--allow-")).length, PERMISSIONS.length - 1);
+        assert(argv.some((a) => a.endsWith("/lib/program/service.js")), rpc.stdout);
+        const viaService = await sh("service", ["rpc", ...args, cmdline], env, `${tmp}/work`);
+        assertEquals(viaService.code, 0, viaService.stderr);
+        assertEquals(viaService.stdout, rpc.stdout);
+      },
+    );
 
     await t.step("the child's exit code comes back through the launcher", async () => {
       const r = await sh(
@@ -269,6 +295,41 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
         const ready = JSON.parse(text.split("\n")[0]);
         const dir = ready.privateKeyPath.replace(/\/api\.pem$/, "");
         assert(await exists(ready.privateKeyPath), "the key exists while the emulator runs");
+        // the platform commands through the package: request tokens signed (RS256) and checked
+        const platform = {
+          ...env,
+          SERVICE_API_KEY: ready.apiKey,
+          SERVICE_API_PRIVATE_KEY_PATH: ready.privateKeyPath,
+          SERVICE_API_BASE_URL: ready.apiBaseUrl,
+        };
+        const who = await sh("service", ["whoami", "--format", "json"], platform, `${tmp}/work`);
+        assertEquals(who.code, 0, who.stderr);
+        assertEquals(JSON.parse(who.stdout).environment, "local");
+        const made = await sh(
+          "service",
+          [
+            "webhooks",
+            "create",
+            "--url",
+            "http://127.0.0.1:9/hook",
+            "--events",
+            "transaction.created",
+            "--format",
+            "json",
+          ],
+          platform,
+          `${tmp}/work`,
+        );
+        assertEquals(made.code, 0, made.stderr);
+        const webhookId = JSON.parse(made.stdout).id;
+        const list = await sh(
+          "service",
+          ["webhooks", "list", "--format", "ndjson"],
+          platform,
+          `${tmp}/work`,
+        );
+        assertEquals(list.code, 0, list.stderr);
+        assert(list.stdout.includes(webhookId), list.stdout);
         // the Deno process (the launcher's child) runs with the package's V8 flags
         const deno = (await Deno.readTextFile(`/proc/${child.pid}/task/${child.pid}/children`))
           .trim().split(" ")[0];

@@ -38,8 +38,6 @@ Deno.test("the private key loads from a file path or from the PEM text", async (
     assertEquals([a.privateKey.alg, b.privateKey.alg], ["RS256", "RS256"]);
     const data = new TextEncoder().encode("a.b");
     assertEquals(await a.privateKey.sign(data), await b.privateKey.sign(data));
-    a.privateKey.close();
-    b.privateKey.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -6,8 +6,8 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { WebhookSigner } from "../../lib/emulator/webhooks/signing/signer.ts";
-import { verifyWebhookSignature } from "../../lib/webhooks/signature.ts";
+import { WebhookSigner } from "../../lib/emulator/webhooks/signer.ts";
+import { verifyWebhookSignatureWithKeys } from "../../lib/webhooks/signature.ts";
 import { joseVerifyDetached, startReceiver } from "./receiver.ts";
 
 const enc = new TextEncoder();
@@ -32,7 +32,7 @@ Deno.test("jose accepts the emulator signer's signatures and refuses changed one
   for (const [what, header, b, valid] of cases) {
     const jose = await joseVerifyDetached(header, enc.encode(b), jwks);
     assert.equal(jose === null, valid, `jose on ${what}: ${jose}`);
-    const ours = await verifyWebhookSignature(b, header, jwks);
+    const ours = await verifyWebhookSignatureWithKeys(b, header, jwks);
     assert.equal(ours.ok, valid, `our verifier on ${what}`);
   }
   // a signature made by an RS256 key of the same JWKS is refused (alg pinned to RS512)

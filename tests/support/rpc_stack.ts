@@ -28,10 +28,13 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-/** Starts anvil + emulator. */
-export async function startStack(anvilArgs: string[] = []): Promise<Stack> {
+/** Starts anvil + emulator (`emulator`: more of its options, e.g. custody delays). */
+export async function startStack(
+  anvilArgs: string[] = [],
+  emulatorOptions: Partial<Parameters<typeof startEmulator>[0]> = {},
+): Promise<Stack> {
   const anvil = await startAnvil(anvilArgs);
-  const emulator = await startEmulator({ rpcUrl: anvil.url, log: () => {} });
+  const emulator = await startEmulator({ rpcUrl: anvil.url, log: () => {}, ...emulatorOptions });
   const flags = [
     "--apiKey",
     emulator.apiKey,

@@ -14,8 +14,8 @@
  *
  * Without `--follow`: what changed since `--since` (default 1h), then exit.
  * With `--follow`: from `--since` (default: now) on, until Ctrl-C (exit 0).
- * A poll that fails because the platform is unreachable or answers 5xx/429
- * after the client's retries is reported on standard error and the next
+ * A poll that fails in a way worth a retry (unreachable, timed out, or
+ * 408/429/5xx: the client's `isRetryable`) after the client's retries is reported on standard error and the next
  * poll goes on; any other error ends the command.
  *
  * @module
@@ -175,10 +175,7 @@ export const tailCommand = leaf({
             await out.records(lines as unknown as Record<string, unknown>[], COLUMNS);
           }
         } catch (e) {
-          const transient = e instanceof api.PlatformUnreachableError ||
-            e instanceof api.PlatformTimeoutError ||
-            (e instanceof api.PlatformApiError && (e.status >= 500 || e.status === 429));
-          if (!transient) throw e;
+          if (!api.isRetryable(e)) throw e;
           await out.warn(`poll failed, trying again: ${(e as Error).message}`);
         }
         let timer: ReturnType<typeof setTimeout> | undefined;

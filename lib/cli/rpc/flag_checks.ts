@@ -115,6 +115,13 @@ export function checkRpcFlags(
   if (f.emulator && !f.rpcUrl) {
     throw new UsageError("--emulator needs --rpcUrl: the node it signs for (e.g. an anvil).");
   }
+  for (const name of ["approvalDelay", "signingDelay"] as const) {
+    if (f[name] !== undefined && !f.emulator) {
+      throw new UsageError(
+        `--${name} applies to the in-process emulator only: add --emulator, or drop --${name}.`,
+      );
+    }
+  }
   return { transport, externalTxIdPrefix, wantedChain };
 }
 

@@ -7,6 +7,7 @@
  */
 
 import { connectionFlags } from "../command.ts";
+import { CUSTODY_DELAY_FLAGS } from "../custody_delay_flags.ts";
 
 /** The flags of `service rpc`. */
 export const rpcFlags = {
@@ -193,10 +194,19 @@ export const rpcFlags = {
     description:
       "Use an in-process platform emulator with fresh credentials (needs --rpcUrl of a node such as anvil).",
   },
+  approvalDelay: {
+    ...CUSTODY_DELAY_FLAGS.approvalDelay,
+    description: `With --emulator: ${CUSTODY_DELAY_FLAGS.approvalDelay.description}`,
+  },
+  signingDelay: {
+    ...CUSTODY_DELAY_FLAGS.signingDelay,
+    description: `With --emulator: ${CUSTODY_DELAY_FLAGS.signingDelay.description}`,
+  },
   quiet: {
     type: "boolean",
     short: "q",
     env: "SERVICE_QUIET",
-    description: "Print no warnings (and, without a child, no banner on stderr).",
+    description:
+      "Print no warnings and no progress of waiting sends (and, without a child, no banner on stderr).",
   },
 } as const;

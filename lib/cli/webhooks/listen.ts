@@ -131,7 +131,7 @@ export const listenCommand = leaf({
       : undefined;
     const respond = flags.respond ?? 200;
     const source = await jwksSource(flags.jwks, flags.apiBaseUrl);
-    const { verifyWebhookSignature, SIGNATURE_HEADER } = await import(
+    const { verifyWebhookSignatureWithKeys, SIGNATURE_HEADER } = await import(
       "../../webhooks/signature.ts"
     );
     const { forwardDelivery } = await import("./forward.ts");
@@ -179,7 +179,11 @@ export const listenCommand = leaf({
       try {
         json = JSON.parse(new TextDecoder().decode(raw));
       } catch { /* not JSON: printed with empty fields */ }
-      const check = verifyWebhookSignature(raw, req.headers.get(SIGNATURE_HEADER), source.keys);
+      const check = verifyWebhookSignatureWithKeys(
+        raw,
+        req.headers.get(SIGNATURE_HEADER),
+        source.keys,
+      );
       let status = respond;
       let body: BodyInit | null = null;
       let contentType: string | null = null;

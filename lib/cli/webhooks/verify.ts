@@ -67,8 +67,8 @@ export const verifyCommand = leaf({
       }
     }
     const source = await jwksSource(flags.jwks, flags.apiBaseUrl);
-    const { verifyWebhookSignature } = await import("../../webhooks/signature.ts");
-    const check = await verifyWebhookSignature(body, flags.signature, source.keys);
+    const { verifyWebhookSignatureWithKeys } = await import("../../webhooks/signature.ts");
+    const check = await verifyWebhookSignatureWithKeys(body, flags.signature, source.keys);
     if (check.ok) {
       if (ctx.out.format === "table") await ctx.out.write(`valid: signed by key ${check.kid}\n`);
       else await ctx.out.object({ valid: true, kid: check.kid });

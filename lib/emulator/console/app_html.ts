@@ -6,7 +6,7 @@
  * them every 2 s, so the page follows what happens without a reload:
  *
  * - Webhooks: every endpoint with its status (SUSPENDED in red) and the error
- *   rate of the last hour, with Reactivate; the selected endpoint's
+ *   rate of its last active hour (as the metric), with Reactivate; the selected endpoint's
  *   notifications with status, event and resource-id filters and paging; an
  *   attempts dialog per notification (time, status code or failure,
  *   duration) with Resend; "Resend notifications" (the last 24 hours, every
@@ -17,6 +17,8 @@
  *
  * @module
  */
+
+import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
 
 const STYLE = `
 :root{--bg:#f6f7f9;--panel:#fff;--line:#e3e6eb;--text:#1d2330;--muted:#667085;--accent:#2f5bea;
@@ -162,8 +164,8 @@ function live(ok, msg) {
   l.classList.toggle("down", !ok);
   l.textContent = ok ? "Live · updated " + new Date().toLocaleTimeString() : "Disconnected: " + msg;
 }
-const windowLabel = () => !S.meta || S.meta.timeScale === 1 ? "last hour" :
-  "last " + dur(S.meta.windowMs) + " (hour ÷ " + S.meta.timeScale + ")";
+const windowLabel = () => !S.meta || S.meta.timeScale === 1 ? "last active hour" :
+  "last active " + dur(S.meta.windowMs) + " (hour ÷ " + S.meta.timeScale + ")";
 const selected = () => S.hooks.find((w) => w.id === S.sel) || null;
 
 async function act(label, fn) {
@@ -381,9 +383,9 @@ if (!token) live(false, "no token: open the consoleUrl that service emulator pri
 else { refresh(); setInterval(refresh, 2000); }
 `;
 
-const STATUS_OPTIONS = ["IN_PROGRESS", "ON_HOLD", "COMPLETED", "FAILED"].map((s) =>
-  `<option value="${s}">${s}</option>`
-).join("");
+const STATUS_OPTIONS = NOTIFICATION_STATUSES.map((s) => `<option value="${s}">${s}</option>`).join(
+  "",
+);
 
 /**
  * The console page, its inline style and script marked with `nonce` (the
@@ -414,7 +416,7 @@ export function consolePageHtml(nonce: string): string {
 <div id="d-banner" class="banner hidden">This endpoint is <b>SUSPENDED</b> by the circuit breaker: nothing is delivered to it, new notifications wait ON_HOLD. Reactivate resumes delivery at once.</div>
 <div class="stats">
 <div class="stat"><div class="k">Status</div><div class="v" id="d-status"></div></div>
-<div class="stat"><div class="k" id="d-rate-k">Error rate, last hour</div><div class="v" id="d-rate"></div></div>
+<div class="stat"><div class="k" id="d-rate-k">Error rate, last active hour</div><div class="v" id="d-rate"></div></div>
 <div class="stat"><div class="k">Errors / attempts</div><div class="v" id="d-attempts"></div></div>
 <div class="stat"><div class="k">Notifications (filtered)</div><div class="v" id="d-total"></div></div>
 </div>

@@ -22,6 +22,7 @@
  * @module
  */
 
+import { BadRequestError } from "../../core/mod.ts";
 import { FORCEABLE_STATUSES, type ForceableStatus } from "../transactions/status.ts";
 
 /** A fault rule as given (without its id). */
@@ -48,12 +49,12 @@ export type FaultSpec =
 export type Fault = FaultSpec & { id: string; remaining: number | null };
 
 function bad(message: string): never {
-  throw new RangeError(message);
+  throw new BadRequestError(message);
 }
 
 /**
  * Checks a fault spec from JSON or from `key=value,key=value` text; throws
- * `RangeError` with a one-line reason.
+ * `BadRequestError` with a one-line reason.
  *
  * @example
  * ```ts

@@ -14,7 +14,8 @@
  * @module
  */
 
-import { ApiError, ErrorCode, json } from "../http/reply.ts";
+import { NotFoundError } from "../../core/mod.ts";
+import { json } from "../http/reply.ts";
 import type { RouteModule } from "../http/router.ts";
 import { parseFaultSpec } from "./faults.ts";
 
@@ -53,7 +54,7 @@ export const adminRoutes: RouteModule = {
       auth: "admin",
       handle(req, ctx) {
         if (!ctx.faults.remove(req.params.id)) {
-          throw new ApiError(404, `No fault "${req.params.id}".`, ErrorCode.notFound);
+          throw new NotFoundError(`No fault "${req.params.id}".`);
         }
         return json(200, { faults: ctx.faults.list() });
       },

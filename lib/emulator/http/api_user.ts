@@ -27,7 +27,7 @@ import { makePrivate, type Store } from "../store.ts";
 export interface ApiUser {
   /** The API key (a UUID). */
   apiKey: string;
-  /** Verifies RS256 request tokens (the shared verifier: OpenSSL where it works). */
+  /** Verifies RS256 request tokens (the shared verifier, `lib/core/rsa_verifier.ts`). */
   publicKey: RsaVerifier;
   /** The private key, PKCS#8 PEM (never logged). */
   privateKeyPem: string;

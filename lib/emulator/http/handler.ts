@@ -4,11 +4,16 @@
  * faults are applied (it calls `../faults/apply.ts`, which decides them),
  * the body is read within the limit, the route is found, authentication is
  * checked, JSON is parsed, `Idempotency-Key` is honoured, and any error
- * becomes `{message, code}`. Nothing a client sends can crash it.
+ * becomes `{message, code}`: the one place where errors become HTTP
+ * ({@linkcode errorReplyOf}). The domain errors of `lib/core` are answered
+ * 400 (bad request, conflict) or 404 (not found); any other error is a bug,
+ * answered 500 with the request id and logged with its stack. Nothing a
+ * client sends can crash it.
  *
  * @module
  */
 
+import { BadRequestError, ConflictError, NotFoundError } from "../../core/mod.ts";
 import { ApiError, DROP_HEADER, ErrorCode, type Reply } from "./reply.ts";
 import type { Route, RouteModule, RouteRequest } from "./router.ts";
 import { Router } from "./router.ts";
@@ -36,6 +41,39 @@ function toResponse(reply: Reply, requestId: string): Response {
 
 function errorReply(e: ApiError): Reply {
   return { status: e.status, body: { message: e.message, code: e.code }, headers: e.headers };
+}
+
+/**
+ * The answer to a thrown value: an {@linkcode ApiError} as it says; a
+ * domain error as 400 (bad request; a conflict too, with its own code, as
+ * the platform answers a reused `externalTxId`) or 404; anything else is
+ * unexpected: logged by `log` with its stack, answered 500 with the request
+ * id (never 400: a bug is not the client's fault).
+ */
+function errorReplyOf(
+  e: unknown,
+  where: string,
+  requestId: string,
+  log: (line: string) => void,
+): Reply {
+  if (e instanceof ApiError) return errorReply(e);
+  if (e instanceof BadRequestError) {
+    return errorReply(new ApiError(400, e.message, ErrorCode.badRequest));
+  }
+  if (e instanceof NotFoundError) {
+    return errorReply(new ApiError(404, e.message, ErrorCode.notFound));
+  }
+  if (e instanceof ConflictError) {
+    return errorReply(new ApiError(400, e.message, ErrorCode.conflict));
+  }
+  log(`internal error on ${where} (request ${requestId}): ${(e as Error)?.stack ?? e}`);
+  return errorReply(
+    new ApiError(
+      500,
+      `Internal error of the emulator (request ${requestId}); its log has the details.`,
+      ErrorCode.internal,
+    ),
+  );
 }
 
 async function readBody(request: Request, max: number): Promise<Uint8Array> {
@@ -125,12 +163,7 @@ export function createHandler(
     try {
       return await route.handle(rr, ctx);
     } catch (e) {
-      if (e instanceof ApiError) return errorReply(e);
-      if (e instanceof RangeError || e instanceof SyntaxError) {
-        return errorReply(new ApiError(400, e.message, ErrorCode.badRequest));
-      }
-      ctx.log(`internal error on ${rr.method} ${rr.path}: ${(e as Error)?.stack ?? e}`);
-      return errorReply(new ApiError(500, "Internal error of the emulator.", ErrorCode.internal));
+      return errorReplyOf(e, `${rr.method} ${rr.path}`, rr.requestId, (l) => ctx.log(l));
     }
   }
 
@@ -199,14 +232,8 @@ export function createHandler(
       try {
         response = await inner(request, requestId);
       } catch (e) {
-        if (e instanceof ApiError) response = toResponse(errorReply(e), requestId);
-        else {
-          ctx.log(`internal error: ${(e as Error)?.stack ?? e}`);
-          response = toResponse(
-            errorReply(new ApiError(500, "Internal error of the emulator.", ErrorCode.internal)),
-            requestId,
-          );
-        }
+        const where = `${request.method} ${new URL(request.url).pathname}`;
+        response = toResponse(errorReplyOf(e, where, requestId, (l) => ctx.log(l)), requestId);
       }
       if (ctx.config.logRequests) {
         // the path only: no header, query or body (nothing secret) is logged

@@ -3,13 +3,15 @@
  * and given again (with `Idempotent-Replayed: true`) to every later request
  * with that key; a request that arrives while the first is still running
  * waits for its answer instead of running twice. Answers worth a retry
- * (5xx, 429) are not kept, so a retry runs again.
+ * (5xx, 408, 429: the client's own rule, `isRetryableStatus`) are not kept,
+ * so a retry runs again instead of being given the same failure.
  *
  * @module
  */
 
 import type { Reply } from "./reply.ts";
 import type { IdempotencyStore } from "./idempotency_store.ts";
+import { isRetryableStatus } from "../../platform/retryable_status.ts";
 
 /** How long an idempotency record answers, ms. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -60,7 +62,7 @@ export class Idempotency {
     }
     const p = (async () => {
       const reply = await work();
-      if (reply.status < 500 && reply.status !== 429) {
+      if (!isRetryableStatus(reply.status)) {
         this.#records.put(key, method, path, {
           status: reply.status,
           body: reply.body === undefined ? null : JSON.stringify(reply.body),

@@ -2,7 +2,8 @@
  * The transaction lifecycle: where a transaction changes state. A created
  * transaction is stored as SUBMITTED and then walks, in the background:
  *
- * SUBMITTED → (PENDING_AUTHORIZATION while held) → PENDING_SIGNATURE →
+ * SUBMITTED → (PENDING_AUTHORIZATION while held or during an approval delay) →
+ * PENDING_SIGNATURE (as long as a signing delay) →
  * BROADCASTING (signed; `txHash` set; raw transaction stored) → CONFIRMING →
  * COMPLETED (receipt mined with status 1), or FAILED with a `subStatus`
  * (see `node_errors.ts`). Messages go SUBMITTED → PENDING_SIGNATURE →
@@ -13,7 +14,8 @@
  * `transaction.status.updated` (creation: `transaction.created`). The
  * broadcaster (`broadcaster.ts`) and the receipt watcher
  * (`confirmations.ts`) ask for their changes through it; the faults that
- * hold or end a transaction are decided in `../faults/apply.ts`.
+ * hold or end a transaction are decided in `../faults/apply.ts`, the custody
+ * delays (approval, signing) in `custody_delays.ts`.
  *
  * After a restart, BROADCASTING transactions are sent again and CONFIRMING
  * ones are watched again ({@linkcode TransactionEngine.resume}).
@@ -22,8 +24,12 @@
  */
 
 import type { EmulatorContext } from "../context.ts";
-import { ApiError, ErrorCode } from "../http/reply.ts";
-import { isFinalTransactionStatus } from "../../core/mod.ts";
+import {
+  BadRequestError,
+  ConflictError,
+  isFinalTransactionStatus,
+  NotFoundError,
+} from "../../core/mod.ts";
 import { transactionFault } from "../faults/apply.ts";
 import { checkTransactionRequest, type MessageRequest } from "./request_check.ts";
 import { type SignedBytes, type TransactionRecord, TransactionStore } from "./store.ts";
@@ -40,6 +46,7 @@ import {
 import { Broadcaster } from "./broadcaster.ts";
 import { Confirmations } from "./confirmations.ts";
 import { signMessages } from "./message_signing.ts";
+import { CustodyDelays } from "./custody_delays.ts";
 
 /** What the engine uses of the emulator's context. */
 export type EngineContext = Pick<
@@ -61,6 +68,7 @@ export class TransactionEngine {
   readonly #store: TransactionStore;
   readonly #broadcaster: Broadcaster;
   readonly #confirmations: Confirmations;
+  readonly #delays: CustodyDelays;
   readonly #running = new Set<string>();
   #stopped = false;
   readonly #tasks = new Set<Promise<void>>();
@@ -75,6 +83,13 @@ export class TransactionEngine {
     this.#ctx = ctx;
     this.pollMs = options.pollMs ?? 25;
     this.#store = new TransactionStore(ctx.store);
+    this.#delays = new CustodyDelays({
+      store: ctx.store,
+      now: () => ctx.now(),
+      log: (line) => ctx.log(line),
+      approval: ctx.config.approvalDelay,
+      signing: ctx.config.signingDelay,
+    });
     const moves: StatusMoves = {
       move: (id, status, patch, signed) => this.#move(id, status, patch, signed),
       fail: (id, subStatus, description) => this.#fail(id, subStatus, description),
@@ -124,15 +139,13 @@ export class TransactionEngine {
   /**
    * Checks and stores a new transaction (SUBMITTED), emits
    * `transaction.created`, and starts its walk. Throws a 400
-   * {@linkcode ApiError} for a bad request or a reused `externalTxId`.
+   * `BadRequestError` for a bad request, `ConflictError` for a reused `externalTxId`.
    */
   create(body: unknown): TransactionRecord {
     const { request, record, externalTxId } = checkTransactionRequest(this.#ctx, body);
     if (externalTxId && this.#store.byExternalId(externalTxId)) {
-      throw new ApiError(
-        400,
+      throw new ConflictError(
         `externalTxId "${externalTxId}" was already used by another transaction; it must be unique.`,
-        ErrorCode.conflict,
       );
     }
     this.#store.insert({ record, request, externalTxId, at: this.#ctx.now() });
@@ -166,6 +179,7 @@ export class TransactionEngine {
     const now = this.#ctx.now();
     const record = { ...before, ...patch, status, lastUpdated: now } as TransactionRecord;
     this.#store.update(record, signed ?? { raw: stored.raw, nonce: stored.nonce }, now);
+    this.#delays.moved(id, status);
     if (record.status !== before.status || record.subStatus !== before.subStatus) {
       this.#ctx.events.emit({
         eventType: "transaction.status.updated",
@@ -208,6 +222,8 @@ export class TransactionEngine {
       const stored = this.#store.find(id);
       if (!stored) return;
       let status = stored.record.status;
+      let since = Number(stored.record.lastUpdated); // when it entered `status`
+      const wake = () => this.#schedule(id);
       if (status === "SUBMITTED") {
         const fault = transactionFault(this.#ctx.faults);
         if (fault?.kind === "finalStatus") {
@@ -218,11 +234,24 @@ export class TransactionEngine {
           this.#move(id, HELD_STATUS);
           return;
         }
-        this.#move(id, "PENDING_SIGNATURE");
+        if (this.#delays.approves) {
+          since = Number(this.#move(id, HELD_STATUS).lastUpdated);
+          this.#delays.startApproval(id, since);
+          status = HELD_STATUS;
+        } else {
+          since = Number(this.#move(id, "PENDING_SIGNATURE").lastUpdated);
+          status = "PENDING_SIGNATURE";
+        }
+      }
+      if (status === HELD_STATUS) {
+        // held by a fault: waits for the admin endpoint; an approval delay: until it ends
+        if (!this.#delays.approvalOver(id, wake)) return;
+        since = Number(this.#move(id, "PENDING_SIGNATURE").lastUpdated);
         status = "PENDING_SIGNATURE";
       }
       const req = stored.request;
       if (status === "PENDING_SIGNATURE") {
+        if (!this.#delays.signingOver(id, since, wake)) return;
         if (req.kind === "message") await this.#signMessages(id, req);
         else {
           const sent = await this.#broadcaster.signAndSend(id, req);
@@ -258,7 +287,7 @@ export class TransactionEngine {
 
   #require(id: string): TransactionRecord {
     const t = this.get(id);
-    if (!t) throw new ApiError(404, `Transaction "${id}" not found.`, ErrorCode.notFound);
+    if (!t) throw new NotFoundError(`Transaction "${id}" not found.`);
     return t;
   }
 
@@ -266,11 +295,7 @@ export class TransactionEngine {
   approve(id: string): TransactionRecord {
     const t = this.#require(id);
     if (t.status !== HELD_STATUS) {
-      throw new ApiError(
-        400,
-        `Transaction "${id}" is ${t.status}, not ${HELD_STATUS}.`,
-        ErrorCode.badRequest,
-      );
+      throw new BadRequestError(`Transaction "${id}" is ${t.status}, not ${HELD_STATUS}.`);
     }
     const out = this.#move(id, "PENDING_SIGNATURE");
     this.#schedule(id);
@@ -281,11 +306,7 @@ export class TransactionEngine {
   force(id: string, status: ForceableStatus, subStatus?: string): TransactionRecord {
     const t = this.#require(id);
     if (isFinalTransactionStatus(t.status)) {
-      throw new ApiError(
-        400,
-        `Transaction "${id}" already ended: ${t.status}.`,
-        ErrorCode.badRequest,
-      );
+      throw new BadRequestError(`Transaction "${id}" already ended: ${t.status}.`);
     }
     this.#confirmations.forget(id);
     return this.#move(id, status, { subStatus: subStatus ?? defaultSubStatus(status) });
@@ -295,10 +316,8 @@ export class TransactionEngine {
   cancel(id: string): void {
     const t = this.#require(id);
     if (!(CANCELLABLE_STATUSES as readonly string[]).includes(t.status)) {
-      throw new ApiError(
-        400,
+      throw new BadRequestError(
         `Transaction "${id}" is ${t.status}: only a transaction not yet signed can be cancelled.`,
-        ErrorCode.badRequest,
       );
     }
     this.#move(id, "CANCELLED", { subStatus: "CANCELLED_BY_USER" });
@@ -316,6 +335,7 @@ export class TransactionEngine {
   /** Stops the walk (unfinished transactions resume after a restart). */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#delays.stop();
     await Promise.allSettled([...this.#tasks]);
     await this.#confirmations.idle();
   }

@@ -15,7 +15,7 @@ import {
   parseSignature,
   type PrivateKeyAccount,
 } from "viem";
-import { fromHex } from "../../core/mod.ts";
+import { BadRequestError, fromHex } from "../../core/mod.ts";
 
 /** One message of a checked TYPED_MESSAGE request. */
 export interface CheckedMessage {
@@ -28,12 +28,12 @@ export interface CheckedMessage {
 }
 
 function bad(message: string): never {
-  throw new RangeError(message);
+  throw new BadRequestError(message);
 }
 
 /**
  * An EIP712 message's content (the typed-data object or its JSON), checked to
- * have `types` and `primaryType`. Throws `RangeError`.
+ * have `types` and `primaryType`. Throws `BadRequestError`.
  *
  * @example
  * ```ts
@@ -79,7 +79,7 @@ export function typedDataArgs(o: Record<string, unknown>): any {
 
 /**
  * What an ETH_MESSAGE content signs: its bytes when it is hex (with or
- * without `0x`), else the text. Throws `RangeError` when it
+ * without `0x`), else the text. Throws `BadRequestError` when it
  * is not a string.
  *
  * @example

@@ -2,14 +2,14 @@
  * The check of a `POST /v1/transactions` body: what it asks for becomes a
  * {@linkcode CheckedRequest} (what the engine signs and sends) and the first
  * {@linkcode TransactionRecord} (what the API returns, `SUBMITTED`). Anything
- * wrong is a 400 {@linkcode ApiError} saying what and how to fix it. No state
+ * wrong is a `BadRequestError` (answered 400) saying what and how to fix it. No state
  * is read or written here besides the vault keys and the config.
  *
  * @module
  */
 
 import { hashTypedData, type Hex, isAddress, isHex, parseEther, parseGwei } from "viem";
-import { ApiError, ErrorCode } from "../http/reply.ts";
+import { BadRequestError } from "../../core/mod.ts";
 import type { EmulatorContext } from "../context.ts";
 import { accountName } from "../vault/accounts.ts";
 import { WALLET_TYPES, type WalletType } from "../vault/whitelist.ts";
@@ -76,7 +76,7 @@ export type CheckContext = Pick<EmulatorContext, "config" | "keys" | "now" | "uu
 };
 
 function bad(message: string): never {
-  throw new ApiError(400, message, ErrorCode.badRequest);
+  throw new BadRequestError(message);
 }
 
 const DECIMAL = /^(0|[1-9]\d*)(\.\d+)?$/;
@@ -100,19 +100,9 @@ function gwei(v: unknown, name: string): bigint | undefined {
   }
 }
 
-/** A message-reading `RangeError` becomes a 400. */
-function asBadRequest<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (e) {
-    if (e instanceof RangeError) bad(e.message);
-    throw e;
-  }
-}
-
 /**
  * Checks a `POST /v1/transactions` body (TRANSFER, CONTRACT_CALL including
- * contract creation, TYPED_MESSAGE). Throws a 400 {@linkcode ApiError}.
+ * contract creation, TYPED_MESSAGE). Throws a `BadRequestError`.
  *
  * @example
  * ```ts
@@ -214,7 +204,7 @@ function checkMessages(extra: Record<string, unknown>): CheckedMessage[] {
       bad(`message ${i}: type "${type}" is not supported: use ETH_MESSAGE or EIP712.`);
     }
     if (type === "EIP712") {
-      const td = asBadRequest(() => parseTypedData(mm.content));
+      const td = parseTypedData(mm.content);
       try {
         hashTypedData(typedDataArgs(td));
       } catch (e) {
@@ -224,7 +214,7 @@ function checkMessages(extra: Record<string, unknown>): CheckedMessage[] {
       }
       return { type, content: td, index: Number(mm.index ?? i) };
     }
-    asBadRequest(() => messageBytes(mm.content));
+    messageBytes(mm.content);
     return { type, content: mm.content, index: Number(mm.index ?? i) };
   });
 }

@@ -6,8 +6,8 @@
  * The walk, on the way to completion ({@linkcode TRANSITIONS} says it as data):
  *
  * ```
- * SUBMITTED             → PENDING_AUTHORIZATION (held by a fault) | PENDING_SIGNATURE
- * PENDING_AUTHORIZATION → PENDING_SIGNATURE (approved through the admin endpoint)
+ * SUBMITTED             → PENDING_AUTHORIZATION (held by a fault, or an approval delay) | PENDING_SIGNATURE
+ * PENDING_AUTHORIZATION → PENDING_SIGNATURE (approved through the admin endpoint, or the delay ended)
  * PENDING_SIGNATURE     → BROADCASTING (signed) | COMPLETED (messages: signed, nothing sent)
  * BROADCASTING          → CONFIRMING (sent) | PENDING_SIGNATURE (nonce refused: signed again)
  * CONFIRMING            → COMPLETED (mined)
@@ -20,7 +20,8 @@
  *
  * The status names come from the shared vocabulary (`lib/core/vocabulary.ts`);
  * the emulator holds a transaction in `PENDING_AUTHORIZATION` (its
- * {@linkcode HELD_STATUS}) while a `hold` fault keeps it.
+ * {@linkcode HELD_STATUS}) while a `hold` fault keeps it, or for the approval
+ * delay (`custody_delays.ts`).
  *
  * @module
  */

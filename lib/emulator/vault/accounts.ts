@@ -9,6 +9,7 @@
  */
 
 import { formatEther } from "viem";
+import { BadRequestError, NotFoundError } from "../../core/mod.ts";
 import { ApiError, ErrorCode, json } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import type { RouteModule } from "../http/router.ts";
@@ -22,7 +23,7 @@ export function accountName(i: number): string {
 /** Reads vault account `id` (404 if it does not exist). */
 export function requireAccount(ctx: EmulatorContext, id: string): number {
   if (!ctx.keys.has(id)) {
-    throw new ApiError(404, `Vault account "${id}" not found.`, ErrorCode.notFound);
+    throw new NotFoundError(`Vault account "${id}" not found.`);
   }
   return Number(id);
 }
@@ -63,7 +64,7 @@ function cursor(id: number): string {
 function uncursor(text: string, name: string): number {
   const id = cursorInt(text, "account");
   if (id === undefined) {
-    throw new ApiError(400, `${name} is not a cursor this server gave.`, ErrorCode.badRequest);
+    throw new BadRequestError(`${name} is not a cursor this server gave.`);
   }
   return id;
 }
@@ -89,11 +90,11 @@ export const vaultRoutes: RouteModule = {
         const limitText = q.get("limit");
         const limit = limitText === null || limitText === "" ? 200 : Number(limitText);
         if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
-          throw new ApiError(400, "limit must be an integer from 1 to 500.", ErrorCode.badRequest);
+          throw new BadRequestError("limit must be an integer from 1 to 500.");
         }
         const order = (q.get("orderBy") ?? "DESC").toUpperCase();
         if (order !== "ASC" && order !== "DESC") {
-          throw new ApiError(400, "orderBy must be ASC or DESC.", ErrorCode.badRequest);
+          throw new BadRequestError("orderBy must be ASC or DESC.");
         }
         let ids = Array.from({ length: ctx.keys.count }, (_, i) => i);
         const assetId = q.get("assetId");
@@ -187,10 +188,8 @@ export const vaultRoutes: RouteModule = {
 /** 404 unless `assetId` is the chain's base asset. */
 export function requireAsset(ctx: EmulatorContext, assetId: string): void {
   if (assetId !== ctx.config.assetId) {
-    throw new ApiError(
-      404,
+    throw new NotFoundError(
       `Asset "${assetId}" is not in this vault: the emulator's chain ${ctx.config.chainId} has asset ${ctx.config.assetId}.`,
-      ErrorCode.notFound,
     );
   }
 }

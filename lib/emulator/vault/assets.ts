@@ -11,7 +11,8 @@
  * @module
  */
 
-import { ApiError, ErrorCode, json } from "../http/reply.ts";
+import { BadRequestError, NotFoundError } from "../../core/mod.ts";
+import { json } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import type { RouteModule } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
@@ -99,14 +100,14 @@ function pageArgs(q: URLSearchParams, max: number, dflt: number): { start: numbe
   const sizeText = q.get("pageSize");
   const size = sizeText === null ? dflt : Number(sizeText);
   if (!Number.isInteger(size) || size < 1 || size > max) {
-    throw new ApiError(400, `pageSize must be an integer from 1 to ${max}.`, ErrorCode.badRequest);
+    throw new BadRequestError(`pageSize must be an integer from 1 to ${max}.`);
   }
   const cursor = q.get("pageCursor");
   let start = 0;
   if (cursor) {
     const at = cursorInt(cursor, "start");
     if (at === undefined) {
-      throw new ApiError(400, "pageCursor is not a cursor this server gave.", ErrorCode.badRequest);
+      throw new BadRequestError("pageCursor is not a cursor this server gave.");
     }
     start = at;
   }
@@ -147,7 +148,7 @@ export const assetRoutes: RouteModule = {
           uuidFor(1, c.chainId) === req.params.id || c.assetId === req.params.id
         );
         if (!c) {
-          throw new ApiError(404, `Blockchain "${req.params.id}" not found.`, ErrorCode.notFound);
+          throw new NotFoundError(`Blockchain "${req.params.id}" not found.`);
         }
         return json(200, blockchain(c));
       },
@@ -160,7 +161,7 @@ export const assetRoutes: RouteModule = {
         const c = chains(ctx).find((c) =>
           uuidFor(2, c.chainId) === req.params.id || c.assetId === req.params.id
         );
-        if (!c) throw new ApiError(404, `Asset "${req.params.id}" not found.`, ErrorCode.notFound);
+        if (!c) throw new NotFoundError(`Asset "${req.params.id}" not found.`);
         return json(200, asset(c));
       },
     },

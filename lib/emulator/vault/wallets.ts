@@ -13,10 +13,11 @@
  * @module
  */
 
-import { ApiError, ErrorCode, json } from "../http/reply.ts";
+import { BadRequestError } from "../../core/mod.ts";
+import { json } from "../http/reply.ts";
 import type { RouteModule } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
-import { type WalletType, type WhitelistedWallet, WhitelistInputError } from "./whitelist.ts";
+import type { WalletType, WhitelistedWallet } from "./whitelist.ts";
 
 const LISTS: [string, WalletType][] = [
   ["/v1/external_wallets", "EXTERNAL_WALLET"],
@@ -58,22 +59,11 @@ export const walletRoutes: RouteModule = {
       handle(req, ctx) {
         const body = req.body;
         if (typeof body !== "object" || body === null || Array.isArray(body)) {
-          throw new ApiError(
-            400,
-            "Expected a JSON object {type, name, address}.",
-            ErrorCode.badRequest,
-          );
+          throw new BadRequestError("Expected a JSON object {type, name, address}.");
         }
-        try {
-          const w = ctx.whitelist.add(body as Record<string, unknown>);
-          ctx.log(`whitelisted ${w.type} ${w.id} (${w.name}) ${w.address}`);
-          return json(201, { type: w.type, ...view(ctx, w) });
-        } catch (e) {
-          if (e instanceof WhitelistInputError) {
-            throw new ApiError(400, e.message, ErrorCode.badRequest);
-          }
-          throw e;
-        }
+        const w = ctx.whitelist.add(body as Record<string, unknown>);
+        ctx.log(`whitelisted ${w.type} ${w.id} (${w.name}) ${w.address}`);
+        return json(201, { type: w.type, ...view(ctx, w) });
       },
     },
   ],

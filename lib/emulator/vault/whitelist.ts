@@ -9,7 +9,7 @@
  */
 
 import { getAddress, isAddress } from "viem";
-import { BaseError } from "../../core/mod.ts";
+import { BadRequestError } from "../../core/mod.ts";
 
 /** The whitelist kinds, as destination types name them. */
 export const WALLET_TYPES = ["EXTERNAL_WALLET", "INTERNAL_WALLET", "CONTRACT"] as const;
@@ -30,7 +30,7 @@ export interface WhitelistedWallet {
 }
 
 /** Thrown for a malformed wallet; the admin route answers 400 with its message. */
-export class WhitelistInputError extends BaseError {
+export class WhitelistInputError extends BadRequestError {
   override name = "WhitelistInputError";
 }
 

@@ -14,8 +14,8 @@ import {
   type AttemptOutcome,
   classifyOutcome,
   type RetryConfig,
+  waitingStatus,
 } from "../../webhooks/mod.ts";
-import type { NotificationStatus } from "../../core/mod.ts";
 import type { AttemptRecord } from "./delivery.ts";
 import { type AppliedSuspension, applyBreaker, type BreakerContext } from "./endpoint_breaker.ts";
 import type { Endpoint } from "./endpoints.ts";
@@ -91,9 +91,7 @@ export function recordAttempt(
       rec.sentTime,
       retry,
     );
-    let status: NotificationStatus = p.status;
-    const endpointStatus = live ? ep.row.status : undefined;
-    if (status === "IN_PROGRESS" && endpointStatus !== "ENABLED") status = "ON_HOLD";
+    const status = waitingStatus(p.status, live ? ep.row.status : undefined);
     out.updated = {
       ...cur,
       status,

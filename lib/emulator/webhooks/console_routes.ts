@@ -1,7 +1,8 @@
 /**
  * The console's JSON routes for the webhook side (`/console/api/webhooks...`),
  * what the console page (`../console/app_html.ts`) fetches and posts: the
- * endpoints with their status and the error rate of the last hour,
+ * endpoints with their status and the error rate of their last active hour
+ * (the same figure as the `LAST_ACTIVE_HOUR_ERROR_RATE` metric),
  * Reactivate, an endpoint's notifications (status, event and resource
  * filters, offset paging), one notification with every attempt, Resend, and
  * "Resend notifications" (every notification of the last 24 hours, any
@@ -58,7 +59,10 @@ const list: Handler = (_req, { engine }, ctx) =>
     now: ctx.now(),
     timeScale: ctx.config.timeScale,
     windowMs: engine.breakerCfg.windowMs,
-    data: engine.webhooks().map((w) => ({ ...webhookJson(w), recent: engine.recentErrors(w.id) })),
+    data: engine.webhooks().map((w) => ({
+      ...webhookJson(w),
+      recent: engine.lastActiveWindow(w.id),
+    })),
   });
 
 const enable: Handler = (req, { engine }) =>

@@ -10,11 +10,12 @@
 import {
   type BreakerConfig,
   type BreakerState,
+  lastActiveWindowErrors,
   restoreBreakerState,
   transition,
-  windowErrorRate,
+  type WindowErrors,
 } from "../../webhooks/mod.ts";
-import { ApiError, ErrorCode } from "../http/reply.ts";
+import { NotFoundError } from "../../core/mod.ts";
 import type { Scheduler } from "./scheduler.ts";
 import type { WebhookStore } from "./store.ts";
 import type { WebhookRow } from "./rows.ts";
@@ -126,7 +127,7 @@ export class Endpoints {
   row(id: string): WebhookRow {
     const ep = this.#byId.get(id);
     if (!ep) {
-      throw new ApiError(404, `Webhook ${JSON.stringify(id)} not found.`, ErrorCode.notFound);
+      throw new NotFoundError(`Webhook ${JSON.stringify(id)} not found.`);
     }
     return ep.row;
   }
@@ -162,7 +163,7 @@ export class Endpoints {
   update(id: string, patch: WebhookPatch): WebhookRow {
     const ep = this.#byId.get(id);
     if (!ep) {
-      throw new ApiError(404, `Webhook ${JSON.stringify(id)} not found.`, ErrorCode.notFound);
+      throw new NotFoundError(`Webhook ${JSON.stringify(id)} not found.`);
     }
     const now = this.#now();
     const row = { ...ep.row };
@@ -226,23 +227,18 @@ export class Endpoints {
   }
 
   /**
-   * The error rate of the endpoint's last active hour (scaled): over
-   * (L - W, L] where L is its latest attempt, in whole percent, as the
-   * platform's `LAST_ACTIVE_HOUR_ERROR_RATE` metric.
+   * The endpoint's last active hour (the breaker's window, scaled): its
+   * attempts and errors over (L - W, L] where L is its latest attempt, as
+   * the platform's `LAST_ACTIVE_HOUR_ERROR_RATE` metric and the console
+   * both show it ({@linkcode lastActiveWindowErrors}).
    */
-  errorRatePercent(id: string): string {
+  lastActiveWindow(id: string): WindowErrors {
     this.row(id);
-    const last = this.#store.lastAttemptTime(id);
-    if (last === null) return "0";
     const W = this.#breaker.windowMs;
-    const rows = this.#store.attemptsBetween(id, last - W, last);
-    const state = restoreBreakerState({
-      status: "ENABLED",
-      window: rows.map((a) => [a.sentTime, a.error ? 1 : 0]),
-      bandSince: null,
-      lastAttemptAt: null,
-    });
-    const { rate } = windowErrorRate(state, last, this.#breaker);
-    return String(Math.round(rate * 100));
+    const last = this.#store.lastAttemptTime(id);
+    return lastActiveWindowErrors(
+      last === null ? [] : this.#store.attemptOutcomesAfter(id, last - W),
+      W,
+    );
   }
 }

@@ -27,15 +27,18 @@
  * @module
  */
 
+import { EmulatorConfigError } from "../errors.ts";
 import {
   type BreakerConfig,
   DEFAULT_BREAKER_CONFIG,
   DEFAULT_RETRY_CONFIG,
   type RetryConfig,
+  waitingStatus,
+  type WindowErrors,
 } from "../../webhooks/mod.ts";
 import type { NotificationStatus } from "../../core/mod.ts";
 import { type AttemptRecord, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from "./delivery.ts";
-import { SIGNATURE_HEADER } from "./signing/signer.ts";
+import { SIGNATURE_HEADER } from "./signer.ts";
 import type { WebhookStore } from "./store.ts";
 import type { JobRow, NotificationRow, WebhookRow } from "./rows.ts";
 import { type Endpoint, Endpoints, type WebhookPatch } from "./endpoints.ts";
@@ -148,7 +151,7 @@ export class WebhookEngine {
   /** Builds the engine; call {@linkcode WebhookEngine.start} to load and schedule. */
   constructor(opts: WebhookEngineOptions) {
     const scale = opts.timeScale ?? 1;
-    if (!(scale > 0)) throw new RangeError(`timeScale must be above 0, got ${scale}.`);
+    if (!(scale > 0)) throw new EmulatorConfigError(`timeScale must be above 0, got ${scale}.`);
     this.store = opts.store;
     this.#signer = opts.signer;
     const r = opts.retry ?? DEFAULT_RETRY_CONFIG;
@@ -246,9 +249,18 @@ export class WebhookEngine {
     return this.#endpoints.delete(id);
   }
 
-  /** The `LAST_ACTIVE_HOUR_ERROR_RATE` metric in whole percent; see {@linkcode Endpoints.errorRatePercent}. */
+  /** The `LAST_ACTIVE_HOUR_ERROR_RATE` metric in whole percent, of {@linkcode WebhookEngine.lastActiveWindow}. */
   errorRatePercent(id: string): string {
-    return this.#endpoints.errorRatePercent(id);
+    return String(Math.round(this.lastActiveWindow(id).rate * 100));
+  }
+
+  /**
+   * The endpoint's attempts, errors and error rate of its last active hour
+   * (the window ending at its latest attempt): the metric's and the
+   * console's one figure; see {@linkcode Endpoints.lastActiveWindow}.
+   */
+  lastActiveWindow(id: string): WindowErrors {
+    return this.#endpoints.lastActiveWindow(id);
   }
 
   // ------------------------------------------------------------ notifications
@@ -274,7 +286,7 @@ export class WebhookEngine {
         for (const ep of targets) {
           if (!ep.row.events.includes(ev.eventType)) continue;
           const id = this.#uuid();
-          const status = ep.row.status === "ENABLED" ? "IN_PROGRESS" : "ON_HOLD";
+          const status = waitingStatus("IN_PROGRESS", ep.row.status);
           const seq = this.store.insertNotification({
             id,
             webhookId: ep.row.id,
@@ -316,16 +328,6 @@ export class WebhookEngine {
   /** Resends every notification of the last 24 h; see {@linkcode Resends.resendRecent}. */
   resendRecent(webhookId: string, opts: { dryRun?: boolean } = {}): number {
     return this.#resends.resendRecent(webhookId, opts);
-  }
-
-  /**
-   * The endpoint's attempts and errors of the last hour (the breaker's
-   * window, scaled), ending now.
-   */
-  recentErrors(id: string): { attempts: number; errors: number } {
-    this.#endpoints.row(id);
-    const now = this.#clock.now();
-    return this.store.errorCounts(id, now - this.breakerCfg.windowMs, now);
   }
 
   /** Resends the FAILED notifications as a job; see {@linkcode Resends.resendFailed}. */

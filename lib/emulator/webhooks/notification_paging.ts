@@ -19,6 +19,7 @@
  * @module
  */
 
+import { BadRequestError } from "../../core/mod.ts";
 import { decodeCursor, encodeCursor } from "../http/cursor.ts";
 
 /** Snapshots kept at once (oldest dropped first). */
@@ -55,18 +56,18 @@ export class SnapshotPager {
     return { page: seqs.slice(0, pageSize), next: this.#cursor(id, pageSize) };
   }
 
-  /** A later page; throws `RangeError` with a user-facing message for a bad or expired cursor. */
+  /** A later page; throws `BadRequestError` with a user-facing message for a bad or expired cursor. */
   next(key: string, cursor: string, pageSize: number): { page: number[]; next: string | null } {
     const c = decodeCursor(cursor);
     if (typeof c?.s !== "string" || !Number.isInteger(c.o) || (c.o as number) < 0) {
-      throw new RangeError(
+      throw new BadRequestError(
         "pageCursor is not a cursor this emulator gave out; omit it to start again.",
       );
     }
     this.#gc();
     const snap = this.#snaps.get(c.s);
     if (!snap || snap.key !== key) {
-      throw new RangeError(
+      throw new BadRequestError(
         "pageCursor has expired (cursors last 1 hour and do not survive a restart); omit it to start again.",
       );
     }

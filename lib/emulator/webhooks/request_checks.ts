@@ -6,8 +6,7 @@
  * @module
  */
 
-import { NOTIFICATION_STATUSES, type NotificationStatus } from "../../core/mod.ts";
-import { ApiError, ErrorCode } from "../http/reply.ts";
+import { BadRequestError, NOTIFICATION_STATUSES, type NotificationStatus } from "../../core/mod.ts";
 
 /**
  * Throws the 400 answer with `message`.
@@ -18,7 +17,7 @@ import { ApiError, ErrorCode } from "../http/reply.ts";
  * ```
  */
 export function bad(message: string): never {
-  throw new ApiError(400, message, ErrorCode.badRequest);
+  throw new BadRequestError(message);
 }
 
 /**

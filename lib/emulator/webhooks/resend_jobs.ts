@@ -9,12 +9,12 @@
  * @module
  */
 
-import { ApiError, ErrorCode } from "../http/reply.ts";
+import { BadRequestError, NotFoundError } from "../../core/mod.ts";
 import type { Endpoints } from "./endpoints.ts";
 import type { Clock, Scheduler } from "./scheduler.ts";
 import type { WebhookStore } from "./store.ts";
 import type { JobRow, NotificationRow } from "./rows.ts";
-import type { NotificationStatus } from "../../core/mod.ts";
+import { waitingStatus } from "../../webhooks/mod.ts";
 
 const DAY = 86_400_000;
 /** Notifications resent per step of a job. */
@@ -76,7 +76,7 @@ export class Resends {
     this.#endpoints.row(webhookId);
     const n = this.#store.getNotification(webhookId, id);
     if (!n) {
-      throw new ApiError(404, `Notification ${JSON.stringify(id)} not found.`, ErrorCode.notFound);
+      throw new NotFoundError(`Notification ${JSON.stringify(id)} not found.`);
     }
     return n;
   }
@@ -84,7 +84,7 @@ export class Resends {
   /** Starts a fresh series of attempts for one notification (no age limit here). */
   #fresh(n: NotificationRow, now: number): NotificationRow {
     const ep = this.#endpoints.get(n.webhookId);
-    const status: NotificationStatus = ep?.row.status === "ENABLED" ? "IN_PROGRESS" : "ON_HOLD";
+    const status = waitingStatus("IN_PROGRESS", ep?.row.status);
     const next: NotificationRow = {
       ...n,
       status,
@@ -109,11 +109,7 @@ export class Resends {
     const n = this.notification(webhookId, id);
     const now = this.#clock.now();
     if (n.createdAt < now - 30 * DAY) {
-      throw new ApiError(
-        400,
-        `Notification ${id} is older than 30 days and cannot be resent.`,
-        ErrorCode.badRequest,
-      );
+      throw new BadRequestError(`Notification ${id} is older than 30 days and cannot be resent.`);
     }
     const next = this.#store.tx(() => this.#fresh(n, now));
     this.#scheduleAll([next], now);
@@ -193,7 +189,7 @@ export class Resends {
   job(webhookId: string, jobId: string): JobRow {
     this.#endpoints.row(webhookId);
     const j = this.#store.getJob(webhookId, jobId);
-    if (!j) throw new ApiError(404, `Job ${JSON.stringify(jobId)} not found.`, ErrorCode.notFound);
+    if (!j) throw new NotFoundError(`Job ${JSON.stringify(jobId)} not found.`);
     return j;
   }
 

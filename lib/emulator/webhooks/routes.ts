@@ -4,7 +4,8 @@
  * the admin endpoints (`X-API-Key: <the emulator's API key>`) and the
  * console's JSON routes (`console_routes.ts`). Each
  * handler checks its input, calls the engine and shapes the answer; errors
- * are `ApiError`s, answered by the emulator's handler like every other area.
+ * are domain errors (`BadRequestError`, `NotFoundError`),
+ * answered by the emulator's handler like every other area.
  * No SQL here.
  *
  * Admin endpoints (the platform's signed JWT is accepted too, so
@@ -27,7 +28,7 @@
 
 import type { Route, RouteModule, RouteRequest } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
-import { ApiError, ErrorCode, json, type Reply } from "../http/reply.ts";
+import { json, type Reply } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import { startWebhooks, type Webhooks } from "./start.ts";
 import { webhooksConsoleRoutes } from "./console_routes.ts";
@@ -52,7 +53,7 @@ import {
   webhookJson,
 } from "./views.ts";
 import type { NotificationSortKey } from "./store.ts";
-import { NOTIFICATION_SORT_FIELDS } from "../../core/mod.ts";
+import { NotFoundError, NOTIFICATION_SORT_FIELDS } from "../../core/mod.ts";
 import type { WebhookPatch } from "./endpoints.ts";
 import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
 
@@ -129,10 +130,8 @@ const deleteWebhook: Handler = (req, { engine }) =>
 const metric: Handler = (req, { engine }) => {
   const name = req.params.metricName;
   if (name !== "LAST_ACTIVE_HOUR_ERROR_RATE") {
-    throw new ApiError(
-      404,
+    throw new NotFoundError(
       `Unknown metric ${JSON.stringify(name)}: the one metric is LAST_ACTIVE_HOUR_ERROR_RATE.`,
-      ErrorCode.notFound,
     );
   }
   return json(200, { value: engine.errorRatePercent(req.params.webhookId) });

@@ -13,7 +13,7 @@ import type { WebhookSettings } from "../context.ts";
 import type { DatabaseSync } from "node:sqlite";
 import { SnapshotPager } from "./notification_paging.ts";
 import { WebhookEngine, type WebhookEvent } from "./engine.ts";
-import { type Jwks, WebhookSigner } from "./signing/signer.ts";
+import { type Jwks, WebhookSigner } from "./signer.ts";
 import { WebhookStore } from "./store.ts";
 
 /** Options of {@linkcode startWebhooks}. */
@@ -32,8 +32,6 @@ export interface WebhooksOptions extends WebhookSettings {
   now?: () => number;
   /** The console's address without its token, once known (named in the suspension e-mail). */
   consoleUrl?: () => string | undefined;
-  /** libcrypto names or paths to try (default the OS's usual ones; `[]`: WebCrypto only). */
-  libcryptoPaths?: readonly string[];
 }
 
 /** The running webhook side; see {@linkcode startWebhooks}. */
@@ -72,11 +70,6 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     signer = await WebhookSigner.generate();
     store.setMeta(KEY_META, JSON.stringify(signer.toPrivateJwk()));
   }
-  await signer.useFastSigning({
-    workers: opts.signWorkers ?? 2,
-    log: opts.log,
-    libcryptoPaths: opts.libcryptoPaths,
-  });
   const now = opts.now ?? Date.now;
   const engine = new WebhookEngine({
     store,
@@ -101,7 +94,6 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     },
     async stop() {
       await engine.stop();
-      signer.close();
     },
   };
 }

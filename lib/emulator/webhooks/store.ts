@@ -20,6 +20,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import { withTransaction } from "../store.ts";
 import type { NOTIFICATION_SORT_FIELDS } from "../../core/mod.ts";
+import type { WindowAttempt } from "../../webhooks/mod.ts";
 import { attemptFrom, jobFrom, notificationFrom, webhookFrom } from "./rows.ts";
 import type {
   AttemptRow,
@@ -281,12 +282,18 @@ export class WebhookStore {
     ).all(webhookId, afterSeq, since).map(attemptFrom);
   }
 
-  /** Every attempt of an endpoint with sentTime in (from, to], oldest first. */
-  attemptsBetween(webhookId: string, from: number, to: number): AttemptRow[] {
+  /**
+   * The time and breaker error of each attempt of an endpoint with sentTime
+   * above `after`: what `lastActiveWindowErrors` (lib/webhooks) counts; the
+   * window itself is decided there.
+   */
+  attemptOutcomesAfter(webhookId: string, after: number): WindowAttempt[] {
     return this.#stmt(
-      `SELECT * FROM wh_attempts WHERE webhook_id = ? AND sent_time > ? AND sent_time <= ?
-       ORDER BY seq`,
-    ).all(webhookId, from, to).map(attemptFrom);
+      "SELECT sent_time, error FROM wh_attempts WHERE webhook_id = ? AND sent_time > ?",
+    ).all(webhookId, after).map((r: Row) => ({
+      time: r.sent_time as number,
+      error: r.error === 1,
+    }));
   }
 
   /** The latest attempt time of an endpoint, or null. */
@@ -411,15 +418,6 @@ export class WebhookStore {
     return this.#stmt(
       "SELECT seq FROM wh_notifications WHERE webhook_id = ? AND created_at >= ? ORDER BY seq",
     ).all(webhookId, since).map((r: Row) => r.seq as number);
-  }
-
-  /** Attempts and errors of an endpoint with sentTime in (from, to]. */
-  errorCounts(webhookId: string, from: number, to: number): { attempts: number; errors: number } {
-    const r = this.#stmt(
-      `SELECT COUNT(*) AS n, COALESCE(SUM(error), 0) AS e FROM wh_attempts
-       WHERE webhook_id = ? AND sent_time > ? AND sent_time <= ?`,
-    ).get(webhookId, from, to) as Row;
-    return { attempts: Number(r.n), errors: Number(r.e) };
   }
 
   /** Every attempt of a notification (all its series), in the order they were made. */

@@ -1,0 +1,221 @@
+/**
+ * The exactly-once promise with custody as slow as it is in production: the emulator signs
+ * and approves after delays longer than the client's timeout, so every client gives up and
+ * sends its request again, while creates meet 5xx/429 answers and dropped answers, and
+ * bridges are SIGKILLed with a transaction held. Counted on the platform and on chain: each
+ * request is one transaction. (The same faults without delays: rpc_faults_test.ts; each real
+ * client through a slow send: rpc_slow_clients_test.ts.)
+ */
+import assert from "node:assert/strict";
+import { anvilCall, type Stack, startStack, VAULT0 } from "../support/rpc_stack.ts";
+import { waitFor } from "../support/emulator_process.ts";
+import { loadCredentials, PlatformClient } from "../../lib/platform/mod.ts";
+
+let stack: Stack;
+let client: PlatformClient;
+
+Deno.test.beforeAll(async () => {
+  // approval and signing each take 100-250 ms: longer than the clients' 80 ms below
+  stack = await startStack([], {
+    approvalDelay: { minMs: 100, maxMs: 250 },
+    signingDelay: { minMs: 100, maxMs: 250 },
+  });
+  client = new PlatformClient(
+    await loadCredentials({
+      apiKey: stack.emulator.apiKey,
+      privateKey: stack.emulator.privateKeyPath,
+      apiBaseUrl: stack.emulator.apiBaseUrl,
+    }),
+  );
+});
+
+Deno.test.afterAll(async () => {
+  await stack?.stop();
+});
+
+async function admin(path: string, body?: unknown): Promise<void> {
+  const r = await fetch(`${stack.emulator.adminUrl}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": stack.emulator.apiKey },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await r.text();
+  assert.ok(r.status < 300, text);
+}
+
+interface PlatformTx {
+  id: string;
+  status: string;
+  externalTxId?: string;
+  txHash?: string;
+}
+
+/** Platform transactions whose externalTxId starts with `prefix`. */
+async function platformTransactions(prefix: string): Promise<PlatformTx[]> {
+  const { data } = await client.request("GET", "/v1/transactions", {
+    operation: "list transactions",
+    query: { limit: 500 },
+  });
+  return (data as PlatformTx[]).filter((t) => t.externalTxId?.startsWith(prefix));
+}
+
+async function nonce(): Promise<bigint> {
+  return BigInt(await anvilCall(stack.anvil.url, "eth_getTransactionCount", [VAULT0, "latest"]));
+}
+
+/**
+ * A client with an 80 ms timeout that sends the same request again until it gets an answer,
+ * as a retrying HTTP client or proxy does. Returns the answer and how many tries it took.
+ */
+async function retryingSend(url: string, tx: Record<string, unknown>, id: number) {
+  const body = JSON.stringify({ jsonrpc: "2.0", id, method: "eth_sendTransaction", params: [tx] });
+  for (let tries = 1;; tries++) {
+    try {
+      const r = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+        signal: AbortSignal.timeout(80),
+      });
+      const j = await r.json() as { result?: string; error?: { message: string } };
+      return { ...j, tries };
+    } catch (e) {
+      if ((e as Error).name !== "TimeoutError") throw e;
+      if (tries > 400) throw new Error(`send ${id}: no answer after ${tries} tries`);
+    }
+  }
+}
+
+for (const withNonce of [true, false]) {
+  Deno.test(
+    `12 sends ${
+      withNonce ? "with" : "without"
+    } a nonce, custody slower than the client's timeout, creates under 5xx/429 and drops: each retried until answered, exactly 12 transactions`,
+    async () => {
+      const prefix = `slow-${withNonce ? "n" : "x"}-${crypto.randomUUID().slice(0, 8)}-`;
+      const bridge = await stack.bridge([
+        "--http",
+        "--vaultAccountIds",
+        "0",
+        "--externalTxIdPrefix",
+        prefix,
+        "--pollingInterval",
+        "20ms",
+      ]);
+      const to = "0x000000000000000000000000000000000000dEaD";
+      const first = await nonce();
+      const balanceBefore = BigInt(
+        await anvilCall(stack.anvil.url, "eth_getBalance", [to, "latest"]),
+      );
+      let retried = 0;
+      try {
+        for (let i = 1; i <= 12; i++) {
+          if (i % 3 === 0) {
+            await admin("/faults", {
+              kind: "status",
+              status: i % 2 ? 503 : 429,
+              count: 1,
+              path: "/v1/transactions",
+              method: "POST",
+            });
+          }
+          if (i % 4 === 1) {
+            await admin("/faults", {
+              kind: "drop",
+              count: 1,
+              path: "/v1/transactions",
+              method: "POST",
+            });
+          }
+          const tx: Record<string, unknown> = { from: VAULT0, to, value: "0x" + i.toString(16) };
+          if (withNonce) tx.nonce = "0x" + (first + BigInt(i - 1)).toString(16);
+          const a = await retryingSend(bridge.address, tx, i);
+          assert.ok(a.result, `send ${i}: ${JSON.stringify(a.error)}`);
+          if (a.tries > 1) retried++;
+        }
+      } finally {
+        await fetch(`${stack.emulator.adminUrl}/faults`, {
+          method: "DELETE",
+          headers: { "x-api-key": stack.emulator.apiKey },
+        }).then((r) => r.body?.cancel());
+        await bridge.stop();
+      }
+      // the delays did outlast the client: most sends were asked for more than once
+      assert.ok(retried >= 10, `only ${retried} of 12 sends were retried by the client`);
+      assert.equal(await nonce() - first, 12n, "exactly 12 transactions on chain");
+      const balanceAfter = BigInt(
+        await anvilCall(stack.anvil.url, "eth_getBalance", [to, "latest"]),
+      );
+      assert.equal(balanceAfter - balanceBefore, 78n, "each value sent once: 1+2+...+12");
+      assert.equal(
+        (await platformTransactions(prefix)).length,
+        12,
+        "exactly 12 platform transactions",
+      );
+    },
+  );
+}
+
+Deno.test("a bridge SIGKILLed with a send held for approval: the same send through a new bridge follows it, before and after it landed", async () => {
+  const prefix = `kill-${crypto.randomUUID().slice(0, 8)}-`;
+  const flags = ["--http", "--vaultAccountIds", "0", "--externalTxIdPrefix", prefix, "--verbose"];
+  const to = "0x000000000000000000000000000000000000bEEF";
+  const first = await nonce();
+  const tx = (n: bigint) => ({ from: VAULT0, to, value: "0x7", nonce: "0x" + n.toString(16) });
+  const post = (url: string, n: bigint, signal?: AbortSignal) =>
+    fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "eth_sendTransaction",
+        params: [tx(n)],
+      }),
+      signal,
+    }).then((r) => r.json() as Promise<{ result?: string; error?: unknown }>);
+  const held = async () =>
+    (await platformTransactions(prefix)).find((t) => t.status === "PENDING_AUTHORIZATION");
+
+  // 1. held while the bridge dies; the new bridge's send arrives before the approval
+  await admin("/faults", { kind: "hold", count: 1 });
+  const a = await stack.bridge(flags);
+  const lost = post(a.address, first).catch(() => undefined); // its client never hears back
+  const h1 = await waitFor("the first send held", held);
+  await a.stop("SIGKILL");
+  await lost;
+  const b = await stack.bridge(flags);
+  const again = post(b.address, first);
+  // the new bridge's create is refused (the derived externalTxId exists): it follows the held one
+  await waitFor(
+    "the new bridge to find the held transaction",
+    () => b.stderr().includes(`but the platform has it: ${h1.id}`),
+  );
+  await admin(`/transactions/${h1.id}/approve`);
+  const r1 = await again;
+  assert.ok(r1.result, JSON.stringify(r1));
+
+  // 2. held while the bridge dies, approved and mined before the same send comes again
+  await admin("/faults", { kind: "hold", count: 1 });
+  const lost2 = post(b.address, first + 1n).catch(() => undefined);
+  const h2 = await waitFor("the second send held", async () => {
+    const t = await held();
+    return t && t.id !== h1.id ? t : undefined;
+  });
+  await b.stop("SIGKILL");
+  await lost2;
+  await admin(`/transactions/${h2.id}/approve`);
+  await waitFor("the second transaction mined", async () => await nonce() === first + 2n);
+  const c = await stack.bridge(flags);
+  const r2 = await post(c.address, first + 1n);
+  assert.ok(r2.result, JSON.stringify(r2));
+
+  const txs = await platformTransactions(prefix);
+  assert.equal(txs.length, 2, JSON.stringify(txs));
+  assert.deepEqual(
+    new Set(txs.map((t) => t.txHash)),
+    new Set([r1.result, r2.result]),
+    "each answer is the hash of the transaction made before the kill",
+  );
+  assert.equal(await nonce(), first + 2n, "two transactions on chain");
+});

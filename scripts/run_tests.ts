@@ -4,6 +4,12 @@
  * plain closing line `tests: N passed, N failed, N skipped` that CI reads,
  * preceded by one `skipped: FILE: NAME` line per skipped test.
  *
+ * Without arguments the suite runs as two `deno test` processes at once: the
+ * tests that mostly wait on a slow peer (tests/slow/: forge through custody
+ * approvals of a minute and more, its files in parallel with each other) and
+ * everything else. The fast process's output is shown as it comes, the slow
+ * one's when it ends; the closing line counts both.
+ *
  * With `SERVICE_REQUIRE_ALL=1` (set by `.ci/run`) a skipped test is a
  * failure: it is counted among the failed and the exit code is 1.
  *
@@ -75,6 +81,63 @@ export class SummaryReader {
   }
 }
 
+/** One summary of several `deno test` runs: counts added, complete when every run was. */
+export function combineSummaries(runs: TestSummary[]): TestSummary {
+  return {
+    passed: runs.reduce((n, r) => n + r.passed, 0),
+    failed: runs.reduce((n, r) => n + r.failed, 0),
+    skipped: runs.flatMap((r) => r.skipped),
+    complete: runs.length > 0 && runs.every((r) => r.complete),
+  };
+}
+
+/** The folder of tests that mostly wait; run as their own process, their files in parallel. */
+export const SLOW_TESTS = "tests/slow/";
+
+/**
+ * The `deno test` argument lists of a run: the given arguments as one run, or without any,
+ * everything but {@linkcode SLOW_TESTS} and, beside it, {@linkcode SLOW_TESTS} in parallel.
+ */
+export function testRuns(args: string[]): { args: string[]; env: Record<string, string> }[] {
+  if (args.length > 0) return [{ args: ["test", "-A", ...args], env: {} }];
+  return [
+    { args: ["test", "-A", `--ignore=${SLOW_TESTS}`], env: {} },
+    // its files wait on forge's 45 s timeouts, not on the CPU: one job each
+    { args: ["test", "-A", "--parallel", SLOW_TESTS], env: { DENO_JOBS: "4" } },
+  ];
+}
+
+/** Runs one `deno test` process; `live` shows its output as it comes, else at the end. */
+async function runOne(
+  run: { args: string[]; env: Record<string, string> },
+  env: Record<string, string>,
+  live: boolean,
+): Promise<{ code: number; summary: TestSummary }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: run.args,
+    cwd: root,
+    env: { ...env, ...run.env },
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = new SummaryReader();
+  const held: Uint8Array[] = [];
+  let pending = "";
+  const dec = new TextDecoder();
+  for await (const chunk of child.stdout) {
+    if (live) await Deno.stdout.write(chunk);
+    else held.push(chunk);
+    pending += dec.decode(chunk, { stream: true });
+    const lines = pending.split("\n");
+    pending = lines.pop() ?? "";
+    for (const l of lines) reader.line(l);
+  }
+  if (pending) reader.line(pending);
+  for (const chunk of held) await Deno.stdout.write(chunk);
+  const { code } = await child.status;
+  return { code, summary: reader.summary() };
+}
+
 /**
  * The closing lines for a summary: one per skipped test, then
  * `tests: N passed, N failed, N skipped`. With `requireAll`, skips count as failures.
@@ -99,27 +162,12 @@ if (import.meta.main) {
     NO_COLOR: "1",
   };
   if (requireAll) env.SERVICE_REQUIRE_ALL = "1";
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["test", "-A", ...Deno.args],
-    cwd: root,
-    env,
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = new SummaryReader();
-  let pending = "";
-  const dec = new TextDecoder();
-  for await (const chunk of child.stdout) {
-    await Deno.stdout.write(chunk);
-    pending += dec.decode(chunk, { stream: true });
-    const lines = pending.split("\n");
-    pending = lines.pop() ?? "";
-    for (const l of lines) reader.line(l);
-  }
-  if (pending) reader.line(pending);
-  const { code } = await child.status;
-  const summary = reader.summary();
+  const runs = await Promise.all(
+    testRuns(Deno.args).map((run, i) => runOne(run, env, i === 0)),
+  );
+  const summary = combineSummaries(runs.map((r) => r.summary));
   for (const l of closingLines(summary, requireAll)) console.log(l);
+  const code = runs.find((r) => r.code !== 0)?.code ?? 0;
   const ok = code === 0 && summary.complete && !(requireAll && summary.skipped.length > 0);
   Deno.exit(ok ? 0 : code || 1);
 }

@@ -5,7 +5,13 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { closingLines, SummaryReader } from "../../scripts/run_tests.ts";
+import {
+  closingLines,
+  combineSummaries,
+  SLOW_TESTS,
+  SummaryReader,
+  testRuns,
+} from "../../scripts/run_tests.ts";
 
 const OUTPUT = `running 2 tests from ./tests/e2e/rpc_browser_test.ts
 a web page cannot make the bridge send ... ignored (0ms)
@@ -57,6 +63,33 @@ Deno.test("a run without skips says 0 skipped; a failed run keeps its counts", (
 
 Deno.test("output without deno's summary is one failure", () => {
   assert.deepEqual(closingLines(read("error: Module not found"), false), [
+    "tests: 0 passed, 1 failed, 0 skipped",
+  ]);
+});
+
+Deno.test("without arguments the slow folder runs as its own parallel process beside the rest", () => {
+  const [rest, slow] = testRuns([]);
+  assert.deepEqual(rest.args, ["test", "-A", `--ignore=${SLOW_TESTS}`]);
+  assert.deepEqual(slow.args, ["test", "-A", "--parallel", SLOW_TESTS]);
+  // with arguments, exactly what was asked, once
+  assert.deepEqual(testRuns(["tests/slow/x_test.ts", "--filter", "y"]), [
+    { args: ["test", "-A", "tests/slow/x_test.ts", "--filter", "y"], env: {} },
+  ]);
+});
+
+Deno.test("the closing line counts both processes; one without deno's summary fails the whole", () => {
+  const slow = read(`running 1 test from ./tests/slow/forge_resume_test.ts
+forge resumes ... ok (3m)
+
+ok | 1 passed | 0 failed (3m)
+`);
+  const both = combineSummaries([read(OUTPUT), slow]);
+  assert.deepEqual(closingLines(both, false).at(-1), "tests: 3 passed, 0 failed, 2 skipped");
+  assert.equal(
+    closingLines(combineSummaries([slow, read("FAILED | 4 passed | 2 failed (9s)")]), false).at(-1),
+    "tests: 5 passed, 2 failed, 0 skipped",
+  );
+  assert.deepEqual(closingLines(combineSummaries([slow, read("error: boom")]), false), [
     "tests: 0 passed, 1 failed, 0 skipped",
   ]);
 });

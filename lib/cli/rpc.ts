@@ -146,6 +146,9 @@ export const rpcCommand = leaf({
         log(`chain ${chainId}: asset ${assetId} (from the platform)`);
       }
 
+      // The flags that make the bridge's address the same next time (forge --resume sends to the
+      // address it recorded); set once the bridge listens.
+      let fixedAddress: string | null = "";
       const signer = new rpc.CustodySigner({
         client,
         assetId,
@@ -160,7 +163,7 @@ export const rpcCommand = leaf({
         txTimeoutMs: f.txTimeout,
         joinRetries: f.joinRetries,
         progress: f.quiet ? undefined : (line) => void out.log(line),
-        resumeHint: resumeHint(rest),
+        resumeHint: () => resumeHint(rest, fixedAddress),
         pendingNonce: async (address) =>
           BigInt(await upstream.request("eth_getTransactionCount", [address, "pending"]) as string),
         log,
@@ -208,6 +211,11 @@ export const rpcCommand = leaf({
         throw e;
       }
       cleanups.push(() => bridge.close());
+      fixedAddress = addressFlags(transport, f, given, bridge.address);
+      cleanups.push(() => {
+        // sends still under way go on on the platform: say so, and how to pick them up
+        if (!f.quiet) { for (const line of signer.unfinished()) void out.log(line); }
+      });
       log(
         `serving chain ${chainId} (${assetId}) on ${bridge.address}; reads go to ${upstream.shownUrl}`,
       );
@@ -270,14 +278,42 @@ export const rpcCommand = leaf({
  * sends the unsent transactions again, with their nonces, and the bridge finds
  * the one that was under way); else that a repeat of the request joins it.
  */
-export function resumeHint(child: readonly string[] | undefined): string {
+export function resumeHint(
+  child: readonly string[] | undefined,
+  addressFlags: string | null = "",
+): string {
   const tool = child?.[0]?.split(/[\\/]/).pop();
   if (tool === "forge" && child!.includes("script")) {
+    const same = addressFlags === null
+      ? ", with the bridge at a fixed address (forge --resume sends to the address it recorded: give --ipcPath FILE, or --port and --httpPath, to both runs)"
+      : addressFlags
+      ? `, with ${addressFlags} added to the bridge's flags (forge --resume sends to the address it recorded)`
+      : "";
     return child!.includes("--resume")
-      ? "forge picks the script up again when the same command is run again"
-      : "to pick the script up again, run the same command with --resume added to forge script's arguments: it joins this transaction";
+      ? `forge picks the script up again when the same command is run again${same}`
+      : `to pick the script up again, run the same command with --resume added to forge script's arguments${same}: the new bridge joins this transaction`;
   }
   return "a repeat of the same request joins it";
+}
+
+/**
+ * The flags that give a new bridge this bridge's address: `""` when the
+ * address is fixed already (`--port` and `--httpPath`, or `--ipcPath`),
+ * `--port P --httpPath /T` for a random HTTP port or path, `null` for a
+ * socket in a private directory that goes with this bridge.
+ */
+export function addressFlags(
+  transport: "http" | "ipc",
+  f: { port?: number; httpPath?: string; ipcPath?: string },
+  given: ReadonlySet<string>,
+  address: string,
+): string | null {
+  if (transport === "ipc") return f.ipcPath ? "" : null;
+  const fixedPort = !!f.port;
+  const fixedPath = f.httpPath !== undefined || given.has("path");
+  if (fixedPort && fixedPath) return "";
+  const url = new URL(address);
+  return `--port ${url.port} --httpPath ${url.pathname}`;
 }
 
 /**

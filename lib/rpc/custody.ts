@@ -96,8 +96,8 @@ export interface CustodyOptions {
    * standard error unless `--quiet`; default none.
    */
   progress?: (line: string) => void;
-  /** What a progress line says to run when a client gave up; default a generic hint. */
-  resumeHint?: string;
+  /** What a progress line says to run when a client gave up (read when said); default generic. */
+  resumeHint?: () => string;
   /**
    * Whether a send without a nonce, repeated after its client gave up,
    * joins the earlier one (see `send_book.ts`); default true (`--joinRetries`).
@@ -159,6 +159,8 @@ export class CustodySigner implements Signer {
   readonly #book: SendBook;
   /** Errors of sends that failed after their platform transaction was created. */
   readonly #afterCreate = new WeakSet<object>();
+  /** The progress of each send under way. */
+  readonly #underWay = new Set<SendProgress>();
 
   /** Builds a signer; nothing is fetched until the first call. */
   constructor(options: CustodyOptions) {
@@ -245,6 +247,7 @@ export class CustodySigner implements Signer {
     );
     watch.onAllGone = () => progress?.allGone();
     watch.onJoin = () => progress?.joined();
+    if (progress) this.#underWay.add(progress);
     let created = false;
     try {
       const hash = await this.#sendNow(identity, body, signal, progress, () => created = true);
@@ -255,7 +258,17 @@ export class CustodySigner implements Signer {
       if (created) this.#afterCreate.add(error);
       progress?.failed(error.message);
       throw error;
+    } finally {
+      if (progress) this.#underWay.delete(progress);
     }
+  }
+
+  /**
+   * One line per send still under way (for the bridge to print when it
+   * stops: the transactions go on on the platform); none without `progress`.
+   */
+  unfinished(): string[] {
+    return [...this.#underWay].map((p) => p.unfinished());
   }
 
   #progress(label: string): SendProgress | undefined {

@@ -196,9 +196,10 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
     };
     const session = options.hub?.session(push);
     const extra = session?.methods;
-    // The peer closed its end: a send it asked for may be joined by a repeat (send_book.ts).
-    const gone = new AbortController();
-    const call = { clientGone: gone.signal };
+    // Per request until its answer is written: aborted when the peer closes its end first
+    // (or the answer cannot be written), so a send it asked for may be joined by a repeat
+    // (send_book.ts). A peer that half-closes and still reads counts as gone too.
+    const unanswered = new Set<AbortController>();
     const drop = async (reason: string) => {
       options.onDropped?.(reason);
       await write(JSON.stringify({
@@ -237,11 +238,15 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
             await drop("a message is not valid JSON");
             return;
           }
-          const p: Promise<void> = options.dispatcher.handleValue(value, text, extra, call).then(
-            async (answer) => {
-              if (answer !== undefined && alive) await write(answer);
-            },
-          ).finally(() => {
+          const gone = new AbortController();
+          unanswered.add(gone);
+          const p: Promise<void> = options.dispatcher.handleValue(value, text, extra, {
+            clientGone: gone.signal,
+          }).then(async (answer) => {
+            if (answer !== undefined && alive) await write(answer);
+            if (!alive) gone.abort(); // never written: never received
+          }).finally(() => {
+            unanswered.delete(gone);
             inflight.delete(p);
             wake();
           });
@@ -251,7 +256,7 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
     } catch {
       // connection reset: nothing to answer
     } finally {
-      gone.abort();
+      for (const gone of unanswered) gone.abort();
       // The peer may have half-closed after its last request: answer what is in flight.
       while (alive && inflight.size) await Promise.all([...inflight]);
       await writes;

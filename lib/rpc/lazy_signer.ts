@@ -29,8 +29,15 @@ export class LazySigner implements Signer {
     this.#load = load;
   }
 
+  #loaded: Signer | undefined;
+
+  /** See {@linkcode Signer.unfinished}: none while nothing was loaded. */
+  unfinished(): string[] {
+    return this.#loaded?.unfinished?.() ?? [];
+  }
+
   #get(): Promise<Signer> {
-    this.#signer ??= this.#load().catch((e) => {
+    this.#signer ??= this.#load().then((signer) => this.#loaded = signer).catch((e) => {
       this.#signer = undefined;
       throw e;
     });

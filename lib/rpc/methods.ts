@@ -45,6 +45,8 @@ export interface Signer {
     signal?: AbortSignal,
     clientGone?: AbortSignal,
   ): Promise<string>;
+  /** Lines describing the sends still under way (printed when the bridge stops); optional. */
+  unfinished?(): string[];
   /** EIP-191 signature of `data` (hex) by `address`. */
   signMessage(address: string, dataHex: string, signal?: AbortSignal): Promise<string>;
   /** EIP-712 signature of `typedData` by `address`. */

@@ -80,6 +80,8 @@ interface Entry extends SendWatch {
   outcome: Promise<string>;
   /** An answer reached a client that was still waiting for it. */
   delivered: boolean;
+  /** Answers handed to a client, not yet confirmed received (see `#deliver`). */
+  delivering: number;
   /** When the send finished, else undefined. */
   settledAt: number | undefined;
   failed: boolean;
@@ -154,6 +156,7 @@ export class SendBook {
       waiting: 0,
       outcome: Promise.resolve(""),
       delivered: false,
+      delivering: 0,
       settledAt: undefined,
       failed: false,
       created: false,
@@ -189,14 +192,17 @@ export class SendBook {
     for (const e of list) {
       if (identity.nonce !== undefined) {
         if (!(e.failed && e.delivered)) return e;
-      } else if (this.#joinAbandoned && e.waiting === 0 && !e.delivered) return e;
+      } else if (
+        this.#joinAbandoned && e.waiting === 0 && e.delivering === 0 && !e.delivered
+      ) return e;
     }
     return undefined;
   }
 
   /**
-   * Resolves when every client of `twin` has left or it settled, or after
-   * the grace ({@linkcode REPEAT_GRACE_MS}), whichever comes first.
+   * Resolves when every client of `twin` has left (and no answer of it is
+   * on its way), or an answer of it was received, or after the grace
+   * ({@linkcode REPEAT_GRACE_MS}), whichever comes first.
    */
   #graceFor(twin: Entry): Promise<void> {
     return new Promise((resolve) => {
@@ -206,7 +212,7 @@ export class SendBook {
         resolve();
       };
       const check = () => {
-        if (twin.waiting === 0 || twin.settledAt !== undefined) done();
+        if (twin.delivered || (twin.waiting === 0 && twin.delivering === 0)) done();
       };
       const timer = setTimeout(done, this.#graceMs);
       twin.changed.add(check);
@@ -233,8 +239,8 @@ export class SendBook {
     };
     clientGone?.addEventListener("abort", onGone, { once: true });
     const done = () => {
-      if (here) entry.delivered = true;
       clientGone?.removeEventListener("abort", onGone);
+      if (here) this.#deliver(entry, clientGone);
       leave();
     };
     return entry.outcome.then((hash) => {
@@ -244,6 +250,35 @@ export class SendBook {
       done();
       throw e;
     });
+  }
+
+  /**
+   * The answer of `entry` was handed to a client that was still there. It
+   * counts as received unless the client is seen gone within the grace: a
+   * client that gives up at the very moment its answer is written never
+   * reads it, and its repeat must still join (the transports abort
+   * `clientGone` only while the request's answer is unwritten).
+   */
+  #deliver(entry: Entry, clientGone: AbortSignal | undefined): void {
+    const changed = () => {
+      for (const f of [...entry.changed]) f();
+    };
+    if (!clientGone) {
+      entry.delivered = true;
+      changed();
+      return;
+    }
+    entry.delivering++;
+    const settle = (received: boolean) => {
+      clearTimeout(timer);
+      clientGone.removeEventListener("abort", lost);
+      entry.delivering--;
+      if (received) entry.delivered = true;
+      changed();
+    };
+    const lost = () => settle(false);
+    const timer = setTimeout(() => settle(true), this.#graceMs);
+    clientGone.addEventListener("abort", lost, { once: true });
   }
 
   /** Forgets the sends that can no longer be joined. */

@@ -28,8 +28,8 @@ export interface SendProgressOptions {
   write: (line: string) => void;
   /** Clock; default `Date.now`. */
   now?: () => number;
-  /** What to run to go on after the client gave up; default a generic hint. */
-  resumeHint?: string;
+  /** What to run to go on after the client gave up (read when said); default a generic hint. */
+  resumeHint?: () => string;
 }
 
 /** The default of {@linkcode SendProgressOptions.resumeHint}. */
@@ -98,7 +98,7 @@ export class SendProgress {
       `the client stopped waiting after ${
         seconds(this.#now() - this.#start)
       }; the transaction continues${what} and its hash will be printed here; ${
-        this.#o.resumeHint ?? DEFAULT_RESUME_HINT
+        this.#o.resumeHint?.() ?? DEFAULT_RESUME_HINT
       }.`,
     );
   }
@@ -118,6 +118,20 @@ export class SendProgress {
         this.#abandoned ? " (no client was waiting for it)" : ""
       }`,
     );
+  }
+
+  /**
+   * The line for a send still under way when the bridge stops (its child
+   * exited): the transaction goes on on the platform, and how to pick it up.
+   */
+  unfinished(): string {
+    const what = this.#status ? transactionStatusInWords(this.#status) : "not created yet";
+    const tx = this.#txId ? `platform transaction ${this.#txId}` : "send";
+    return `${tx} (${this.#label}) is still ${what} after ${
+      seconds(this.#now() - this.#start)
+    } as the bridge stops: it continues on the platform; ${
+      this.#o.resumeHint?.() ?? DEFAULT_RESUME_HINT
+    }.`;
   }
 
   /** The send failed: printed when nobody is waiting to receive the error. */

@@ -146,9 +146,12 @@ export function createWebSocketHandler(options: WebSocketOptions): (request: Req
     };
     const session = options.hub?.session(send);
     const extra = session?.methods;
-    // The client closed the socket: a send it asked for may be joined by a repeat (send_book.ts).
-    const gone = new AbortController();
-    const call = { clientGone: gone.signal };
+    // Per request until its answer is sent: aborted when the client closes the socket first,
+    // so a send it asked for may be joined by a repeat (send_book.ts).
+    const unanswered = new Set<AbortController>();
+    const goneAll = () => {
+      for (const gone of unanswered) gone.abort();
+    };
     socket.onmessage = (event) => {
       const data = event.data as string | ArrayBuffer;
       received += typeof data === "string" ? data.length : data.byteLength;
@@ -172,20 +175,26 @@ export function createWebSocketHandler(options: WebSocketOptions): (request: Req
         drop(`client too slow: over ${maxInflight} requests unanswered`);
         return;
       }
-      options.dispatcher.handleValue(value, text, extra, call).then((answer) => {
-        inflight--;
-        if (answer !== undefined) send(answer);
-      });
+      const gone = new AbortController();
+      unanswered.add(gone);
+      options.dispatcher.handleValue(value, text, extra, { clientGone: gone.signal }).then(
+        (answer) => {
+          inflight--;
+          if (answer !== undefined) send(answer);
+          if (!open || socket.readyState !== WebSocket.OPEN) gone.abort(); // never sent
+          unanswered.delete(gone);
+        },
+      );
     };
     socket.onclose = () => {
       open = false;
       session?.close();
-      gone.abort();
+      goneAll();
     };
     socket.onerror = () => {
       open = false;
       session?.close();
-      gone.abort();
+      goneAll();
     };
     return response;
   };

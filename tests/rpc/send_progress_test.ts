@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { SendProgress } from "../../lib/rpc/send_progress.ts";
-import { resumeHint } from "../../lib/cli/rpc.ts";
+import { addressFlags, resumeHint } from "../../lib/cli/rpc.ts";
 
 function progress() {
   let now = 0;
@@ -13,7 +13,7 @@ function progress() {
   const p = new SendProgress("nonce 0 from 0xabc", {
     write: (l) => lines.push(l),
     now: () => now,
-    resumeHint: "run it again",
+    resumeHint: () => "run it again",
   });
   return { p, lines, at: (ms: number) => now = ms };
 }
@@ -59,6 +59,42 @@ Deno.test("the client leaves: said at once with the hint; the outcome says nobod
     "platform transaction tx-2 (nonce 0 from 0xabc): the client stopped waiting after 45 s; the transaction continues (waiting for approval) and its hash will be printed here; run it again.",
     "platform transaction tx-2 (nonce 0 from 0xabc): Platform transaction tx-2 ended REJECTED. (no client was waiting for it)",
   ]);
+});
+
+Deno.test("a send still under way when the bridge stops: one line saying it continues", () => {
+  const { p, at } = progress();
+  p.created("tx-3");
+  at(3000);
+  p.status("PENDING_AUTHORIZATION");
+  at(240_000);
+  assert.equal(
+    p.unfinished(),
+    "platform transaction tx-3 (nonce 0 from 0xabc) is still waiting for approval after 240 s as the bridge stops: it continues on the platform; run it again.",
+  );
+});
+
+Deno.test("forge --resume needs the same address: the hint gives the flags that fix it", () => {
+  const forge = ["forge", "script", "S.s.sol", "--broadcast", "--rpc-url", "{}"];
+  const random = addressFlags("http", { port: 0 }, new Set(), "http://127.0.0.1:41234/abc123");
+  assert.equal(random, "--port 41234 --httpPath /abc123");
+  assert.match(
+    resumeHint(forge, random),
+    /--resume added to forge script's arguments, with --port 41234 --httpPath \/abc123 added to the bridge's flags/,
+  );
+  const fixed = addressFlags(
+    "http",
+    { port: 8545, httpPath: "/x" },
+    new Set(),
+    "http://127.0.0.1:8545/x",
+  );
+  assert.equal(fixed, "");
+  assert.doesNotMatch(resumeHint(forge, fixed), /--port/);
+  assert.equal(addressFlags("ipc", {}, new Set(), "/tmp/service-rpc-1/rpc.sock"), null);
+  assert.match(
+    resumeHint(forge, null),
+    /give --ipcPath FILE, or --port and --httpPath, to both runs/,
+  );
+  assert.equal(addressFlags("ipc", { ipcPath: "/w/b.sock" }, new Set(), "/w/b.sock"), "");
 });
 
 Deno.test("the resume hint names forge script --resume for a forge script child", () => {

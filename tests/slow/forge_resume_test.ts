@@ -44,6 +44,11 @@ Deno.test("forge script fails while the first transaction is held; approved, --r
     assert.deepEqual(held.map((t) => t.status), ["PENDING_AUTHORIZATION"], failed.stderr);
     // while forge retried, each retry joined the one send (said on stderr)
     assert.match(failed.stderr, /a repeat of the request joined it/);
+    // forge gave up and exited: the bridge, stopping with it, says the send goes on and how to resume
+    assert.match(
+      failed.stderr,
+      /is still waiting for approval after \d+ s as the bridge stops: it continues on the platform; to pick the script up again, run the same command with --resume added to forge script's arguments: the new bridge joins this transaction/,
+    );
     await approve(stack, held[0].id);
     await waitFor(
       async () =>

@@ -553,7 +553,7 @@ const explainCommand: Command = {
   help: (path: string) =>
     simulate.help(path).replace(
       /^[^\n]*\n/,
-      "Why was an endpoint suspended? `breaker simulate --explain`: the moment, the error rate, the attempts\nand status codes that made it, the thresholds, and which what-if would have avoided it.\n",
+      "Why was an endpoint suspended? `breaker simulate --explain`: the moment, the error rate,\nthe attempts and status codes that made it, the thresholds, and which what-if avoids it.\n",
     ),
   flags: simulate.flags,
   run: (args, ctx, path) => simulate.run(["--explain", ...joinCompareValue(args)], ctx, path),

@@ -14,7 +14,7 @@
  * @module
  */
 
-import { type Command, formatFlag, group, leaf } from "./command.ts";
+import { type Command, connectionFlags, formatFlag, group, leaf } from "./command.ts";
 import { CliError, ExitCode, UsageError } from "./errors.ts";
 import { type FlagSpecs, parseFlags } from "./flags.ts";
 import {
@@ -32,6 +32,10 @@ import {
 import { fileChunks } from "./breaker/file_chunks.ts";
 import { NotificationSpill } from "./breaker/notification_spill.ts";
 import { notificationJson, printResult } from "./breaker/tables.ts";
+import { WindowWitness } from "./breaker/window_witness.ts";
+import { explain, type WhatIf, whatIfs } from "./breaker/explain.ts";
+import type { PlatformRead } from "./breaker/from_platform.ts";
+import type { Finding } from "./breaker/platform_check.ts";
 
 /** The policy flags of breaker.md §3 (also what `--compare` accepts). */
 const POLICY_FLAGS = {
@@ -129,9 +133,45 @@ const SIMULATE_FLAGS = {
     default: 1,
     placeholder: "N",
     description:
-      "Replay in N worker threads, each taking a share of the webhooks (same results; FILE only, not with --sort or --plot).",
+      "Replay in N worker threads, each taking a share of the webhooks (same results; FILE only, not with --sort or --plot; with --webhookId one endpoint is one thread).",
   },
+  explain: {
+    type: "boolean",
+    description:
+      "Tell the result in words: each suspension, the error rate and attempts that made it, the thresholds, the what-ifs that avoid it (= breaker explain).",
+  },
+  webhookId: {
+    type: "string",
+    env: "SERVICE_WEBHOOK_ID",
+    placeholder: "ID",
+    description:
+      "Read the endpoint's attempts from the platform instead of a log (no FILE; the variable only when nothing is piped in).",
+  },
+  since: {
+    type: "time",
+    description: "With --webhookId: the window's start, e.g. 24h (the default) or an ISO time.",
+  },
+  from: { type: "time", description: "With --webhookId: the window's start (as --since)." },
+  to: { type: "time", description: "With --webhookId: the window's end (default: now)." },
+  save: {
+    type: "string",
+    placeholder: "FILE",
+    description:
+      "With --webhookId: also write the attempts read to FILE (NDJSON), which replays offline to the same result.",
+  },
+  concurrency: {
+    type: "integer",
+    min: 1,
+    max: 32,
+    default: 8,
+    placeholder: "N",
+    description: "With --webhookId: notifications whose attempts are read at once.",
+  },
+  ...connectionFlags,
 } as const satisfies FlagSpecs;
+
+/** The flags that only mean something with --webhookId. */
+const PLATFORM_ONLY = ["since", "from", "to", "save", "concurrency"] as const;
 
 /** Splits a `--compare` value into arguments (single or double quotes group words). */
 function splitArgs(text: string): string[] {
@@ -258,6 +298,12 @@ const simulate = leaf({
     "least --sustainedFrom failed for --sustainedFor; attempts while suspended are counted as",
     "suppressed. Exit 0 whether or not anything was suspended (8 with --failOnSuspension),",
     "1 for an invalid line or unreadable input, 2 for bad flags.",
+    "",
+    "With --webhookId W and no FILE the log is read from the platform: the notifications created in",
+    "the window (--since 24h by default, or --from/--to, and 8 h before it for their retries) and",
+    "their attempts, --concurrency at a time; --save FILE keeps it for an offline replay. What the",
+    "platform's records say against the replay (its status for the endpoint, attempts it made while",
+    "the replay has it suspended, attempts the API does not list) is printed after the result.",
   ].join("\n"),
   flags: SIMULATE_FLAGS,
   maxPositionals: 1,
@@ -267,25 +313,57 @@ const simulate = leaf({
     'service breaker simulate log.ndjson --compare "--minAttempts 20" --format table',
     "service breaker simulate log.ndjson --plot breaker.svg --failOnSuspension",
     "service notifications attempts --webhookId W --notificationId N --format ndjson | service breaker simulate -",
+    "service breaker simulate --webhookId W --since 24h --save why.ndjson",
+    "service breaker explain --webhookId W --from 2026-01-01T00:00:00Z --to 2026-01-02T00:00:00Z",
   ],
-  async run({ flags, positionals }, ctx) {
+  async run({ flags, positionals, given }, ctx) {
     const out = ctx.out;
+    const file = positionals[0];
+    if (file !== undefined && given.has("webhookId")) {
+      throw new UsageError(
+        `Give a log FILE or --webhookId (read from the platform), not both: "${file}" and --webhookId ${flags.webhookId}.`,
+      );
+    }
+    // SERVICE_WEBHOOK_ID alone reads the platform only when nothing is piped in
+    const remote = file === undefined && flags.webhookId !== undefined &&
+      (given.has("webhookId") || ctx.io.stdinIsTerminal === true);
+    if (!remote) {
+      for (const name of PLATFORM_ONLY) {
+        if (given.has(name)) {
+          throw new UsageError(
+            `--${name} reads from the platform: give --webhookId W (and no FILE) with it.`,
+          );
+        }
+      }
+    }
+    const explainView = flags.explain === true;
     const policyA = toConfig(flags, "");
     const policies = [policyA];
-    if (flags.compare !== undefined) policies.push(comparePolicy(flags.compare, flags, ctx.path));
+    let candidates: WhatIf[] = [];
+    if (explainView) {
+      const compare = flags.compare === undefined ? undefined : {
+        flags: flags.compare,
+        config: comparePolicy(flags.compare, flags, ctx.path),
+      };
+      candidates = whatIfs(policyA, compare);
+      policies.push(...candidates.map((c) => c.config));
+    } else if (flags.compare !== undefined) {
+      policies.push(comparePolicy(flags.compare, flags, ctx.path));
+    }
     if (flags.plot !== undefined && !/\.(svg|html?)$/i.test(flags.plot)) {
       throw new UsageError(
         `Invalid value "${flags.plot}" for --plot: expected a file name ending in .svg or .html.`,
       );
     }
-    const input = await openInput(positionals[0], ctx.io.stdin);
-    const file = positionals[0];
+    const input = remote ? null : await openInput(file, ctx.io.stdin);
     const parallel = flags.jobs > 1 && file !== undefined && file !== "-" && !flags.sort &&
-      flags.plot === undefined;
-    // a comparison prints no notification lines: none are kept
+      flags.plot === undefined && !explainView;
+    // a comparison or an explanation prints no notification lines: none are kept
     const notifications = flags.notifications === true && policies.length === 1;
     // notifications that reached their final status, until the output reaches them
     const spills: NotificationSpill[] = [];
+    const witness = new WindowWitness(policyA.windowMs);
+    let platformRead: PlatformRead | null = null;
     try {
       if (notifications && !parallel) spills.push(await NotificationSpill.create());
       const spill = spills[0];
@@ -294,6 +372,7 @@ const simulate = leaf({
         notifications,
         plot: flags.plot !== undefined,
         onNotificationFinal: (n, line) => spill.add(line, JSON.stringify(notificationRecord(n))),
+        onEvent: (i, e) => witness.onEvent(i, e),
       });
       let warnedSeconds = false;
       let warnedInvalid = 0;
@@ -311,6 +390,7 @@ const simulate = leaf({
             }; sentTime is epoch milliseconds, not seconds.`,
           );
         }
+        witness.before(r);
         sim.feed(r);
       };
       const sorted: LogRecord[] | null = flags.sort ? [] : null;
@@ -344,9 +424,26 @@ const simulate = leaf({
           warnedInvalid = o.stats.invalidLines;
           stats = o.stats;
           parallelResult = o.result;
+        } else if (remote) {
+          const { readFromPlatform } = await import("./breaker/from_platform.ts");
+          platformRead = await readFromPlatform(
+            { ...flags, webhookId: flags.webhookId! },
+            ctx,
+            sorted ? (r) => sorted.push(copyRecord(r)) : feed,
+            warn,
+          );
+          const f = platformRead.facts;
+          warnedInvalid = f.invalid;
+          stats = {
+            lines: f.attempts + f.invalid,
+            records: f.attempts,
+            invalidLines: f.invalid,
+            format: "platform",
+            scanned: 0,
+          };
         } else {
           stats = await readDeliveryLog(
-            input,
+            input!,
             sorted ? (r) => sorted.push(copyRecord(r)) : feed,
             {
               skipInvalid: flags.skipInvalid === true,
@@ -390,12 +487,36 @@ const simulate = leaf({
         await out.debug(`wrote ${flags.plot}`);
       }
 
-      await printResult(
-        out,
-        result,
-        invalidLines,
-        notifications ? () => notificationJson(spills, result) : undefined,
-      );
+      let findings: Finding[] = [];
+      if (platformRead !== null) {
+        const { platformFindings } = await import("./breaker/platform_check.ts");
+        findings = platformFindings(result, platformRead.facts, witness, platformRead.from);
+      }
+      if (explainView) {
+        const told = explain(result, witness.suspensions, candidates);
+        if (out.format === "table") {
+          const lines = [...told.lines];
+          if (platformRead !== null) {
+            const { platformSummary } = await import("./breaker/from_platform.ts");
+            lines.unshift(platformSummary(platformRead));
+          }
+          await out.write(lines.join("\n") + "\n");
+        } else if (out.format === "json") {
+          await out.write(JSON.stringify({ ...told.record, platform: findings }, null, 2) + "\n");
+          findings = [];
+        } else await out.write(JSON.stringify(told.record) + "\n");
+      } else {
+        await printResult(
+          out,
+          result,
+          invalidLines,
+          notifications ? () => notificationJson(spills, result) : undefined,
+        );
+      }
+      if (findings.length > 0) {
+        const { printFindings } = await import("./breaker/from_platform.ts");
+        await printFindings(out, findings);
+      }
       return flags.failOnSuspension && result.policies[0].suspensions > 0
         ? ExitCode.suspension
         : ExitCode.ok;
@@ -427,14 +548,29 @@ const simulateCommand: Command = {
   run: (args, ctx, path) => simulate.run(joinCompareValue(args), ctx, path),
 };
 
-/** `service breaker` (one verb: `simulate`). */
+const explainCommand: Command = {
+  summary: "Why was an endpoint suspended? The replay in words, with the what-ifs that avoid it.",
+  help: (path: string) =>
+    simulate.help(path).replace(
+      /^[^\n]*\n/,
+      "Why was an endpoint suspended? `breaker simulate --explain`: the moment, the error rate,\nthe attempts and status codes that made it, the thresholds, and which what-if avoids it.\n",
+    ),
+  flags: simulate.flags,
+  run: (args, ctx, path) => simulate.run(["--explain", ...joinCompareValue(args)], ctx, path),
+};
+
+/** `service breaker` (`simulate`, and `explain`: the same replay told in words). */
 export const breakerCommand: Command = group(
-  "Replay delivery logs against the retry schedule and the circuit breaker, offline.",
+  "Replay delivery logs, or an endpoint's attempts read from the platform, against the retry schedule and the circuit breaker.",
   {
     simulate: {
       summary: "Replay a delivery log: suspensions, suppressed attempts, what-if thresholds.",
       load: () => Promise.resolve(simulateCommand),
     },
+    explain: {
+      summary: explainCommand.summary,
+      load: () => Promise.resolve(explainCommand),
+    },
   },
-  "Nothing here talks to the platform: the input is a delivery log (a file or standard input).",
+  "The input is a delivery log (a file or standard input), or with --webhookId W the endpoint's notifications and attempts read from the platform.",
 );

@@ -56,6 +56,7 @@ export {
   afterAttempt,
   classifyOutcome,
   DEFAULT_RETRY_CONFIG,
+  MAX_ATTEMPTS,
   RETRY_DELAYS_SECONDS, // tests/emulator/webhooks_retry_test.ts imports it from here
 } from "./retry_schedule.ts";
 export type {
@@ -91,7 +92,7 @@ export {
 export type { WindowAttempt, WindowErrors } from "./window_error_rate.ts";
 export { readDeliveryLog } from "./log/delivery_log.ts";
 export type { ReadOptions, ReadStats } from "./log/delivery_log.ts";
-export { copyRecord } from "./log/log_record.ts";
+export { copyRecord, emptyRecord, fieldsToRecord } from "./log/log_record.ts";
 export type { LogRecord } from "./log/log_record.ts";
 export { DeliveryLogError } from "./log/delivery_log_error.ts";
 export type { DeliveryLogReason, InvalidLineError } from "./log/delivery_log_error.ts";

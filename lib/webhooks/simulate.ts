@@ -131,6 +131,12 @@ export interface SimulationOptions {
   onNotificationFinal?: OnFinal;
   /** Keep a downsampled error-rate series per endpoint for a plot. Default false. */
   plot?: boolean;
+  /**
+   * Called with each event as the replay makes it (before `feed` returns),
+   * with the index of its policy: e.g. to note what the window held at a
+   * suspension.
+   */
+  onEvent?: (policy: number, event: SimulationEvent) => void;
 }
 
 /** The totals of one policy. */
@@ -184,6 +190,7 @@ export class Simulation {
   readonly #notifications: NotificationTable | null;
   readonly #events: SimulationEvent[][];
   readonly #plot: boolean;
+  readonly #onEvent: ((policy: number, event: SimulationEvent) => void) | null;
   #attempts = 0;
   #enables = 0;
   #minTime = Infinity;
@@ -202,6 +209,7 @@ export class Simulation {
       : null;
     this.#events = options.policies.map(() => []);
     this.#plot = options.plot ?? false;
+    this.#onEvent = options.onEvent ?? null;
   }
 
   /**
@@ -267,12 +275,14 @@ export class Simulation {
         if (effect !== null && effect.type === "enabled") {
           const period = track.suspendedPeriods[track.suspendedPeriods.length - 1];
           if (period !== undefined) period[1] = r.time;
-          this.#events[i].push({
+          const e: EnabledEvent = {
             type: "enabled",
             webhookId: ep.webhookId,
             time: r.time,
             line: r.line,
-          });
+          };
+          this.#events[i].push(e);
+          this.#onEvent?.(i, e);
         }
       }
       return;
@@ -316,6 +326,7 @@ export class Simulation {
         };
         if (effect.bandSince !== undefined) e.bandSince = effect.bandSince;
         this.#events[i].push(e);
+        this.#onEvent?.(i, e);
         if (i === 0 && ep.series !== null) {
           ep.series.add(r.time, rate, effect.reason === "sustained", false);
         }

@@ -8,7 +8,8 @@
  * bundle), anvil/cast/forge, and the variables the examples use set to real
  * values: `$NODE` (anvil, started with chain id 11155111 as the examples
  * say), `$W` (a webhook whose endpoint records deliveries), `$N` (one of its
- * notifications), `$TX`, `$SIGNATURE` and `body.json` (a real delivery),
+ * notifications), `$WS` (a webhook whose endpoint answers 503, suspended by
+ * the emulator's breaker), `$TX`, `$SIGNATURE` and `body.json` (a real delivery),
  * `$BASE`/`$KEY`/`$PEM`/`$ADMIN` (an emulator), and the connection variables.
  * Only these are substituted: the ports (8545 -> anvil, 4000 and 3000 -> free
  * ones), `PORT/TOKEN` (the address the line before printed), and
@@ -160,6 +161,10 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
   await Deno.writeFile(`${tmp}/deliveries.csv.gz`, await csvGz(fixture));
 
   const capture = captureServer();
+  const failing = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => new Response(null, { status: 503 }),
+  );
   let anvil: Anvil | undefined;
   let emulator: CliChild | undefined;
   const background: { line: string; child: CliChild }[] = [];
@@ -193,6 +198,26 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
         ]),
       ).id as string;
     const W = await newWebhook();
+    // "Why was my endpoint suspended?": an endpoint that answers 503, suspended by its first attempt
+    const WS = JSON.parse(
+      await cli([
+        "webhooks",
+        "create",
+        "--url",
+        `http://127.0.0.1:${failing.addr.port}/hook`,
+        "--events",
+        "test.suspend",
+        "--format",
+        "json",
+      ]),
+    ).id as string;
+    await cli(["emulator", "trigger", "--eventType", "test.suspend"]);
+    await waitUntil(
+      "the failing endpoint's suspension",
+      async () =>
+        JSON.parse(await cli(["webhooks", "get", "--webhookId", WS, "--format", "json"]))
+          .status === "SUSPENDED",
+    );
     await cli([
       "emulator",
       "trigger",
@@ -223,6 +248,7 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
       NODE: anvil.url,
       W,
       N,
+      WS,
       TX: "tx-1",
       SIGNATURE: capture.deliveries[0].signature,
       BASE: ready.apiBaseUrl,
@@ -299,6 +325,7 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
     if (emulator) await emulator.stop("SIGINT");
     await anvil?.stop();
     await capture.close();
+    await failing.shutdown();
     await Deno.remove(tmp, { recursive: true });
   }
 });

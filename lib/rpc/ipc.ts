@@ -112,6 +112,8 @@ async function removeStale(path: string): Promise<void> {
  *
  * @example
  * ```ts
+ * import type { Dispatcher } from "./methods.ts";
+ * declare const dispatcher: Dispatcher;
  * const ipc = await serveIpc({ dispatcher });
  * console.log(ipc.path);
  * await ipc.close();

@@ -166,6 +166,8 @@ type Outcome =
  *
  * @example
  * ```ts
+ * import { loadCredentials } from "./credentials.ts";
+ * declare const apiKey: string;
  * const client = new PlatformClient(await loadCredentials({ apiKey, privateKey: "api.pem" }));
  * const { data } = await client.request("GET", "/v1/webhooks", { operation: "list webhooks" });
  * ```

@@ -58,6 +58,8 @@ const AddressesPage: Schema<{ addresses: VaultAddress[] }> = s.looseObject({
  *
  * @example
  * ```ts
+ * import type { PlatformClient } from "./client.ts";
+ * declare const client: PlatformClient;
  * for await (const a of listVaultAccounts(client, { assetId: "ETH_TEST5" })) console.log(a.id);
  * ```
  */

@@ -42,6 +42,8 @@ export function asJwks(doc: unknown, where: string): Jwks {
  *
  * @example
  * ```ts
+ * import { verifyWebhookSignatureWithKeys } from "./signature.ts";
+ * declare const rawBody: Uint8Array, header: string | null;
  * const keys = new RemoteJwks("http://127.0.0.1:40123/.well-known/jwks.json");
  * const check = await verifyWebhookSignatureWithKeys(rawBody, header, keys);
  * ```
@@ -122,6 +124,7 @@ const shared = new Map<string, RemoteJwks>();
  *
  * @example
  * ```ts
+ * declare const rawBody: Uint8Array, header: string | null;
  * const check = await verifyWebhookSignature(rawBody, header, "https://keys.example/.well-known/jwks.json");
  * ```
  */

@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { denoIo, run } from "./lib/cli/mod.ts";
+ * import { denoIo, run } from "./mod.ts";
  * const code = await run(["webhooks", "list", "--format", "ndjson"], { io: denoIo() });
  * ```
  *

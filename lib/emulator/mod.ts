@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { startEmulator } from "./lib/emulator/mod.ts";
+ * import { startEmulator } from "./mod.ts";
  * const emu = await startEmulator({ rpcUrl: "http://127.0.0.1:8545" });
  * const res = await emu.handler(new Request(emu.jwksUrl)); // in-process, no network
  * await emu.stop();

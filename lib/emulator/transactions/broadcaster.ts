@@ -33,6 +33,11 @@ export interface BroadcasterOptions {
  *
  * @example
  * ```ts
+ * import type { EmulatorContext } from "../context.ts";
+ * import type { ChainRequest } from "./request_check.ts";
+ * import type { StatusMoves } from "./status.ts";
+ * declare const ctx: EmulatorContext, moves: StatusMoves, id: string, request: ChainRequest;
+ * const receipt = (hash: string) => ctx.chain.client.getTransactionReceipt({ hash: hash as `0x${string}` });
  * const broadcaster = new Broadcaster({ ctx, moves, receipt, stopped: () => false });
  * const hash = await broadcaster.signAndSend(id, request); // set when CONFIRMING
  * ```

@@ -24,3 +24,6 @@ export type { WebhookSettings } from "./context.ts";
 export type { DelayOption, DelayRange } from "./transactions/custody_delays.ts";
 export { FORCEABLE_STATUSES } from "./transactions/status.ts";
 export type { ForceableStatus } from "./transactions/status.ts";
+// Types the exports above name, re-exported so that this barrel documents them.
+export type { BaseError } from "../core/mod.ts";
+export type { BreakerConfig } from "../webhooks/mod.ts";

@@ -71,3 +71,11 @@ export { findNativeAssetId, getAsset, listBlockchains } from "./blockchains.ts";
 export type { Asset, Blockchain } from "./blockchains.ts";
 export { createTransaction, findTransactionByExternalId, getTransaction } from "./transactions.ts";
 export type { CreateTransactionResponse, Transaction, TransactionRequest } from "./transactions.ts";
+// Types the exports above name, re-exported so that this barrel documents them.
+export type {
+  BaseError,
+  RESEND_JOB_STATUSES,
+  ResendJobStatus,
+  RsaAlg,
+  RsaSigner,
+} from "../core/mod.ts";

@@ -43,3 +43,14 @@ export { nodeChainId, startBridge } from "./bridge.ts";
 export type { Bridge, BridgeOptions } from "./bridge.ts";
 export { childEnv, FORWARDED_SIGNALS, runChild, substituteAddress } from "./supervisor.ts";
 export type { ChildOptions } from "./supervisor.ts";
+// Types the exports above name, re-exported so that this barrel documents them.
+export type { CallContext } from "./methods.ts";
+export type { BaseError } from "../core/mod.ts";
+export type {
+  ApiResponse,
+  Page,
+  PlatformClient,
+  QueryValue,
+  RequestOptions,
+  Schema,
+} from "../platform/mod.ts";

@@ -13,6 +13,7 @@ import {
   type JwksResolver,
   JwksUnavailableError,
   type PublicJwk,
+  type SignatureCheck,
   verifyWebhookSignatureWithKeys,
 } from "./signature.ts";
 
@@ -132,7 +133,7 @@ export function verifyWebhookSignature(
   rawBody: Uint8Array | string,
   signatureHeader: string | null | undefined,
   jwks: Jwks | JwksResolver | URL | string,
-): ReturnType<typeof verifyWebhookSignatureWithKeys> {
+): Promise<SignatureCheck> {
   if (typeof jwks === "string" || jwks instanceof URL) {
     const href = String(jwks);
     if (!/^https?:\/\//i.test(href)) {

@@ -21,7 +21,7 @@
 import { assert, assertEquals, assertMatch } from "../support/expect.ts";
 import { ROOT, runCli, startAnvil } from "../support/tools.ts";
 import { pack, PACKAGE_NAME } from "../../scripts/pack.ts";
-import { LAUNCH_FLAGS, PERMISSIONS, V8_FLAGS } from "../../scripts/bundle.ts";
+import { LAUNCH_FLAGS, PERMISSIONS, RUNTIME_FLAGS, V8_FLAGS } from "../../scripts/bundle.ts";
 import { startLocalRegistry } from "./local_registry.ts";
 
 const DENO_PACKAGE = "@deno/linux-x64-glibc";
@@ -209,7 +209,9 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
         assertEquals(rpc.code, 0, rpc.stderr);
         const argv = rpc.stdout.split("\n");
         assert(argv.includes(`--v8-flags=${V8_FLAGS.join(",")}`), rpc.stdout);
-        for (const f of LAUNCH_FLAGS) assert(argv.includes(f), `${f}: ${rpc.stdout}`);
+        for (const f of [...LAUNCH_FLAGS, ...RUNTIME_FLAGS]) {
+          assert(argv.includes(f), `${f}: ${rpc.stdout}`);
+        }
         // exactly the listed permissions: no -A, no FFI, system information only the user id
         assertEquals(argv.filter((a) => /^(-A|--allow-|--deny-|--no-prompt)/.test(a)), [
           "--allow-net",

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import type { PlatformClient } from "./client.ts";
 import { type Page, stringOrNumber } from "./schemas.ts";
 

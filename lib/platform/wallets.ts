@@ -7,7 +7,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import type { PlatformClient } from "./client.ts";
 
 /** The kinds of whitelisted wallet, as a transaction's destination type names them. */

@@ -1,8 +1,10 @@
 /**
  * zod is loaded where the platform's answers are checked, never on the
- * `--help`/`--version` path or at the bridge's start-up: the static import
- * graph (Deno's own, `deno info --json`) of those paths holds no zod module,
- * while the modules that check answers import it.
+ * `--help`/`--version` path or with the bridge's serving modules: the static
+ * import graph (Deno's own, `deno info --json`) of those paths holds no zod
+ * module, while the modules that check answers import it. (The bridge loads
+ * the custody signer, and zod with it, at its first call to the signer: a
+ * send, or the banner's account list after the address line.)
  *
  * @module
  */
@@ -57,7 +59,7 @@ Deno.test("zod is not loaded by --help, --version or the start of any command", 
   assert(zodIn(loadedWith("main.ts")).length === 0, zodIn(loadedWith("main.ts")).join("\n"));
 });
 
-Deno.test("zod is not loaded by the bridge's start-up, only at its first signing call", () => {
+Deno.test("zod is not loaded by the bridge's start-up, only with the custody signer", () => {
   // What `service rpc` imports to serve (lib/cli/rpc.ts and its loadBridge()) and the client
   // it builds (platformClient() in lib/cli/command.ts).
   const startUp = loadedWith(

@@ -1,5 +1,5 @@
 /**
- * Installs the npm packages (viem, anvil/cast/forge, solc, the test
+ * Installs the npm packages (viem, zod, anvil/cast/forge, solc, the test
  * clients) when `node_modules` is missing or older than the lock file. Used by
  * `deno task service` (run as a script: `deno run -A scripts/ensure_deps.ts`),
  * `deno task test` and `deno task demo` so both work on a fresh clone.

@@ -1,8 +1,8 @@
 /**
  * The top-level dispatch table and `run()`, which turns arguments into an
  * exit code. Only light modules are imported here; subcommands are imported
- * lazily so that `--help` and `--version` load neither the platform client nor
- * the EVM library.
+ * lazily so that `--help` and `--version` load neither the platform client, nor
+ * zod (its answer checks), nor the EVM library.
  *
  * @module
  */

@@ -22,7 +22,7 @@
  */
 
 import { connectionFlags, formatFlag, leaf, platformClient } from "../command.ts";
-import { requireWebhookId, webhookIdFlag } from "../webhooks/common.ts";
+import { webhookIdFlag } from "../webhooks/common.ts";
 import { whenStopped } from "../stop_signals.ts";
 import { UsageError } from "../errors.ts";
 import type { Column } from "../output.ts";
@@ -100,7 +100,7 @@ export const tailCommand = leaf({
     "service notifications tail --webhookId $W --since 10m --format ndjson",
   ],
   async run({ flags }, ctx) {
-    const webhookId = requireWebhookId(flags.webhookId, ctx.path);
+    const webhookId = flags.webhookId;
     const clock = ctx.now ?? Date.now;
     const since = flags.since ?? (flags.follow ? clock() : clock() - 3_600_000);
     const client = await platformClient(flags, ctx);

@@ -7,7 +7,13 @@
 
 export { abortableSleep, parseRetryAfter, PlatformClient, queryString } from "./client.ts";
 export { noReplayFetch } from "./no_replay_fetch.ts";
-export type { ApiResponse, ClientOptions, QueryValue, RequestOptions } from "./client.ts";
+export type {
+  AnswerSchema,
+  ApiResponse,
+  ClientOptions,
+  QueryValue,
+  RequestOptions,
+} from "./client.ts";
 export {
   importPrivateKeyPem,
   importPrivateKeySigner,

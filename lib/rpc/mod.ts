@@ -47,10 +47,10 @@ export type { ChildOptions } from "./supervisor.ts";
 export type { CallContext } from "./methods.ts";
 export type { BaseError } from "../core/mod.ts";
 export type {
+  AnswerSchema,
   ApiResponse,
   Page,
   PlatformClient,
   QueryValue,
   RequestOptions,
-  Schema,
 } from "../platform/mod.ts";

@@ -26,6 +26,7 @@ import { requireWebhookId, webhookIdFlag } from "../webhooks/common.ts";
 import { whenStopped } from "../stop_signals.ts";
 import { UsageError } from "../errors.ts";
 import type { Column } from "../output.ts";
+import { cells } from "../table.ts";
 
 const SLACK_MS = 5_000;
 const KEEP_MS = 10 * 60_000;
@@ -165,13 +166,15 @@ export const tailCommand = leaf({
         new Date(since).toISOString()
       } (every ${flags.interval} ms); Ctrl-C to stop`,
     );
-    if (out.format === "table") await out.records([], COLUMNS); // the header line
+    // The header now; rows as they come, at the widths it was given.
+    const rows = out.format === "table" ? await out.table(COLUMNS) : undefined;
     try {
       while (stop === undefined) {
         try {
           const lines = await poll();
-          if (lines.length && out.format === "table") await printRows(out, lines);
-          else if (lines.length) {
+          if (rows) {
+            await rows(lines.map((l) => cells(COLUMNS, l as unknown as Record<string, unknown>)));
+          } else if (lines.length) {
             await out.records(lines as unknown as Record<string, unknown>[], COLUMNS);
           }
         } catch (e) {
@@ -195,20 +198,3 @@ export const tailCommand = leaf({
     return 0;
   },
 });
-
-/** Table rows without the header (printed once at the start of --follow). */
-async function printRows(
-  out: { write(text: string): Promise<void> },
-  lines: TailLine[],
-): Promise<void> {
-  const widths = COLUMNS.map((c) => c.width ?? 0);
-  let text = "";
-  for (const l of lines) {
-    const r = l as unknown as Record<string, unknown>;
-    text += COLUMNS.map((c, i) => {
-      const v = typeof c.value === "string" ? String(r[c.value] ?? "") : String(c.value(r));
-      return i === COLUMNS.length - 1 ? v : v.padEnd(widths[i]);
-    }).join("  ").trimEnd() + "\n";
-  }
-  await out.write(text);
-}

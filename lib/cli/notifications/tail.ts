@@ -191,10 +191,10 @@ export const tailCommand = leaf({
         ]);
         clearTimeout(timer);
       }
+      await out.log(`stopped (${stop})`);
     } finally {
       release();
     }
-    await out.log(`stopped (${stop})`);
     return 0;
   },
 });

@@ -5,7 +5,7 @@
  * exits 1. The clone is `git clone` of this checkout (its committed HEAD) into
  * a temporary directory. To stay fast, npm takes the packages from its cache
  * when it has them (`npm_config_prefer_offline`): about 10 s here, most of it
- * npm linking viem's files. How it was seen to fail: `bundling failed` at
+ * npm writing viem's files (a minute when the disk is busy). How it was seen to fail: `bundling failed` at
  * `lib/emulator/vault/whitelist.ts` (viem not installed), with no hint.
  */
 

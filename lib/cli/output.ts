@@ -215,12 +215,17 @@ export class Output {
   /**
    * Prints records as they arrive, in the chosen format. `json` collects them
    * into `{data: [...]}` (or `wrap(records)` when given); `ndjson` and `table`
-   * stream. Returns the number printed.
+   * stream (a table on a terminal after its first rows, to measure them; with
+   * none, `empty` instead of the header). Returns the number printed.
    */
   async records(
     records: AsyncIterable<Record<string, unknown>> | Iterable<Record<string, unknown>>,
     columns: Column[],
-    options: { wrap?: (data: Record<string, unknown>[]) => unknown } = {},
+    options: {
+      wrap?: (data: Record<string, unknown>[]) => unknown;
+      /** What a terminal shows instead of a bare header when there is no record (`no webhooks`). */
+      empty?: string;
+    } = {},
   ): Promise<number> {
     let n = 0;
     if (this.format === "json") {
@@ -254,7 +259,7 @@ export class Output {
             Record<string, unknown>
           >;
     let done = false;
-    if (this.#fits()) {
+    if (this.io.stdoutIsTerminal) {
       while (sample.length < SAMPLE_ROWS) {
         const next = await iterator.next();
         if (next.done) {
@@ -263,6 +268,10 @@ export class Output {
         }
         sample.push(cells(columns, next.value));
       }
+    }
+    if (done && sample.length === 0 && options.empty !== undefined) {
+      await this.write(options.empty + "\n");
+      return 0;
     }
     try {
       const rows = await this.table(columns, sample);

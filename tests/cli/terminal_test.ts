@@ -397,3 +397,39 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "empty lists on a terminal say so: no profiles, no webhooks (piped: as before)",
+  ignore: skipWithout(haveScript),
+  async fn() {
+    assertPeer("script (util-linux)", haveScript);
+    const config = await Deno.makeTempDir({ prefix: "no-profiles-" });
+    const fx = await startFixture();
+    try {
+      const profiles = await onTerminal(["config", "list"], { XDG_CONFIG_HOME: config });
+      assertEquals(profiles.code, 0, profiles.raw);
+      assertEquals(
+        screen(profiles.raw).filter((l) => l !== "")[0],
+        "no profiles (service config set --profile NAME ... saves one)",
+      );
+      const env = {
+        SERVICE_API_KEY: fx.emu.apiKey,
+        SERVICE_API_PRIVATE_KEY_PATH: fx.emu.privateKeyPath,
+        SERVICE_API_BASE_URL: fx.emu.apiBaseUrl,
+      };
+      const hooks = await onTerminal(["webhooks", "list"], env);
+      assertEquals(hooks.code, 0, hooks.raw);
+      assertMatch(screen(hooks.raw).filter((l) => l !== "")[0], /^no webhooks \(/);
+      const piped = await runCli(["webhooks", "list", "--format", "table"], { env });
+      assertEquals([piped.code, piped.stdout], [
+        0,
+        `ID${" ".repeat(36)}STATUS     EVENTS${" ".repeat(26)}URL\n`,
+      ]);
+      const ndjson = await runCli(["config", "list"], { env: { XDG_CONFIG_HOME: config } });
+      assertEquals([ndjson.code, ndjson.stdout], [0, ""]);
+    } finally {
+      await fx.stop();
+      await Deno.remove(config, { recursive: true });
+    }
+  },
+});

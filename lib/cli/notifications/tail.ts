@@ -126,18 +126,40 @@ export const tailCommand = leaf({
         const before = seen.get(n.id);
         if (before && before.status === n.status) continue;
         const createdAt = n.createdAt ?? updatedAt;
-        fresh.push({
-          change: before ? "status" : createdAt >= since ? "created" : "updated",
-          time: new Date(updatedAt).toISOString(),
+        const line = (
+          change: TailLine["change"],
+          status: string,
+          at: number,
+          previousStatus?: string,
+        ): TailLine => ({
+          change,
+          time: new Date(at).toISOString(),
           id: n.id,
           webhookId,
           eventType: n.eventType,
           resourceId: n.resourceId ?? null,
-          status: n.status,
-          ...(before ? { previousStatus: before.status } : {}),
+          status,
+          ...(previousStatus ? { previousStatus } : {}),
           createdAt,
-          updatedAt,
+          updatedAt: at,
         });
+        if (
+          !before && createdAt >= since && updatedAt > createdAt &&
+          (n.status === "COMPLETED" || n.status === "FAILED")
+        ) {
+          // Created and delivered between two polls (or before a one-shot tail): both changes.
+          // A notification reaches COMPLETED or FAILED only from IN_PROGRESS (deliveries are
+          // made to IN_PROGRESS ones), the status a notification is created with.
+          fresh.push(line("created", "IN_PROGRESS", createdAt));
+          fresh.push(line("status", n.status, updatedAt, "IN_PROGRESS"));
+          continue;
+        }
+        const change: TailLine["change"] = before
+          ? "status"
+          : createdAt >= since
+          ? "created"
+          : "updated";
+        fresh.push(line(change, n.status, updatedAt, before?.status));
       }
       fresh.sort((a, b) => a.updatedAt - b.updatedAt || a.createdAt - b.createdAt);
       for (const l of fresh) {

@@ -2,7 +2,9 @@
  * `deno task test`: installs what the suite needs on a fresh clone (npm
  * packages, with anvil/cast/forge and solc), runs `deno test`, and prints the
  * plain closing line `tests: N passed, N failed, N skipped` that CI reads,
- * preceded by one `skipped: FILE: NAME` line per skipped test.
+ * preceded by one `skipped: FILE: NAME` line per skipped test. Quiet where
+ * nothing is wrong: no `Check …` line per module, no `punycode` deprecation
+ * warning from test peers.
  *
  * With `SERVICE_REQUIRE_ALL=1` (set by `.ci/run`) a skipped test is a
  * failure: it is counted among the failed and the exit code is 1.
@@ -100,7 +102,16 @@ if (import.meta.main) {
   };
   if (requireAll) env.SERVICE_REQUIRE_ALL = "1";
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["test", "-A", ...Deno.args],
+    // --quiet: no `Check file:///…` line per test module (type errors still show); the preload
+    // drops Node's `punycode` deprecation warning that test peers (web3's HTTP client) trigger.
+    args: [
+      "test",
+      "-A",
+      "--quiet",
+      "--preload",
+      `${root}tests/support/quiet_deprecations.ts`,
+      ...Deno.args,
+    ],
     cwd: root,
     env,
     stdout: "piped",

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { closingLines, SummaryReader } from "../../scripts/run_tests.ts";
+import { ROOT } from "../support/tools.ts";
 
 const OUTPUT = `running 2 tests from ./tests/e2e/rpc_browser_test.ts
 a web page cannot make the bridge send ... ignored (0ms)
@@ -59,4 +60,18 @@ Deno.test("output without deno's summary is one failure", () => {
   assert.deepEqual(closingLines(read("error: Module not found"), false), [
     "tests: 0 passed, 1 failed, 0 skipped",
   ]);
+});
+
+Deno.test("deno task test prints no Check lines and no punycode deprecation warning", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}scripts/run_tests.ts`, "tests/fixtures/noise/loads_punycode.ts"],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, text);
+  assert.match(text, /^tests: 1 passed, 0 failed, 0 skipped$/m);
+  assert.equal(/^Check /m.test(text), false, text);
+  assert.equal(/punycode|DEP0040/.test(text.replace(/loads[_ ]punycode/g, "")), false, text);
 });

@@ -139,7 +139,7 @@ const list = leaf({
             "\n",
         );
       } else {
-        await out.records(page.data, NOTIFICATION_COLUMNS);
+        await out.records(page.data, NOTIFICATION_COLUMNS, { empty: "no notifications" });
         if (page.next && out.format === "table") {
           await out.log(`more: --pageCursor ${page.next}  (or --all)`);
         }
@@ -155,7 +155,7 @@ const list = leaf({
         `fetched ${fetched}${total !== undefined ? ` of ${total}` : ""} notifications`,
       );
     });
-    await out.records(rows, NOTIFICATION_COLUMNS);
+    await out.records(rows, NOTIFICATION_COLUMNS, { empty: "no notifications" });
     await out.clearProgress();
     return 0;
   },

@@ -41,6 +41,7 @@ const list = leaf({
     await ctx.out.records(
       listWebhooks(client, { order: flags.order, pageSize: flags.pageSize }),
       COLUMNS,
+      { empty: "no webhooks (service webhooks create --url URL --events E creates one)" },
     );
     return 0;
   },

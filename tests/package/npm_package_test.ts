@@ -161,10 +161,12 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
     );
     await Deno.remove(`${tmp}/home/.npm`, { recursive: true });
 
-    await t.step("service --version, offline", async () => {
-      const r = await sh("service", ["--version"], env, `${tmp}/work`);
-      assertEquals(r.code, 0, r.stderr);
-      assertEquals(r.stdout.trim(), `service ${VERSION}`);
+    await t.step("service --version and service-json-rpc --version, offline", async () => {
+      for (const command of ["service", "service-json-rpc"]) {
+        const r = await sh(command, ["--version"], env, `${tmp}/work`);
+        assertEquals(r.code, 0, r.stderr);
+        assertEquals(r.stdout.trim(), `service ${VERSION}`);
+      }
     });
 
     await t.step(
@@ -332,6 +334,20 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
         );
         assertEquals(list.code, 0, list.stderr);
         assert(list.stdout.includes(webhookId), list.stdout);
+        // Ctrl-C on a terminal reaches the launcher and Deno (one process group): a clean stop,
+        // exit 0 every time (it was 0 or 130 at random while the launcher's copy killed Deno)
+        for (
+          const args of [
+            ["webhooks", "listen", "--port", "0"],
+            ["notifications", "tail", "--webhookId", webhookId, "--follow", "--interval", "100ms"],
+          ]
+        ) {
+          for (let i = 0; i < 3; i++) {
+            const r = await ctrlCOnTerminal(["service", ...args], platform, `${tmp}/work`);
+            assertEquals(r.code, 0, `${args.slice(0, 2).join(" ")} run ${i + 1}: ${r.raw}`);
+            assertMatch(r.raw, /stopped \(SIGINT\)/);
+          }
+        }
         // the Deno process (the launcher's child) runs with the package's V8 flags
         const deno = (await Deno.readTextFile(`/proc/${child.pid}/task/${child.pid}/children`))
           .trim().split(" ")[0];
@@ -355,3 +371,42 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
     await Deno.remove(tmp, { recursive: true });
   }
 });
+
+/**
+ * Runs `command` on a pseudo-terminal (util-linux `script`), waits until it says "Ctrl-C to
+ * stop", then types Ctrl-C: the terminal sends SIGINT to its foreground process group, here
+ * the npm launcher (node) and the Deno process it started. Returns the exit code and the screen.
+ */
+async function ctrlCOnTerminal(
+  command: string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<{ code: number; raw: string }> {
+  const line = command.map((a) => `'${a}'`).join(" ");
+  const child = new Deno.Command("script", {
+    args: ["-qec", `stty cols 200; exec ${line}`, "/dev/null"],
+    env,
+    clearEnv: true,
+    cwd,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let raw = "";
+  while (!raw.includes("Ctrl-C to stop")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    raw += value;
+  }
+  await writer.write(new TextEncoder().encode("\x03"));
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    raw += value;
+  }
+  const [status, err] = await Promise.all([child.status, new Response(child.stderr).text()]);
+  await writer.close().catch(() => {});
+  return { code: status.code, raw: raw + err };
+}

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { type Anvil, ROOT, startAnvil } from "./tools.ts";
+import { type Anvil, startAnvil } from "./tools.ts";
+import { mainCommand } from "./main_command.ts";
 import {
   loadCredentials,
   PlatformApiError,
@@ -61,21 +62,7 @@ export interface EmulatorProcess extends EmulatorChild {
  * waits for its ready line (fails after 60 s, with what it wrote on stderr).
  */
 export async function spawnEmulator(args: string[]): Promise<EmulatorChild> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}main.ts`, "emulator", ...args],
-    cwd: ROOT,
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? "/tmp",
-      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-      RUST_BACKTRACE: "0",
-      NO_COLOR: "1",
-    },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = mainCommand(["emulator", ...args]).spawn();
   let err = "";
   let out = "";
   const dec = new TextDecoder();

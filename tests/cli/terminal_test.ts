@@ -14,6 +14,7 @@ import { assert, assertEquals, assertMatch, assertNotIncludes } from "../support
 import { memoryIo } from "../support/memory_io.ts";
 import { startFixture } from "../support/emulator_fixture.ts";
 import { ROOT, runCli } from "../support/tools.ts";
+import { cleanEnv } from "../support/main_command.ts";
 import { assertPeer, hasCommand, skipWithout } from "../support/required.ts";
 import { type Io, Output, run } from "../../lib/cli/mod.ts";
 import { shortenMiddle } from "../../lib/cli/output.ts";
@@ -68,7 +69,8 @@ async function onTerminal(
   const columns = columnsVar === undefined ? "unset COLUMNS" : `export COLUMNS=${columnsVar}`;
   const r = await new Deno.Command("script", {
     args: ["-qec", `stty cols ${cols} rows 50; ${columns}; exec ${cli}`, "/dev/null"],
-    env: { NO_COLOR: "1", ...env },
+    clearEnv: true,
+    env: cleanEnv(env),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -198,7 +200,8 @@ Deno.test("| head -1 ends the command quietly with exit 0 (a real pipe in bash)"
       .map((a) => `'${a}'`).join(" ");
     const r = await new Deno.Command("bash", {
       args: ["-c", `${cli} 2>"${dir}/err" | head -1; echo "status=\${PIPESTATUS[0]}"`],
-      env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
+      clearEnv: true,
+      env: cleanEnv(),
       stdout: "piped",
       stderr: "piped",
     }).output();

@@ -25,6 +25,7 @@
 import { assert, assertEquals } from "../support/expect.ts";
 import { type Anvil, foundryBin, ROOT, runCli, startAnvil } from "../support/tools.ts";
 import { type CliChild, spawnCli } from "./cli_child.ts";
+import { cleanEnv } from "../support/main_command.ts";
 import { freePort, shBlocks } from "./readme_blocks.ts";
 
 /** README lines that cannot run here, and why. */
@@ -235,15 +236,10 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
     const N = JSON.parse(
       (await cli(["notifications", "list", "--webhookId", W, "--format", "ndjson"])).split("\n")[0],
     ).id;
-    const env: Record<string, string> = {
+    const env: Record<string, string> = cleanEnv({
       PATH: [bin, foundryBin("cast").replace(/\/cast$/, ""), Deno.env.get("PATH") ?? ""].join(":"),
-      HOME: Deno.env.get("HOME") ?? "/tmp",
       // profiles (service config) are written here, not into the user's config directory
       XDG_CONFIG_HOME: `${tmp}/config`,
-      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-      DENO_TLS_CA_STORE: "system",
-      RUST_BACKTRACE: "0",
-      NO_COLOR: "1",
       ...connection,
       NODE: anvil.url,
       W,
@@ -255,7 +251,7 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
       KEY: ready.apiKey,
       PEM: ready.privateKeyPath,
       ADMIN: ready.adminUrl,
-    };
+    });
     const listenPort = freePort();
     let printedAddress = "";
     for (const { text, block } of toRun) {

@@ -16,6 +16,7 @@
 
 import { assert, assertEquals } from "../support/expect.ts";
 import { ROOT, startAnvil } from "../support/tools.ts";
+import { mainCommand } from "../support/main_command.ts";
 
 interface Running {
   child: Deno.ChildProcess;
@@ -37,24 +38,8 @@ async function exists(p: string): Promise<boolean> {
 
 /** Spawns `deno <args>` in a new session (its own process group) and waits for the ready line. */
 async function spawnGroup(args: string[], tmpdir: string, cwd: string): Promise<Running> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    cwd,
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? "/tmp",
-      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-      TMPDIR: tmpdir,
-      DENO_TLS_CA_STORE: "system",
-      RUST_BACKTRACE: "0",
-      NO_COLOR: "1",
-    },
-    detached: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = mainCommand([], { program: args, cwd, env: { TMPDIR: tmpdir }, detached: true })
+    .spawn();
   let err = "";
   const waiters = new Set<() => void>();
   const stderr = (async () => {

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { type Anvil, foundryBin, ROOT, runCli, startAnvil } from "../support/tools.ts";
 import { tempPrivateKey } from "../support/rpc.ts";
+import { cleanEnv, mainCommand } from "../support/main_command.ts";
 import { assertPeer, hasCommand, skipWithout } from "../support/required.ts";
 
 let anvil: Anvil;
@@ -217,11 +218,8 @@ Deno.test("cast reaches the node through the bridge over IPC and HTTP; the socke
 });
 
 Deno.test("SIGTERM to the bridge is forwarded: the child dies and the exit code is 143", async () => {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      `${ROOT}main.ts`,
+  const child = mainCommand(
+    [
       "rpc",
       "--rpcUrl",
       anvil.url,
@@ -232,10 +230,8 @@ Deno.test("SIGTERM to the bridge is forwarded: the child dies and the exit code 
       "-c",
       "echo $$; exec sleep 30",
     ],
-    env: { ...creds(), NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+    { env: creds() },
+  ).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let out = "";
   while (!out.includes("\n")) {
@@ -298,11 +294,8 @@ async function gone(pid: number, ms = 5_000): Promise<boolean> {
 }
 
 Deno.test("SIGTERM to the bridge stops the child's whole tree: no grandchild survives", async () => {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      `${ROOT}main.ts`,
+  const child = mainCommand(
+    [
       "rpc",
       "--rpcUrl",
       anvil.url,
@@ -313,11 +306,8 @@ Deno.test("SIGTERM to the bridge stops the child's whole tree: no grandchild sur
       "-c",
       "sleep 97 & echo $!; wait",
     ],
-    env: { ...creds(), NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+    { env: creds() },
+  ).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let out = "";
   while (!out.includes("\n")) {
@@ -353,7 +343,8 @@ async function terminalKept() {
     .map((a) => `'${a}'`).join(" ");
   const r = await new Deno.Command("script", {
     args: ["-qec", inner, "/dev/null"],
-    env: { ...creds(), NO_COLOR: "1" },
+    clearEnv: true,
+    env: cleanEnv(creds()),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

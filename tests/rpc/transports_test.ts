@@ -4,7 +4,8 @@
  * credentials point at a closed port, so a signing request fails cleanly.
  */
 import assert from "node:assert/strict";
-import { type Anvil, ROOT, startAnvil } from "../support/tools.ts";
+import { type Anvil, startAnvil } from "../support/tools.ts";
+import { mainCommand } from "../support/main_command.ts";
 import {
   type BridgeProcess,
   httpRpc,
@@ -246,13 +247,7 @@ Deno.test("a stale socket file is replaced; a live one is never taken over", asy
     c.close();
     // A second bridge on the same live path refuses to start: it exits by itself with code 2,
     // naming the path, and prints no address. (The abort only ends a hang, which then fails.)
-    const second = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", `${ROOT}main.ts`, "rpc", ...common(anvil.url), "--ipcPath", path],
-      cwd: ROOT,
-      env: { NO_COLOR: "1" },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
+    const second = await mainCommand(["rpc", ...common(anvil.url), "--ipcPath", path], {
       signal: AbortSignal.timeout(20_000),
     }).output();
     const stderr = new TextDecoder().decode(second.stderr);

@@ -11,23 +11,12 @@
 
 import { assertEquals, assertMatch } from "../support/expect.ts";
 import { ROOT, startAnvil } from "../support/tools.ts";
+import { mainCommand } from "../support/main_command.ts";
 
 async function task(args: string[], cwd: string) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "--quiet", "--config", `${ROOT}deno.json`, "service", ...args],
+  const out = await mainCommand(args, {
+    program: ["task", "--quiet", "--config", `${ROOT}deno.json`, "service"],
     cwd,
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? "/tmp",
-      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-      DENO_TLS_CA_STORE: "system",
-      RUST_BACKTRACE: "0",
-      NO_COLOR: "1",
-    },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
     signal: AbortSignal.timeout(60_000),
   }).output();
   const dec = new TextDecoder();

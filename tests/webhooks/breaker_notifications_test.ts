@@ -7,11 +7,11 @@
  */
 import assert from "node:assert/strict";
 import { runCli } from "../support/tools.ts";
+import { mainCommand } from "../support/main_command.ts";
 import { NotificationTable } from "../../lib/webhooks/notification_table.ts";
 import { DEFAULT_RETRY_CONFIG } from "../../lib/webhooks/retry_schedule.ts";
 import type { NotificationReport } from "../../lib/webhooks/notification_table.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 const DIR = new URL("../fixtures/breaker/", import.meta.url).pathname;
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -163,9 +163,8 @@ Deno.test("breaker simulate --notifications: the spill file is private, gone fro
     assert.equal(bad.code, 1);
     assert.deepEqual([...Deno.readDirSync(tmp)], []);
     // a run waiting on standard input holds the file open, already removed, mode 0600
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", `${ROOT}main.ts`, "breaker", "simulate", "-", "--notifications"],
-      env: { TMPDIR: tmp, NO_COLOR: "1", RUST_BACKTRACE: "0" },
+    const child = mainCommand(["breaker", "simulate", "-", "--notifications"], {
+      env: { TMPDIR: tmp },
       stdin: "piped",
       stdout: "null",
       stderr: "null",

@@ -5,11 +5,8 @@
  */
 import { assert, assertEquals, assertMatch } from "../support/expect.ts";
 import { type CliResult, runCli } from "../support/tools.ts";
-import {
-  type EmulatorProcess,
-  startEmulatorOnAnvil,
-  waitFor,
-} from "../support/emulator_process.ts";
+import { type EmulatorProcess, startEmulatorOnAnvil } from "../support/emulator_process.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { type ReceiverAnswer, startReceiver } from "../support/receiver.ts";
 
 // Retry delays and breaker durations divided by 1000: 10 s -> 10 ms, 60 min -> 3.6 s.

@@ -8,11 +8,8 @@
  */
 import { assert, assertEquals, assertMatch } from "../support/expect.ts";
 import { runCli } from "../support/tools.ts";
-import {
-  type EmulatorProcess,
-  startEmulatorOnAnvil,
-  waitFor,
-} from "../support/emulator_process.ts";
+import { type EmulatorProcess, startEmulatorOnAnvil } from "../support/emulator_process.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { startReceiver } from "../support/receiver.ts";
 import { spawnCli } from "./cli_child.ts";
 

@@ -9,7 +9,8 @@
  */
 import { assert, assertEquals, assertMatch } from "../support/expect.ts";
 import { runCli } from "../support/tools.ts";
-import { startEmulatorOnAnvil, waitFor } from "../support/emulator_process.ts";
+import { startEmulatorOnAnvil } from "../support/emulator_process.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { joseVerifyDetached } from "../support/receiver.ts";
 import { RemoteJwks, SIGNATURE_HEADER, verifyWebhookSignature } from "../../mod.ts";
 import { WebhookSigner } from "../../lib/emulator/webhooks/signer.ts";

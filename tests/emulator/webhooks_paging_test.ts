@@ -6,7 +6,8 @@
  */
 
 import assert from "node:assert/strict";
-import { startEmulatorOnAnvil, waitFor } from "../support/emulator_process.ts";
+import { startEmulatorOnAnvil } from "../support/emulator_process.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { startReceiver } from "../support/receiver.ts";
 import { runCli } from "../support/tools.ts";
 

@@ -161,23 +161,8 @@ export async function startEmulatorProcess(
   };
 }
 
-/** Polls `fn` every `everyMs` until it returns a truthy value (returned) or `timeoutMs` passes (throws with `what`). */
-export async function waitFor<T>(
-  what: string,
-  fn: () => Promise<T> | T,
-  timeoutMs = 30_000,
-  everyMs = 50,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) {
-      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    }
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** Re-exported for the tests that import it from here; it lives in `wait_for.ts`. */
+export { waitFor } from "./wait_for.ts";
 
 /** An emulator process on its own fresh anvil; `stop()` stops both. */
 export async function startEmulatorOnAnvil(

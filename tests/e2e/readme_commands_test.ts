@@ -26,6 +26,7 @@ import { assert, assertEquals } from "../support/expect.ts";
 import { type Anvil, foundryBin, ROOT, runCli, startAnvil } from "../support/tools.ts";
 import { type CliChild, spawnCli } from "./cli_child.ts";
 import { cleanEnv } from "../support/main_command.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { freePort, shBlocks } from "./readme_blocks.ts";
 
 /** README lines that cannot run here, and why. */
@@ -89,14 +90,6 @@ function captureServer(): Capture {
     return new Response("ok");
   });
   return { port: server.addr.port, deliveries, close: () => server.shutdown() };
-}
-
-async function waitUntil(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
-  const end = Date.now() + 30_000;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** `bash -c line` in `cwd` with `env` (the README's blocks are for bash/zsh users): code and output. */
@@ -213,7 +206,7 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
       ]),
     ).id as string;
     await cli(["emulator", "trigger", "--eventType", "test.suspend"]);
-    await waitUntil(
+    await waitFor(
       "the failing endpoint's suspension",
       async () =>
         JSON.parse(await cli(["webhooks", "get", "--webhookId", WS, "--format", "json"]))
@@ -229,7 +222,7 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
       "--count",
       "2",
     ]);
-    await waitUntil("two deliveries", () => capture.deliveries.length >= 2);
+    await waitFor("two deliveries", () => capture.deliveries.length >= 2);
     await Deno.writeTextFile(`${tmp}/body.json`, capture.deliveries[0].body);
     // `service config set … --privateKey ./api.pem` stores the key file's path: give it one
     await Deno.copyFile(ready.privateKeyPath, `${tmp}/api.pem`);

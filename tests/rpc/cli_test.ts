@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { type Anvil, foundryBin, ROOT, runCli, startAnvil } from "../support/tools.ts";
 import { tempPrivateKey } from "../support/rpc.ts";
 import { cleanEnv, mainCommand } from "../support/main_command.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { assertPeer, hasCommand, skipWithout } from "../support/required.ts";
 
 let anvil: Anvil;
@@ -284,13 +285,9 @@ async function running(pid: number): Promise<boolean> {
 }
 
 /** Waits until `pid` is gone; false if it still runs after `ms`. */
-async function gone(pid: number, ms = 5_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (await running(pid)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return true;
+function gone(pid: number, ms = 5_000): Promise<boolean> {
+  return waitFor(`pid ${pid} to end`, async () => !(await running(pid)), ms, 20)
+    .catch(() => false);
 }
 
 Deno.test("SIGTERM to the bridge stops the child's whole tree: no grandchild survives", async () => {

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { type Anvil, startAnvil } from "../support/tools.ts";
 import { mainCommand } from "../support/main_command.ts";
+import { waitFor } from "../support/wait_for.ts";
 import {
   type BridgeProcess,
   httpRpc,
@@ -373,9 +374,7 @@ Deno.test("--rpcUrl may be the node's IPC socket (anvil --ipc): reads, batches, 
   const nodeIpc = `${dir}/anvil.ipc`;
   const node = await startAnvil(["--ipc", nodeIpc]);
   try {
-    for (let i = 0; i < 50 && !(await Deno.lstat(nodeIpc).catch(() => undefined)); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor("anvil's IPC socket", () => Deno.lstat(nodeIpc).catch(() => undefined), 5_000);
     const b = await startBridgeProcess([...common(nodeIpc), "--http"]);
     try {
       const one = await httpRpc(

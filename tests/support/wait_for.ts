@@ -7,10 +7,11 @@
 
 /**
  * Polls `fn` every `everyMs` until it returns a truthy value, which is
- * returned; throws naming `what` once `timeoutMs` has passed without one.
+ * returned; throws naming `what` once `timeoutMs` has passed without one
+ * (`what` may be a function, called then, to say what was seen last).
  */
 export async function waitFor<T>(
-  what: string,
+  what: string | (() => string),
   fn: () => Promise<T> | T,
   timeoutMs = 30_000,
   everyMs = 50,
@@ -20,7 +21,8 @@ export async function waitFor<T>(
     const v = await fn();
     if (v) return v as NonNullable<T>;
     if (Date.now() > deadline) {
-      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+      const said = typeof what === "string" ? what : what();
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${said}`);
     }
     await new Promise((r) => setTimeout(r, everyMs));
   }

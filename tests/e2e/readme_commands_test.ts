@@ -22,7 +22,7 @@
  * NOT_HERE entry that matches nothing.
  */
 
-import { assert, assertEquals } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { type Anvil, foundryBin, ROOT, runCli, startAnvil } from "../support/tools.ts";
 import { type CliChild, spawnCli } from "./cli_child.ts";
 import { cleanEnv } from "../support/main_command.ts";
@@ -125,13 +125,13 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
   const commands = lines.filter((l) => !l.text.startsWith("{"));
   const notHere = (t: string) => NOT_HERE.find((n) => n.pattern.test(t));
   for (const n of NOT_HERE) {
-    assert(
+    assert.ok(
       commands.some((c) => n.pattern.test(c.text)),
       `NOT_HERE entry matches no line: ${n.pattern}`,
     );
   }
   const toRun = commands.filter((c) => !notHere(c.text));
-  assert(toRun.length >= 30, `only ${toRun.length} README commands to run`);
+  assert.ok(toRun.length >= 30, `only ${toRun.length} README commands to run`);
 
   const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "service-readme-" }));
   const bin = `${tmp}/bin`;
@@ -175,7 +175,7 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
     };
     const cli = async (args: string[]) => {
       const r = await runCli(args, { env: connection });
-      assertEquals(r.code, 0, `service ${args.join(" ")}: ${r.stderr}`);
+      assert.deepEqual(r.code, 0, `service ${args.join(" ")}: ${r.stderr}`);
       return r.stdout;
     };
     const newWebhook = async () =>
@@ -301,13 +301,13 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
       // `deno task` lines are "from a clone": they run in the checkout
       const r = await sh(line, /^(npx -y deno@\S+|deno) task /.test(text) ? ROOT : tmp, lineEnv);
       const expected = EXIT_CODES.find(([p]) => p.test(text))?.[1] ?? 0;
-      assertEquals(r.code, expected, `${where}\nexited ${r.code}: ${r.stderr.slice(-2000)}`);
+      assert.deepEqual(r.code, expected, `${where}\nexited ${r.code}: ${r.stderr.slice(-2000)}`);
       if (/eth_accounts/.test(line)) {
-        assertEquals(JSON.parse(r.stdout).result.length > 0, true, `${where}: ${r.stdout}`);
+        assert.deepEqual(JSON.parse(r.stdout).result.length > 0, true, `${where}: ${r.stdout}`);
       }
     }
     for (const { line, child } of background.splice(0).reverse()) {
-      assertEquals(await child.stop("SIGINT"), 0, `${line}: ${child.stderr().slice(-2000)}`);
+      assert.deepEqual(await child.stop("SIGINT"), 0, `${line}: ${child.stderr().slice(-2000)}`);
     }
   } finally {
     for (const { child } of background.reverse()) await child.stop("SIGKILL").catch(() => {});

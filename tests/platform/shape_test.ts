@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import * as s from "../../lib/platform/shape.ts";
 import {
   pageSchema,
@@ -15,37 +15,40 @@ function issueOf<T>(shape: Schema<T>, value: unknown) {
 Deno.test("shape: a value that fits is returned as given, unknown fields kept", () => {
   const value = { id: "w1", url: "https://x", events: ["a"], status: "ENABLED", extra: { n: 1 } };
   const r = WebhookSchema.safeParse(value);
-  assert(r.success);
-  assert(r.data === value, "the value itself, not a copy");
-  assertEquals((r.data as Record<string, unknown>).extra, { n: 1 });
+  assert.ok(r.success);
+  assert.ok(r.data === value, "the value itself, not a copy");
+  assert.deepEqual((r.data as Record<string, unknown>).extra, { n: 1 });
 });
 
 Deno.test("shape: each kind refuses what is not it, naming where and what", () => {
-  assertEquals(issueOf(s.string(), 5), { path: [], message: "expected string, received number" });
-  assertEquals(issueOf(s.number(), "5")?.message, "expected number, received string");
-  assertEquals(issueOf(s.number(), NaN)?.message, "expected number, received number");
-  assertEquals(issueOf(s.boolean(), null)?.message, "expected boolean, received null");
-  assertEquals(
+  assert.deepEqual(issueOf(s.string(), 5), {
+    path: [],
+    message: "expected string, received number",
+  });
+  assert.deepEqual(issueOf(s.number(), "5")?.message, "expected number, received string");
+  assert.deepEqual(issueOf(s.number(), NaN)?.message, "expected number, received number");
+  assert.deepEqual(issueOf(s.boolean(), null)?.message, "expected boolean, received null");
+  assert.deepEqual(
     issueOf(s.array(s.string()), { 0: "a" })?.message,
     "expected array, received object",
   );
-  assertEquals(issueOf(s.looseObject({}), [1])?.message, "expected object, received array");
-  assertEquals(issueOf(s.looseObject({}), null)?.message, "expected object, received null");
-  assertEquals(
+  assert.deepEqual(issueOf(s.looseObject({}), [1])?.message, "expected object, received array");
+  assert.deepEqual(issueOf(s.looseObject({}), null)?.message, "expected object, received null");
+  assert.deepEqual(
     issueOf(s.enumOf(["A", "B"] as const), "C")?.message,
     'expected one of "A", "B", received "C"',
   );
-  assertEquals(issueOf(s.union([s.string(), s.number()]), 1), undefined);
-  assertEquals(issueOf(s.union([s.string(), s.number()]), "1"), undefined);
-  assert(/no alternative fits/.test(issueOf(s.union([s.string(), s.number()]), true)!.message));
+  assert.deepEqual(issueOf(s.union([s.string(), s.number()]), 1), undefined);
+  assert.deepEqual(issueOf(s.union([s.string(), s.number()]), "1"), undefined);
+  assert.ok(/no alternative fits/.test(issueOf(s.union([s.string(), s.number()]), true)!.message));
 });
 
 Deno.test("shape: optional accepts a missing field, nullish also null; required fields do not", () => {
   const shape = s.looseObject({ a: s.string(), b: s.string().optional(), c: s.number().nullish() });
-  assertEquals(issueOf(shape, { a: "x" }), undefined);
-  assertEquals(issueOf(shape, { a: "x", c: null }), undefined);
-  assertEquals(issueOf(shape, { a: "x", b: null })?.path, ["b"]);
-  assertEquals(issueOf(shape, { b: "y" }), {
+  assert.deepEqual(issueOf(shape, { a: "x" }), undefined);
+  assert.deepEqual(issueOf(shape, { a: "x", c: null }), undefined);
+  assert.deepEqual(issueOf(shape, { a: "x", b: null })?.path, ["b"]);
+  assert.deepEqual(issueOf(shape, { b: "y" }), {
     path: ["a"],
     message: "expected string, received undefined",
   });
@@ -59,11 +62,11 @@ Deno.test("shape: the path of a nested problem goes through objects, arrays and 
       { id: "w2", url: "u", events: ["ok", 7], status: "ENABLED" },
     ],
   };
-  assertEquals(issueOf(page, bad), {
+  assert.deepEqual(issueOf(page, bad), {
     path: ["data", 1, "events", 1],
     message: "expected string, received number",
   });
-  assertEquals(
+  assert.deepEqual(
     issueOf(ResendJobSchema, { jobId: "j", status: "NOPE", processed: 0, total: 1 })
       ?.path,
     ["status"],
@@ -75,7 +78,7 @@ Deno.test("shape: the path of a nested problem goes through objects, arrays and 
         ? { success: true as const, data: 1 }
         : { success: false as const, error: { issues: [{ path: ["x"], message: "not one" }] } },
   };
-  assertEquals(issueOf(pageSchema(odd), { data: [1, 2] }), {
+  assert.deepEqual(issueOf(pageSchema(odd), { data: [1, 2] }), {
     path: ["data", 1, "x"],
     message: "not one",
   });

@@ -9,7 +9,7 @@
  * checkout.
  */
 
-import { assertEquals, assertMatch } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { ROOT, startAnvil } from "../support/tools.ts";
 import { mainCommand } from "../support/main_command.ts";
 
@@ -42,12 +42,12 @@ Deno.test("deno task service runs in the caller's directory and leaves no deno.l
       `${dir}/deliveries.ndjson`,
     );
     const sim = await task(["breaker", "simulate", "deliveries.ndjson", "--format", "ndjson"], dir);
-    assertEquals(sim.code, 0, sim.stderr);
-    assertMatch(sim.stdout, /"type":"summary"/);
+    assert.deepEqual(sim.code, 0, sim.stderr);
+    assert.match(sim.stdout, /"type":"summary"/);
     const rpc = await task(["rpc", "--emulator", "--rpcUrl", anvil.url, "--", "pwd"], dir);
-    assertEquals(rpc.code, 0, rpc.stderr);
-    assertEquals(rpc.stdout.trim(), dir, "the child runs in the caller's directory");
-    assertEquals(lockExists(), lockBefore, "no deno.lock appeared in the checkout");
+    assert.deepEqual(rpc.code, 0, rpc.stderr);
+    assert.deepEqual(rpc.stdout.trim(), dir, "the child runs in the caller's directory");
+    assert.deepEqual(lockExists(), lockBefore, "no deno.lock appeared in the checkout");
   } finally {
     await anvil.stop();
     await Deno.remove(dir, { recursive: true });

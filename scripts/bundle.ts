@@ -1,6 +1,6 @@
 /**
  * `service` as bundled JavaScript: `deno bundle --code-splitting` of
- * `main.ts` with every npm package (viem) inlined, into one directory: the
+ * `main.ts` with every npm package (viem, zod) inlined, into one directory: the
  * entry module (`service.js`) and, beside it, one chunk per lazily imported
  * part (each command, each transport, the code they share) and the worker
  * modules. Split, not one module: with one module every command's code is

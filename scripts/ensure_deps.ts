@@ -1,13 +1,18 @@
 /**
- * Installs the npm packages (viem, anvil/cast/forge, solc, the test
- * clients) when `node_modules` is missing or older than the lock file. Used by
- * `deno task service` (run as a script: `deno run -A scripts/ensure_deps.ts`),
- * `deno task test` and `deno task demo` so both work on a fresh clone.
+ * Installs the npm packages when `node_modules` lacks what a task needs or is
+ * older than the lock file, so that every task works on a fresh clone:
+ * `deno task service` (through `scripts/preload_deps.ts`, in the same Deno
+ * process as the program), `deno task test` and `deno task demo` need them all
+ * (viem, anvil/cast/forge, solc, the test clients); `deno task pack` needs only
+ * the program's own (`dependencies`: viem, zod) and installs only those.
  *
  * @module
  */
 
 const root = new URL("..", import.meta.url).pathname;
+
+/** What a task needs: the program's own packages, or everything (tests, demo, tools). */
+export type DependencyScope = "runtime" | "all";
 
 async function exists(p: string): Promise<boolean> {
   try {
@@ -19,17 +24,63 @@ async function exists(p: string): Promise<boolean> {
 }
 
 async function npm(args: string[]): Promise<number> {
-  const { code } = await new Deno.Command("npm", {
-    args,
-    cwd: root,
-    stdout: "inherit",
-    stderr: "inherit",
-  }).output();
-  return code;
+  try {
+    const { code } = await new Deno.Command("npm", {
+      args,
+      cwd: root,
+      stdout: "inherit",
+      stderr: "inherit",
+    }).output();
+    return code;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      throw new Error(
+        "npm is not on PATH: install Node.js (which brings npm), then run the task again",
+      );
+    }
+    throw e;
+  }
 }
 
-/** Runs `npm ci` (falling back to `npm install`) unless the install is current. */
-export async function ensureNodeModules(who: string): Promise<void> {
+/**
+ * The packages `scope` needs, from package.json; those the lock file ties to an
+ * operating system or CPU (and the optional ones) exist on some platforms only: not checked.
+ */
+async function needed(scope: DependencyScope): Promise<string[]> {
+  const pkg = JSON.parse(await Deno.readTextFile(`${root}package.json`));
+  const lock = JSON.parse(await Deno.readTextFile(`${root}package-lock.json`));
+  const names = Object.keys({
+    ...pkg.dependencies,
+    ...(scope === "all" ? pkg.devDependencies : {}),
+  });
+  return names.filter((n) => {
+    const entry = lock.packages?.[`node_modules/${n}`];
+    return !entry?.os && !entry?.cpu;
+  });
+}
+
+/** Whether `node_modules` holds what `scope` needs and is as new as the lock file. */
+async function current(scope: DependencyScope): Promise<boolean> {
+  const marker = `${root}node_modules/.package-lock.json`;
+  if (!await exists(marker)) return false;
+  if ((await Deno.stat(marker)).mtime! < (await Deno.stat(`${root}package-lock.json`)).mtime!) {
+    return false;
+  }
+  for (const name of await needed(scope)) {
+    if (!await exists(`${root}node_modules/${name}/package.json`)) return false;
+  }
+  return true;
+}
+
+/**
+ * Runs `npm ci` (falling back to `npm install`) unless the install is current;
+ * `scope: "runtime"` installs only the program's own packages (`--omit=dev
+ * --omit=optional`). Throws an error that says what to do when npm fails.
+ */
+export async function ensureNodeModules(
+  who: string,
+  scope: DependencyScope = "all",
+): Promise<void> {
   // A symlinked node_modules belongs to another checkout (e.g. a git worktree
   // sharing one install): never reinstall through the link.
   try {
@@ -37,25 +88,29 @@ export async function ensureNodeModules(who: string): Promise<void> {
   } catch {
     // absent: install below
   }
-  const marker = `${root}node_modules/.package-lock.json`;
-  const fresh = await exists(marker) &&
-    (await Deno.stat(marker)).mtime! >= (await Deno.stat(`${root}package-lock.json`)).mtime!;
-  if (fresh) return;
-  console.error(`${who}: installing npm packages (npm ci)...`);
-  if (await npm(["ci", "--no-audit", "--no-fund"]) !== 0) {
+  if (await current(scope)) return;
+  const omit = scope === "runtime" ? ["--omit=dev", "--omit=optional"] : [];
+  const shown = ["ci", ...omit].join(" ");
+  console.error(`${who}: installing npm packages (npm ${shown})...`);
+  if (await npm(["ci", ...omit, "--no-audit", "--no-fund"]) !== 0) {
     console.error(`${who}: npm ci failed; trying npm install with the lock file`);
-    if (await npm(["install", "--no-audit", "--no-fund"]) !== 0) {
-      throw new Error("npm install failed: the npm packages cannot be installed");
+    if (await npm(["install", ...omit, "--no-audit", "--no-fund"]) !== 0) {
+      throw new Error(
+        `npm could not install the packages in ${root}node_modules (its messages are above): ` +
+          `check that the npm registry is reachable (npm config get registry), run ` +
+          `"npm ${shown}" in ${root}, then run the task again`,
+      );
     }
   }
 }
 
 if (import.meta.main) {
-  // `deno task service` runs this first: a fresh clone installs what it needs on first use.
+  // `deno run -A scripts/ensure_deps.ts [who] [runtime|all]`
+  const who = Deno.args[0] ?? "service";
   try {
-    await ensureNodeModules(Deno.args[0] ?? "service");
+    await ensureNodeModules(who, Deno.args[1] === "runtime" ? "runtime" : "all");
   } catch (e) {
-    console.error(`${Deno.args[0] ?? "service"}: ${(e as Error).message}`);
+    console.error(`${who}: ${(e as Error).message}`);
     Deno.exit(1);
   }
 }

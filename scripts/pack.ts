@@ -19,6 +19,7 @@
  */
 
 import { bundle, LAUNCH_FLAGS, PERMISSIONS, ROOT, RUNTIME_FLAGS, V8_FLAGS } from "./bundle.ts";
+import { ensureNodeModules } from "./ensure_deps.ts";
 
 /** The published package's name. */
 export const PACKAGE_NAME = "service-cli";
@@ -76,7 +77,16 @@ export async function pack(): Promise<string> {
   await Deno.remove(dir, { recursive: true }).catch(() => {});
   await Deno.mkdir(`${dir}bin`, { recursive: true });
   await Deno.mkdir(`${dir}lib`, { recursive: true });
-  await bundle(`${dir}lib/program/service.js`);
+  // A fresh clone has no node_modules yet: the bundle needs the program's packages (viem, zod).
+  await ensureNodeModules("pack", "runtime");
+  try {
+    await bundle(`${dir}lib/program/service.js`);
+  } catch (e) {
+    throw new Error(
+      `${(e as Error).message}\nIf a module is missing, run "npm ci" in ${ROOT} (or remove ` +
+        `${ROOT}node_modules to have it installed again), then "deno task pack" again.`,
+    );
+  }
   const launcher = (await Deno.readTextFile(`${ROOT}scripts/npm/launch.cjs`))
     .replace("__PERMISSIONS__", JSON.stringify(PERMISSIONS))
     .replace("__V8_FLAGS__", JSON.stringify(V8_FLAGS))

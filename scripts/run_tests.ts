@@ -2,7 +2,9 @@
  * `deno task test`: installs what the suite needs on a fresh clone (npm
  * packages, with anvil/cast/forge and solc), runs `deno test`, and prints the
  * plain closing line `tests: N passed, N failed, N skipped` that CI reads,
- * preceded by one `skipped: FILE: NAME` line per skipped test.
+ * preceded by one `skipped: FILE: NAME` line per skipped test. Quiet where
+ * nothing is wrong: no `Check …` line per module, no `punycode` deprecation
+ * warning from test peers.
  *
  * Without arguments the suite runs as two `deno test` processes at once: the
  * tests that mostly wait on a slow peer (tests/slow/: forge through custody
@@ -99,13 +101,26 @@ export const SLOW_TESTS = "tests/slow/";
  * everything but {@linkcode SLOW_TESTS} and, beside it, {@linkcode SLOW_TESTS} in parallel.
  */
 export function testRuns(args: string[]): { args: string[]; env: Record<string, string> }[] {
-  if (args.length > 0) return [{ args: ["test", "-A", ...args], env: {} }];
+  if (args.length > 0) return [{ args: [...TEST_ARGS, ...args], env: {} }];
   return [
-    { args: ["test", "-A", `--ignore=${SLOW_TESTS}`], env: {} },
+    { args: [...TEST_ARGS, `--ignore=${SLOW_TESTS}`], env: {} },
     // its files wait on forge's 45 s timeouts, not on the CPU: one job each
-    { args: ["test", "-A", "--parallel", SLOW_TESTS], env: { DENO_JOBS: "4" } },
+    { args: [...TEST_ARGS, "--parallel", SLOW_TESTS], env: { DENO_JOBS: "4" } },
   ];
 }
+
+/**
+ * `deno test`'s own arguments in every run. `--quiet`: no `Check file:///…`
+ * line per test module (type errors still show); the preload drops Node's
+ * `punycode` deprecation warning that test peers (web3's HTTP client) trigger.
+ */
+export const TEST_ARGS: readonly string[] = [
+  "test",
+  "-A",
+  "--quiet",
+  "--preload",
+  `${root}tests/support/quiet_deprecations.ts`,
+];
 
 /** Runs one `deno test` process; `live` shows its output as it comes, else at the end. */
 async function runOne(

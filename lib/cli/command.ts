@@ -353,7 +353,8 @@ export async function platformClient(
   ctx: CommandContext & { out: Output },
   extra: ClientOptions = {},
 ): Promise<PlatformClient> {
-  // The two modules, not the barrel: it loads every platform area (webhooks, vaults, ...).
+  // The two modules, not the barrel: it loads every platform area (webhooks, vaults, ...)
+  // and with them zod, which the bridge needs only at its first signing call.
   const [{ loadCredentials }, { PlatformClient }] = await Promise.all([
     import("../platform/credentials.ts"),
     import("../platform/client.ts"),

@@ -15,6 +15,7 @@
  */
 
 import { type CommandContext, connectionFlags, group, leaf } from "./command.ts";
+import { resolve } from "node:path";
 import { UsageError } from "./errors.ts";
 import { formatFlag } from "./command.ts";
 import {
@@ -49,10 +50,6 @@ function shown(name: string, p: Profile): Record<string, unknown> {
     apiKey: p.apiKey ? "set" : "",
     privateKey: p.privateKey ?? "",
   };
-}
-
-function isAbsolute(path: string): boolean {
-  return path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\");
 }
 
 const setCommand = leaf({
@@ -91,9 +88,8 @@ const setCommand = leaf({
           "--privateKey of a profile must be the path of the key file, not the PEM text (the profile stores the path).",
         );
       }
-      const path = isAbsolute(f.privateKey) || ctx.cwd === undefined
-        ? f.privateKey
-        : `${ctx.cwd}/${f.privateKey}`;
+      // absolute and normalized (`./api.pem`, `keys/../api.pem`: `/work/app/api.pem`)
+      const path = ctx.cwd === undefined ? f.privateKey : resolve(ctx.cwd, f.privateKey);
       // Checked as every command will use it: a readable, unencrypted RSA key.
       const { loadCredentials } = await import("../platform/mod.ts");
       await loadCredentials({ apiKey: "unused", privateKey: path });
@@ -132,7 +128,9 @@ const listCommand = leaf({
   examples: ["service config list --format json"],
   async run(_p, ctx) {
     const { profiles } = await readProfiles(dirOf(ctx));
-    await ctx.out.records(Object.entries(profiles).map(([n, p]) => shown(n, p)), COLUMNS);
+    await ctx.out.records(Object.entries(profiles).map(([n, p]) => shown(n, p)), COLUMNS, {
+      empty: "no profiles (service config set --profile NAME ... saves one)",
+    });
     return 0;
   },
 });

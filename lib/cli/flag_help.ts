@@ -57,6 +57,7 @@ export function renderFlags(specs: FlagSpecs, width = 100): string {
         : String(s.default);
       if (!s.description.includes(`default ${shown}`)) extra.push(`default ${shown}`);
     }
+    if (s.required) extra.push("required");
     if (s.env) extra.push(`env ${s.env}`);
     if (s.multiple) extra.push("repeatable");
     return [left, s.description + (extra.length ? ` (${extra.join("; ")})` : "")] as const;

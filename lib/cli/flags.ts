@@ -10,7 +10,10 @@
  * duration), checked here and nowhere else, so that a value that cannot work
  * (`--timeout 0`, a window of 100 years, a timer beyond what timers can
  * wait) is a usage error naming the range; {@linkcode checkFlagSpecs}
- * refuses a declaration without one.
+ * refuses a declaration without one. A `required` flag that neither the
+ * command line nor any source gives is a usage error, in the same words for
+ * every command: `Missing --webhookId for "service webhooks get": give
+ * --webhookId <ID> or set SERVICE_WEBHOOK_ID.`
  *
  * @module
  */
@@ -25,6 +28,7 @@ import {
   parseTime,
 } from "./durations.ts";
 import { closest } from "./text.ts";
+import { placeholderOf } from "./flag_help.ts";
 
 /** The kinds of value a flag takes. */
 export type FlagType =
@@ -65,6 +69,13 @@ export interface FlagSpec {
   readonly secret?: boolean;
   /** Hidden from `--help` (kept for compatibility). */
   readonly hidden?: boolean;
+  /**
+   * The command cannot run without it: when neither the command line nor a
+   * source (`env`, `.env`, profile) gives it (or the value is empty),
+   * {@linkcode parseFlags} throws a usage error naming the flag and its
+   * variable. Not with `default`.
+   */
+  readonly required?: boolean;
 }
 
 /** A command's flags, by camelCase name. */
@@ -77,10 +88,14 @@ export type ValueOf<F extends FlagSpec> = F["type"] extends "boolean" ? boolean
   : F["type"] extends "durationRange" ? DurationRange
   : string;
 
-/** The parsed values of a {@linkcode FlagSpecs}: arrays for `multiple`, else a value or `undefined`. */
+/**
+ * The parsed values of a {@linkcode FlagSpecs}: arrays for `multiple`, else a
+ * value, or `undefined` unless the flag has a default or is `required`.
+ */
 export type ParsedFlags<S extends FlagSpecs> = {
   -readonly [K in keyof S]: S[K] extends { multiple: true } ? ValueOf<S[K]>[]
     : S[K] extends { default: unknown } ? ValueOf<S[K]>
+    : S[K] extends { required: true } ? ValueOf<S[K]>
     : ValueOf<S[K]> | undefined;
 };
 
@@ -155,7 +170,8 @@ const RANGED: ReadonlySet<FlagType> = new Set(["integer", "number", "duration", 
 /**
  * Checks a command's flag declarations: every `integer`, `number`,
  * `duration` and `durationRange` flag has a finite `min` and `max` with `min <= max`, and a
- * numeric default inside them. Throws a `TypeError` naming the flag (a
+ * numeric default inside them; a `required` flag has no default (it could
+ * never be missing). Throws a `TypeError` naming the flag (a
  * programming error, found by any test that loads the command).
  *
  * @example
@@ -165,6 +181,11 @@ const RANGED: ReadonlySet<FlagType> = new Set(["integer", "number", "duration", 
  */
 export function checkFlagSpecs(specs: FlagSpecs): void {
   for (const [name, s] of Object.entries(specs)) {
+    if (s.required && s.default !== undefined) {
+      throw new TypeError(
+        `Flag --${name} is required and has a default: give it one or the other.`,
+      );
+    }
     if (!RANGED.has(s.type)) continue;
     if (
       typeof s.min !== "number" || typeof s.max !== "number" || !Number.isFinite(s.min) ||
@@ -265,6 +286,14 @@ function convert(
     }
   }
   void name;
+}
+
+/** The one message of a missing `required` flag: the flag, how to give it, its variable. */
+function missingText(name: string, spec: FlagSpec, command: string): string {
+  const form = spec.type === "boolean" ? `--${name}` : `--${name} ${placeholderOf(spec)}`;
+  return `Missing --${name} for "${command}": give ${form}${
+    spec.env ? ` or set ${spec.env}` : ""
+  }.`;
 }
 
 function checkChoice(spec: FlagSpec, value: string, where: string, raw: string): string {
@@ -391,6 +420,13 @@ export function parseFlags<S extends FlagSpecs>(
       values[name] = Array.isArray(spec.default) ? [...spec.default] : spec.default;
     } else if (spec.multiple) {
       values[name] = [];
+    }
+  }
+  for (const [name, spec] of Object.entries(specs)) {
+    const v = values[name];
+    // An empty value (`--webhookId=`, an empty list) is as missing as an absent one.
+    if (spec.required && (v === undefined || v === "" || (Array.isArray(v) && v.length === 0))) {
+      throw new UsageError(missingText(name, spec, options.command));
     }
   }
   if (options.maxPositionals !== undefined && positionals.length > options.maxPositionals) {

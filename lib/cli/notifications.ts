@@ -25,17 +25,10 @@ import {
 } from "./command.ts";
 import { CliError, ExitCode, UsageError } from "./errors.ts";
 import { NOTIFICATION_SORT_FIELDS, NOTIFICATION_STATUSES } from "../core/mod.ts";
+import { webhookIdFlag } from "./webhooks/common.ts";
 
 const DAY = 86_400_000;
 
-const webhookFlag = {
-  webhookId: {
-    type: "string",
-    env: "SERVICE_WEBHOOK_ID",
-    placeholder: "ID",
-    description: "The webhook endpoint's id.",
-  },
-} as const;
 const notificationFlag = {
   notificationId: { type: "string", placeholder: "ID", description: "The notification's id." },
 } as const;
@@ -72,7 +65,7 @@ const list = leaf({
   flags: {
     ...connectionFlags,
     ...formatFlag,
-    ...webhookFlag,
+    ...webhookIdFlag,
     order: {
       type: "string",
       choices: ["ASC", "DESC"],
@@ -117,12 +110,7 @@ const list = leaf({
     "service notifications list --webhookId $W --all --format ndjson > notifications.ndjson",
   ],
   async run({ flags }, ctx) {
-    const webhookId = need(
-      flags.webhookId,
-      "webhookId",
-      ctx.path,
-      "the endpoint's id (or SERVICE_WEBHOOK_ID)",
-    );
+    const webhookId = flags.webhookId;
     if (
       flags.startTime !== undefined && flags.endTime !== undefined &&
       flags.startTime > flags.endTime
@@ -151,7 +139,7 @@ const list = leaf({
             "\n",
         );
       } else {
-        await out.records(page.data, NOTIFICATION_COLUMNS);
+        await out.records(page.data, NOTIFICATION_COLUMNS, { empty: "no notifications" });
         if (page.next && out.format === "table") {
           await out.log(`more: --pageCursor ${page.next}  (or --all)`);
         }
@@ -167,7 +155,7 @@ const list = leaf({
         `fetched ${fetched}${total !== undefined ? ` of ${total}` : ""} notifications`,
       );
     });
-    await out.records(rows, NOTIFICATION_COLUMNS);
+    await out.records(rows, NOTIFICATION_COLUMNS, { empty: "no notifications" });
     await out.clearProgress();
     return 0;
   },
@@ -179,7 +167,7 @@ const get = leaf({
   flags: {
     ...connectionFlags,
     ...formatFlag,
-    ...webhookFlag,
+    ...webhookIdFlag,
     ...notificationFlag,
     includeData: { type: "boolean", description: "Include the payload." },
   },
@@ -187,7 +175,7 @@ const get = leaf({
     "service notifications get --webhookId $W --notificationId $N --includeData --format json",
   ],
   async run({ flags }, ctx) {
-    const webhookId = need(flags.webhookId, "webhookId", ctx.path, "the endpoint's id");
+    const webhookId = flags.webhookId;
     const id = need(flags.notificationId, "notificationId", ctx.path, "the notification's id");
     const client = await platformClient(flags, ctx);
     const { getNotification } = await import("../platform/mod.ts");
@@ -204,7 +192,7 @@ const attempts = leaf({
   flags: {
     ...connectionFlags,
     ...formatFlag,
-    ...webhookFlag,
+    ...webhookIdFlag,
     ...notificationFlag,
     all: { type: "boolean", description: "Every attempt (follow next), not only the first page." },
     pageSize: {
@@ -218,7 +206,7 @@ const attempts = leaf({
     "service notifications attempts --webhookId $W --notificationId $N --all | service breaker simulate",
   ],
   async run({ flags }, ctx) {
-    const webhookId = need(flags.webhookId, "webhookId", ctx.path, "the endpoint's id");
+    const webhookId = flags.webhookId;
     const notificationId = need(
       flags.notificationId,
       "notificationId",
@@ -262,13 +250,13 @@ const resend = leaf({
   flags: {
     ...connectionFlags,
     ...formatFlag,
-    ...webhookFlag,
+    ...webhookIdFlag,
     ...notificationFlag,
     ...idempotencyFlag,
   },
   examples: ["service notifications resend --webhookId $W --notificationId $N"],
   async run({ flags, given }, ctx) {
-    const webhookId = need(flags.webhookId, "webhookId", ctx.path, "the endpoint's id");
+    const webhookId = flags.webhookId;
     const id = need(flags.notificationId, "notificationId", ctx.path, "the notification's id");
     const client = await platformClient(flags, ctx);
     const { resendNotification } = await import("../platform/mod.ts");
@@ -298,7 +286,7 @@ const resendByResource = leaf({
   flags: {
     ...connectionFlags,
     ...formatFlag,
-    ...webhookFlag,
+    ...webhookIdFlag,
     ...idempotencyFlag,
     resourceId: {
       type: "string",
@@ -319,7 +307,7 @@ const resendByResource = leaf({
     "service notifications resend-by-resource --webhookId $W --resourceId $TX --excludeStatuses=",
   ],
   async run({ flags, given }, ctx) {
-    const webhookId = need(flags.webhookId, "webhookId", ctx.path, "the endpoint's id");
+    const webhookId = flags.webhookId;
     const resourceId = need(flags.resourceId, "resourceId", ctx.path, "the resource's id");
     const client = await platformClient(flags, ctx);
     const api = await import("../platform/mod.ts");
@@ -369,7 +357,7 @@ const resendFailed = leaf({
   flags: {
     ...connectionFlags,
     ...formatFlag,
-    ...webhookFlag,
+    ...webhookIdFlag,
     ...idempotencyFlag,
     startTime: {
       type: "time",
@@ -402,7 +390,7 @@ const resendFailed = leaf({
   },
   examples: ["service notifications resend-failed --webhookId $W --wait"],
   async run({ flags, given }, ctx) {
-    const webhookId = need(flags.webhookId, "webhookId", ctx.path, "the endpoint's id");
+    const webhookId = flags.webhookId;
     const client = await platformClient(flags, ctx);
     const api = await import("../platform/mod.ts");
     const body: { startTime?: number; events?: string[] } = {};

@@ -13,6 +13,7 @@
  */
 
 import { CliError, ExitCode } from "./errors.ts";
+import { cell, cells, type Column, layout, row, type TableLayout } from "./table.ts";
 
 /** A byte sink, as `Deno.stdout` is. */
 export interface Writer {
@@ -109,71 +110,11 @@ export async function writeAll(w: Writer, text: string | Uint8Array): Promise<vo
   }
 }
 
-/** A column of a table. */
-export interface Column {
-  /** Header text. */
-  header: string;
-  /** Field of the record, or a function computing the cell. */
-  value: string | ((record: Record<string, unknown>) => unknown);
-  /** Width the column is padded to (a longer value widens that row only), so tables stream. */
-  width?: number;
-}
+export { shortenMiddle } from "./table.ts";
+export type { Column } from "./table.ts";
 
-/**
- * Shortens `text` to `width` characters by cutting its middle:
- * `6b3e4d22-…-…de791eb` keeps both ends of an id recognisable.
- *
- * @example
- * ```ts
- * shortenMiddle("6b3e4d22-1c0f-4d57-9a43-5c1a0de791eb", 16); // "6b3e4d22…de791eb"
- * ```
- */
-export function shortenMiddle(text: string, width: number): string {
-  const chars = [...text];
-  if (chars.length <= width) return text;
-  if (width <= 1) return "…".slice(0, width);
-  const head = Math.ceil((width - 1) / 2);
-  const tail = width - 1 - head;
-  return chars.slice(0, head).join("") + "…" + (tail > 0 ? chars.slice(-tail).join("") : "");
-}
-
-/** Columns narrower than this are never shortened further. */
-const MIN_COLUMN = 8;
-
-/**
- * The widths a table gets on a terminal of `columns` columns: the declared
- * widths, the widest shrinkable ones narrowed first until the row fits.
- * Times (fields named like `*At`/`*Time`, shown as ISO) keep their width.
- * The last entry is the room left for the last column.
- */
-function fitWidths(cols: Column[], columns: number): number[] {
-  const widths = cols.map((c) => Math.max(c.width ?? 0, c.header.length));
-  const fixed = cols.map((c) => typeof c.value === "string" && /(At|Time)$/.test(c.value));
-  const total = () => widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1);
-  while (total() > columns) {
-    let wi = -1;
-    for (let i = 0; i < widths.length; i++) {
-      const min = Math.max(MIN_COLUMN, cols[i].header.length);
-      if (!fixed[i] && widths[i] > min && (wi === -1 || widths[i] > widths[wi])) wi = i;
-    }
-    if (wi === -1) break;
-    widths[wi]--;
-  }
-  const used = widths.slice(0, -1).reduce((a, b) => a + b + 2, 0);
-  widths[widths.length - 1] = Math.max(MIN_COLUMN, columns - used);
-  return widths;
-}
-
-/**
- * Renders a cell: times (ms numbers in fields named like `*At`/`*Time`) as ISO,
- * objects as JSON.
- */
-function cell(v: unknown, key: string): string {
-  if (v === undefined || v === null) return "-";
-  if (typeof v === "number" && /(At|Time)$/.test(key) && v > 1e11) return new Date(v).toISOString();
-  if (typeof v === "object") return JSON.stringify(v);
-  return String(v);
-}
+/** Rows a terminal table measures its widths from before printing (the rest stream). */
+const SAMPLE_ROWS = 200;
 
 /** The data-and-log writer a command uses. */
 export class Output {
@@ -274,12 +215,17 @@ export class Output {
   /**
    * Prints records as they arrive, in the chosen format. `json` collects them
    * into `{data: [...]}` (or `wrap(records)` when given); `ndjson` and `table`
-   * stream. Returns the number printed.
+   * stream (a table on a terminal after its first rows, to measure them; with
+   * none, `empty` instead of the header). Returns the number printed.
    */
   async records(
     records: AsyncIterable<Record<string, unknown>> | Iterable<Record<string, unknown>>,
     columns: Column[],
-    options: { wrap?: (data: Record<string, unknown>[]) => unknown } = {},
+    options: {
+      wrap?: (data: Record<string, unknown>[]) => unknown;
+      /** What a terminal shows instead of a bare header when there is no record (`no webhooks`). */
+      empty?: string;
+    } = {},
   ): Promise<number> {
     let n = 0;
     if (this.format === "json") {
@@ -303,32 +249,74 @@ export class Output {
       if (buf) await this.write(buf);
       return n;
     }
-    const fit = this.io.stdoutIsTerminal && !this.wide && this.io.stdoutColumns !== undefined &&
-      this.io.stdoutColumns > 0;
-    const widths = fit
-      ? fitWidths(columns, this.io.stdoutColumns!)
-      : columns.map((c) => c.width ?? c.header.length);
-    const line = (cells: string[]) =>
-      cells.map((c, i) => {
-        const shown = fit ? shortenMiddle(c, widths[i]) : c;
-        return i === cells.length - 1 ? shown : shown.padEnd(widths[i]);
-      }).join("  ").trimEnd() +
-      "\n";
-    const head = line(columns.map((c) => c.header.toUpperCase()));
+    const sample: string[][] = [];
+    const iterator =
+      (Symbol.asyncIterator in records
+        ? records[Symbol.asyncIterator]()
+        : records[Symbol.iterator]()) as
+          | AsyncIterator<Record<string, unknown>>
+          | Iterator<
+            Record<string, unknown>
+          >;
+    let done = false;
+    if (this.io.stdoutIsTerminal) {
+      while (sample.length < SAMPLE_ROWS) {
+        const next = await iterator.next();
+        if (next.done) {
+          done = true;
+          break;
+        }
+        sample.push(cells(columns, next.value));
+      }
+    }
+    if (done && sample.length === 0 && options.empty !== undefined) {
+      await this.write(options.empty + "\n");
+      return 0;
+    }
+    try {
+      const rows = await this.table(columns, sample);
+      await rows(sample);
+      n = sample.length;
+      while (!done) {
+        const next = await iterator.next();
+        if (next.done) break;
+        await rows([cells(columns, next.value)]);
+        n++;
+      }
+    } catch (e) {
+      await iterator.return?.();
+      throw e;
+    }
+    return n;
+  }
+
+  /**
+   * Starts a table: prints its header now and returns a function that prints rows (cells as
+   * `cells()` of lib/cli/table.ts gives them) with the same widths, e.g. as `tail --follow` finds
+   * them. On a terminal the widths are measured from `sample` (none: the declared widths).
+   */
+  async table(
+    columns: Column[],
+    sample: readonly string[][] = [],
+  ): Promise<(rows: readonly string[][]) => Promise<void>> {
+    const table: TableLayout = layout(
+      columns,
+      sample,
+      this.#fits() ? this.io.stdoutColumns : undefined,
+    );
+    const head = row(table, columns.map((c) => c.header.toUpperCase()));
     await this.write(
       this.color && this.io.stdoutIsTerminal ? `\x1b[1m${head.trimEnd()}\x1b[0m\n` : head,
     );
-    for await (const r of records) {
-      await this.write(
-        line(
-          columns.map((c) =>
-            typeof c.value === "string" ? cell(r[c.value], c.value) : cell(c.value(r), c.header)
-          ),
-        ),
-      );
-      n++;
-    }
-    return n;
+    return async (rows) => {
+      if (rows.length) await this.write(rows.map((r) => row(table, r)).join(""));
+    };
+  }
+
+  /** Whether tables are fitted to a terminal (not piped, not `--wide`, width known). */
+  #fits(): boolean {
+    return this.io.stdoutIsTerminal && !this.wide && this.io.stdoutColumns !== undefined &&
+      this.io.stdoutColumns > 0;
   }
 
   /** Prints one object: JSON for `json`/`ndjson` (one line for ndjson), `key: value` lines for `table`. */

@@ -1,8 +1,8 @@
 /**
  * The top-level dispatch table and `run()`, which turns arguments into an
  * exit code. Only light modules are imported here; subcommands are imported
- * lazily so that `--help` and `--version` load neither the platform client nor
- * the EVM library.
+ * lazily so that `--help` and `--version` load neither the platform client, nor
+ * zod (its answer checks), nor the EVM library.
  *
  * @module
  */
@@ -89,7 +89,9 @@ export async function run(args: string[], ctx: CommandContext): Promise<number> 
       // `service help <command> [verb]` is `service <command> [verb] --help`.
       [name, ...rest] = [...rest, "--help"];
     }
-    if (name === "--version" || name === "-V" || name === "version") {
+    const isVersion = (a: string | undefined) => a === "--version" || a === "-V";
+    // `service-json-rpc --version` arrives as `rpc --version` (main.ts, the npm launcher).
+    if (isVersion(name) || name === "version" || (name === "rpc" && isVersion(rest[0]))) {
       await writeAll(ctx.io.stdout, `service ${VERSION}\n`);
       return 0;
     }

@@ -4,7 +4,10 @@
  * {@linkcode stopSignals}; nothing in `lib/` listens itself.
  *
  * A signal that no command has taken keeps its default action: the process
- * ends at once, as if nobody listened. A command that must stop cleanly (the
+ * ends at once, as if nobody listened. Once a taken signal has asked the
+ * command to stop, later ones are absorbed until the process exits, so that a
+ * stop asked for ends as the command says (exit 0), whoever else passed the
+ * signal on. A command that must stop cleanly (the
  * emulator, the `rpc` bridge) takes the signals while it waits: then a signal
  * aborts the command's `AbortSignal` (the first one, with a
  * {@linkcode StopRequest} naming it as the reason) and is passed to the
@@ -100,6 +103,10 @@ export function stopSignals(
   for (const sig of signals) {
     const handler = () => {
       const mine = [...takers].filter((t) => t.signals.includes(sig));
+      // Once a command is stopping, a stop signal nobody has taken is the same stop again (a
+      // terminal's Ctrl-C reaches `service` and the npm launcher or `deno task`, which pass it on
+      // too): it must not turn a clean stop into death by the signal.
+      if (mine.length === 0 && controller.signal.aborted) return;
       if (mine.length === 0) {
         close();
         host.raise(sig);

@@ -16,7 +16,7 @@ import {
   leaf,
   platformClient,
 } from "./command.ts";
-import { requireWebhookId, WEBHOOK_COLUMNS as COLUMNS, webhookIdFlag } from "./webhooks/common.ts";
+import { WEBHOOK_COLUMNS as COLUMNS, webhookIdFlag } from "./webhooks/common.ts";
 
 const list = leaf({
   summary: "List the webhook endpoints.",
@@ -41,6 +41,7 @@ const list = leaf({
     await ctx.out.records(
       listWebhooks(client, { order: flags.order, pageSize: flags.pageSize }),
       COLUMNS,
+      { empty: "no webhooks (service webhooks create --url URL --events E creates one)" },
     );
     return 0;
   },
@@ -52,7 +53,7 @@ const get = leaf({
   flags: { ...connectionFlags, ...formatFlag, ...webhookIdFlag },
   examples: ["service webhooks get --webhookId 3fa85f64-5717-4562-b3fc-2c963f66afa6"],
   async run({ flags }, ctx) {
-    const id = requireWebhookId(flags.webhookId, ctx.path);
+    const id = flags.webhookId;
     const client = await platformClient(flags, ctx);
     const { getWebhook } = await import(
       "../platform/mod.ts"
@@ -71,7 +72,7 @@ function setEnabled(enabled: boolean) {
     flags: { ...connectionFlags, ...formatFlag, ...webhookIdFlag },
     examples: [`service webhooks ${enabled ? "enable" : "disable"} --webhookId $WEBHOOK`],
     async run({ flags }, ctx) {
-      const id = requireWebhookId(flags.webhookId, ctx.path);
+      const id = flags.webhookId;
       const client = await platformClient(flags, ctx);
       const { getWebhook, updateWebhook } = await import(
         "../platform/mod.ts"
@@ -98,7 +99,7 @@ const metrics = leaf({
   flags: { ...connectionFlags, ...formatFlag, ...webhookIdFlag },
   examples: ["service webhooks metrics --webhookId $WEBHOOK --format json"],
   async run({ flags }, ctx) {
-    const id = requireWebhookId(flags.webhookId, ctx.path);
+    const id = flags.webhookId;
     const client = await platformClient(flags, ctx);
     const { getErrorRate } = await import(
       "../platform/mod.ts"

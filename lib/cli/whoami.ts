@@ -37,7 +37,8 @@ export const whoamiCommand = leaf({
       ok: true,
       environment: environmentName(client.baseUrl, PRODUCTION_BASE_URL),
       apiBaseUrl: client.baseUrl,
-      profile: ctx.loaded?.profile ?? "",
+      // no profile in use: no `profile` field (rather than `"profile": ""`)
+      ...(ctx.loaded?.profile ? { profile: ctx.loaded.profile } : {}),
       apiKeyFrom: origins.get("apiKey") ?? "--apiKey",
     });
     return 0;

@@ -15,6 +15,7 @@ export { BaseError, messageOf, walk } from "./errors.ts";
 export type { BaseErrorOptions } from "./errors.ts";
 export { BadRequestError, ConflictError, NotFoundError } from "./domain_errors.ts";
 export { hostnameOf, isLoopbackHost, sameText } from "./loopback.ts";
+export { blockedPortReason } from "./blocked_ports.ts";
 export { RsaSigner } from "./rsa_signer.ts";
 export type { RsaAlg } from "./rsa_signer.ts";
 export { RsaVerifier } from "./rsa_verifier.ts";

@@ -9,7 +9,7 @@
 
 import { Whitelist } from "./vault/whitelist.ts";
 import { WhitelistStore } from "./vault/whitelist_store.ts";
-import { toBase64Url } from "../core/mod.ts";
+import { blockedPortReason, toBase64Url } from "../core/mod.ts";
 import { EmulatorConfigError } from "./errors.ts";
 import { Store } from "./store.ts";
 import { ensureApiUser } from "./http/api_user.ts";
@@ -187,9 +187,13 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
     chainId = await chain.client.getChainId();
   } catch (e) {
     throw new EmulatorConfigError(
-      `Cannot reach the node at --rpcUrl ${o.rpcUrl} (${
-        nodeFailure(e)
-      }). Start it first (e.g. anvil) or fix the URL.`,
+      blockedPortReason(o.rpcUrl)
+        ? `Cannot reach the node at --rpcUrl ${o.rpcUrl}: ${
+          blockedPortReason(o.rpcUrl)
+        }. Run the node on another port and give that one.`
+        : `Cannot reach the node at --rpcUrl ${o.rpcUrl} (${
+          nodeFailure(e)
+        }). Start it first (e.g. anvil) or fix the URL.`,
     );
   }
   if (o.chainId !== undefined && o.chainId !== chainId) {

@@ -5,9 +5,9 @@
  * @module
  */
 
-import * as s from "./shape.ts";
+import * as z from "zod";
 import type { PlatformClient } from "./client.ts";
-import type { Page, Schema } from "./schemas.ts";
+import { type Page, stringOrNumber } from "./schemas.ts";
 
 /** A blockchain as the platform lists it. */
 export interface Blockchain {
@@ -30,15 +30,15 @@ export interface Blockchain {
   [extra: string]: unknown;
 }
 
-const BlockchainSchema = s.looseObject({
-  id: s.string(),
-  legacyId: s.string().optional(),
-  displayName: s.string().optional(),
-  nativeAssetId: s.string().optional(),
-  onchain: s.looseObject({
-    protocol: s.string().optional(),
-    chainId: s.union([s.string(), s.number()]).nullish(),
-    test: s.boolean().optional(),
+const BlockchainSchema = z.looseObject({
+  id: z.string(),
+  legacyId: z.string().optional(),
+  displayName: z.string().optional(),
+  nativeAssetId: z.string().optional(),
+  onchain: z.looseObject({
+    protocol: z.string().optional(),
+    chainId: stringOrNumber().nullish(),
+    test: z.boolean().optional(),
   }).optional(),
 });
 
@@ -52,14 +52,14 @@ export interface Asset {
   [extra: string]: unknown;
 }
 
-const AssetSchema: Schema<Asset> = s.looseObject({
-  id: s.string(),
-  legacyId: s.string(),
+const AssetSchema: z.ZodType<Asset> = z.looseObject({
+  id: z.string(),
+  legacyId: z.string(),
 });
 
-const BlockchainPage: Schema<Page<Blockchain>> = s.looseObject({
-  data: s.array(BlockchainSchema),
-  next: s.string().nullish(),
+const BlockchainPage: z.ZodType<Page<Blockchain>> = z.looseObject({
+  data: z.array(BlockchainSchema),
+  next: z.string().nullish(),
 });
 
 /** Lists the blockchains of a protocol (default `ETH`, i.e. EVM), following pages. */

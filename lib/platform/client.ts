@@ -9,7 +9,8 @@
  * @module
  */
 
-import type { Page, Schema } from "./schemas.ts";
+import type { ZodType } from "zod";
+import type { Page } from "./schemas.ts";
 import type { Credentials } from "./credentials.ts";
 import { signRequestToken } from "./jwt.ts";
 import { noReplayFetch } from "./no_replay_fetch.ts";
@@ -39,8 +40,12 @@ export interface RequestOptions<T> {
   query?: Record<string, QueryValue>;
   /** A JSON body, serialised once; its exact bytes are hashed into the token. */
   body?: unknown;
-  /** Validates a 2xx JSON answer. Without it the parsed JSON (or `undefined` for an empty body) is returned. */
-  schema?: Schema<T>;
+  /**
+   * Checks a 2xx JSON answer (its first issue becomes a
+   * `PlatformResponseError` naming the field: `path: message`). Without it the
+   * parsed JSON (or `undefined` for an empty body) is returned.
+   */
+  schema?: ZodType<T>;
   /** For POST: the key to send; default a fresh UUID per call, reused on every retry of it. */
   idempotencyKey?: string;
   /** Send no `Idempotency-Key` even on POST. */
@@ -347,19 +352,20 @@ export class PlatformClient {
         );
       }
     }
-    let data = json as T;
     if (options.schema) {
       const r = options.schema.safeParse(json);
       if (!r.success) {
         const issue = r.error.issues[0];
         throw new PlatformResponseError(
           options.operation,
-          `${issue.path.join(".") || "body"}: ${issue.message}`,
+          `${issue.path.map(String).join(".") || "body"}: ${issue.message}`,
           { baseUrl: this.baseUrl },
         );
       }
-      data = r.data;
     }
+    // The answer as the platform sent it, checked: not zod's copy, which puts the
+    // known fields first (the CLI prints answers in the platform's field order).
+    const data = json as T;
     return {
       status: response.status,
       data,

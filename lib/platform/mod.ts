@@ -29,23 +29,7 @@ export {
 } from "./errors.ts";
 export { sha256Hex, signRequestToken, TOKEN_LIFETIME_SECONDS } from "./jwt.ts";
 export type { RequestClaims } from "./jwt.ts";
-export {
-  MetricValueSchema,
-  NotificationAttemptSchema,
-  NotificationSchema,
-  pageSchema,
-  ResendFailedSchema,
-  ResendJobSchema,
-  WebhookSchema,
-} from "./schemas.ts";
-export type {
-  Notification,
-  NotificationAttempt,
-  Page,
-  ResendJob,
-  Schema,
-  Webhook,
-} from "./schemas.ts";
+export type { Notification, NotificationAttempt, Page, ResendJob, Webhook } from "./schemas.ts";
 export {
   createWebhook,
   deleteWebhook,

@@ -1,27 +1,39 @@
 /**
  * What the platform API returns (`platform-api.md`): plain interfaces for the
- * public surface, and the schemas (`shape.ts`) that check answers at the
- * edge. Objects are loose: fields we do not know are kept and printed as the
- * platform sent them.
+ * public surface, and the zod schemas that check answers at the edge. Objects
+ * are loose: fields we do not know are kept and printed as the platform sent
+ * them.
+ *
+ * zod is loaded with this module, which only the commands that talk to the
+ * platform import (lazily, from `lib/cli`; the bridge with its custody
+ * signer, `lib/rpc/lazy_signer.ts`, at the first send or account list):
+ * `--help`, `--version` and the bridge's start-up never load it
+ * (`tests/platform/zod_loading_test.ts`). A bridge without a child and
+ * without `--quiet` lists the accounts in its banner, and so loads it just
+ * after printing its address.
+ *
+ * Every platform module imports zod as a namespace (`import * as z`), not
+ * `import { z }`: the bundle (`scripts/bundle.ts`) then keeps what is used,
+ * with zod's English messages only, where the `z` object holds all of zod
+ * and its 40-odd locales (the bundle's zod chunk: 194 KB against 774 KB).
  *
  * @module
  */
 
-import * as s from "./shape.ts";
+import * as z from "zod";
 import { RESEND_JOB_STATUSES, type ResendJobStatus } from "../core/mod.ts";
 
 /**
- * Anything that validates an unknown value into a `T` (a `shape.ts` check
- * fits). Kept minimal so the public API does not expose how checks are made.
+ * A string or a number (a chain id, a metric's value), with a message that
+ * says both, where zod's own for a union is only "Invalid input".
  */
-export interface Schema<T> {
-  /** Returns the parsed value, or the issues found. */
-  safeParse(value: unknown):
-    | { success: true; data: T }
-    | {
-      success: false;
-      error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> };
-    };
+export function stringOrNumber(): z.ZodUnion<[z.ZodString, z.ZodNumber]> {
+  return z.union([z.string(), z.number()], {
+    error: (issue) =>
+      `expected string or number, received ${
+        issue.input === null ? "null" : Array.isArray(issue.input) ? "array" : typeof issue.input
+      }`,
+  });
 }
 
 /** A Webhooks V2 endpoint. */
@@ -103,55 +115,57 @@ export interface ResendJob {
 }
 
 /** Checks a Webhook. */
-export const WebhookSchema: Schema<Webhook> = s.looseObject({
-  id: s.string(),
-  url: s.string(),
-  events: s.array(s.string()),
-  status: s.string(),
-  createdAt: s.number().optional(),
-  updatedAt: s.number().optional(),
-  description: s.string().nullish(),
+export const WebhookSchema: z.ZodType<Webhook> = z.looseObject({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  status: z.string(),
+  createdAt: z.number().optional(),
+  updatedAt: z.number().optional(),
+  description: z.string().nullish(),
 });
 
 /** Checks a `{data, next, total?}` page of items checked by `item`. */
-export function pageSchema<T>(item: Schema<T>): Schema<Page<T>> {
-  return s.looseObject({
-    data: s.array(s.fromSchema(item)),
-    next: s.string().nullish(),
-    total: s.number().optional(),
-  }) as unknown as Schema<Page<T>>;
+export function pageSchema<T>(item: z.ZodType<T>): z.ZodType<Page<T>> {
+  return z.looseObject({
+    data: z.array(item),
+    next: z.string().nullish(),
+    total: z.number().optional(),
+  });
 }
 
 /** Checks a Notification. */
-export const NotificationSchema: Schema<Notification> = s.looseObject({
-  id: s.string(),
-  createdAt: s.number(),
-  updatedAt: s.number(),
-  status: s.string(),
-  eventType: s.string(),
-  resourceId: s.string().nullish(),
+export const NotificationSchema: z.ZodType<Notification> = z.looseObject({
+  id: z.string(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  status: z.string(),
+  eventType: z.string(),
+  resourceId: z.string().nullish(),
 });
 
 /** Checks a NotificationAttempt. */
-export const NotificationAttemptSchema: Schema<NotificationAttempt> = s.looseObject({
-  sentTime: s.number(),
-  duration: s.number().optional(),
-  responseCode: s.number().nullish(),
-  failureReason: s.string().nullish(),
+export const NotificationAttemptSchema: z.ZodType<NotificationAttempt> = z.looseObject({
+  sentTime: z.number(),
+  duration: z.number().optional(),
+  responseCode: z.number().nullish(),
+  failureReason: z.string().nullish(),
 });
 
 /** Checks the resend-failed answer `{total}`. */
-export const ResendFailedSchema: Schema<{ total: number }> = s.looseObject({ total: s.number() });
+export const ResendFailedSchema: z.ZodType<{ total: number }> = z.looseObject({
+  total: z.number(),
+});
 
 /** Checks a ResendJob. */
-export const ResendJobSchema: Schema<ResendJob> = s.looseObject({
-  jobId: s.string(),
-  status: s.enumOf(RESEND_JOB_STATUSES),
-  processed: s.number(),
-  total: s.number(),
+export const ResendJobSchema: z.ZodType<ResendJob> = z.looseObject({
+  jobId: z.string(),
+  status: z.enum(RESEND_JOB_STATUSES),
+  processed: z.number(),
+  total: z.number(),
 });
 
 /** Checks a metric `{value: "55"}`. */
-export const MetricValueSchema: Schema<{ value: string | number }> = s.looseObject({
-  value: s.union([s.string(), s.number()]),
+export const MetricValueSchema: z.ZodType<{ value: string | number }> = z.looseObject({
+  value: stringOrNumber(),
 });

@@ -5,10 +5,9 @@
  * @module
  */
 
-import * as s from "./shape.ts";
+import * as z from "zod";
 import type { PlatformClient } from "./client.ts";
 import { PlatformApiError } from "./errors.ts";
-import type { Schema } from "./schemas.ts";
 
 /** A transaction as `GET /v1/transactions/{id}` returns it. */
 export interface Transaction {
@@ -31,18 +30,18 @@ export interface Transaction {
   [extra: string]: unknown;
 }
 
-const TransactionSchema: Schema<Transaction> = s.looseObject({
-  id: s.string(),
-  status: s.string(),
-  subStatus: s.string().nullish(),
-  txHash: s.string().nullish(),
-  externalTxId: s.string().nullish(),
-  signedMessages: s.array(s.looseObject({
-    signature: s.looseObject({
-      r: s.string().optional(),
-      s: s.string().optional(),
-      v: s.number().optional(),
-      fullSig: s.string().optional(),
+const TransactionSchema: z.ZodType<Transaction> = z.looseObject({
+  id: z.string(),
+  status: z.string(),
+  subStatus: z.string().nullish(),
+  txHash: z.string().nullish(),
+  externalTxId: z.string().nullish(),
+  signedMessages: z.array(z.looseObject({
+    signature: z.looseObject({
+      r: z.string().optional(),
+      s: z.string().optional(),
+      v: z.number().optional(),
+      fullSig: z.string().optional(),
     }).optional(),
   })).nullish(),
 });
@@ -57,9 +56,9 @@ export interface CreateTransactionResponse {
   [extra: string]: unknown;
 }
 
-const CreateTransactionResponseSchema: Schema<CreateTransactionResponse> = s.looseObject({
-  id: s.string(),
-  status: s.string().optional(),
+const CreateTransactionResponseSchema: z.ZodType<CreateTransactionResponse> = z.looseObject({
+  id: z.string(),
+  status: z.string().optional(),
 });
 
 /** The body of a create (only the fields the bridge uses are typed). */

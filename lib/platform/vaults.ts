@@ -5,9 +5,8 @@
  * @module
  */
 
-import * as s from "./shape.ts";
+import * as z from "zod";
 import type { PlatformClient } from "./client.ts";
-import type { Schema } from "./schemas.ts";
 
 const seg = encodeURIComponent;
 
@@ -23,18 +22,18 @@ export interface VaultAccount {
   [extra: string]: unknown;
 }
 
-const VaultAccountSchema = s.looseObject({
-  id: s.string(),
-  name: s.string().optional(),
-  assets: s.array(s.looseObject({ id: s.string() })).optional(),
+const VaultAccountSchema = z.looseObject({
+  id: z.string(),
+  name: z.string().optional(),
+  assets: z.array(z.looseObject({ id: z.string() })).optional(),
 });
 
-const VaultAccountsPage: Schema<{
+const VaultAccountsPage: z.ZodType<{
   accounts: VaultAccount[];
   paging?: { before?: string | null; after?: string | null } | null;
-}> = s.looseObject({
-  accounts: s.array(VaultAccountSchema),
-  paging: s.looseObject({ before: s.string().nullish(), after: s.string().nullish() }).nullish(),
+}> = z.looseObject({
+  accounts: z.array(VaultAccountSchema),
+  paging: z.looseObject({ before: z.string().nullish(), after: z.string().nullish() }).nullish(),
 });
 
 /** One deposit address of a vault account's asset. */
@@ -47,9 +46,9 @@ export interface VaultAddress {
   [extra: string]: unknown;
 }
 
-const AddressesPage: Schema<{ addresses: VaultAddress[] }> = s.looseObject({
-  addresses: s.array(s.looseObject({ assetId: s.string().optional(), address: s.string() })),
-  paging: s.looseObject({ before: s.string().nullish(), after: s.string().nullish() }).nullish(),
+const AddressesPage: z.ZodType<{ addresses: VaultAddress[] }> = z.looseObject({
+  addresses: z.array(z.looseObject({ assetId: z.string().optional(), address: z.string() })),
+  paging: z.looseObject({ before: z.string().nullish(), after: z.string().nullish() }).nullish(),
 });
 
 /**

@@ -7,9 +7,8 @@
  * @module
  */
 
-import * as s from "./shape.ts";
+import * as z from "zod";
 import type { PlatformClient } from "./client.ts";
-import type { Schema } from "./schemas.ts";
 
 /** The kinds of whitelisted wallet, as a transaction's destination type names them. */
 export type WhitelistedWalletType = "EXTERNAL_WALLET" | "INTERNAL_WALLET" | "CONTRACT";
@@ -26,13 +25,13 @@ export interface WhitelistedAddress {
   address: string;
 }
 
-const WalletList: Schema<
+const WalletList: z.ZodType<
   { id: string; name?: string; assets?: { id: string; address?: string }[] }[]
-> = s.array(
-  s.looseObject({
-    id: s.string(),
-    name: s.string().optional(),
-    assets: s.array(s.looseObject({ id: s.string(), address: s.string().optional() })).optional(),
+> = z.array(
+  z.looseObject({
+    id: z.string(),
+    name: z.string().optional(),
+    assets: z.array(z.looseObject({ id: z.string(), address: z.string().optional() })).optional(),
   }),
 );
 

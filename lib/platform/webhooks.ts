@@ -83,8 +83,8 @@ export async function deleteWebhook(
   const operation = `delete webhook ${JSON.stringify(webhookId)}`;
   const r = await client.request("DELETE", `/v1/webhooks/${seg(webhookId)}`, { operation });
   if (r.data === undefined || r.data === null || r.data === "") return undefined;
-  const parsed = WebhookSchema.safeParse(r.data);
-  return parsed.success ? parsed.data : undefined;
+  // As sent (see `client.ts`), when it is a webhook.
+  return WebhookSchema.safeParse(r.data).success ? r.data as Webhook : undefined;
 }
 
 /** Update Webhook (PATCH): `enabled: true` reactivates a suspended endpoint. */

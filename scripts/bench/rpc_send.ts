@@ -10,6 +10,12 @@
  * 100 ms poll (`--pollingInterval 100`: no backoff), which behaves like it.
  * The target (issue 15) is a ratio of at least 4.
  *
+ * Then a first send: 7 fresh bridges, run as the npm package runs them
+ * (`program.ts`; the first run warms Deno's caches and is not counted), each
+ * timed on its first `eth_sendTransaction` (which loads the custody signer
+ * and the platform's answer checks, `lazy_signer.ts`) and on its second, the
+ * same-run baseline; medians.
+ *
  * Usage: deno run -A scripts/bench/rpc_send.ts [sends=30] [--peer path/to/its/cli.js]
  *
  * @module
@@ -17,6 +23,7 @@
 
 import { startBridgeProcess } from "../../tests/support/rpc.ts";
 import { startStack, VAULT0 } from "../../tests/support/rpc_stack.ts";
+import { benchProgram } from "./program.ts";
 
 const args = [...Deno.args];
 const peerAt = args.indexOf("--peer");
@@ -96,6 +103,35 @@ async function send(url: string, i: number): Promise<void> {
   if (!j.result) throw new Error(JSON.stringify(j.error));
 }
 
+/** The first and the second send of fresh bridges (medians over `runs`, after one warm-up). */
+async function firstSend(runs: number): Promise<{ firstMs: number; secondMs: number }> {
+  const program = await benchProgram();
+  const first: number[] = [], second: number[] = [];
+  try {
+    for (let i = 0; i <= runs; i++) {
+      const b = await startBridgeProcess(
+        [...stack.flags, "--http", "--quiet", "--vaultAccountIds", "0"],
+        {},
+        program.args,
+      );
+      try {
+        const t0 = performance.now();
+        await send(b.address, 0);
+        const t1 = performance.now();
+        await send(b.address, 1);
+        const t2 = performance.now();
+        if (i > 0) first.push(t1 - t0), second.push(t2 - t1);
+      } finally {
+        await b.stop();
+      }
+    }
+  } finally {
+    await program.cleanup();
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  return { firstMs: median(first), secondMs: median(second) };
+}
+
 try {
   const adaptive = await ours([]);
   const baseline = peer ? await theirs(peer) : await ours(["--pollingInterval", "100"]);
@@ -106,6 +142,18 @@ try {
       baseline: peer ? "platform bridge --pollingInterval 100" : "ours, fixed 100 ms poll",
       baseline_tx_per_s: Number(baseline.toFixed(2)),
       ratio: Number((adaptive / baseline).toFixed(2)),
+    },
+    null,
+    2,
+  ));
+  const fresh = await firstSend(6);
+  console.log(JSON.stringify(
+    {
+      bridges: 6,
+      program: "the bundle, as the npm package runs it (BRIDGE_SOURCE=1: main.ts)",
+      first_send_median_ms: Number(fresh.firstMs.toFixed(1)),
+      second_send_median_ms: Number(fresh.secondMs.toFixed(1)),
+      first_over_second_ms: Number((fresh.firstMs - fresh.secondMs).toFixed(1)),
     },
     null,
     2,

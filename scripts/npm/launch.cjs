@@ -70,6 +70,11 @@ function launch(prefix) {
     stdio: "inherit",
     env: { DENO_NO_UPDATE_CHECK: "1", ...process.env },
   });
+  // A terminal's Ctrl-C reaches this process and Deno alike (one process group), so Deno gets
+  // SIGINT twice: once from the terminal, once from here. That is harmless: once a command is
+  // stopping, the program absorbs further stop signals (lib/cli/stop_signals.ts) and ends as the
+  // command says (exit 0). Forwarding is still needed for a signal sent to this process alone
+  // (`kill -INT <pid>`, a supervisor).
   const forward = {};
   for (const sig of SIGNALS) {
     forward[sig] = () => {

@@ -45,7 +45,7 @@ Deno.test("config set stores the key file's path 0600, list/show never print the
     "--apiKey",
     emu.apiKey,
     "--privateKey",
-    "api.pem", // relative: stored as an absolute path
+    "./api.pem", // relative: stored as an absolute, normalized path (not `${work}/./api.pem`)
     "--apiBaseUrl",
     emu.apiBaseUrl,
   ], work);
@@ -149,4 +149,16 @@ Deno.test("whoami without credentials is exit 2 and names what is missing", asyn
   const r = await service(["whoami"], home);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /Missing credentials: --apiKey/);
+});
+
+Deno.test("whoami without a profile prints no profile field", async () => {
+  const r = await service(["whoami", "--format", "json"], home, {
+    SERVICE_API_KEY: emu.apiKey,
+    SERVICE_API_PRIVATE_KEY_PATH: emu.privateKeyPath,
+    SERVICE_API_BASE_URL: emu.apiBaseUrl,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const answer = JSON.parse(r.stdout);
+  assert.equal("profile" in answer, false, r.stdout);
+  assert.equal(answer.apiKeyFrom, "SERVICE_API_KEY (environment)");
 });

@@ -6,6 +6,7 @@ import {
   parseTime,
   UsageError,
 } from "../../lib/cli/mod.ts";
+import { checkFlagSpecs } from "../../lib/cli/flags.ts";
 
 const specs = {
   apiKey: { type: "string", env: "SERVICE_API_KEY", description: "" },
@@ -110,4 +111,62 @@ Deno.test("a durationRange flag takes a duration or MIN-MAX, within its declared
     assert.deepEqual(caught instanceof UsageError, true, v);
     assert.deepEqual(message.test((caught as Error).message), true, (caught as Error).message);
   }
+});
+
+Deno.test("a required flag: given on the command line or by a source, else a usage error naming it and its variable", async () => {
+  const required = {
+    webhookId: {
+      type: "string",
+      env: "SERVICE_WEBHOOK_ID",
+      placeholder: "ID",
+      required: true,
+      description: "",
+    },
+    tags: { type: "list", placeholder: "TAG", required: true, description: "" },
+  } as const;
+  const parseRequired = (args: string[], env: Record<string, string> = {}) =>
+    parseFlags(required, args, { command: "service t", env: (n) => env[n] });
+  // The type of a required flag's value has no `undefined`.
+  const id: string = parseRequired(["--webhookId", "w1", "--tags", "a"]).flags.webhookId;
+  assert.deepEqual(id, "w1");
+  assert.deepEqual(
+    parseRequired(["--tags", "a"], { SERVICE_WEBHOOK_ID: "w2" }).flags.webhookId,
+    "w2",
+  );
+  const missing: [string[], Record<string, string>, string][] = [
+    [
+      ["--tags", "a"],
+      {},
+      'Missing --webhookId for "service t": give --webhookId <ID> or set SERVICE_WEBHOOK_ID.',
+    ],
+    // empty counts as missing, on the command line and in the environment
+    [
+      ["--webhookId=", "--tags", "a"],
+      { SERVICE_WEBHOOK_ID: "w2" },
+      'Missing --webhookId for "service t": give --webhookId <ID> or set SERVICE_WEBHOOK_ID.',
+    ],
+    [
+      ["--tags", "a"],
+      { SERVICE_WEBHOOK_ID: "" },
+      'Missing --webhookId for "service t": give --webhookId <ID> or set SERVICE_WEBHOOK_ID.',
+    ],
+    // without a variable the message names none
+    [["--webhookId", "w1", "--tags="], {}, 'Missing --tags for "service t": give --tags <TAG>.'],
+  ];
+  for (const [args, env, message] of missing) {
+    await assert.rejects(() => Promise.resolve().then(() => parseRequired(args, env)), (e) => {
+      assert.ok(e instanceof UsageError, `${args.join(" ")}: ${e}`);
+      assert.deepEqual(e.message, message, args.join(" "));
+      return true;
+    });
+  }
+  // --help is answered before flags are parsed: a required flag does not stand in its way
+  // (tests/cli/help_style_test.ts); a declaration that is required and has a default is refused.
+  await assert.rejects(
+    () =>
+      Promise.resolve().then(() =>
+        checkFlagSpecs({ x: { type: "string", required: true, default: "a", description: "" } })
+      ),
+    TypeError,
+  );
 });

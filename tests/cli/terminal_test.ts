@@ -136,12 +136,12 @@ Deno.test({
       }
 
       // COLUMNS, when set, is the width (the terminal here is 100 wide)
-      const narrow = await onTerminal(args, env, 100, 85);
+      const narrow = await onTerminal(args, env, 100, 95);
       assert.deepEqual(narrow.code, 0, narrow.raw);
       const narrowRows = screen(narrow.raw).filter((l) => l !== "" && !l.startsWith("fetched"));
       assert.deepEqual(narrowRows.length, 251);
-      for (const l of narrowRows) assert.ok([...l].length <= 85, `${[...l].length} columns: ${l}`);
-      assert.ok(narrowRows.some((l) => [...l].length > 80), "the rows use the width given");
+      for (const l of narrowRows) assert.ok([...l].length <= 95, `${[...l].length} columns: ${l}`);
+      assert.ok(narrowRows.some((l) => [...l].length > 90), "the rows use the width given");
     } finally {
       await fx.stop();
     }
@@ -351,4 +351,95 @@ Deno.test("--no-color (and --noColor, and NO_COLOR) turn colour off on a termina
   }
   const env = await cli(args, term({ NO_COLOR: "1" }));
   assert.ok(!env.err.includes("\x1b"), "unexpected escape sequence in output");
+});
+
+Deno.test({
+  name: "on a terminal, width goes to the cells that need it: times whole, short cells not padded",
+  ignore: skipWithout(haveScript),
+  async fn() {
+    assertPeer("script (util-linux)", haveScript);
+    const fx = await startFixture();
+    try {
+      const url = "http://127.0.0.1:9/receiver/receiver/hook"; // 41: cut to 19 before
+      const hook = (await fx.api<{ id: string }>("POST", "/v1/webhooks", {
+        body: { url, events: ["a.b"] },
+      })).data;
+      const made = await fx.admin("POST", "/notifications", {
+        eventType: "a.b",
+        resourceId: "tx-1",
+        count: 2,
+      });
+      assert.deepEqual(made.status, 201);
+      const env = {
+        SERVICE_API_KEY: fx.emu.apiKey,
+        SERVICE_API_PRIVATE_KEY_PATH: fx.emu.privateKeyPath,
+        SERVICE_API_BASE_URL: fx.emu.apiBaseUrl,
+      };
+      const iso = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g;
+      for (const cols of [100, 160]) {
+        const r = await onTerminal(["notifications", "list", "--webhookId", hook.id], env, cols);
+        assert.deepEqual(r.code, 0, r.raw);
+        const shown = screen(r.raw).filter((l) => l !== "");
+        assert.match(shown[0], /^ID +STATUS +EVENTTYPE +RESOURCEID +CREATEDAT +UPDATEDAT$/);
+        assert.deepEqual(shown.length, 3, shown.join("\n"));
+        for (const l of shown.slice(1)) {
+          assert.ok([...l].length <= cols, `${[...l].length} columns: ${l}`);
+          assert.deepEqual(
+            l.match(iso)?.length,
+            2,
+            `createdAt and updatedAt whole at ${cols}: ${l}`,
+          );
+          // RESOURCEID is as wide as its header (10), not its declared 36
+          assert.match(l, / tx-1 {8}\d{4}-/, `RESOURCEID no wider than needed at ${cols}: ${l}`);
+        }
+        if (cols === 160) assert.ok(!r.raw.includes("…"), "160 columns hold every cell whole");
+      }
+      const w = await onTerminal(["webhooks", "list"], env, 100);
+      assert.deepEqual(w.code, 0, w.raw);
+      const rows = screen(w.raw).filter((l) => l !== "");
+      assert.match(rows[0], /^ID +STATUS +EVENTS +URL$/);
+      const mine = rows.find((l) => l.startsWith(hook.id));
+      assert.ok(mine, rows.join("\n"));
+      assert.match(mine, / a\.b {5}http/, "EVENTS as wide as its header, not its declared 30");
+      assert.ok(mine.endsWith(url), `the URL whole: ${mine}`);
+    } finally {
+      await fx.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "empty lists on a terminal say so: no profiles, no webhooks (piped: as before)",
+  ignore: skipWithout(haveScript),
+  async fn() {
+    assertPeer("script (util-linux)", haveScript);
+    const config = await Deno.makeTempDir({ prefix: "no-profiles-" });
+    const fx = await startFixture();
+    try {
+      const profiles = await onTerminal(["config", "list"], { XDG_CONFIG_HOME: config });
+      assert.deepEqual(profiles.code, 0, profiles.raw);
+      assert.deepEqual(
+        screen(profiles.raw).filter((l) => l !== "")[0],
+        "no profiles (service config set --profile NAME ... saves one)",
+      );
+      const env = {
+        SERVICE_API_KEY: fx.emu.apiKey,
+        SERVICE_API_PRIVATE_KEY_PATH: fx.emu.privateKeyPath,
+        SERVICE_API_BASE_URL: fx.emu.apiBaseUrl,
+      };
+      const hooks = await onTerminal(["webhooks", "list"], env);
+      assert.deepEqual(hooks.code, 0, hooks.raw);
+      assert.match(screen(hooks.raw).filter((l) => l !== "")[0], /^no webhooks \(/);
+      const piped = await runCli(["webhooks", "list", "--format", "table"], { env });
+      assert.deepEqual([piped.code, piped.stdout], [
+        0,
+        `ID${" ".repeat(36)}STATUS     EVENTS${" ".repeat(26)}URL\n`,
+      ]);
+      const ndjson = await runCli(["config", "list"], { env: { XDG_CONFIG_HOME: config } });
+      assert.deepEqual([ndjson.code, ndjson.stdout], [0, ""]);
+    } finally {
+      await fx.stop();
+      await Deno.remove(config, { recursive: true });
+    }
+  },
 });

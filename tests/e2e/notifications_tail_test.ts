@@ -112,10 +112,24 @@ Deno.test("tail --follow prints new notifications and each status change as they
       );
       assert.deepEqual(once.code, 0, once.stderr);
       const onceLines = once.stdout.trim().split("\n").map((l) => JSON.parse(l) as Line);
-      assert.deepEqual(onceLines.length, 6);
-      assert.deepEqual(onceLines.filter((l) => l.resourceId === "fine").length, 5);
+      assert.deepEqual(new Set(onceLines.map((l) => l.id)).size, 6);
+      assert.deepEqual(
+        new Set(onceLines.filter((l) => l.resourceId === "fine").map((l) => l.id)).size,
+        5,
+      );
       assert.deepEqual(onceLines.at(-1)!.id, flaky, "in updatedAt order: the resent one last");
-      assert.deepEqual(onceLines.at(-1)!.status, "COMPLETED");
+      // each notification created since: its creation, then the change to where it is now
+      // (one line only when both fell in the same millisecond)
+      const flakyOnce = onceLines.filter((l) => l.id === flaky);
+      assert.deepEqual(
+        flakyOnce.map((l) => [l.change, l.status, l.previousStatus]),
+        [["created", "IN_PROGRESS", undefined], ["status", "COMPLETED", "IN_PROGRESS"]],
+      );
+      for (const id of new Set(onceLines.map((l) => l.id))) {
+        const mine = onceLines.filter((l) => l.id === id);
+        assert.deepEqual(mine[0].change, "created", JSON.stringify(mine));
+        assert.deepEqual(mine.at(-1)!.status, "COMPLETED", JSON.stringify(mine));
+      }
 
       // resend-by-resource says how many it resent (the platform's 202 carries no count)
       const byRes = await runCli([

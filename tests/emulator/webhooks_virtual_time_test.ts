@@ -217,7 +217,7 @@ Deno.test("virtual time: 4 errors of 5 (exactly 80%) is not above 80%; the 6th a
     assert.deepEqual(
       logs.filter((l) => l.includes("SUSPENDED")),
       [
-        `webhook ${w.id} SUSPENDED (immediate) at ${at}: 5 errors in 6 attempts of the window; e-mailed 1 admin(s)`,
+        `webhook ${w.id} SUSPENDED (immediate) at ${at}: 5 errors in 6 attempts of the window; e-mailed 1 admin`,
       ],
     );
     // the e-mail, word for word: the exact rate (83.3%, not rounded) and how to reactivate
@@ -352,9 +352,9 @@ Deno.test("virtual time: on random traffic the engine suspends exactly where the
         const m = d.match(/^(immediate|sustained)@(\d+):(\d+)\/(\d+)/);
         return m
           ? [
-            `SUSPENDED (${m[1]}) at ${new Date(Number(m[2])).toISOString()}: ${m[3]} errors in ${
-              m[4]
-            } attempts`,
+            `SUSPENDED (${m[1]}) at ${new Date(Number(m[2])).toISOString()}: ${m[3]} error${
+              m[3] === "1" ? "" : "s"
+            } in ${m[4]} attempt${m[4] === "1" ? "" : "s"}`,
           ]
           : [];
       });

@@ -21,7 +21,7 @@
 import assert from "node:assert/strict";
 import { ROOT, runCli, startAnvil } from "../support/tools.ts";
 import { pack, PACKAGE_NAME } from "../../scripts/pack.ts";
-import { LAUNCH_FLAGS, PERMISSIONS, V8_FLAGS } from "../../scripts/bundle.ts";
+import { LAUNCH_FLAGS, PERMISSIONS, RUNTIME_FLAGS, V8_FLAGS } from "../../scripts/bundle.ts";
 import { startLocalRegistry } from "./local_registry.ts";
 
 const DENO_PACKAGE = "@deno/linux-x64-glibc";
@@ -161,10 +161,12 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
     );
     await Deno.remove(`${tmp}/home/.npm`, { recursive: true });
 
-    await t.step("service --version, offline", async () => {
-      const r = await sh("service", ["--version"], env, `${tmp}/work`);
-      assert.deepEqual(r.code, 0, r.stderr);
-      assert.deepEqual(r.stdout.trim(), `service ${VERSION}`);
+    await t.step("service --version and service-json-rpc --version, offline", async () => {
+      for (const command of ["service", "service-json-rpc"]) {
+        const r = await sh(command, ["--version"], env, `${tmp}/work`);
+        assert.deepEqual(r.code, 0, r.stderr);
+        assert.deepEqual(r.stdout.trim(), `service ${VERSION}`);
+      }
     });
 
     await t.step(
@@ -212,7 +214,9 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
         assert.deepEqual(rpc.code, 0, rpc.stderr);
         const argv = rpc.stdout.split("\n");
         assert.ok(argv.includes(`--v8-flags=${V8_FLAGS.join(",")}`), rpc.stdout);
-        for (const f of LAUNCH_FLAGS) assert.ok(argv.includes(f), `${f}: ${rpc.stdout}`);
+        for (const f of [...LAUNCH_FLAGS, ...RUNTIME_FLAGS]) {
+          assert.ok(argv.includes(f), `${f}: ${rpc.stdout}`);
+        }
         // exactly the listed permissions: no -A, no FFI, system information only the user id
         assert.deepEqual(argv.filter((a) => /^(-A|--allow-|--deny-|--no-prompt)/.test(a)), [
           "--allow-net",
@@ -336,6 +340,20 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
         );
         assert.deepEqual(list.code, 0, list.stderr);
         assert.ok(list.stdout.includes(webhookId), list.stdout);
+        // Ctrl-C on a terminal reaches the launcher and Deno (one process group): a clean stop,
+        // exit 0 every time (it was 0 or 130 at random while the launcher's copy killed Deno)
+        for (
+          const args of [
+            ["webhooks", "listen", "--port", "0"],
+            ["notifications", "tail", "--webhookId", webhookId, "--follow", "--interval", "100ms"],
+          ]
+        ) {
+          for (let i = 0; i < 3; i++) {
+            const r = await ctrlCOnTerminal(["service", ...args], platform, `${tmp}/work`);
+            assert.deepEqual(r.code, 0, `${args.slice(0, 2).join(" ")} run ${i + 1}: ${r.raw}`);
+            assert.match(r.raw, /stopped \(SIGINT\)/);
+          }
+        }
         // the Deno process (the launcher's child) runs with the package's V8 flags
         const deno = (await Deno.readTextFile(`/proc/${child.pid}/task/${child.pid}/children`))
           .trim().split(" ")[0];
@@ -359,3 +377,42 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
     await Deno.remove(tmp, { recursive: true });
   }
 });
+
+/**
+ * Runs `command` on a pseudo-terminal (util-linux `script`), waits until it says "Ctrl-C to
+ * stop", then types Ctrl-C: the terminal sends SIGINT to its foreground process group, here
+ * the npm launcher (node) and the Deno process it started. Returns the exit code and the screen.
+ */
+async function ctrlCOnTerminal(
+  command: string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<{ code: number; raw: string }> {
+  const line = command.map((a) => `'${a}'`).join(" ");
+  const child = new Deno.Command("script", {
+    args: ["-qec", `stty cols 200; exec ${line}`, "/dev/null"],
+    env,
+    clearEnv: true,
+    cwd,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let raw = "";
+  while (!raw.includes("Ctrl-C to stop")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    raw += value;
+  }
+  await writer.write(new TextEncoder().encode("\x03"));
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    raw += value;
+  }
+  const [status, err] = await Promise.all([child.status, new Response(child.stderr).text()]);
+  await writer.close().catch(() => {});
+  return { code: status.code, raw: raw + err };
+}

@@ -10,8 +10,10 @@ import {
   combineSummaries,
   SLOW_TESTS,
   SummaryReader,
+  TEST_ARGS,
   testRuns,
 } from "../../scripts/run_tests.ts";
+import { ROOT } from "../support/tools.ts";
 
 const OUTPUT = `running 2 tests from ./tests/e2e/rpc_browser_test.ts
 a web page cannot make the bridge send ... ignored (0ms)
@@ -69,11 +71,11 @@ Deno.test("output without deno's summary is one failure", () => {
 
 Deno.test("without arguments the slow folder runs as its own parallel process beside the rest", () => {
   const [rest, slow] = testRuns([]);
-  assert.deepEqual(rest.args, ["test", "-A", `--ignore=${SLOW_TESTS}`]);
-  assert.deepEqual(slow.args, ["test", "-A", "--parallel", SLOW_TESTS]);
+  assert.deepEqual(rest.args, [...TEST_ARGS, `--ignore=${SLOW_TESTS}`]);
+  assert.deepEqual(slow.args, [...TEST_ARGS, "--parallel", SLOW_TESTS]);
   // with arguments, exactly what was asked, once
   assert.deepEqual(testRuns(["tests/slow/x_test.ts", "--filter", "y"]), [
-    { args: ["test", "-A", "tests/slow/x_test.ts", "--filter", "y"], env: {} },
+    { args: [...TEST_ARGS, "tests/slow/x_test.ts", "--filter", "y"], env: {} },
   ]);
 });
 
@@ -92,4 +94,18 @@ ok | 1 passed | 0 failed (3m)
   assert.deepEqual(closingLines(combineSummaries([slow, read("error: boom")]), false), [
     "tests: 0 passed, 1 failed, 0 skipped",
   ]);
+});
+
+Deno.test("deno task test prints no Check lines and no punycode deprecation warning", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}scripts/run_tests.ts`, "tests/fixtures/noise/loads_punycode.ts"],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, text);
+  assert.match(text, /^tests: 1 passed, 0 failed, 0 skipped$/m);
+  assert.equal(/^Check /m.test(text), false, text);
+  assert.equal(/punycode|DEP0040/.test(text.replace(/loads[_ ]punycode/g, "")), false, text);
 });

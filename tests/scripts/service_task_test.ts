@@ -47,6 +47,25 @@ Deno.test("deno task service runs in the caller's directory and leaves no deno.l
     const rpc = await task(["rpc", "--emulator", "--rpcUrl", anvil.url, "--", "pwd"], dir);
     assert.deepEqual(rpc.code, 0, rpc.stderr);
     assert.deepEqual(rpc.stdout.trim(), dir, "the child runs in the caller's directory");
+    // the npm packages are checked in the process that runs the program (a preload), not in a
+    // Deno process of their own first: the task's one `deno run` is the child's parent
+    const tasks = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).tasks;
+    assert.deepEqual(tasks.service.match(/deno run/g)?.length, 1, tasks.service);
+    const parent = await task(
+      [
+        "rpc",
+        "--emulator",
+        "--rpcUrl",
+        anvil.url,
+        "--",
+        "sh",
+        "-c",
+        "tr '\\0' ' ' < /proc/$PPID/cmdline",
+      ],
+      dir,
+    );
+    assert.deepEqual(parent.code, 0, parent.stderr);
+    assert.match(parent.stdout, /--preload \S*scripts\/preload_deps\.ts \S*main\.ts rpc /);
     assert.deepEqual(lockExists(), lockBefore, "no deno.lock appeared in the checkout");
   } finally {
     await anvil.stop();

@@ -28,7 +28,7 @@
 import { connectionFlags, formatFlag, leaf, platformClient } from "../command.ts";
 import { CliError, UsageError } from "../errors.ts";
 import { whenStopped } from "../stop_signals.ts";
-import { requireWebhookId, webhookIdFlag } from "../webhooks/common.ts";
+import { webhookIdFlag } from "../webhooks/common.ts";
 import { NOTIFICATION_STATUSES, toHex } from "../../core/mod.ts";
 
 const HOUR = 3_600_000;
@@ -97,7 +97,7 @@ export const resendAllCommand = leaf({
     "service notifications resend-all --webhookId $W --since 6h",
   ],
   async run({ flags, given }, ctx) {
-    const webhookId = requireWebhookId(flags.webhookId, ctx.path);
+    const webhookId = flags.webhookId;
     const now = ctx.now?.() ?? Date.now();
     const since = flags.since ?? now - DAY;
     if (since < now - 30 * DAY) {

@@ -22,10 +22,11 @@
  */
 
 import { connectionFlags, formatFlag, leaf, platformClient } from "../command.ts";
-import { requireWebhookId, webhookIdFlag } from "../webhooks/common.ts";
+import { webhookIdFlag } from "../webhooks/common.ts";
 import { whenStopped } from "../stop_signals.ts";
 import { UsageError } from "../errors.ts";
 import type { Column } from "../output.ts";
+import { cells } from "../table.ts";
 
 const SLACK_MS = 5_000;
 const KEEP_MS = 10 * 60_000;
@@ -100,7 +101,7 @@ export const tailCommand = leaf({
     "service notifications tail --webhookId $W --since 10m --format ndjson",
   ],
   async run({ flags }, ctx) {
-    const webhookId = requireWebhookId(flags.webhookId, ctx.path);
+    const webhookId = flags.webhookId;
     const clock = ctx.now ?? Date.now;
     const since = flags.since ?? (flags.follow ? clock() : clock() - 3_600_000);
     const client = await platformClient(flags, ctx);
@@ -125,18 +126,40 @@ export const tailCommand = leaf({
         const before = seen.get(n.id);
         if (before && before.status === n.status) continue;
         const createdAt = n.createdAt ?? updatedAt;
-        fresh.push({
-          change: before ? "status" : createdAt >= since ? "created" : "updated",
-          time: new Date(updatedAt).toISOString(),
+        const line = (
+          change: TailLine["change"],
+          status: string,
+          at: number,
+          previousStatus?: string,
+        ): TailLine => ({
+          change,
+          time: new Date(at).toISOString(),
           id: n.id,
           webhookId,
           eventType: n.eventType,
           resourceId: n.resourceId ?? null,
-          status: n.status,
-          ...(before ? { previousStatus: before.status } : {}),
+          status,
+          ...(previousStatus ? { previousStatus } : {}),
           createdAt,
-          updatedAt,
+          updatedAt: at,
         });
+        if (
+          !before && createdAt >= since && updatedAt > createdAt &&
+          (n.status === "COMPLETED" || n.status === "FAILED")
+        ) {
+          // Created and delivered between two polls (or before a one-shot tail): both changes.
+          // A notification reaches COMPLETED or FAILED only from IN_PROGRESS (deliveries are
+          // made to IN_PROGRESS ones), the status a notification is created with.
+          fresh.push(line("created", "IN_PROGRESS", createdAt));
+          fresh.push(line("status", n.status, updatedAt, "IN_PROGRESS"));
+          continue;
+        }
+        const change: TailLine["change"] = before
+          ? "status"
+          : createdAt >= since
+          ? "created"
+          : "updated";
+        fresh.push(line(change, n.status, updatedAt, before?.status));
       }
       fresh.sort((a, b) => a.updatedAt - b.updatedAt || a.createdAt - b.createdAt);
       for (const l of fresh) {
@@ -165,13 +188,15 @@ export const tailCommand = leaf({
         new Date(since).toISOString()
       } (every ${flags.interval} ms); Ctrl-C to stop`,
     );
-    if (out.format === "table") await out.records([], COLUMNS); // the header line
+    // The header now; rows as they come, at the widths it was given.
+    const rows = out.format === "table" ? await out.table(COLUMNS) : undefined;
     try {
       while (stop === undefined) {
         try {
           const lines = await poll();
-          if (lines.length && out.format === "table") await printRows(out, lines);
-          else if (lines.length) {
+          if (rows) {
+            await rows(lines.map((l) => cells(COLUMNS, l as unknown as Record<string, unknown>)));
+          } else if (lines.length) {
             await out.records(lines as unknown as Record<string, unknown>[], COLUMNS);
           }
         } catch (e) {
@@ -185,27 +210,10 @@ export const tailCommand = leaf({
         ]);
         clearTimeout(timer);
       }
+      await out.log(`stopped (${stop})`);
     } finally {
       release();
     }
-    await out.log(`stopped (${stop})`);
     return 0;
   },
 });
-
-/** Table rows without the header (printed once at the start of --follow). */
-async function printRows(
-  out: { write(text: string): Promise<void> },
-  lines: TailLine[],
-): Promise<void> {
-  const widths = COLUMNS.map((c) => c.width ?? 0);
-  let text = "";
-  for (const l of lines) {
-    const r = l as unknown as Record<string, unknown>;
-    text += COLUMNS.map((c, i) => {
-      const v = typeof c.value === "string" ? String(r[c.value] ?? "") : String(c.value(r));
-      return i === COLUMNS.length - 1 ? v : v.padEnd(widths[i]);
-    }).join("  ").trimEnd() + "\n";
-  }
-  await out.write(text);
-}

@@ -1,6 +1,7 @@
 /**
- * What the `service webhooks` verbs share: the `--webhookId` flag, its check,
- * the table columns of a webhook, and the checks of `--url` and `--events`.
+ * What the `service webhooks` verbs share: the `--webhookId` flag (the one
+ * declaration, which `service notifications` uses too), the table columns of
+ * a webhook, and the checks of `--url` and `--events`.
  *
  * @module
  */
@@ -8,12 +9,17 @@
 import type { Column } from "../output.ts";
 import { UsageError } from "../errors.ts";
 
-/** `--webhookId` (also `SERVICE_WEBHOOK_ID`). */
+/**
+ * `--webhookId` (also `SERVICE_WEBHOOK_ID`), required: the flag layer refuses
+ * a command without it (`Missing --webhookId for "...": give --webhookId <ID>
+ * or set SERVICE_WEBHOOK_ID.`).
+ */
 export const webhookIdFlag = {
   webhookId: {
     type: "string",
     env: "SERVICE_WEBHOOK_ID",
     placeholder: "ID",
+    required: true,
     description: "The webhook endpoint's id.",
   },
 } as const;
@@ -29,16 +35,6 @@ export const WEBHOOK_COLUMNS: Column[] = [
   },
   { header: "url", value: "url" },
 ];
-
-/** The `--webhookId` value, or a usage error naming the command. */
-export function requireWebhookId(id: string | undefined, path: string): string {
-  if (!id) {
-    throw new UsageError(
-      `Missing --webhookId for "${path}": give the endpoint's id (or SERVICE_WEBHOOK_ID).`,
-    );
-  }
-  return id;
-}
 
 /** An endpoint URL: absolute http(s), or a usage error. */
 export function checkEndpointUrl(url: string, flag = "--url"): string {

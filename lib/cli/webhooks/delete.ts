@@ -10,7 +10,7 @@
 import { connectionFlags, formatFlag, leaf, platformClient } from "../command.ts";
 import { CliError, ExitCode, UsageError } from "../errors.ts";
 import { type Io, writeAll } from "../output.ts";
-import { requireWebhookId, webhookIdFlag } from "./common.ts";
+import { webhookIdFlag } from "./common.ts";
 
 /** Reads one line from standard input (up to a newline or the end). */
 async function readLine(io: Io): Promise<string> {
@@ -43,7 +43,7 @@ export const deleteCommand = leaf({
   },
   examples: ["service webhooks delete --webhookId $W --yes"],
   async run({ flags }, ctx) {
-    const id = requireWebhookId(flags.webhookId, ctx.path);
+    const id = flags.webhookId;
     if (!flags.yes) {
       if (!ctx.io.stdinIsTerminal) {
         throw new UsageError(

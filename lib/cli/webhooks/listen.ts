@@ -272,12 +272,15 @@ export const listenCommand = leaf({
       }; signatures checked against ${source.where}; Ctrl-C to stop`,
     );
     const why = await whenStopped(ctx.signal);
-    release();
-    await server.shutdown();
-    await printing;
-    await recording;
-    record?.close();
-    await out.log(`stopped (${why})`);
+    try {
+      await server.shutdown();
+      await printing;
+      await recording;
+      record?.close();
+      await out.log(`stopped (${why})`);
+    } finally {
+      release();
+    }
     return 0;
   },
 });

@@ -8,7 +8,7 @@
 
 import { connectionFlags, formatFlag, leaf, platformClient } from "../command.ts";
 import { UsageError } from "../errors.ts";
-import { checkEndpointUrl, checkEvents, requireWebhookId, webhookIdFlag } from "./common.ts";
+import { checkEndpointUrl, checkEvents, webhookIdFlag } from "./common.ts";
 
 /** The `update` verb. */
 export const updateCommand = leaf({
@@ -38,7 +38,7 @@ export const updateCommand = leaf({
     "service webhooks update --webhookId $W --url https://example.com/new --enabled true",
   ],
   async run({ flags, given }, ctx) {
-    const id = requireWebhookId(flags.webhookId, ctx.path);
+    const id = flags.webhookId;
     const patch: { url?: string; events?: string[]; description?: string; enabled?: boolean } = {};
     if (flags.url !== undefined) patch.url = checkEndpointUrl(flags.url);
     if (given.has("events")) patch.events = checkEvents(flags.events, ctx.path);

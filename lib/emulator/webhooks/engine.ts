@@ -480,7 +480,9 @@ export class WebhookEngine {
       this.#log(
         `webhook ${ep.row.id} SUSPENDED (${suspended.reason}) at ${
           new Date(suspended.time).toISOString()
-        }: ${suspended.errors} errors in ${suspended.attempts} attempts of the window; e-mailed ${this.#admins().length} admin(s)`,
+        }: ${count(suspended.errors, "error")} in ${
+          count(suspended.attempts, "attempt")
+        } of the window; e-mailed ${count(this.#admins().length, "admin")}`,
       );
     }
     if (resent?.status === "IN_PROGRESS") {
@@ -493,4 +495,9 @@ export class WebhookEngine {
       this.onAttempt?.(updated, rec);
     }
   }
+}
+
+/** `1 error`, `5 errors`: a count with its noun. */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

@@ -84,7 +84,13 @@ Deno.test("the README's webhook walk-through runs as written", async () => {
     await listen.waitLine((_) => deliveryLines().length >= 3, "3 delivery lines");
     for (const l of deliveryLines()) assert.deepEqual(JSON.parse(l).signatureVerified, true);
     const tail = outputs["notifications tail"].trim().split("\n").map((l) => JSON.parse(l));
-    assert.deepEqual(tail.length, 3);
+    // each delivered notification: its creation, then its change to COMPLETED
+    assert.deepEqual(tail.filter((l) => l.change === "created").length, 3);
+    assert.deepEqual(
+      tail.filter((l) => l.change === "status").map((l) => [l.previousStatus, l.status]),
+      [["IN_PROGRESS", "COMPLETED"], ["IN_PROGRESS", "COMPLETED"], ["IN_PROGRESS", "COMPLETED"]],
+    );
+    assert.deepEqual(tail.length, 6);
     assert.deepEqual(JSON.parse(outputs["notifications resend-all"]).count, 3);
   } finally {
     for (const c of background.reverse()) {

@@ -3,15 +3,15 @@
  * http://127.0.0.1:1`) is explained in our words, not Deno's ("Requests to
  * port 1 are blocked"), with exit 2 as any unreachable node.
  */
-import { assert, assertEquals, assertMatch } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { runCli } from "../support/tools.ts";
 import { blockedPortReason } from "../../lib/core/mod.ts";
 
 Deno.test("blockedPortReason names the Fetch standard's blocked ports only", () => {
-  assertMatch(blockedPortReason("http://127.0.0.1:1")!, /^port 1 is one that HTTP clients never/);
-  assertMatch(blockedPortReason("ws://localhost:6000/x")!, /^port 6000 /);
+  assert.match(blockedPortReason("http://127.0.0.1:1")!, /^port 1 is one that HTTP clients never/);
+  assert.match(blockedPortReason("ws://localhost:6000/x")!, /^port 6000 /);
   for (const ok of ["http://127.0.0.1:8545", "https://node.example", "/tmp/anvil.ipc", "x"]) {
-    assertEquals(blockedPortReason(ok), undefined, ok);
+    assert.deepEqual(blockedPortReason(ok), undefined, ok);
   }
 });
 
@@ -23,13 +23,13 @@ Deno.test("emulator and rpc --emulator with --rpcUrl on port 1: our words, exit 
     ]
   ) {
     const r = await runCli(args);
-    assertEquals(r.code, 2, r.stderr);
-    assertEquals(
+    assert.deepEqual(r.code, 2, r.stderr);
+    assert.deepEqual(
       r.stderr,
       "error: Cannot reach the node at --rpcUrl http://127.0.0.1:1: port 1 is one that HTTP " +
         "clients never connect to (a blocked port of the Fetch standard). Run the node on " +
         "another port and give that one.\n",
     );
-    assert(!r.stderr.includes("Requests to port"), r.stderr);
+    assert.ok(!r.stderr.includes("Requests to port"), r.stderr);
   }
 });

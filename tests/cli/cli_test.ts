@@ -2,7 +2,7 @@
  * Black-box tests: spawn main.ts as a user would and check stdout, stderr
  * and the exit code.
  */
-import { assert, assertEquals, assertMatch, assertNotIncludes } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { runCli } from "../support/tools.ts";
 import { makeTestKeys } from "../support/keys.ts";
 import { startRecordingServer } from "../support/recording_server.ts";
@@ -13,18 +13,18 @@ const SECRET_KEY = "sk-test-0123456789-SECRET";
 
 Deno.test("--help lists the commands and exits 0; no command prints help and exits 2", async () => {
   const r = await runCli(["--help"]);
-  assertEquals(r.code, 0);
+  assert.deepEqual(r.code, 0);
   for (const c of ["rpc", "notifications", "webhooks", "breaker", "emulator"]) {
-    assertMatch(r.stdout, new RegExp(`\\n  ${c} `));
+    assert.match(r.stdout, new RegExp(`\\n  ${c} `));
   }
   const none = await runCli([]);
-  assertEquals(none.code, 2);
+  assert.deepEqual(none.code, 2);
 });
 
 Deno.test("--version prints the version of deno.json", async () => {
   const r = await runCli(["--version"]);
-  assertEquals(r.code, 0);
-  assertEquals(r.stdout.trim(), `service ${meta.version}`);
+  assert.deepEqual(r.code, 0);
+  assert.deepEqual(r.stdout.trim(), `service ${meta.version}`);
 });
 
 Deno.test("help works at every level without credentials", async () => {
@@ -36,36 +36,36 @@ Deno.test("help works at every level without credentials", async () => {
     ]]
   ) {
     const r = await runCli(args);
-    assertEquals(r.code, 0, args.join(" "));
-    assertMatch(r.stdout, /Usage: service webhooks/);
-    assertEquals(r.stderr, "");
+    assert.deepEqual(r.code, 0, args.join(" "));
+    assert.match(r.stdout, /Usage: service webhooks/);
+    assert.deepEqual(r.stderr, "");
   }
 });
 
 Deno.test("an unknown flag is one line naming it, exit 2", async () => {
   const r = await runCli(["webhooks", "list", "--pagesize=3x", "--nope"]);
-  assertEquals(r.code, 2);
-  assertEquals(r.stderr.trim().split("\n").length, 1);
-  assertMatch(r.stderr, /Invalid value "3x" for --pageSize: expected a whole number/);
+  assert.deepEqual(r.code, 2);
+  assert.deepEqual(r.stderr.trim().split("\n").length, 1);
+  assert.match(r.stderr, /Invalid value "3x" for --pageSize: expected a whole number/);
   const r2 = await runCli(["webhooks", "list", "--webhok-id", "x"]);
-  assertEquals(r2.code, 2);
-  assertMatch(r2.stderr, /Unknown flag "--webhok-id"/);
+  assert.deepEqual(r2.code, 2);
+  assert.match(r2.stderr, /Unknown flag "--webhok-id"/);
   const r3 = await runCli(["webhooks", "frobnicate"]);
-  assertEquals(r3.code, 2);
-  assertMatch(
+  assert.deepEqual(r3.code, 2);
+  assert.match(
     r3.stderr,
     /Unknown verb "frobnicate".*expected one of list, get, enable, disable, metrics/,
   );
   const r4 = await runCli(["nonsense"]);
-  assertEquals(r4.code, 2);
+  assert.deepEqual(r4.code, 2);
 });
 
 Deno.test("missing credentials exit 2 with a message naming the flags and variables", async () => {
   const r = await runCli(["webhooks", "list"]);
-  assertEquals(r.code, 2);
-  assertMatch(r.stderr, /--apiKey \(or SERVICE_API_KEY\)/);
-  assertMatch(r.stderr, /--privateKey \(or SERVICE_API_PRIVATE_KEY_PATH\)/);
-  assertEquals(r.stdout, "");
+  assert.deepEqual(r.code, 2);
+  assert.match(r.stderr, /--apiKey \(or SERVICE_API_KEY\)/);
+  assert.match(r.stderr, /--privateKey \(or SERVICE_API_PRIVATE_KEY_PATH\)/);
+  assert.deepEqual(r.stdout, "");
 });
 
 Deno.test("environment variables are used when the flag is absent, and the flag wins", async () => {
@@ -79,11 +79,14 @@ Deno.test("environment variables are used when the flag is absent, and the flag 
       SERVICE_API_BASE_URL: srv.url,
     };
     const a = await runCli(["webhooks", "list", "--format", "json"], { env });
-    assertEquals(a.code, 0, a.stderr);
-    assertEquals(JSON.parse(a.stdout), { data: [] });
+    assert.deepEqual(a.code, 0, a.stderr);
+    assert.deepEqual(JSON.parse(a.stdout), { data: [] });
     const b = await runCli(["webhooks", "list", "--api-key", "from-flag"], { env });
-    assertEquals(b.code, 0, b.stderr);
-    assertEquals(srv.requests.map((r) => r.headers.get("x-api-key")), ["from-env", "from-flag"]);
+    assert.deepEqual(b.code, 0, b.stderr);
+    assert.deepEqual(srv.requests.map((r) => r.headers.get("x-api-key")), [
+      "from-env",
+      "from-flag",
+    ]);
   } finally {
     await srv.close();
     await Deno.remove(dir, { recursive: true });
@@ -109,15 +112,15 @@ Deno.test("--verbose=false really is false; --verbose adds the status and reques
       srv.url,
     ];
     const quiet = await runCli([...args, "--verbose=false"]);
-    assertEquals(quiet.code, 4);
-    assertEquals(quiet.stderr.trim().split("\n").length, 1, quiet.stderr);
-    assertMatch(
+    assert.deepEqual(quiet.code, 4);
+    assert.deepEqual(quiet.stderr.trim().split("\n").length, 1, quiet.stderr);
+    assert.match(
       quiet.stderr,
       /Cannot get webhook "nope": the platform answered 404 .*"Webhook not found"/,
     );
     const loud = await runCli([...args, "--verbose"]);
-    assertEquals(loud.code, 4);
-    assertMatch(loud.stderr, /status: 404, platform code: 1404, request id: req-2/);
+    assert.deepEqual(loud.code, 4);
+    assert.match(loud.stderr, /status: 404, platform code: 1404, request id: req-2/);
   } finally {
     await srv.close();
   }
@@ -140,10 +143,10 @@ Deno.test("a secret never appears in stdout or stderr, even with --verbose on fa
           ...extra,
         ],
       );
-      assertEquals(r.code, 3);
+      assert.deepEqual(r.code, 3);
       for (const out of [r.stdout, r.stderr]) {
-        assertNotIncludes(out, SECRET_KEY);
-        assertNotIncludes(out, keys.pkcs8Pem.split("\n")[1]);
+        assert.ok(!out.includes(SECRET_KEY), "the API key in the output");
+        assert.ok(!out.includes(keys.pkcs8Pem.split("\n")[1]), "the private key in the output");
       }
     }
     // A malformed key passed as text is not echoed either.
@@ -155,11 +158,11 @@ Deno.test("a secret never appears in stdout or stderr, even with --verbose on fa
       "--privateKey",
       "-----BEGIN PRIVATE KEY-----\nSECRETSTUFF\n-----END PRIVATE KEY-----",
     ]);
-    assertEquals(bad.code, 2);
-    assertNotIncludes(bad.stderr, "SECRETSTUFF");
-    assertNotIncludes(bad.stderr, SECRET_KEY);
+    assert.deepEqual(bad.code, 2);
+    assert.ok(!bad.stderr.includes("SECRETSTUFF"), "unexpected SECRETSTUFF in output");
+    assert.ok(!bad.stderr.includes(SECRET_KEY), "the API key in the output");
     // Token never in output with --verbose.
-    assert(!/eyJ[A-Za-z0-9_-]{10,}/.test(bad.stderr));
+    assert.ok(!/eyJ[A-Za-z0-9_-]{10,}/.test(bad.stderr));
   } finally {
     await srv.close();
   }
@@ -184,10 +187,10 @@ Deno.test("webhooks enable prints the new status; metrics prints the error rate"
       "table",
       ...conn,
     ]);
-    assertEquals(r.code, 0, r.stderr);
-    assertEquals(r.stdout, "w1: SUSPENDED -> ENABLED\n");
-    assertEquals(srv.requests[1].method, "PATCH");
-    assertEquals(new TextDecoder().decode(srv.requests[1].body), '{"enabled":true}');
+    assert.deepEqual(r.code, 0, r.stderr);
+    assert.deepEqual(r.stdout, "w1: SUSPENDED -> ENABLED\n");
+    assert.deepEqual(srv.requests[1].method, "PATCH");
+    assert.deepEqual(new TextDecoder().decode(srv.requests[1].body), '{"enabled":true}');
     const m = await runCli([
       "webhooks",
       "metrics",
@@ -197,9 +200,9 @@ Deno.test("webhooks enable prints the new status; metrics prints the error rate"
       "json",
       ...conn,
     ]);
-    assertEquals(m.code, 0, m.stderr);
-    assertEquals(JSON.parse(m.stdout).value, 55);
-    assertEquals(srv.requests[2].path, "/v1/webhooks/w1/metrics/LAST_ACTIVE_HOUR_ERROR_RATE");
+    assert.deepEqual(m.code, 0, m.stderr);
+    assert.deepEqual(JSON.parse(m.stdout).value, 55);
+    assert.deepEqual(srv.requests[2].path, "/v1/webhooks/w1/metrics/LAST_ACTIVE_HOUR_ERROR_RATE");
   } finally {
     await srv.close();
   }
@@ -228,8 +231,8 @@ Deno.test("resend-failed --wait: a job that ends FAILED exits 1, naming the job 
       ["notifications", "resend-failed", "--webhookId", W, "--wait", "--format", "json"],
       { env },
     );
-    assertEquals(r.code, 1, r.stderr);
-    assertEquals(JSON.parse(r.stdout), {
+    assert.deepEqual(r.code, 1, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), {
       accepted: true,
       jobId: JOB,
       status: "FAILED",
@@ -237,12 +240,12 @@ Deno.test("resend-failed --wait: a job that ends FAILED exits 1, naming the job 
       total: 3,
       idempotencyKey: srv.requests[0].headers.get("idempotency-key"),
     });
-    assertEquals(
+    assert.deepEqual(
       r.stderr,
       `job ${JOB}: IN_PROGRESS 1/3\njob ${JOB}: FAILED 2/3\n` +
         `error: The resend job ${JOB} FAILED after 2 of 3. Run resend-failed again, or resend one by one.\n`,
     );
-    assertEquals(srv.requests.map((q) => `${q.method} ${q.path}`), [
+    assert.deepEqual(srv.requests.map((q) => `${q.method} ${q.path}`), [
       `POST /v1/webhooks/${W}/notifications/resend_failed`,
       `GET ${jobPath}`,
       `GET ${jobPath}`,

@@ -7,7 +7,7 @@
  * so zsh is checked for syntax and that loading the script registers
  * `_service` for both commands.
  */
-import { assert, assertEquals, assertMatch } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { memoryIo } from "../support/memory_io.ts";
 import { assertPeer, hasCommand, skipWithout } from "../support/required.ts";
 import { run } from "../../lib/cli/mod.ts";
@@ -18,7 +18,7 @@ const haveFish = await hasCommand("fish", ["--version"]);
 
 async function script(shell: string): Promise<string> {
   const io = memoryIo();
-  assertEquals(await run(["completions", shell], { io }), 0, io.err());
+  assert.deepEqual(await run(["completions", shell], { io }), 0, io.err());
   const dir = await Deno.makeTempDir({ prefix: "service-completions-" });
   const path = `${dir}/service.${shell}`;
   await Deno.writeTextFile(path, io.out());
@@ -50,8 +50,8 @@ async function bashComplete(file: string, words: string[]): Promise<string[]> {
       words.length - 1
     }; ${fn}; printf '%s\\n' "\${COMPREPLY[@]}"`,
   ]);
-  assertEquals(r.code, 0, r.err);
-  assertEquals(r.err, "");
+  assert.deepEqual(r.code, 0, r.err);
+  assert.deepEqual(r.err, "");
   return r.out.split("\n").filter((l) => l !== "").sort();
 }
 
@@ -65,36 +65,36 @@ async function flagsOf(command: string, verb?: string): Promise<string[]> {
 Deno.test("a shell other than bash, zsh or fish is a usage error naming them", async () => {
   for (const args of [["completions"], ["completions", "powershell"]]) {
     const io = memoryIo();
-    assertEquals(await run(args, { io }), 2);
-    assertMatch(io.err(), /expected one of bash, zsh, fish/);
+    assert.deepEqual(await run(args, { io }), 2);
+    assert.match(io.err(), /expected one of bash, zsh, fish/);
   }
 });
 
 Deno.test("bash completes commands, verbs, flags and flag values in a real bash", async () => {
   const f = await script("bash");
   try {
-    assertEquals(await bashComplete(f, ["service", "no"]), ["notifications"]);
-    assertEquals(await bashComplete(f, ["service", "co"]), ["completions", "config"]);
-    assertEquals(await bashComplete(f, ["service", "notifications", "res"]), [
+    assert.deepEqual(await bashComplete(f, ["service", "no"]), ["notifications"]);
+    assert.deepEqual(await bashComplete(f, ["service", "co"]), ["completions", "config"]);
+    assert.deepEqual(await bashComplete(f, ["service", "notifications", "res"]), [
       "resend",
       "resend-all",
       "resend-by-resource",
       "resend-failed",
     ]);
-    assertEquals(await bashComplete(f, ["service", "notifications", "list", "--ord"]), [
+    assert.deepEqual(await bashComplete(f, ["service", "notifications", "list", "--ord"]), [
       "--order",
     ]);
-    assertEquals(await bashComplete(f, ["service", "notifications", "list", "--order", ""]), [
+    assert.deepEqual(await bashComplete(f, ["service", "notifications", "list", "--order", ""]), [
       "ASC",
       "DESC",
     ]);
-    assertEquals(
+    assert.deepEqual(
       await bashComplete(f, ["service", "breaker", "simulate", "x.ndjson", "--format", ""]),
       ["json", "ndjson", "table"],
     );
-    assertEquals(await bashComplete(f, ["service", "completions", "--noC"]), ["--noColor"]);
+    assert.deepEqual(await bashComplete(f, ["service", "completions", "--noC"]), ["--noColor"]);
     // A flag that takes free text completes nothing of ours (bash falls back to file names).
-    assertEquals(
+    assert.deepEqual(
       await bashComplete(f, ["service", "notifications", "list", "--webhookId", ""]),
       [],
     );
@@ -102,25 +102,30 @@ Deno.test("bash completes commands, verbs, flags and flag values in a real bash"
     for (
       const [c, v] of [["notifications", "list"], ["webhooks", "listen"], ["breaker", "simulate"]]
     ) {
-      assertEquals(
+      assert.deepEqual(
         await bashComplete(f, ["service", c, v, "--"]),
         await flagsOf(c, v),
         `${c} ${v}`,
       );
     }
-    assertEquals(await bashComplete(f, ["service", "rpc", "--"]), await flagsOf("rpc"));
+    assert.deepEqual(await bashComplete(f, ["service", "rpc", "--"]), await flagsOf("rpc"));
     // `service emulator` has flags of its own and a verb.
-    assertEquals(await bashComplete(f, ["service", "emulator", "tr"]), ["trigger"]);
-    assertEquals(await bashComplete(f, ["service", "emulator", "--vault"]), ["--vaultAccounts"]);
-    assertEquals(
+    assert.deepEqual(await bashComplete(f, ["service", "emulator", "tr"]), ["trigger"]);
+    assert.deepEqual(await bashComplete(f, ["service", "emulator", "--vault"]), [
+      "--vaultAccounts",
+    ]);
+    assert.deepEqual(
       await bashComplete(f, ["service", "emulator", "trigger", "--"]),
       await flagsOf("emulator", "trigger"),
     );
     // service-json-rpc is `service rpc`.
-    assertEquals(await bashComplete(f, ["service-json-rpc", "--emu"]), ["--emulator"]);
+    assert.deepEqual(await bashComplete(f, ["service-json-rpc", "--emu"]), ["--emulator"]);
     // service help <command> <verb>.
-    assertEquals(await bashComplete(f, ["service", "help", "webh"]), ["webhooks"]);
-    assertEquals(await bashComplete(f, ["service", "help", "webhooks", "li"]), ["list", "listen"]);
+    assert.deepEqual(await bashComplete(f, ["service", "help", "webh"]), ["webhooks"]);
+    assert.deepEqual(await bashComplete(f, ["service", "help", "webhooks", "li"]), [
+      "list",
+      "listen",
+    ]);
   } finally {
     await Deno.remove(f.replace(/\/[^/]+$/, ""), { recursive: true });
   }
@@ -134,15 +139,15 @@ Deno.test({
     const f = await script("zsh");
     try {
       const syntax = await sh("zsh", ["-n", f]);
-      assertEquals(syntax.code, 0, syntax.err);
+      assert.deepEqual(syntax.code, 0, syntax.err);
       const dump = f.replace(/[^/]+$/, "zcompdump");
       const r = await sh("zsh", [
         "-fc",
         `autoload -U compinit; compinit -u -d '${dump}'; source '${f}'; ` +
         `print -r -- "\${_comps[service]} \${_comps[service-json-rpc]}"; whence -w _service_leaf`,
       ]);
-      assertEquals(r.code, 0, r.err);
-      assertEquals(r.out.trim().split("\n"), ["_service _service", "_service_leaf: function"]);
+      assert.deepEqual(r.code, 0, r.err);
+      assert.deepEqual(r.out.trim().split("\n"), ["_service _service", "_service_leaf: function"]);
     } finally {
       await Deno.remove(f.replace(/\/[^/]+$/, ""), { recursive: true });
     }
@@ -157,23 +162,23 @@ Deno.test({
     const f = await script("fish");
     try {
       const syntax = await sh("fish", ["-n", f]);
-      assertEquals(syntax.code, 0, syntax.err);
+      assert.deepEqual(syntax.code, 0, syntax.err);
       const complete = async (line: string) => {
         const r = await sh("fish", ["--no-config", "-c", `source '${f}'; complete -C '${line}'`]);
-        assertEquals(r.code, 0, r.err);
+        assert.deepEqual(r.code, 0, r.err);
         return r.out.split("\n").filter((l) => l !== "").map((l) => l.split("\t")[0]).sort();
       };
-      assertEquals(await complete("service noti"), ["notifications"]);
-      assertEquals(await complete("service notifications resend-f"), ["resend-failed"]);
-      assertEquals(await complete("service notifications list --ord"), ["--order"]);
-      assertEquals(await complete("service notifications list --order "), ["ASC", "DESC"]);
-      assertEquals(await complete("service webhooks listen --forw"), [
+      assert.deepEqual(await complete("service noti"), ["notifications"]);
+      assert.deepEqual(await complete("service notifications resend-f"), ["resend-failed"]);
+      assert.deepEqual(await complete("service notifications list --ord"), ["--order"]);
+      assert.deepEqual(await complete("service notifications list --order "), ["ASC", "DESC"]);
+      assert.deepEqual(await complete("service webhooks listen --forw"), [
         "--forwardTimeout",
         "--forwardTo",
       ]);
-      assertEquals(await complete("service-json-rpc --emu"), ["--emulator"]);
+      assert.deepEqual(await complete("service-json-rpc --emu"), ["--emulator"]);
       const listFlags = await complete("service notifications list --");
-      assertEquals(listFlags, await flagsOf("notifications", "list"));
+      assert.deepEqual(listFlags, await flagsOf("notifications", "list"));
     } finally {
       await Deno.remove(f.replace(/\/[^/]+$/, ""), { recursive: true });
     }
@@ -185,9 +190,9 @@ Deno.test("every command and verb is in the bash script", async () => {
   try {
     const text = await Deno.readTextFile(f);
     for (const [name, entry] of Object.entries(COMMANDS)) {
-      assert(text.includes(name), name);
+      assert.ok(text.includes(name), name);
       for (const verb of Object.keys((await entry.load()).verbs ?? {})) {
-        assert(text.includes(`'${name} ${verb}')`), `${name} ${verb}`);
+        assert.ok(text.includes(`'${name} ${verb}')`), `${name} ${verb}`);
       }
     }
   } finally {

@@ -10,7 +10,6 @@
  */
 
 import assert from "node:assert/strict";
-import { assertEquals, assertMatch } from "../support/expect.ts";
 import { run } from "../../lib/cli/mod.ts";
 import { checkFlagSpecs, parseFlags } from "../../lib/cli/flags.ts";
 import { memoryIo } from "../support/memory_io.ts";
@@ -56,7 +55,7 @@ Deno.test("every command module loads: each of its flags declares a range where 
     }
   };
   await walk(new URL("../../lib/cli/", import.meta.url));
-  assertEquals(loaded >= 10, true, `${loaded} modules`);
+  assert.deepEqual(loaded >= 10, true, `${loaded} modules`);
 });
 
 /** [command words, flag, a value outside the range, the range the message must name]. */
@@ -99,9 +98,9 @@ Deno.test("a value outside a flag's range exits 2 naming the flag and the range,
     const io = memoryIo();
     const code = await run([...words, `${flag}=${value}`], { io });
     const what = `${words.join(" ")} ${flag}=${value}`;
-    assertEquals(code, 2, `${what}: ${io.err()}`);
+    assert.deepEqual(code, 2, `${what}: ${io.err()}`);
     const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    assertMatch(
+    assert.match(
       io.err(),
       new RegExp(
         `^error: Invalid value "${esc(value)}" for ${esc(flag)}: expected ${esc(range)}\\.\\n$`,
@@ -120,8 +119,8 @@ Deno.test("values that are not finite are refused, not read as Infinity or null"
     ] as const
   ) {
     const io = memoryIo();
-    assertEquals(await run([...words, flag, value], { io }), 2, io.err());
-    assertMatch(io.err(), new RegExp(`for ${flag}: expected`));
+    assert.deepEqual(await run([...words, flag, value], { io }), 2, io.err());
+    assert.match(io.err(), new RegExp(`for ${flag}: expected`));
   }
 });
 
@@ -142,7 +141,7 @@ Deno.test("emulator options that cannot work exit 2 with one line (EmulatorConfi
   ];
   for (const [args, message] of cases) {
     const io = memoryIo();
-    assertEquals(await run(args, { io }), 2, `${args.join(" ")}: ${io.err()}`);
-    assertMatch(io.err(), message, args.join(" "));
+    assert.deepEqual(await run(args, { io }), 2, `${args.join(" ")}: ${io.err()}`);
+    assert.match(io.err(), message, args.join(" "));
   }
 });

@@ -1,4 +1,4 @@
-import { assertEquals, assertRejects } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import {
   parseDuration,
   parseDurationRange,
@@ -27,31 +27,31 @@ const parse = (args: string[], env: Record<string, string> = {}) =>
   parseFlags(specs, args, { command: "service t", env: (n) => env[n] });
 
 Deno.test("camelCase, kebab-case, --x value and --x=value all parse", () => {
-  assertEquals(parse(["--apiKey", "a"]).flags.apiKey, "a");
-  assertEquals(parse(["--api-key=b"]).flags.apiKey, "b");
-  assertEquals(parse(["--page-size", "5"]).flags.pageSize, 5);
-  assertEquals(parse([]).flags.pageSize, 100);
+  assert.deepEqual(parse(["--apiKey", "a"]).flags.apiKey, "a");
+  assert.deepEqual(parse(["--api-key=b"]).flags.apiKey, "b");
+  assert.deepEqual(parse(["--page-size", "5"]).flags.pageSize, 5);
+  assert.deepEqual(parse([]).flags.pageSize, 100);
 });
 
 Deno.test("booleans accept --x, --x=true and --x=false", () => {
-  assertEquals(parse(["--dryRun"]).flags.dryRun, true);
-  assertEquals(parse(["--dry-run=true"]).flags.dryRun, true);
-  assertEquals(parse(["--dryRun=false"]).flags.dryRun, false);
-  assertEquals(parse([]).flags.dryRun, undefined);
+  assert.deepEqual(parse(["--dryRun"]).flags.dryRun, true);
+  assert.deepEqual(parse(["--dry-run=true"]).flags.dryRun, true);
+  assert.deepEqual(parse(["--dryRun=false"]).flags.dryRun, false);
+  assert.deepEqual(parse([]).flags.dryRun, undefined);
 });
 
 Deno.test("the flag wins over its environment variable", () => {
-  assertEquals(parse([], { SERVICE_API_KEY: "env" }).flags.apiKey, "env");
-  assertEquals(parse(["--apiKey", "flag"], { SERVICE_API_KEY: "env" }).flags.apiKey, "flag");
+  assert.deepEqual(parse([], { SERVICE_API_KEY: "env" }).flags.apiKey, "env");
+  assert.deepEqual(parse(["--apiKey", "flag"], { SERVICE_API_KEY: "env" }).flags.apiKey, "flag");
 });
 
 Deno.test("repeatable flags, choices and lists", () => {
-  assertEquals(parse(["--status", "failed", "--status=COMPLETED"]).flags.status, [
+  assert.deepEqual(parse(["--status", "failed", "--status=COMPLETED"]).flags.status, [
     "FAILED",
     "COMPLETED",
   ]);
-  assertEquals(parse(["--excludeStatuses="]).flags.excludeStatuses, []);
-  assertEquals(parse(["--excludeStatuses", "A,B"]).flags.excludeStatuses, ["A", "B"]);
+  assert.deepEqual(parse(["--excludeStatuses="]).flags.excludeStatuses, []);
+  assert.deepEqual(parse(["--excludeStatuses", "A,B"]).flags.excludeStatuses, ["A", "B"]);
 });
 
 Deno.test("bad values are usage errors naming the flag and the accepted form", async () => {
@@ -65,34 +65,37 @@ Deno.test("bad values are usage errors naming the flag and the accepted form", a
     [["--bogus"], /Unknown flag "--bogus"/],
   ];
   for (const [args, re] of cases) {
-    const e = await assertRejects(() => Promise.resolve().then(() => parse(args)), UsageError);
-    assertEquals(re.test(e.message), true, `${args.join(" ")}: ${e.message}`);
+    await assert.rejects(() => Promise.resolve().then(() => parse(args)), (e) => {
+      assert.ok(e instanceof UsageError, `${args.join(" ")}: ${e}`);
+      assert.deepEqual(re.test(e.message), true, `${args.join(" ")}: ${e.message}`);
+      return true;
+    });
   }
 });
 
 Deno.test("durations and times", () => {
-  assertEquals(parseDuration("60m"), 3_600_000);
-  assertEquals(parseDuration("1h30m"), 5_400_000);
-  assertEquals(parseDuration("250"), 250);
-  assertEquals(parseDuration("4x"), undefined);
-  assertEquals(parseTime("1767225600000"), 1767225600000);
-  assertEquals(parseTime("2026-01-01T00:00:00Z"), 1767225600000);
-  assertEquals(parseTime("24h", () => 100_000_000), 100_000_000 - 86_400_000);
-  assertEquals(parseTime("yesterday"), undefined);
+  assert.deepEqual(parseDuration("60m"), 3_600_000);
+  assert.deepEqual(parseDuration("1h30m"), 5_400_000);
+  assert.deepEqual(parseDuration("250"), 250);
+  assert.deepEqual(parseDuration("4x"), undefined);
+  assert.deepEqual(parseTime("1767225600000"), 1767225600000);
+  assert.deepEqual(parseTime("2026-01-01T00:00:00Z"), 1767225600000);
+  assert.deepEqual(parseTime("24h", () => 100_000_000), 100_000_000 - 86_400_000);
+  assert.deepEqual(parseTime("yesterday"), undefined);
 });
 
 Deno.test("a durationRange flag takes a duration or MIN-MAX, within its declared bounds", () => {
-  assertEquals(parseDurationRange("2m"), { minMs: 120_000, maxMs: 120_000 });
-  assertEquals(parseDurationRange("5s-20s"), { minMs: 5000, maxMs: 20_000 });
-  assertEquals(parseDurationRange("500ms-1s"), { minMs: 500, maxMs: 1000 });
+  assert.deepEqual(parseDurationRange("2m"), { minMs: 120_000, maxMs: 120_000 });
+  assert.deepEqual(parseDurationRange("5s-20s"), { minMs: 5000, maxMs: 20_000 });
+  assert.deepEqual(parseDurationRange("500ms-1s"), { minMs: 500, maxMs: 1000 });
   for (const bad of ["20s-5s", "5s-", "-5s", "1s-2s-3s", "soon", ""]) {
-    assertEquals(parseDurationRange(bad), undefined, bad);
+    assert.deepEqual(parseDurationRange(bad), undefined, bad);
   }
   const delay = { d: { type: "durationRange", min: 0, max: 3_600_000, description: "" } } as const;
   const p = (v: string) => parseFlags(delay, ["--d", v], { command: "service t" }).flags.d;
-  assertEquals(p("90s"), { minMs: 90_000, maxMs: 90_000 });
-  assertEquals(p("0-1h"), { minMs: 0, maxMs: 3_600_000 });
-  assertEquals(parseFlags(delay, [], { command: "service t" }).flags.d, undefined);
+  assert.deepEqual(p("90s"), { minMs: 90_000, maxMs: 90_000 });
+  assert.deepEqual(p("0-1h"), { minMs: 0, maxMs: 3_600_000 });
+  assert.deepEqual(parseFlags(delay, [], { command: "service t" }).flags.d, undefined);
   for (
     const [v, message] of [
       ["2h", /Invalid value "2h" for --d: expected durations from 0ms to 1h\./],
@@ -105,8 +108,8 @@ Deno.test("a durationRange flag takes a duration or MIN-MAX, within its declared
     } catch (e) {
       caught = e;
     }
-    assertEquals(caught instanceof UsageError, true, v);
-    assertEquals(message.test((caught as Error).message), true, (caught as Error).message);
+    assert.deepEqual(caught instanceof UsageError, true, v);
+    assert.deepEqual(message.test((caught as Error).message), true, (caught as Error).message);
   }
 });
 
@@ -125,8 +128,11 @@ Deno.test("a required flag: given on the command line or by a source, else a usa
     parseFlags(required, args, { command: "service t", env: (n) => env[n] });
   // The type of a required flag's value has no `undefined`.
   const id: string = parseRequired(["--webhookId", "w1", "--tags", "a"]).flags.webhookId;
-  assertEquals(id, "w1");
-  assertEquals(parseRequired(["--tags", "a"], { SERVICE_WEBHOOK_ID: "w2" }).flags.webhookId, "w2");
+  assert.deepEqual(id, "w1");
+  assert.deepEqual(
+    parseRequired(["--tags", "a"], { SERVICE_WEBHOOK_ID: "w2" }).flags.webhookId,
+    "w2",
+  );
   const missing: [string[], Record<string, string>, string][] = [
     [
       ["--tags", "a"],
@@ -148,15 +154,15 @@ Deno.test("a required flag: given on the command line or by a source, else a usa
     [["--webhookId", "w1", "--tags="], {}, 'Missing --tags for "service t": give --tags <TAG>.'],
   ];
   for (const [args, env, message] of missing) {
-    const e = await assertRejects(
-      () => Promise.resolve().then(() => parseRequired(args, env)),
-      UsageError,
-    );
-    assertEquals(e.message, message, args.join(" "));
+    await assert.rejects(() => Promise.resolve().then(() => parseRequired(args, env)), (e) => {
+      assert.ok(e instanceof UsageError, `${args.join(" ")}: ${e}`);
+      assert.deepEqual(e.message, message, args.join(" "));
+      return true;
+    });
   }
   // --help is answered before flags are parsed: a required flag does not stand in its way
   // (tests/cli/help_style_test.ts); a declaration that is required and has a default is refused.
-  await assertRejects(
+  await assert.rejects(
     () =>
       Promise.resolve().then(() =>
         checkFlagSpecs({ x: { type: "string", required: true, default: "a", description: "" } })

@@ -1,4 +1,4 @@
-import { assertEquals } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { type Io, Output } from "../../lib/cli/mod.ts";
 
 function memoryIo(opts: { terminal?: boolean; env?: Record<string, string> } = {}) {
@@ -30,23 +30,23 @@ const cols = [{ header: "id", value: "id", width: 4 }, {
 }];
 
 Deno.test("the default format is table on a terminal and ndjson otherwise", () => {
-  assertEquals(new Output(memoryIo({ terminal: true }).io).format, "table");
-  assertEquals(new Output(memoryIo().io).format, "ndjson");
+  assert.deepEqual(new Output(memoryIo({ terminal: true }).io).format, "table");
+  assert.deepEqual(new Output(memoryIo().io).format, "ndjson");
 });
 
 Deno.test("ndjson prints one record a line; json wraps them in {data}", async () => {
   const a = memoryIo();
   await new Output(a.io, { format: "ndjson" }).records(rows, cols);
-  assertEquals(a.out().trim().split("\n").map((l) => JSON.parse(l)), rows);
+  assert.deepEqual(a.out().trim().split("\n").map((l) => JSON.parse(l)), rows);
   const b = memoryIo();
   await new Output(b.io, { format: "json" }).records(rows, cols);
-  assertEquals(JSON.parse(b.out()), { data: rows });
+  assert.deepEqual(JSON.parse(b.out()), { data: rows });
 });
 
 Deno.test("table streams aligned columns and shows ms times as ISO", async () => {
   const t = memoryIo();
   await new Output(t.io, { format: "table" }).records(rows, cols);
-  assertEquals(t.out().split("\n"), [
+  assert.deepEqual(t.out().split("\n"), [
     "ID    STATUS     CREATEDAT",
     "a     FAILED     2026-01-01T00:00:00.000Z",
     "bb    COMPLETED  0",
@@ -59,14 +59,14 @@ Deno.test("colour and progress appear only on a terminal, and never with NO_COLO
   const o1 = new Output(plain.io);
   await o1.progress("fetched 1");
   await o1.warn("careful");
-  assertEquals(plain.err(), "warning: careful\n");
+  assert.deepEqual(plain.err(), "warning: careful\n");
   const tty = memoryIo({ terminal: true });
   const o2 = new Output(tty.io);
   await o2.progress("fetched 1");
   await o2.warn("careful");
-  assertEquals(tty.err().includes("\r\x1b[2Kfetched 1"), true);
-  assertEquals(tty.err().includes("\x1b[33mwarning:"), true);
+  assert.deepEqual(tty.err().includes("\r\x1b[2Kfetched 1"), true);
+  assert.deepEqual(tty.err().includes("\x1b[33mwarning:"), true);
   const noColor = memoryIo({ terminal: true, env: { NO_COLOR: "1" } });
   await new Output(noColor.io).warn("careful");
-  assertEquals(noColor.err(), "warning: careful\n");
+  assert.deepEqual(noColor.err(), "warning: careful\n");
 });

@@ -6,7 +6,7 @@
  * still works without it.
  */
 
-import { assertEquals } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { run } from "../../lib/cli/mod.ts";
 import { memoryIo } from "../support/memory_io.ts";
 
@@ -33,15 +33,15 @@ Deno.test("every command with --webhookId refuses its absence the same way: exit
       const io = memoryIo();
       const code = await run([...words, ...extra, "--noEnvFile"], { io });
       const what = [...words, ...extra].join(" ");
-      assertEquals(code, 2, `${what}: ${io.err()}`);
-      assertEquals(
+      assert.deepEqual(code, 2, `${what}: ${io.err()}`);
+      assert.deepEqual(
         io.err(),
         `error: Missing --webhookId for "service ${
           words.join(" ")
         }": give --webhookId <ID> or set SERVICE_WEBHOOK_ID.\n`,
         what,
       );
-      assertEquals(io.out(), "", what);
+      assert.deepEqual(io.out(), "", what);
     }
   }
 });
@@ -49,8 +49,8 @@ Deno.test("every command with --webhookId refuses its absence the same way: exit
 Deno.test("--help of a command with a required flag works without it and marks it required", async () => {
   for (const words of [["webhooks", "get"], ["notifications", "list"]]) {
     const io = memoryIo();
-    assertEquals(await run([...words, "--help"], { io }), 0);
-    assertEquals(
+    assert.deepEqual(await run([...words, "--help"], { io }), 0);
+    assert.deepEqual(
       /--webhookId <ID> +The webhook endpoint's id\. \(required; env SERVICE_WEBHOOK_ID\)/.test(
         io.out(),
       ),

@@ -4,7 +4,7 @@
  * one test alone); the real processes are in tests/package/npm_package_test.ts
  * (Ctrl-C on a pseudo-terminal through the npm launcher) and the e2e tests.
  */
-import { assertEquals } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { type StopRequest, stopSignals } from "../../lib/cli/stop_signals.ts";
 
 function host() {
@@ -25,8 +25,8 @@ Deno.test("a stop signal nobody has taken keeps its default action", () => {
   const h = host();
   const stop = stopSignals(h.host);
   h.handlers.get("SIGINT")!();
-  assertEquals(h.raised, ["SIGINT"]);
-  assertEquals(stop.signal.aborted, false);
+  assert.deepEqual(h.raised, ["SIGINT"]);
+  assert.deepEqual(stop.signal.aborted, false);
 });
 
 Deno.test("a taken signal stops the command; the same signal again after release is absorbed", () => {
@@ -35,9 +35,9 @@ Deno.test("a taken signal stops the command; the same signal again after release
   const seen: Deno.Signal[] = [];
   const release = stop.take(["SIGINT", "SIGTERM"], (s) => seen.push(s));
   h.handlers.get("SIGINT")!(); // the terminal's Ctrl-C
-  assertEquals(seen, ["SIGINT"]);
-  assertEquals((stop.signal.reason as StopRequest).signal, "SIGINT");
+  assert.deepEqual(seen, ["SIGINT"]);
+  assert.deepEqual((stop.signal.reason as StopRequest).signal, "SIGINT");
   release(); // the command has stopped and returns its code
   h.handlers.get("SIGINT")!(); // the launcher (or deno task) passes the same Ctrl-C on
-  assertEquals(h.raised, [], "no death by SIGINT after a clean stop");
+  assert.deepEqual(h.raised, [], "no death by SIGINT after a clean stop");
 });

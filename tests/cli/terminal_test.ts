@@ -10,10 +10,11 @@
  * terminal model (carriage return, erase line, newline), so a progress line
  * glued to a row shows up as the glued row a user would see.
  */
-import { assert, assertEquals, assertMatch, assertNotIncludes } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { memoryIo } from "../support/memory_io.ts";
 import { startFixture } from "../support/emulator_fixture.ts";
 import { ROOT, runCli } from "../support/tools.ts";
+import { cleanEnv } from "../support/main_command.ts";
 import { assertPeer, hasCommand, skipWithout } from "../support/required.ts";
 import { type Io, Output, run } from "../../lib/cli/mod.ts";
 import { shortenMiddle } from "../../lib/cli/output.ts";
@@ -68,7 +69,8 @@ async function onTerminal(
   const columns = columnsVar === undefined ? "unset COLUMNS" : `export COLUMNS=${columnsVar}`;
   const r = await new Deno.Command("script", {
     args: ["-qec", `stty cols ${cols} rows 50; ${columns}; exec ${cli}`, "/dev/null"],
-    env: { NO_COLOR: "1", ...env },
+    clearEnv: true,
+    env: cleanEnv(env),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -78,9 +80,9 @@ async function onTerminal(
 }
 
 Deno.test("screen(): a progress line not erased before a row shows glued to it", () => {
-  assertEquals(screen("\r\x1b[2Kfetched 1\r\x1b[2Kid1\n"), ["id1"]);
-  assertEquals(screen("\r\x1b[2Kfetched 1id1\n"), ["fetched 1id1"]);
-  assertEquals(screen("ab\r\ncd\r\n"), ["ab", "cd"]);
+  assert.deepEqual(screen("\r\x1b[2Kfetched 1\r\x1b[2Kid1\n"), ["id1"]);
+  assert.deepEqual(screen("\r\x1b[2Kfetched 1id1\n"), ["fetched 1id1"]);
+  assert.deepEqual(screen("ab\r\ncd\r\n"), ["ab", "cd"]);
 });
 
 Deno.test({
@@ -98,7 +100,7 @@ Deno.test({
         resourceId: crypto.randomUUID(),
         count: 250,
       });
-      assertEquals(made.status, 201);
+      assert.deepEqual(made.status, 201);
       const env = {
         SERVICE_API_KEY: fx.emu.apiKey,
         SERVICE_API_PRIVATE_KEY_PATH: fx.emu.privateKeyPath,
@@ -106,40 +108,40 @@ Deno.test({
       };
       const args = ["notifications", "list", "--webhookId", hook.id, "--all", "--pageSize", "20"];
       const r = await onTerminal(args, env, 100);
-      assertEquals(r.code, 0, r.raw);
-      assertMatch(r.raw, /fetched 20 of 250 notifications/, "the progress line was shown");
+      assert.deepEqual(r.code, 0, r.raw);
+      assert.match(r.raw, /fetched 20 of 250 notifications/, "the progress line was shown");
       const shown = screen(r.raw).filter((l) => l !== "");
-      assertEquals(shown.length, 251, shown.slice(0, 5).join("\n"));
-      assertMatch(shown[0], /^ID +STATUS +EVENTTYPE +RESOURCEID +CREATEDAT\b/);
+      assert.deepEqual(shown.length, 251, shown.slice(0, 5).join("\n"));
+      assert.match(shown[0], /^ID +STATUS +EVENTTYPE +RESOURCEID +CREATEDAT\b/);
       for (const l of shown) {
-        assertNotIncludes(l, "fetched", "a progress line glued to a row");
-        assert([...l].length <= 100, `${[...l].length} columns: ${l}`);
+        assert.ok(!l.includes("fetched"), "a progress line glued to a row");
+        assert.ok([...l].length <= 100, `${[...l].length} columns: ${l}`);
       }
       const idWidth = shown[0].indexOf("STATUS") - 2;
-      assert(idWidth < 36, `the id column narrowed to fit (${idWidth})`);
+      assert.ok(idWidth < 36, `the id column narrowed to fit (${idWidth})`);
       const ids = new Set(
         (made.data.data as { id: string }[]).map((n) => shortenMiddle(n.id, idWidth)),
       );
       const first = shown[1].split(/ +/)[0];
-      assertMatch(first, /^[0-9a-f-]+…[0-9a-f-]+$/, "a long id is cut in the middle");
-      assert(ids.has(first), `${first} is one of the ids, cut to its column`);
+      assert.match(first, /^[0-9a-f-]+…[0-9a-f-]+$/, "a long id is cut in the middle");
+      assert.ok(ids.has(first), `${first} is one of the ids, cut to its column`);
 
       const wide = await onTerminal([...args, "--wide"], env, 100);
-      assertEquals(wide.code, 0, wide.raw);
+      assert.deepEqual(wide.code, 0, wide.raw);
       const wideRows = screen(wide.raw).filter((l) => /^[0-9a-f]{8}-/.test(l));
-      assertEquals(wideRows.length, 250);
+      assert.deepEqual(wideRows.length, 250);
       for (const l of wideRows) {
-        assertNotIncludes(l, "…");
-        assertMatch(l, /^[0-9a-f-]{36} {2}/, "--wide: the whole id");
+        assert.ok(!l.includes("…"), `unexpected "…" in ${JSON.stringify(l)}`);
+        assert.match(l, /^[0-9a-f-]{36} {2}/, "--wide: the whole id");
       }
 
       // COLUMNS, when set, is the width (the terminal here is 100 wide)
       const narrow = await onTerminal(args, env, 100, 95);
-      assertEquals(narrow.code, 0, narrow.raw);
+      assert.deepEqual(narrow.code, 0, narrow.raw);
       const narrowRows = screen(narrow.raw).filter((l) => l !== "" && !l.startsWith("fetched"));
-      assertEquals(narrowRows.length, 251);
-      for (const l of narrowRows) assert([...l].length <= 95, `${[...l].length} columns: ${l}`);
-      assert(narrowRows.some((l) => [...l].length > 90), "the rows use the width given");
+      assert.deepEqual(narrowRows.length, 251);
+      for (const l of narrowRows) assert.ok([...l].length <= 95, `${[...l].length} columns: ${l}`);
+      assert.ok(narrowRows.some((l) => [...l].length > 90), "the rows use the width given");
     } finally {
       await fx.stop();
     }
@@ -153,7 +155,7 @@ Deno.test("piped, the table is what scripts always saw: whole ids, declared widt
       body: { url: "http://127.0.0.1:9/h", events: ["a.b"] },
     })).data;
     const made = await fx.admin("POST", "/notifications", { eventType: "a.b", count: 3 });
-    assertEquals(made.status, 201);
+    assert.deepEqual(made.status, 201);
     const r = await runCli(
       ["notifications", "list", "--webhookId", hook.id, "--all", "--format", "table"],
       {
@@ -165,17 +167,17 @@ Deno.test("piped, the table is what scripts always saw: whole ids, declared widt
         },
       },
     );
-    assertEquals(r.code, 0, r.stderr);
-    assertEquals(r.stderr, "");
+    assert.deepEqual(r.code, 0, r.stderr);
+    assert.deepEqual(r.stderr, "");
     const lines = r.stdout.trimEnd().split("\n");
-    assertEquals(lines.length, 4);
+    assert.deepEqual(lines.length, 4);
     for (const n of made.data.data as { id: string }[]) {
       const row = lines.find((l) => l.startsWith(n.id));
-      assert(row, `the row of ${n.id}`);
-      assertEquals(row.slice(36, 38), "  ", "the id column keeps its declared width of 36");
-      assertMatch(row.slice(38), /^(COMPLETED|FAILED|IN_PROGRESS|ON_HOLD) +a\.b +/);
+      assert.ok(row, `the row of ${n.id}`);
+      assert.deepEqual(row.slice(36, 38), "  ", "the id column keeps its declared width of 36");
+      assert.match(row.slice(38), /^(COMPLETED|FAILED|IN_PROGRESS|ON_HOLD) +a\.b +/);
     }
-    assertNotIncludes(r.stdout, "…");
+    assert.ok(!r.stdout.includes("…"), 'unexpected "…" in output');
   } finally {
     await fx.stop();
   }
@@ -198,15 +200,16 @@ Deno.test("| head -1 ends the command quietly with exit 0 (a real pipe in bash)"
       .map((a) => `'${a}'`).join(" ");
     const r = await new Deno.Command("bash", {
       args: ["-c", `${cli} 2>"${dir}/err" | head -1; echo "status=\${PIPESTATUS[0]}"`],
-      env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
+      clearEnv: true,
+      env: cleanEnv(),
       stdout: "piped",
       stderr: "piped",
     }).output();
     const out = new TextDecoder().decode(r.stdout).trim().split("\n");
-    assertEquals(out.length, 2, out.join("\n"));
-    assertMatch(out[0], /^\{"type":"notification","notificationId":"n0"/);
-    assertEquals(out[1], "status=0", "the command's own exit code");
-    assertEquals(await Deno.readTextFile(`${dir}/err`), "", "nothing on standard error");
+    assert.deepEqual(out.length, 2, out.join("\n"));
+    assert.match(out[0], /^\{"type":"notification","notificationId":"n0"/);
+    assert.deepEqual(out[1], "status=0", "the command's own exit code");
+    assert.deepEqual(await Deno.readTextFile(`${dir}/err`), "", "nothing on standard error");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -231,7 +234,7 @@ Deno.test("Output erases its progress line before writing to standard output, an
   await out.progress("fetched 3");
   await out.clearProgress();
   await out.clearProgress();
-  assertEquals(events, [
+  assert.deepEqual(events, [
     "err:\r\x1b[2Kfetched 1",
     "err:\r\x1b[2K",
     "out:row1\n",
@@ -245,10 +248,10 @@ Deno.test("Output erases its progress line before writing to standard output, an
 
 Deno.test("shortenMiddle keeps both ends of an id", () => {
   const id = "6b3e4d22-1c0f-4d57-9a43-5c1a0de791eb";
-  assertEquals(shortenMiddle(id, 16), "6b3e4d22…de791eb");
-  assertEquals(shortenMiddle(id, 36), id);
-  assertEquals(shortenMiddle(id, 40), id);
-  assertEquals([...shortenMiddle(id, 9)].length, 9);
+  assert.deepEqual(shortenMiddle(id, 16), "6b3e4d22…de791eb");
+  assert.deepEqual(shortenMiddle(id, 36), id);
+  assert.deepEqual(shortenMiddle(id, 40), id);
+  assert.deepEqual([...shortenMiddle(id, 9)].length, 9);
 });
 
 Deno.test("a table fits the given width; --wide and a pipe keep it whole", async () => {
@@ -256,15 +259,15 @@ Deno.test("a table fits the given width; --wide and a pipe keep it whole", async
   const cols = [{ header: "id", value: "id", width: 36 }, { header: "note", value: "note" }];
   const tty = { ...memoryIo(), stdoutIsTerminal: true, stdoutColumns: 60 };
   await new Output(tty, { format: "table" }).records(records, cols);
-  for (const l of tty.out().trimEnd().split("\n")) assert([...l].length <= 60, l);
-  assertMatch(tty.out(), /…/);
+  for (const l of tty.out().trimEnd().split("\n")) assert.ok([...l].length <= 60, l);
+  assert.match(tty.out(), /…/);
   const wide = { ...memoryIo(), stdoutIsTerminal: true, stdoutColumns: 60 };
   await new Output(wide, { format: "table", wide: true }).records(records, cols);
   const pipe = { ...memoryIo(), stdoutColumns: 60 };
   await new Output(pipe, { format: "table" }).records(records, cols);
   const whole = `ID${" ".repeat(36)}NOTE\n${records[0].id}  ${"x".repeat(80)}\n`;
-  assertEquals(wide.out(), whole);
-  assertEquals(pipe.out(), whole);
+  assert.deepEqual(wide.out(), whole);
+  assert.deepEqual(pipe.out(), whole);
 });
 
 async function cli(args: string[], io = memoryIo()) {
@@ -274,19 +277,19 @@ async function cli(args: string[], io = memoryIo()) {
 
 Deno.test("mistyped commands and verbs get a suggestion (as flags do), exit 2", async () => {
   const c = await cli(["notification", "list"]);
-  assertEquals(c.code, 2);
-  assertMatch(c.err, /Unknown command "notification".*Did you mean "service notifications"\?/);
-  assertEquals(c.err.trim().split("\n").length, 1);
+  assert.deepEqual(c.code, 2);
+  assert.match(c.err, /Unknown command "notification".*Did you mean "service notifications"\?/);
+  assert.deepEqual(c.err.trim().split("\n").length, 1);
   const v = await cli(["notifications", "lst"]);
-  assertEquals(v.code, 2);
-  assertMatch(v.err, /Unknown verb "lst".*Did you mean "service notifications list"\?/);
+  assert.deepEqual(v.code, 2);
+  assert.match(v.err, /Unknown verb "lst".*Did you mean "service notifications list"\?/);
   const w = await cli(["webhooks", "lisen"]);
-  assertMatch(w.err, /Did you mean "service webhooks listen"\?/);
+  assert.match(w.err, /Did you mean "service webhooks listen"\?/);
   const f = await cli(["webhooks", "list", "--pagesise", "3"]);
-  assertMatch(f.err, /Did you mean --pageSize\?/);
+  assert.match(f.err, /Did you mean --pageSize\?/);
   const none = await cli(["zzzzzz"]);
-  assertEquals(none.code, 2);
-  assertNotIncludes(none.err, "Did you mean");
+  assert.deepEqual(none.code, 2);
+  assert.ok(!none.err.includes("Did you mean"), 'unexpected "Did you mean" in output');
 });
 
 Deno.test("service help <command> [verb] is <command> [verb] --help", async () => {
@@ -297,18 +300,18 @@ Deno.test("service help <command> [verb] is <command> [verb] --help", async () =
   ) {
     const viaHelp = await cli(["help", ...path]);
     const viaFlag = await cli([...path, "--help"]);
-    assertEquals(viaHelp.code, 0, path.join(" "));
-    assertEquals(viaHelp.out, viaFlag.out, path.join(" "));
-    assertMatch(viaHelp.out, new RegExp(`Usage: service ${path.join(" ")}`));
+    assert.deepEqual(viaHelp.code, 0, path.join(" "));
+    assert.deepEqual(viaHelp.out, viaFlag.out, path.join(" "));
+    assert.match(viaHelp.out, new RegExp(`Usage: service ${path.join(" ")}`));
   }
   const group = await cli(["webhooks", "help", "listen"]);
-  assertEquals(group.out, (await cli(["webhooks", "listen", "--help"])).out);
+  assert.deepEqual(group.out, (await cli(["webhooks", "listen", "--help"])).out);
   const top = await cli(["help"]);
-  assertEquals(top.code, 0);
-  assertMatch(top.out, /Commands:/);
+  assert.deepEqual(top.code, 0);
+  assert.match(top.out, /Commands:/);
   const bad = await cli(["help", "notification"]);
-  assertEquals(bad.code, 2);
-  assertMatch(bad.err, /Did you mean "service notifications"\?/);
+  assert.deepEqual(bad.code, 2);
+  assert.match(bad.err, /Did you mean "service notifications"\?/);
 });
 
 const FIXTURE = `${ROOT}tests/fixtures/breaker/exactly_50_percent.ndjson`;
@@ -316,16 +319,19 @@ const FIXTURE = `${ROOT}tests/fixtures/breaker/exactly_50_percent.ndjson`;
 Deno.test("--json is --format json; with another --format it is a usage error", async () => {
   const json = await cli(["breaker", "simulate", FIXTURE, "--json"]);
   const format = await cli(["breaker", "simulate", FIXTURE, "--format", "json"]);
-  assertEquals(json.code, 0, json.err);
-  assertEquals(json.out, format.out);
+  assert.deepEqual(json.code, 0, json.err);
+  assert.deepEqual(json.out, format.out);
   JSON.parse(json.out);
-  assertEquals((await cli(["breaker", "simulate", FIXTURE, "--json", "--format=json"])).code, 0);
+  assert.deepEqual(
+    (await cli(["breaker", "simulate", FIXTURE, "--json", "--format=json"])).code,
+    0,
+  );
   const none = await cli(["completions", "bash", "--json"]);
-  assertEquals(none.code, 2);
-  assertMatch(none.err, /"service completions" prints no records: it has no --json or --format/);
+  assert.deepEqual(none.code, 2);
+  assert.match(none.err, /"service completions" prints no records: it has no --json or --format/);
   const clash = await cli(["breaker", "simulate", FIXTURE, "--json", "--format", "ndjson"]);
-  assertEquals(clash.code, 2);
-  assertMatch(clash.err, /--json and --format ndjson/);
+  assert.deepEqual(clash.code, 2);
+  assert.match(clash.err, /--json and --format ndjson/);
 });
 
 Deno.test("--no-color (and --noColor, and NO_COLOR) turn colour off on a terminal", async () => {
@@ -335,16 +341,16 @@ Deno.test("--no-color (and --noColor, and NO_COLOR) turn colour off on a termina
     stderrIsTerminal: true,
   });
   const coloured = await cli(args, term());
-  assertEquals(coloured.code, 1);
-  assert(coloured.err.startsWith("\x1b[31merror:"), coloured.err);
+  assert.deepEqual(coloured.code, 1);
+  assert.ok(coloured.err.startsWith("\x1b[31merror:"), coloured.err);
   for (const flag of ["--no-color", "--noColor"]) {
     const plain = await cli([...args, flag], term());
-    assertEquals(plain.code, 1);
-    assertMatch(plain.err, /^error: /);
-    assertNotIncludes(plain.err, "\x1b");
+    assert.deepEqual(plain.code, 1);
+    assert.match(plain.err, /^error: /);
+    assert.ok(!plain.err.includes("\x1b"), "unexpected escape sequence in output");
   }
   const env = await cli(args, term({ NO_COLOR: "1" }));
-  assertNotIncludes(env.err, "\x1b");
+  assert.ok(!env.err.includes("\x1b"), "unexpected escape sequence in output");
 });
 
 Deno.test({
@@ -363,7 +369,7 @@ Deno.test({
         resourceId: "tx-1",
         count: 2,
       });
-      assertEquals(made.status, 201);
+      assert.deepEqual(made.status, 201);
       const env = {
         SERVICE_API_KEY: fx.emu.apiKey,
         SERVICE_API_PRIVATE_KEY_PATH: fx.emu.privateKeyPath,
@@ -372,26 +378,30 @@ Deno.test({
       const iso = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g;
       for (const cols of [100, 160]) {
         const r = await onTerminal(["notifications", "list", "--webhookId", hook.id], env, cols);
-        assertEquals(r.code, 0, r.raw);
+        assert.deepEqual(r.code, 0, r.raw);
         const shown = screen(r.raw).filter((l) => l !== "");
-        assertMatch(shown[0], /^ID +STATUS +EVENTTYPE +RESOURCEID +CREATEDAT +UPDATEDAT$/);
-        assertEquals(shown.length, 3, shown.join("\n"));
+        assert.match(shown[0], /^ID +STATUS +EVENTTYPE +RESOURCEID +CREATEDAT +UPDATEDAT$/);
+        assert.deepEqual(shown.length, 3, shown.join("\n"));
         for (const l of shown.slice(1)) {
-          assert([...l].length <= cols, `${[...l].length} columns: ${l}`);
-          assertEquals(l.match(iso)?.length, 2, `createdAt and updatedAt whole at ${cols}: ${l}`);
+          assert.ok([...l].length <= cols, `${[...l].length} columns: ${l}`);
+          assert.deepEqual(
+            l.match(iso)?.length,
+            2,
+            `createdAt and updatedAt whole at ${cols}: ${l}`,
+          );
           // RESOURCEID is as wide as its header (10), not its declared 36
-          assertMatch(l, / tx-1 {8}\d{4}-/, `RESOURCEID no wider than needed at ${cols}: ${l}`);
+          assert.match(l, / tx-1 {8}\d{4}-/, `RESOURCEID no wider than needed at ${cols}: ${l}`);
         }
-        if (cols === 160) assertNotIncludes(r.raw, "…", "160 columns hold every cell whole");
+        if (cols === 160) assert.ok(!r.raw.includes("…"), "160 columns hold every cell whole");
       }
       const w = await onTerminal(["webhooks", "list"], env, 100);
-      assertEquals(w.code, 0, w.raw);
+      assert.deepEqual(w.code, 0, w.raw);
       const rows = screen(w.raw).filter((l) => l !== "");
-      assertMatch(rows[0], /^ID +STATUS +EVENTS +URL$/);
+      assert.match(rows[0], /^ID +STATUS +EVENTS +URL$/);
       const mine = rows.find((l) => l.startsWith(hook.id));
-      assert(mine, rows.join("\n"));
-      assertMatch(mine, / a\.b {5}http/, "EVENTS as wide as its header, not its declared 30");
-      assert(mine.endsWith(url), `the URL whole: ${mine}`);
+      assert.ok(mine, rows.join("\n"));
+      assert.match(mine, / a\.b {5}http/, "EVENTS as wide as its header, not its declared 30");
+      assert.ok(mine.endsWith(url), `the URL whole: ${mine}`);
     } finally {
       await fx.stop();
     }
@@ -407,8 +417,8 @@ Deno.test({
     const fx = await startFixture();
     try {
       const profiles = await onTerminal(["config", "list"], { XDG_CONFIG_HOME: config });
-      assertEquals(profiles.code, 0, profiles.raw);
-      assertEquals(
+      assert.deepEqual(profiles.code, 0, profiles.raw);
+      assert.deepEqual(
         screen(profiles.raw).filter((l) => l !== "")[0],
         "no profiles (service config set --profile NAME ... saves one)",
       );
@@ -418,15 +428,15 @@ Deno.test({
         SERVICE_API_BASE_URL: fx.emu.apiBaseUrl,
       };
       const hooks = await onTerminal(["webhooks", "list"], env);
-      assertEquals(hooks.code, 0, hooks.raw);
-      assertMatch(screen(hooks.raw).filter((l) => l !== "")[0], /^no webhooks \(/);
+      assert.deepEqual(hooks.code, 0, hooks.raw);
+      assert.match(screen(hooks.raw).filter((l) => l !== "")[0], /^no webhooks \(/);
       const piped = await runCli(["webhooks", "list", "--format", "table"], { env });
-      assertEquals([piped.code, piped.stdout], [
+      assert.deepEqual([piped.code, piped.stdout], [
         0,
         `ID${" ".repeat(36)}STATUS     EVENTS${" ".repeat(26)}URL\n`,
       ]);
       const ndjson = await runCli(["config", "list"], { env: { XDG_CONFIG_HOME: config } });
-      assertEquals([ndjson.code, ndjson.stdout], [0, ""]);
+      assert.deepEqual([ndjson.code, ndjson.stdout], [0, ""]);
     } finally {
       await fx.stop();
       await Deno.remove(config, { recursive: true });

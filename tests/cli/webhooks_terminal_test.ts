@@ -5,7 +5,7 @@
  * progress on standard error. Plus the per-notification idempotency keys of
  * `resend-all`: deterministic, and different per run key and notification.
  */
-import { assert, assertEquals, assertMatch } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { memoryIo } from "../support/memory_io.ts";
 import { startFixture } from "../support/emulator_fixture.ts";
 import { run } from "../../lib/cli/mod.ts";
@@ -28,15 +28,15 @@ Deno.test("on a terminal, delete asks: anything but y keeps the webhook; y delet
       return { code, out: io.out(), err: io.err() };
     };
     const no = await ask("n\n");
-    assertEquals(no.code, 1);
-    assertMatch(no.err, new RegExp(`^Delete webhook ${hook.id}\\? \\[y/N\\] error: Not deleted`));
-    assertEquals((await fx.api("GET", `/v1/webhooks/${hook.id}`)).status, 200);
+    assert.deepEqual(no.code, 1);
+    assert.match(no.err, new RegExp(`^Delete webhook ${hook.id}\\? \\[y/N\\] error: Not deleted`));
+    assert.deepEqual((await fx.api("GET", `/v1/webhooks/${hook.id}`)).status, 200);
     const empty = await ask("");
-    assertEquals(empty.code, 1, "end of input is not a yes");
-    assertEquals((await fx.api("GET", `/v1/webhooks/${hook.id}`)).status, 200);
+    assert.deepEqual(empty.code, 1, "end of input is not a yes");
+    assert.deepEqual((await fx.api("GET", `/v1/webhooks/${hook.id}`)).status, 200);
     const yes = await ask("y\n");
-    assertEquals(yes.code, 0, yes.err);
-    assertEquals((await fx.api("GET", `/v1/webhooks/${hook.id}`)).status, 404);
+    assert.deepEqual(yes.code, 0, yes.err);
+    assert.deepEqual((await fx.api("GET", `/v1/webhooks/${hook.id}`)).status, 404);
   } finally {
     await fx.stop();
   }
@@ -49,7 +49,7 @@ Deno.test("resend-all shows its progress on a terminal's standard error, and non
       body: { url: "http://127.0.0.1:9/h", events: ["a.b"] },
     })).data;
     const made = await fx.admin("POST", "/notifications", { eventType: "a.b", count: 3 });
-    assertEquals(made.status, 201);
+    assert.deepEqual(made.status, 201);
     const creds = {
       SERVICE_API_KEY: fx.emu.apiKey,
       SERVICE_API_PRIVATE_KEY_PATH: fx.emu.privateKeyPath,
@@ -57,13 +57,15 @@ Deno.test("resend-all shows its progress on a terminal's standard error, and non
     };
     const args = ["notifications", "resend-all", "--webhookId", hook.id, "--concurrency", "1"];
     const tty = { ...memoryIo("", creds), stderrIsTerminal: true };
-    assertEquals(await run([...args, "--idempotencyKey", "a"], { io: tty }), 0, tty.err());
-    for (const n of [1, 2, 3]) assert(tty.err().includes(`\r\x1b[2Kresent ${n} of 3`), tty.err());
-    assertMatch(tty.err(), /resent 3 of 3 notification\(s\)\n$/);
+    assert.deepEqual(await run([...args, "--idempotencyKey", "a"], { io: tty }), 0, tty.err());
+    for (const n of [1, 2, 3]) {
+      assert.ok(tty.err().includes(`\r\x1b[2Kresent ${n} of 3`), tty.err());
+    }
+    assert.match(tty.err(), /resent 3 of 3 notification\(s\)\n$/);
     const pipe = memoryIo("", creds);
-    assertEquals(await run([...args, "--idempotencyKey", "b"], { io: pipe }), 0, pipe.err());
-    assert(!pipe.err().includes("\r"), "no progress line without a terminal");
-    assertMatch(pipe.err(), /resent 3 of 3 notification\(s\)\n$/);
+    assert.deepEqual(await run([...args, "--idempotencyKey", "b"], { io: pipe }), 0, pipe.err());
+    assert.ok(!pipe.err().includes("\r"), "no progress line without a terminal");
+    assert.match(pipe.err(), /resent 3 of 3 notification\(s\)\n$/);
   } finally {
     await fx.stop();
   }
@@ -71,17 +73,17 @@ Deno.test("resend-all shows its progress on a terminal's standard error, and non
 
 Deno.test("resend-all's keys: the same for the same run key and notification, else different", async () => {
   const k = await resendKey("run", "w1", "n1");
-  assertMatch(k, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-  assertEquals(await resendKey("run", "w1", "n1"), k);
+  assert.match(k, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.deepEqual(await resendKey("run", "w1", "n1"), k);
   const others = await Promise.all([
     resendKey("run2", "w1", "n1"),
     resendKey("run", "w2", "n1"),
     resendKey("run", "w1", "n2"),
   ]);
-  assertEquals(new Set([k, ...others]).size, 4);
+  assert.deepEqual(new Set([k, ...others]).size, 4);
   // the default run key: the window's start hour, so re-runs within that hour share it
   const t = Date.UTC(2026, 0, 1, 10, 5);
-  assertEquals(defaultRunKey("w1", t), "w1:2026-01-01T10:00:00.000Z");
-  assertEquals(defaultRunKey("w1", t + 50 * 60_000), defaultRunKey("w1", t));
-  assert(defaultRunKey("w1", t + 60 * 60_000) !== defaultRunKey("w1", t));
+  assert.deepEqual(defaultRunKey("w1", t), "w1:2026-01-01T10:00:00.000Z");
+  assert.deepEqual(defaultRunKey("w1", t + 50 * 60_000), defaultRunKey("w1", t));
+  assert.ok(defaultRunKey("w1", t + 60 * 60_000) !== defaultRunKey("w1", t));
 });

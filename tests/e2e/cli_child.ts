@@ -8,7 +8,7 @@
  * @module
  */
 
-import { ROOT } from "../support/tools.ts";
+import { mainCommand, ROOT } from "../support/main_command.ts";
 
 /** A running CLI process. */
 export interface CliChild {
@@ -30,23 +30,7 @@ export function spawnCli(
   env: Record<string, string> = {},
   cwd: string = ROOT,
 ): CliChild {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}main.ts`, ...args],
-    cwd,
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? "/tmp",
-      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-      DENO_TLS_CA_STORE: "system",
-      RUST_BACKTRACE: "0",
-      NO_COLOR: "1",
-      ...env,
-    },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = mainCommand(args, { cwd, env }).spawn();
   const lines: string[] = [];
   let partial = "";
   let err = "";

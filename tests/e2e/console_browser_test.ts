@@ -14,11 +14,8 @@
  * wrote.
  */
 import assert from "node:assert/strict";
-import {
-  type EmulatorProcess,
-  startEmulatorOnAnvil,
-  waitFor,
-} from "../support/emulator_process.ts";
+import { type EmulatorProcess, startEmulatorOnAnvil } from "../support/emulator_process.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { type ReceiverAnswer, startReceiver } from "../support/receiver.ts";
 import { assertPeer, skipWithout } from "../support/required.ts";
 import { ROOT } from "../support/tools.ts";

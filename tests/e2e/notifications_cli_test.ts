@@ -3,13 +3,10 @@
  * emulator process (on a real anvil) delivers to real local receivers, and
  * the CLI is spawned as a user would run it. Nothing is mocked.
  */
-import { assert, assertEquals, assertMatch } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { type CliResult, runCli } from "../support/tools.ts";
-import {
-  type EmulatorProcess,
-  startEmulatorOnAnvil,
-  waitFor,
-} from "../support/emulator_process.ts";
+import { type EmulatorProcess, startEmulatorOnAnvil } from "../support/emulator_process.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { type ReceiverAnswer, startReceiver } from "../support/receiver.ts";
 
 // Retry delays and breaker durations divided by 1000: 10 s -> 10 ms, 60 min -> 3.6 s.
@@ -50,7 +47,7 @@ function ndjson<T = Record<string, unknown>>(text: string): T[] {
 
 async function createHook(emu: EmulatorProcess, url: string, events: string[]): Promise<Hook> {
   const r = await emu.api<Hook>("POST", "/v1/webhooks", { body: { url, events } });
-  assertEquals(r.status, 201, JSON.stringify(r.data));
+  assert.deepEqual(r.status, 201, JSON.stringify(r.data));
   return r.data;
 }
 
@@ -67,7 +64,7 @@ async function trigger(
       body: { eventType, count, resourceId },
     },
   );
-  assertEquals(r.status, 201, JSON.stringify(r.data));
+  assert.deepEqual(r.status, 201, JSON.stringify(r.data));
   return r.data.data;
 }
 
@@ -100,7 +97,7 @@ Deno.test("list --all over 2,500 notifications returns each exactly once while n
       for (let i = 0; i < 5; i++) {
         first.push(...(await trigger(emu, "test.bulk", 500)).map((n) => n.id));
       }
-      assertEquals(first.length, 2500);
+      assert.deepEqual(first.length, 2500);
       // The CLI talks to the emulator through a local forwarder that, before passing on each
       // page request after the first, creates 20 notifications (whose deliveries then change
       // status and updatedAt): new ones provably arrive between every two pages.
@@ -141,16 +138,20 @@ Deno.test("list --all over 2,500 notifications returns each exactly once while n
         },
       });
       await forwarder.shutdown();
-      assertEquals(r.code, 0, r.stderr);
+      assert.deepEqual(r.code, 0, r.stderr);
       const ids = ndjson<{ id: string }>(r.stdout).map((n) => n.id);
-      assertEquals(new Set(ids).size, ids.length, "no notification twice");
+      assert.deepEqual(new Set(ids).size, ids.length, "no notification twice");
       const seen = new Set(ids);
       const missing = first.filter((id) => !seen.has(id));
-      assertEquals(missing.length, 0, `missing ${missing.length} of the first 2,500`);
+      assert.deepEqual(missing.length, 0, `missing ${missing.length} of the first 2,500`);
       // 2,500 in pages of 100, with new ones before the second page and every later one
-      assert(pages >= 25, `${pages} pages`);
-      assertEquals(extra, 20 * (pages - 1), "20 new notifications before every page but the first");
-      assert(ids.length >= 2500 && ids.length <= 2500 + extra, `${ids.length} listed`);
+      assert.ok(pages >= 25, `${pages} pages`);
+      assert.deepEqual(
+        extra,
+        20 * (pages - 1),
+        "20 new notifications before every page but the first",
+      );
+      assert.ok(ids.length >= 2500 && ids.length <= 2500 + extra, `${ids.length} listed`);
     } finally {
       await rx.close();
     }
@@ -174,7 +175,7 @@ Deno.test("every filter and sort of list gives what the emulator's data says", a
         const ns = await allNotifications(emu, hook.id);
         return ns.every((n) => n.status === "COMPLETED" || n.status === "FAILED") ? ns : undefined;
       });
-      assertEquals(all.length, 8);
+      assert.deepEqual(all.length, 8);
       const run = async (extra: string[]) => {
         const r = await cli(emu, [
           "notifications",
@@ -185,45 +186,48 @@ Deno.test("every filter and sort of list gives what the emulator's data says", a
           "ndjson",
           ...extra,
         ]);
-        assertEquals(r.code, 0, r.stderr);
+        assert.deepEqual(r.code, 0, r.stderr);
         return ndjson(r.stdout);
       };
       const idsOf = (xs: Record<string, unknown>[]) => xs.map((x) => x.id as string).sort();
-      assertEquals(
+      assert.deepEqual(
         idsOf(await run(["--status", "FAILED"])),
         idsOf(all.filter((n) => n.status === "FAILED")),
       );
-      assertEquals(idsOf(await run(["--status", "failed", "--status", "COMPLETED"])), idsOf(all));
-      assertEquals(
+      assert.deepEqual(
+        idsOf(await run(["--status", "failed", "--status", "COMPLETED"])),
+        idsOf(all),
+      );
+      assert.deepEqual(
         idsOf(await run(["--event", "b.two"])),
         idsOf(all.filter((n) => n.eventType === "b.two")),
       );
-      assertEquals(
+      assert.deepEqual(
         idsOf(await run(["--resourceId", "bad-2"])),
         idsOf(all.filter((n) => n.resourceId === "bad-2")),
       );
-      assertEquals(
+      assert.deepEqual(
         idsOf(await run(["--event", "a.one", "--status", "FAILED"])),
         idsOf(all.filter((n) => n.eventType === "a.one" && n.status === "FAILED")),
       );
       const created = all.map((n) => n.createdAt as number).sort((a, b) => a - b);
       const mid = created[4];
-      assertEquals(
+      assert.deepEqual(
         idsOf(await run(["--startTime", String(mid)])),
         idsOf(all.filter((n) => (n.createdAt as number) >= mid)),
       );
-      assertEquals(
+      assert.deepEqual(
         idsOf(await run(["--endTime", new Date(mid).toISOString()])),
         idsOf(all.filter((n) => (n.createdAt as number) <= mid)),
       );
       for (const field of ["id", "createdAt", "updatedAt", "status", "eventType", "resourceId"]) {
         for (const order of ["ASC", "DESC"]) {
           const rows = await run(["--sortBy", field, "--order", order]);
-          assertEquals(rows.length, 8);
+          assert.deepEqual(rows.length, 8);
           const keys = rows.map((r) => r[field] as string | number);
           const sorted = [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
           if (order === "DESC") sorted.reverse();
-          assertEquals(keys, sorted, `sorted by ${field} ${order}`);
+          assert.deepEqual(keys, sorted, `sorted by ${field} ${order}`);
         }
       }
       // One page and its cursor: --format json prints {data, next, total}.
@@ -238,9 +242,9 @@ Deno.test("every filter and sort of list gives what the emulator's data says", a
         "json",
       ]);
       const p1 = JSON.parse(page.stdout);
-      assertEquals(p1.data.length, 3);
-      assertEquals(p1.total, 8);
-      assert(typeof p1.next === "string" && p1.next.length > 0);
+      assert.deepEqual(p1.data.length, 3);
+      assert.deepEqual(p1.total, 8);
+      assert.ok(typeof p1.next === "string" && p1.next.length > 0);
       const page2 = await cli(emu, [
         "notifications",
         "list",
@@ -254,8 +258,8 @@ Deno.test("every filter and sort of list gives what the emulator's data says", a
         "json",
       ]);
       const p2 = JSON.parse(page2.stdout);
-      assertEquals(p2.data.length, 3);
-      assertEquals(p2.total, undefined, "total only on the first page");
+      assert.deepEqual(p2.data.length, 3);
+      assert.deepEqual(p2.total, undefined, "total only on the first page");
       // The table is for people: aligned header and one row per notification.
       const table = await cli(emu, [
         "notifications",
@@ -266,8 +270,8 @@ Deno.test("every filter and sort of list gives what the emulator's data says", a
         "table",
       ]);
       const lines = table.stdout.trimEnd().split("\n");
-      assertMatch(lines[0], /^ID\s+STATUS\s+EVENTTYPE\s+RESOURCEID\s+CREATEDAT\s+UPDATEDAT$/);
-      assertEquals(lines.length, 9);
+      assert.match(lines[0], /^ID\s+STATUS\s+EVENTTYPE\s+RESOURCEID\s+CREATEDAT\s+UPDATEDAT$/);
+      assert.deepEqual(lines.length, 9);
       // Bad values never reach the platform.
       for (
         const bad of [["--order", "UP"], ["--sortBy", "size"], ["--pageSize", "101"], [
@@ -276,8 +280,8 @@ Deno.test("every filter and sort of list gives what the emulator's data says", a
         ]]
       ) {
         const r = await cli(emu, ["notifications", "list", "--webhookId", hook.id, ...bad]);
-        assertEquals(r.code, 2, bad.join(" "));
-        assertEquals(r.stderr.trim().split("\n").length, 1);
+        assert.deepEqual(r.code, 2, bad.join(" "));
+        assert.deepEqual(r.stderr.trim().split("\n").length, 1);
       }
     } finally {
       await rx.close();
@@ -326,8 +330,8 @@ Deno.test("resend one, by resource and all failed reach the receiver; one idempo
           "--format",
           "json",
         ]);
-        assertEquals(r.code, 0, r.stderr);
-        assertEquals(JSON.parse(r.stdout).accepted, true);
+        assert.deepEqual(r.code, 0, r.stderr);
+        assert.deepEqual(JSON.parse(r.stdout).accepted, true);
       };
       const notification = async () =>
         (await emu.api<{ status: string; updatedAt: number }>(
@@ -343,8 +347,8 @@ Deno.test("resend one, by resource and all failed reach the receiver; one idempo
       // A resend rewrites the notification (IN_PROGRESS, a new updatedAt) before the platform
       // answers: unchanged after the second call means the same key did not resend again.
       await resendSameKey();
-      assertEquals(await notification(), settled, "the same idempotency key resent once");
-      assertEquals(deliveriesOf(one.id), 2, "the same idempotency key resent once");
+      assert.deepEqual(await notification(), settled, "the same idempotency key resent once");
+      assert.deepEqual(deliveriesOf(one.id), 2, "the same idempotency key resent once");
       // Without --format the command prints nothing on stdout.
       const quiet = await cli(emu, [
         "notifications",
@@ -354,14 +358,14 @@ Deno.test("resend one, by resource and all failed reach the receiver; one idempo
         "--notificationId",
         one.id,
       ]);
-      assertEquals(quiet.code, 0, quiet.stderr);
-      assertEquals(quiet.stdout, "");
+      assert.deepEqual(quiet.code, 0, quiet.stderr);
+      assert.deepEqual(quiet.stdout, "");
       await waitFor("third delivery", () => deliveriesOf(one.id) === 3);
 
       // by resource: the dry run's count is what a real resend then delivers.
       const before = rx.count;
       const resB = (await allNotifications(emu, hook.id)).filter((n) => n.resourceId === "res-B");
-      assertEquals(resB.map((n) => n.status), ["FAILED", "FAILED"]);
+      assert.deepEqual(resB.map((n) => n.status), ["FAILED", "FAILED"]);
       const dry = await cli(emu, [
         "notifications",
         "resend-by-resource",
@@ -373,14 +377,18 @@ Deno.test("resend one, by resource and all failed reach the receiver; one idempo
         "--format",
         "json",
       ]);
-      assertEquals(dry.code, 0, dry.stderr);
-      assertEquals(JSON.parse(dry.stdout), { dryRun: true, count: 2 });
+      assert.deepEqual(dry.code, 0, dry.stderr);
+      assert.deepEqual(JSON.parse(dry.stdout), { dryRun: true, count: 2 });
       // A resend makes a notification IN_PROGRESS before the platform answers (and its redelivery
       // is answered 200): still FAILED once the dry run has exited means nothing was resent.
       for (const n of resB) {
-        assertEquals(await statusOf(emu, hook.id, n.id as string), "FAILED", "--dryRun resends");
+        assert.deepEqual(
+          await statusOf(emu, hook.id, n.id as string),
+          "FAILED",
+          "--dryRun resends",
+        );
       }
-      assertEquals(rx.count, before, "--dryRun resends nothing");
+      assert.deepEqual(rx.count, before, "--dryRun resends nothing");
       const real = await cli(emu, [
         "notifications",
         "resend-by-resource",
@@ -389,10 +397,10 @@ Deno.test("resend one, by resource and all failed reach the receiver; one idempo
         "--resourceId",
         "res-B",
       ]);
-      assertEquals(real.code, 0, real.stderr);
+      assert.deepEqual(real.code, 0, real.stderr);
       await waitFor("res-B redelivered", () => rx.count === before + 2);
       for (const n of resB) {
-        assertEquals(deliveriesOf(n.id as string), 2, "first try and one resend");
+        assert.deepEqual(deliveriesOf(n.id as string), 2, "first try and one resend");
       }
       // All of res-B are COMPLETED now: the default exclusion (COMPLETED) leaves nothing; an empty one takes all.
       const none = await cli(emu, [
@@ -406,7 +414,7 @@ Deno.test("resend one, by resource and all failed reach the receiver; one idempo
         "--format",
         "json",
       ]);
-      assertEquals(JSON.parse(none.stdout).count, 0);
+      assert.deepEqual(JSON.parse(none.stdout).count, 0);
       const everything = await cli(emu, [
         "notifications",
         "resend-by-resource",
@@ -419,7 +427,7 @@ Deno.test("resend one, by resource and all failed reach the receiver; one idempo
         "--format",
         "json",
       ]);
-      assertEquals(JSON.parse(everything.stdout).count, 2);
+      assert.deepEqual(JSON.parse(everything.stdout).count, 2);
 
       // resend-failed --wait: the three FAILED of res-C are resent by a job.
       const beforeFailed = rx.count;
@@ -432,10 +440,10 @@ Deno.test("resend one, by resource and all failed reach the receiver; one idempo
         "--format",
         "json",
       ]);
-      assertEquals(job.code, 0, job.stderr);
+      assert.deepEqual(job.code, 0, job.stderr);
       const final = JSON.parse(job.stdout);
-      assertEquals(final.status, "COMPLETED");
-      assertEquals(final.total, 3);
+      assert.deepEqual(final.status, "COMPLETED");
+      assert.deepEqual(final.total, 3);
       await waitFor("res-C redelivered", () => rx.count === beforeFailed + 3);
     } finally {
       await rx.close();
@@ -462,14 +470,14 @@ Deno.test("suspension round trip: an endpoint failing > 80% is SUSPENDED; webhoo
         "--format",
         "json",
       ]);
-      assertEquals(metrics.code, 0, metrics.stderr);
-      assert(typeof JSON.parse(metrics.stdout).value === "number");
+      assert.deepEqual(metrics.code, 0, metrics.stderr);
+      assert.ok(typeof JSON.parse(metrics.stdout).value === "number");
       const got = rx.count;
       const held = await trigger(emu, "s.event", 2, "r-s2");
       // Created while suspended they are ON_HOLD, which the engine never schedules (a delivery
       // would have made them IN_PROGRESS first); and none reached the receiver.
-      for (const n of held) assertEquals(await statusOf(emu, hook.id, n.id), "ON_HOLD");
-      assertEquals(rx.count, got, "nothing is delivered while suspended");
+      for (const n of held) assert.deepEqual(await statusOf(emu, hook.id, n.id), "ON_HOLD");
+      assert.deepEqual(rx.count, got, "nothing is delivered while suspended");
       healthy = true;
       const en = await cli(emu, [
         "webhooks",
@@ -479,19 +487,19 @@ Deno.test("suspension round trip: an endpoint failing > 80% is SUSPENDED; webhoo
         "--format",
         "table",
       ]);
-      assertEquals(en.code, 0, en.stderr);
-      assertEquals(en.stdout, `${hook.id}: SUSPENDED -> ENABLED\n`);
+      assert.deepEqual(en.code, 0, en.stderr);
+      assert.deepEqual(en.stdout, `${hook.id}: SUSPENDED -> ENABLED\n`);
       const rs2 = () => rx.received.filter((r) => r.json.resourceId === "r-s2");
       await waitFor(
         "deliveries resume",
         () => rs2().filter((r) => r.answered === 200).length === 2,
       );
       // every r-s2 delivery came after the enable (a delivery while suspended was answered 500)
-      assertEquals(rs2().map((r) => r.answered), [200, 200]);
+      assert.deepEqual(rs2().map((r) => r.answered), [200, 200]);
       const get = await cli(emu, ["webhooks", "get", "--webhookId", hook.id, "--format", "json"]);
-      assertEquals(JSON.parse(get.stdout).status, "ENABLED");
+      assert.deepEqual(JSON.parse(get.stdout).status, "ENABLED");
       const list = await cli(emu, ["webhooks", "list", "--format", "ndjson"]);
-      assert(ndjson(list.stdout).some((w) => w.id === hook.id));
+      assert.ok(ndjson(list.stdout).some((w) => w.id === hook.id));
     } finally {
       await rx.close();
     }
@@ -530,11 +538,11 @@ Deno.test("attempts piped into breaker simulate reproduce the emulator's own sus
           id,
           "--all",
         ]);
-        assertEquals(a.code, 0, a.stderr);
+        assert.deepEqual(a.code, 0, a.stderr);
         log += a.stdout;
       }
       const attempts = ndjson<{ sentTime: number; webhookId: string }>(log);
-      assert(attempts.every((a) => a.webhookId === hook.id));
+      assert.ok(attempts.every((a) => a.webhookId === hook.id));
       const sim = await runCli([
         "breaker",
         "simulate",
@@ -547,12 +555,12 @@ Deno.test("attempts piped into breaker simulate reproduce the emulator's own sus
         "--sustained-for",
         `${14_400_000 / TIME_SCALE}ms`,
       ], { stdin: log });
-      assertEquals(sim.code, 0, sim.stderr);
+      assert.deepEqual(sim.code, 0, sim.stderr);
       const events = ndjson<{ type: string; time: string; reason?: string }>(sim.stdout);
       const suspended = events.filter((e) => e.type === "suspended");
-      assertEquals(suspended.length, 1, sim.stdout);
+      assert.deepEqual(suspended.length, 1, sim.stdout);
       const lastAttempt = Math.max(...attempts.map((a) => a.sentTime));
-      assertEquals(
+      assert.deepEqual(
         Date.parse(suspended[0].time),
         lastAttempt,
         "suspended at the last attempt the emulator made",
@@ -561,7 +569,7 @@ Deno.test("attempts piped into breaker simulate reproduce the emulator's own sus
         "GET",
         "/admin/outbox",
       );
-      assert(outbox.data.data.some((m) => m.webhookId === hook.id), "the admins were e-mailed");
+      assert.ok(outbox.data.data.some((m) => m.webhookId === hook.id), "the admins were e-mailed");
     } finally {
       await rx.close();
     }
@@ -578,21 +586,21 @@ Deno.test("errors: unknown webhook exits 4, bad credentials 3, a platform answer
       "--webhookId",
       "00000000-0000-4000-8000-000000000000",
     ]);
-    assertEquals(unknown.code, 4, unknown.stderr);
-    assertEquals(unknown.stderr.trim().split("\n").length, 1);
+    assert.deepEqual(unknown.code, 4, unknown.stderr);
+    assert.deepEqual(unknown.stderr.trim().split("\n").length, 1);
     const badKey = await runCli(["webhooks", "list"], {
       env: { ...cliEnv(emu), SERVICE_API_KEY: "not-the-key" },
     });
-    assertEquals(badKey.code, 3, badKey.stderr);
-    assertEquals(badKey.stderr.trim().split("\n").length, 1);
-    assertMatch(badKey.stderr, /401/);
+    assert.deepEqual(badKey.code, 3, badKey.stderr);
+    assert.deepEqual(badKey.stderr.trim().split("\n").length, 1);
+    assert.match(badKey.stderr, /401/);
     const fault = await emu.api("POST", "/admin/faults", {
       body: { kind: "status", status: 503, count: 3, path: "/v1/webhooks*" },
     });
-    assertEquals(fault.status, 201);
+    assert.deepEqual(fault.status, 201);
     const down = await cli(emu, ["webhooks", "list", "--retries", "2"]);
-    assertEquals(down.code, 6, down.stderr);
-    assertEquals(down.stderr.trim().split("\n").length, 1);
-    assertMatch(down.stderr, /503/);
+    assert.deepEqual(down.code, 6, down.stderr);
+    assert.deepEqual(down.stderr.trim().split("\n").length, 1);
+    assert.match(down.stderr, /503/);
   });
 });

@@ -5,13 +5,10 @@
  * with the key it printed resends nothing twice (counted at the receiver
  * and in the emulator's own attempt log); 429 with Retry-After is retried.
  */
-import { assert, assertEquals, assertMatch } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { runCli } from "../support/tools.ts";
-import {
-  type EmulatorProcess,
-  startEmulatorOnAnvil,
-  waitFor,
-} from "../support/emulator_process.ts";
+import { type EmulatorProcess, startEmulatorOnAnvil } from "../support/emulator_process.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { startReceiver } from "../support/receiver.ts";
 import { spawnCli } from "./cli_child.ts";
 
@@ -62,31 +59,31 @@ Deno.test("resend-all resends every status once; an interrupted run continued wi
       const r = await emu.api("POST", "/admin/notifications", {
         body: { eventType: "transaction.created", resourceId, count },
       });
-      assertEquals(r.status, 201);
+      assert.deepEqual(r.status, 201);
     }
     await rx.waitForCount(12);
     const first = await waitFor("12 settled notifications", async () => {
       const ns = await notifications(emu, hook.id);
       return ns.length === 12 && settled(ns) ? ns : undefined;
     });
-    assertEquals(first.filter((n) => n.status === "FAILED").length, 4);
+    assert.deepEqual(first.filter((n) => n.status === "FAILED").length, 4);
     failBad = false;
     const cli = (args: string[]) =>
       runCli(["notifications", "resend-all", "--webhookId", hook.id, ...args], { env: env(emu) });
 
     await t.step("--dryRun counts every status and resends nothing", async () => {
       const r = await cli(["--dryRun", "--format", "json"]);
-      assertEquals(r.code, 0, r.stderr);
+      assert.deepEqual(r.code, 0, r.stderr);
       const out = JSON.parse(r.stdout);
-      assertEquals(out.dryRun, true);
-      assertEquals(out.count, 12);
-      assertEquals(out.statuses, { COMPLETED: 8, FAILED: 4 });
+      assert.deepEqual(out.dryRun, true);
+      assert.deepEqual(out.count, 12);
+      assert.deepEqual(out.statuses, { COMPLETED: 8, FAILED: 4 });
       const now = await notifications(emu, hook.id);
-      assertEquals(
+      assert.deepEqual(
         now.map((n) => [n.id, n.updatedAt]).sort(),
         first.map((n) => [n.id, n.updatedAt]).sort(),
       );
-      assertEquals(rx.count, 12);
+      assert.deepEqual(rx.count, 12);
     });
 
     let resumeKey = "";
@@ -99,22 +96,22 @@ Deno.test("resend-all resends every status once; an interrupted run continued wi
         const fault = await emu.api<{ id: string }>("POST", "/admin/faults", {
           body: { kind: "latency", ms: 300, path: "/v1/webhooks/*/resend" },
         });
-        assertEquals(fault.status, 201);
+        assert.deepEqual(fault.status, 201);
         const child = spawnCli(
           ["notifications", "resend-all", "--webhookId", hook.id, "--concurrency", "1"],
           env(emu),
         );
         await rx.waitForCount(12 + 3);
         const code = await child.stop("SIGINT");
-        assertEquals(code, 1, child.stderr());
+        assert.deepEqual(code, 1, child.stderr());
         const m = child.stderr().match(
           /Interrupted \(SIGINT\) after (\d+) of 12: run again with --idempotencyKey '([^']+)' --since (\S+) /,
         );
-        assert(m, child.stderr());
+        assert.ok(m, child.stderr());
         doneFirst = Number(m[1]);
         resumeKey = m[2];
         resumeSince = m[3];
-        assert(doneFirst >= 3 && doneFirst < 12, `stopped after ${doneFirst}`);
+        assert.ok(doneFirst >= 3 && doneFirst < 12, `stopped after ${doneFirst}`);
         await emu.api("DELETE", `/admin/faults/${fault.data.id}`);
       },
     );
@@ -128,22 +125,22 @@ Deno.test("resend-all resends every status once; an interrupted run continued wi
         "--format",
         "json",
       ]);
-      assertEquals(r.code, 0, r.stderr);
+      assert.deepEqual(r.code, 0, r.stderr);
       const out = JSON.parse(r.stdout);
-      assertEquals([out.total, out.alreadyResent, out.resent], [12, doneFirst, 12 - doneFirst]);
-      assertMatch(r.stderr, new RegExp(`resent ${12 - doneFirst} of 12 notification`));
+      assert.deepEqual([out.total, out.alreadyResent, out.resent], [12, doneFirst, 12 - doneFirst]);
+      assert.match(r.stderr, new RegExp(`resent ${12 - doneFirst} of 12 notification`));
       await rx.waitForCount(24);
       const after = await waitFor("all settled again", async () => {
         const ns = await notifications(emu, hook.id);
         return settled(ns) && ns.every((n) => n.status === "COMPLETED") ? ns : undefined;
       });
-      assertEquals(after.length, 12);
+      assert.deepEqual(after.length, 12);
       // exactly one more delivery per notification, at the receiver and in the emulator's log
       const perId = new Map<string, number>();
       for (const got of rx.received) perId.set(got.json.id, (perId.get(got.json.id) ?? 0) + 1);
-      assertEquals([...perId.values()].sort(), Array(12).fill(2));
-      assertEquals(await attemptCount(emu, hook.id), 24);
-      assert(rx.received.every((x) => x.signatureOk), "every delivery signed (jose)");
+      assert.deepEqual([...perId.values()].sort(), Array(12).fill(2));
+      assert.deepEqual(await attemptCount(emu, hook.id), 24);
+      assert.ok(rx.received.every((x) => x.signatureOk), "every delivery signed (jose)");
     });
 
     await t.step(
@@ -158,38 +155,38 @@ Deno.test("resend-all resends every status once; an interrupted run continued wi
             path: "/v1/webhooks/*/resend",
           },
         });
-        assertEquals(fault.status, 201);
+        assert.deepEqual(fault.status, 201);
         const started = Date.now();
         const r = await cli(["--idempotencyKey", "pass-2", "--format", "json"]);
-        assertEquals(r.code, 0, r.stderr);
-        assert(Date.now() - started >= 1000, "waited for Retry-After");
-        assertEquals(JSON.parse(r.stdout).resent, 12);
+        assert.deepEqual(r.code, 0, r.stderr);
+        assert.ok(Date.now() - started >= 1000, "waited for Retry-After");
+        assert.deepEqual(JSON.parse(r.stdout).resent, 12);
         await rx.waitForCount(36);
         const before = await waitFor("settled", async () => {
           const ns = await notifications(emu, hook.id);
           return settled(ns) ? ns : undefined;
         });
         const again = await cli(["--idempotencyKey", "pass-2", "--format", "json"]);
-        assertEquals(again.code, 0, again.stderr);
+        assert.deepEqual(again.code, 0, again.stderr);
         const out = JSON.parse(again.stdout);
-        assertEquals([out.resent, out.alreadyResent], [0, 12]);
+        assert.deepEqual([out.resent, out.alreadyResent], [0, 12]);
         // a resend would have changed the notification at once (IN_PROGRESS, new updatedAt)
         const now = await notifications(emu, hook.id);
-        assertEquals(
+        assert.deepEqual(
           now.map((n) => [n.id, n.status, n.updatedAt]).sort(),
           before.map((n) => [n.id, n.status, n.updatedAt]).sort(),
         );
-        assertEquals(await attemptCount(emu, hook.id), 36);
+        assert.deepEqual(await attemptCount(emu, hook.id), 36);
       },
     );
 
     await t.step("usage: --since beyond 30 days, a missing webhook id", async () => {
       const old = await cli(["--since", "31d"]);
-      assertEquals(old.code, 2);
-      assertMatch(old.stderr, /30 days/);
+      assert.deepEqual(old.code, 2);
+      assert.match(old.stderr, /30 days/);
       const none = await runCli(["notifications", "resend-all"], { env: env(emu) });
-      assertEquals(none.code, 2);
-      assertMatch(none.stderr, /Missing --webhookId/);
+      assert.deepEqual(none.code, 2);
+      assert.match(none.stderr, /Missing --webhookId/);
     });
   } finally {
     await rx.close();

@@ -5,7 +5,7 @@
  * sleeps), then stops it with SIGINT. Also the one-shot form, and
  * `resend-by-resource` reporting its count.
  */
-import { assert, assertEquals, assertMatch } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { runCli } from "../support/tools.ts";
 import { type EmulatorProcess, startEmulatorOnAnvil } from "../support/emulator_process.ts";
 import { startReceiver } from "../support/receiver.ts";
@@ -72,7 +72,7 @@ Deno.test("tail --follow prints new notifications and each status change as they
       const created = JSON.parse(
         await tail.waitLine(has((l) => l.id === flaky && l.change === "created"), "created line"),
       ) as Line;
-      assertEquals(
+      assert.deepEqual(
         [created.webhookId, created.eventType, created.resourceId],
         [hook.id, "transaction.created", "flaky"],
       );
@@ -81,54 +81,54 @@ Deno.test("tail --follow prints new notifications and each status change as they
         ["notifications", "resend", "--webhookId", hook.id, "--notificationId", flaky],
         { env: env(emu) },
       );
-      assertEquals(resend.code, 0, resend.stderr);
+      assert.deepEqual(resend.code, 0, resend.stderr);
       const done = JSON.parse(
         await tail.waitLine(
           has((l) => l.id === flaky && l.status === "COMPLETED"),
           "the resent notification COMPLETED",
         ),
       ) as Line;
-      assertEquals(done.change, "status");
-      assert(
+      assert.deepEqual(done.change, "status");
+      assert.ok(
         done.previousStatus === "FAILED" || done.previousStatus === "IN_PROGRESS",
         JSON.stringify(done),
       );
       // one line per change: never the same (id, status) twice in a row
       const lines = parsed().filter((l) => l.id === flaky);
       for (let i = 1; i < lines.length; i++) {
-        assert(lines[i].status !== lines[i - 1].status, JSON.stringify(lines));
-        assertEquals(lines[i].previousStatus, lines[i - 1].status);
+        assert.ok(lines[i].status !== lines[i - 1].status, JSON.stringify(lines));
+        assert.deepEqual(lines[i].previousStatus, lines[i - 1].status);
       }
-      assert(lines.length >= 2 && lines.length <= 4, JSON.stringify(lines));
+      assert.ok(lines.length >= 2 && lines.length <= 4, JSON.stringify(lines));
       const code = await tail.stop("SIGINT");
       stopped = true;
-      assertEquals(code, 0, tail.stderr());
-      assertMatch(tail.stderr(), /stopped \(SIGINT\)/);
+      assert.deepEqual(code, 0, tail.stderr());
+      assert.match(tail.stderr(), /stopped \(SIGINT\)/);
 
       // the one-shot form: what changed in the last 10 minutes, then exit
       const once = await runCli(
         ["notifications", "tail", "--webhookId", hook.id, "--since", "10m", "--format", "ndjson"],
         { env: env(emu) },
       );
-      assertEquals(once.code, 0, once.stderr);
+      assert.deepEqual(once.code, 0, once.stderr);
       const onceLines = once.stdout.trim().split("\n").map((l) => JSON.parse(l) as Line);
-      assertEquals(new Set(onceLines.map((l) => l.id)).size, 6);
-      assertEquals(
+      assert.deepEqual(new Set(onceLines.map((l) => l.id)).size, 6);
+      assert.deepEqual(
         new Set(onceLines.filter((l) => l.resourceId === "fine").map((l) => l.id)).size,
         5,
       );
-      assertEquals(onceLines.at(-1)!.id, flaky, "in updatedAt order: the resent one last");
+      assert.deepEqual(onceLines.at(-1)!.id, flaky, "in updatedAt order: the resent one last");
       // each notification created since: its creation, then the change to where it is now
       // (one line only when both fell in the same millisecond)
       const flakyOnce = onceLines.filter((l) => l.id === flaky);
-      assertEquals(
+      assert.deepEqual(
         flakyOnce.map((l) => [l.change, l.status, l.previousStatus]),
         [["created", "IN_PROGRESS", undefined], ["status", "COMPLETED", "IN_PROGRESS"]],
       );
       for (const id of new Set(onceLines.map((l) => l.id))) {
         const mine = onceLines.filter((l) => l.id === id);
-        assertEquals(mine[0].change, "created", JSON.stringify(mine));
-        assertEquals(mine.at(-1)!.status, "COMPLETED", JSON.stringify(mine));
+        assert.deepEqual(mine[0].change, "created", JSON.stringify(mine));
+        assert.deepEqual(mine.at(-1)!.status, "COMPLETED", JSON.stringify(mine));
       }
 
       // resend-by-resource says how many it resent (the platform's 202 carries no count)
@@ -143,8 +143,8 @@ Deno.test("tail --follow prints new notifications and each status change as they
         "--format",
         "json",
       ], { env: env(emu) });
-      assertEquals(byRes.code, 0, byRes.stderr);
-      assertEquals(JSON.parse(byRes.stdout).count, 1);
+      assert.deepEqual(byRes.code, 0, byRes.stderr);
+      assert.deepEqual(JSON.parse(byRes.stdout).count, 1);
       const byResDefault = await runCli([
         "notifications",
         "resend-by-resource",
@@ -153,8 +153,8 @@ Deno.test("tail --follow prints new notifications and each status change as they
         "--resourceId",
         "nothing-here",
       ], { env: env(emu) });
-      assertEquals(byResDefault.code, 0, byResDefault.stderr);
-      assertMatch(
+      assert.deepEqual(byResDefault.code, 0, byResDefault.stderr);
+      assert.match(
         byResDefault.stderr,
         /resend of 0 notifications of nothing-here accepted \((FAILED|IN_PROGRESS|ON_HOLD)(, (FAILED|IN_PROGRESS|ON_HOLD)){2}\)/,
       );
@@ -181,8 +181,8 @@ Deno.test("tail: --format json with --follow and a missing webhook id are usage 
     "--privateKey",
     "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----",
   ]);
-  assertEquals(r.code, 2, r.stderr);
+  assert.deepEqual(r.code, 2, r.stderr);
   const none = await runCli(["notifications", "tail"]);
-  assertEquals(none.code, 2);
-  assertMatch(none.stderr, /Missing --webhookId/);
+  assert.deepEqual(none.code, 2);
+  assert.match(none.stderr, /Missing --webhookId/);
 });

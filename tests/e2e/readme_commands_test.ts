@@ -22,9 +22,11 @@
  * NOT_HERE entry that matches nothing.
  */
 
-import { assert, assertEquals } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { type Anvil, foundryBin, ROOT, runCli, startAnvil } from "../support/tools.ts";
 import { type CliChild, spawnCli } from "./cli_child.ts";
+import { cleanEnv } from "../support/main_command.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { freePort, shBlocks } from "./readme_blocks.ts";
 
 /** README lines that cannot run here, and why. */
@@ -90,14 +92,6 @@ function captureServer(): Capture {
   return { port: server.addr.port, deliveries, close: () => server.shutdown() };
 }
 
-async function waitUntil(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
-  const end = Date.now() + 30_000;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** `bash -c line` in `cwd` with `env` (the README's blocks are for bash/zsh users): code and output. */
 async function sh(line: string, cwd: string, env: Record<string, string>) {
   const out = await new Deno.Command("bash", {
@@ -131,13 +125,13 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
   const commands = lines.filter((l) => !l.text.startsWith("{"));
   const notHere = (t: string) => NOT_HERE.find((n) => n.pattern.test(t));
   for (const n of NOT_HERE) {
-    assert(
+    assert.ok(
       commands.some((c) => n.pattern.test(c.text)),
       `NOT_HERE entry matches no line: ${n.pattern}`,
     );
   }
   const toRun = commands.filter((c) => !notHere(c.text));
-  assert(toRun.length >= 30, `only ${toRun.length} README commands to run`);
+  assert.ok(toRun.length >= 30, `only ${toRun.length} README commands to run`);
 
   const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "service-readme-" }));
   const bin = `${tmp}/bin`;
@@ -181,7 +175,7 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
     };
     const cli = async (args: string[]) => {
       const r = await runCli(args, { env: connection });
-      assertEquals(r.code, 0, `service ${args.join(" ")}: ${r.stderr}`);
+      assert.deepEqual(r.code, 0, `service ${args.join(" ")}: ${r.stderr}`);
       return r.stdout;
     };
     const newWebhook = async () =>
@@ -212,7 +206,7 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
       ]),
     ).id as string;
     await cli(["emulator", "trigger", "--eventType", "test.suspend"]);
-    await waitUntil(
+    await waitFor(
       "the failing endpoint's suspension",
       async () =>
         JSON.parse(await cli(["webhooks", "get", "--webhookId", WS, "--format", "json"]))
@@ -228,22 +222,17 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
       "--count",
       "2",
     ]);
-    await waitUntil("two deliveries", () => capture.deliveries.length >= 2);
+    await waitFor("two deliveries", () => capture.deliveries.length >= 2);
     await Deno.writeTextFile(`${tmp}/body.json`, capture.deliveries[0].body);
     // `service config set … --privateKey ./api.pem` stores the key file's path: give it one
     await Deno.copyFile(ready.privateKeyPath, `${tmp}/api.pem`);
     const N = JSON.parse(
       (await cli(["notifications", "list", "--webhookId", W, "--format", "ndjson"])).split("\n")[0],
     ).id;
-    const env: Record<string, string> = {
+    const env: Record<string, string> = cleanEnv({
       PATH: [bin, foundryBin("cast").replace(/\/cast$/, ""), Deno.env.get("PATH") ?? ""].join(":"),
-      HOME: Deno.env.get("HOME") ?? "/tmp",
       // profiles (service config) are written here, not into the user's config directory
       XDG_CONFIG_HOME: `${tmp}/config`,
-      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-      DENO_TLS_CA_STORE: "system",
-      RUST_BACKTRACE: "0",
-      NO_COLOR: "1",
       ...connection,
       NODE: anvil.url,
       W,
@@ -255,7 +244,7 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
       KEY: ready.apiKey,
       PEM: ready.privateKeyPath,
       ADMIN: ready.adminUrl,
-    };
+    });
     const listenPort = freePort();
     let printedAddress = "";
     for (const { text, block } of toRun) {
@@ -312,13 +301,13 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
       // `deno task` lines are "from a clone": they run in the checkout
       const r = await sh(line, /^(npx -y deno@\S+|deno) task /.test(text) ? ROOT : tmp, lineEnv);
       const expected = EXIT_CODES.find(([p]) => p.test(text))?.[1] ?? 0;
-      assertEquals(r.code, expected, `${where}\nexited ${r.code}: ${r.stderr.slice(-2000)}`);
+      assert.deepEqual(r.code, expected, `${where}\nexited ${r.code}: ${r.stderr.slice(-2000)}`);
       if (/eth_accounts/.test(line)) {
-        assertEquals(JSON.parse(r.stdout).result.length > 0, true, `${where}: ${r.stdout}`);
+        assert.deepEqual(JSON.parse(r.stdout).result.length > 0, true, `${where}: ${r.stdout}`);
       }
     }
     for (const { line, child } of background.splice(0).reverse()) {
-      assertEquals(await child.stop("SIGINT"), 0, `${line}: ${child.stderr().slice(-2000)}`);
+      assert.deepEqual(await child.stop("SIGINT"), 0, `${line}: ${child.stderr().slice(-2000)}`);
     }
   } finally {
     for (const { child } of background.reverse()) await child.stop("SIGKILL").catch(() => {});

@@ -11,7 +11,7 @@
  * And every `service webhooks` / `service notifications` example line in the
  * README names a verb that exists and only flags that verb's `--help` lists.
  */
-import { assert, assertEquals, assertMatch } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { type Anvil, runCli, startAnvil } from "../support/tools.ts";
 import { startReceiver } from "../support/receiver.ts";
 import { memoryIo } from "../support/memory_io.ts";
@@ -22,13 +22,13 @@ import { freePort, README, shBlocks, words } from "./readme_blocks.ts";
 /** The lines of the sh block after the walkthrough marker. */
 function walkthrough(): string[] {
   const block = shBlocks().find((b) => b.walkthrough);
-  assert(block, "the README has a walkthrough marker followed by a sh block");
+  assert.ok(block, "the README has a walkthrough marker followed by a sh block");
   return block.commands;
 }
 
 Deno.test("the README's webhook walk-through runs as written", async () => {
   const lines = walkthrough();
-  assert(lines.every((l) => /^(anvil &|service |export )/.test(l)), lines.join("\n"));
+  assert.ok(lines.every((l) => /^(anvil &|service |export )/.test(l)), lines.join("\n"));
   const appOptions: { jwksUrl?: string } = {};
   const app = startReceiver(appOptions);
   const listenPort = freePort();
@@ -51,7 +51,7 @@ Deno.test("the README's webhook walk-through runs as written", async () => {
       }
       if (line.startsWith("export ")) {
         for (const [, k, field] of line.matchAll(/(\w+)=<(\w+)>/g)) {
-          assert(printed[field] !== undefined, `nothing printed ${field} before "${line}"`);
+          assert.ok(printed[field] !== undefined, `nothing printed ${field} before "${line}"`);
           env[k] = printed[field];
         }
         continue;
@@ -67,7 +67,7 @@ Deno.test("the README's webhook walk-through runs as written", async () => {
         continue;
       }
       const r = await runCli(args, { env });
-      assertEquals(r.code, 0, `"${line}" exited ${r.code}: ${r.stderr}`);
+      assert.deepEqual(r.code, 0, `"${line}" exited ${r.code}: ${r.stderr}`);
       outputs[args.slice(0, 2).join(" ")] = r.stdout;
       try {
         const obj = JSON.parse(r.stdout);
@@ -76,26 +76,26 @@ Deno.test("the README's webhook walk-through runs as written", async () => {
       if (args[0] === "emulator" && args[1] === "trigger") await app.waitForCount(3);
     }
     // what the walk-through promises: the app got each delivery, signed (jose), through listen
-    assertEquals(app.received.length, 3);
-    assert(app.received.every((r) => r.signatureOk), "deliveries verified by jose at the app");
-    assertEquals(new Set(app.received.map((r) => r.json.resourceId)), new Set(["tx-1"]));
+    assert.deepEqual(app.received.length, 3);
+    assert.ok(app.received.every((r) => r.signatureOk), "deliveries verified by jose at the app");
+    assert.deepEqual(new Set(app.received.map((r) => r.json.resourceId)), new Set(["tx-1"]));
     const listen = background.find((c) => c.lines[0]?.includes(String(listenPort)))!;
     const deliveryLines = () => listen.lines.filter((l) => l.includes('"event":"delivery"'));
     await listen.waitLine((_) => deliveryLines().length >= 3, "3 delivery lines");
-    for (const l of deliveryLines()) assertEquals(JSON.parse(l).signatureVerified, true);
+    for (const l of deliveryLines()) assert.deepEqual(JSON.parse(l).signatureVerified, true);
     const tail = outputs["notifications tail"].trim().split("\n").map((l) => JSON.parse(l));
     // each delivered notification: its creation, then its change to COMPLETED
-    assertEquals(tail.filter((l) => l.change === "created").length, 3);
-    assertEquals(
+    assert.deepEqual(tail.filter((l) => l.change === "created").length, 3);
+    assert.deepEqual(
       tail.filter((l) => l.change === "status").map((l) => [l.previousStatus, l.status]),
       [["IN_PROGRESS", "COMPLETED"], ["IN_PROGRESS", "COMPLETED"], ["IN_PROGRESS", "COMPLETED"]],
     );
-    assertEquals(tail.length, 6);
-    assertEquals(JSON.parse(outputs["notifications resend-all"]).count, 3);
+    assert.deepEqual(tail.length, 6);
+    assert.deepEqual(JSON.parse(outputs["notifications resend-all"]).count, 3);
   } finally {
     for (const c of background.reverse()) {
       const code = await c.stop("SIGINT");
-      assertEquals(code, 0, c.stderr());
+      assert.deepEqual(code, 0, c.stderr());
     }
     await anvil?.stop();
     await app.close();
@@ -107,24 +107,24 @@ Deno.test("every webhooks/notifications example in the README names a real verb 
     ...README.matchAll(/^(?:\S+ \| )?service (webhooks|notifications) (\S+)(.*)$/gm),
   ]
     .map((m) => ({ group: m[1], verb: m[2], rest: m[3].replace(/\s+#.*$/, "") }));
-  assert(examples.length >= 20, `found ${examples.length} examples`);
+  assert.ok(examples.length >= 20, `found ${examples.length} examples`);
   const helps = new Map<string, string>();
   for (const e of examples) {
     const key = `${e.group} ${e.verb}`;
     if (!helps.has(key)) {
       const io = memoryIo();
       const code = await run([e.group, e.verb, "--help"], { io });
-      assertEquals(code, 0, `service ${key} --help: ${io.err()}`);
+      assert.deepEqual(code, 0, `service ${key} --help: ${io.err()}`);
       helps.set(key, io.out());
     }
     const help = helps.get(key)!;
     for (const [, flag] of e.rest.matchAll(/(?:^|\s)(--[A-Za-z-]+)/g)) {
       const camel = "--" + flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-      assert(
+      assert.ok(
         new RegExp(`${camel}[ =\\]\n]`).test(help),
         `README: "service ${key}${e.rest}" uses ${flag}, which "service ${key} --help" does not list`,
       );
     }
   }
-  assertMatch([...helps.keys()].join(","), /webhooks listen.*|notifications resend-all/);
+  assert.match([...helps.keys()].join(","), /webhooks listen.*|notifications resend-all/);
 });

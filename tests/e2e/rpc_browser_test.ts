@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import type { BridgeProcess } from "../support/rpc.ts";
 import { anvilCall, type Stack, startStack, VAULT0 } from "../support/rpc_stack.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { loadCredentials, PlatformClient } from "../../lib/platform/mod.ts";
 import { assertPeer, skipWithout } from "../support/required.ts";
 
@@ -114,9 +115,12 @@ Deno.test({
       assert.equal(results.ws, "never opened, closed 1006");
       // the bridge logs each refusal as it answers; wait for both lines rather than a fixed time
       const refusals = () => bridge!.stderr().match(/refused an HTTP request: .*Origin/g) ?? [];
-      for (let i = 0; i < 400 && refusals().length < 3; i++) {
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      await waitFor(
+        () => `three refusals in the bridge's log:\n${bridge!.stderr()}`,
+        () => refusals().length >= 3,
+        10_000,
+        25,
+      );
       const refused = refusals();
       assert.equal(refused.length, 3, bridge.stderr());
       assert.ok(!bridge.stderr().includes("platform transaction"));

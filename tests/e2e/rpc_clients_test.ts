@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { foundryBin, runCli } from "../support/tools.ts";
 import { type BridgeProcess, httpRpc, IpcClient } from "../support/rpc.ts";
+import { waitFor } from "../support/wait_for.ts";
 import {
   anvilCall,
   anvilTransaction,
@@ -502,10 +503,11 @@ Deno.test("the official EIP-1193 provider over `service rpc`: its node calls go 
 });
 
 async function waitForReceipt(hash: string): Promise<{ status: string }> {
-  for (let i = 0; i < 200; i++) {
-    const r = await anvilCall(stack.anvil.url, "eth_getTransactionReceipt", [hash]);
-    if (r) return r as { status: string };
-    await new Promise((res) => setTimeout(res, 25));
-  }
-  throw new Error(`no receipt for ${hash}`);
+  const r = await waitFor(
+    `a receipt for ${hash}`,
+    () => anvilCall(stack.anvil.url, "eth_getTransactionReceipt", [hash]),
+    10_000,
+    25,
+  );
+  return r as { status: string };
 }

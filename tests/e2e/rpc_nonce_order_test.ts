@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { type BridgeProcess, httpRpc } from "../support/rpc.ts";
+import { waitFor } from "../support/wait_for.ts";
 import {
   anvilCall,
   anvilTransaction,
@@ -50,13 +51,12 @@ async function send(nonce: bigint, id = 1, value = "0x1") {
 
 /** Resolves when the bridge's stderr (after `from` characters) matches `pattern`. */
 async function logged(pattern: RegExp, from: number): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!pattern.test(bridge.stderr().slice(from))) {
-    if (Date.now() > deadline) {
-      throw new Error(`the bridge never logged ${pattern}:\n${bridge.stderr().slice(from)}`);
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await waitFor(
+    () => `the bridge to log ${pattern}:\n${bridge.stderr().slice(from)}`,
+    () => pattern.test(bridge.stderr().slice(from)),
+    20_000,
+    10,
+  );
 }
 
 /** The nonce a mined transaction used on chain. */

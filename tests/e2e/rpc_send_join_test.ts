@@ -14,8 +14,8 @@ import {
   hold,
   nonceOf,
   platformTransactions,
-  waitFor,
 } from "../support/slow_custody.ts";
+import { waitFor } from "../support/wait_for.ts";
 
 let stack: Stack;
 let bridge: BridgeProcess;
@@ -46,8 +46,8 @@ async function counting(
   const nonceBefore = await nonceOf(stack, VAULT0);
   await body();
   await waitFor(
-    async () => (await platformTransactions(stack)).every((t) => t.status === "COMPLETED"),
     "every platform transaction to complete",
+    async () => (await platformTransactions(stack)).every((t) => t.status === "COMPLETED"),
   );
   return {
     platform: (await platformTransactions(stack)).length - platformBefore,

@@ -22,8 +22,8 @@ import {
   nonceOf,
   platformTransactions,
   sendsReceived,
-  waitFor,
 } from "../support/slow_custody.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { assertPeer, skipWithout } from "../support/required.ts";
 
 /** How long the emulator holds each send for approval. */
@@ -82,8 +82,8 @@ async function throughSlowCustody(
     assert.equal(BigInt(tx.value), BigInt(value));
     assert.equal(tx.from.toLowerCase(), VAULT0.toLowerCase());
     await waitFor(
-      async () => (await platformTransactions(stack)).every((t) => t.status === "COMPLETED"),
       "every platform transaction to complete",
+      async () => (await platformTransactions(stack)).every((t) => t.status === "COMPLETED"),
     );
     assert.equal((await platformTransactions(stack)).length - platformBefore, 1, "platform txs");
     assert.equal((await nonceOf(stack, VAULT0)) - nonceBefore, 1, "transactions on chain");

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { anvilCall, type Stack, startStack, VAULT0 } from "../support/rpc_stack.ts";
-import { waitFor } from "../support/emulator_process.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { loadCredentials, PlatformClient } from "../../lib/platform/mod.ts";
 
 let stack: Stack;

@@ -19,6 +19,7 @@ import {
   VAULT0,
   VAULT1,
 } from "../support/rpc_stack.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { loadCredentials, PlatformClient } from "../../lib/platform/mod.ts";
 
 const COUNTER = JSON.parse(
@@ -34,8 +35,9 @@ let platform: PlatformClient;
 Deno.test.beforeAll(async () => {
   stack = await startStack();
   [http, ipc] = await Promise.all([
-    stack.bridge(["--http", "--vaultAccountIds", "0"]),
-    stack.bridge(["--vaultAccountIds", "0"]),
+    // --verbose: the trace shows when a client's eth_subscribe has been answered
+    stack.bridge(["--http", "--vaultAccountIds", "0", "--verbose"]),
+    stack.bridge(["--vaultAccountIds", "0", "--verbose"]),
   ]);
   ws = http.address.replace(/^http:/, "ws:");
   platform = new PlatformClient(
@@ -63,6 +65,13 @@ async function platformTransactions(): Promise<number> {
 async function fromOnChain(hash: string): Promise<string> {
   const tx = await anvilTransaction(stack.anvil.url, hash);
   return String(tx.from).toLowerCase();
+}
+
+/** How many eth_subscribe calls `bridge` has answered with a subscription id (from its trace). */
+function subscriptions(bridge: BridgeProcess): number {
+  return bridge.stderr().split("\n").filter((l) =>
+    l.startsWith("<- ") && /"result":"0x[0-9a-f]{32}"/.test(l)
+  ).length;
 }
 
 /** A promise and its resolver, to wait for a callback as an event. */
@@ -94,6 +103,7 @@ Deno.test("viem webSocket(): getBlockNumber, deploy, watchBlocks, watchContractE
     assert.equal(await fromOnChain(deployHash), VAULT0.toLowerCase());
 
     // watchBlocks over eth_subscribe newHeads: the next two blocks, in order
+    const subscribed = subscriptions(http);
     const blocks: bigint[] = [];
     const twoBlocks = signal<void>();
     const unwatchBlocks = pub.watchBlocks({
@@ -111,9 +121,10 @@ Deno.test("viem webSocket(): getBlockNumber, deploy, watchBlocks, watchContractE
       onLogs: (logs) =>
         event.resolve((logs[0] as unknown as { args: { by: string; number: bigint } }).args),
     });
-    // a grace for the client to send its eth_subscribe calls (viem gives no callback for it);
-    // the send below goes through custody and takes longer anyway
-    await new Promise((r) => setTimeout(r, 300));
+    // viem gives no callback for its eth_subscribe calls: the bridge's trace shows them answered
+    await waitFor("viem's two eth_subscribe calls answered", () => {
+      return subscriptions(http) >= subscribed + 2;
+    });
     const incHash = await wallet.writeContract({
       address,
       abi: COUNTER.abi,
@@ -143,11 +154,11 @@ Deno.test("viem webSocket(): getBlockNumber, deploy, watchBlocks, watchContractE
 
 Deno.test("ethers 6 WebSocketProvider and IpcSocketProvider: on('block'), a contract event, a send", async () => {
   const ethers = await import("ethers");
-  const providers = [
-    () => new ethers.WebSocketProvider(ws, 31337, { staticNetwork: true }),
-    () => new ethers.IpcSocketProvider(ipc.address, 31337, { staticNetwork: true }),
+  const providers: [() => InstanceType<typeof ethers.SocketProvider>, BridgeProcess][] = [
+    [() => new ethers.WebSocketProvider(ws, 31337, { staticNetwork: true }), http],
+    [() => new ethers.IpcSocketProvider(ipc.address, 31337, { staticNetwork: true }), ipc],
   ];
-  for (const make of providers) {
+  for (const [make, bridge] of providers) {
     const provider = make();
     const platformBefore = await platformTransactions();
     try {
@@ -156,11 +167,14 @@ Deno.test("ethers 6 WebSocketProvider and IpcSocketProvider: on('block'), a cont
       const contract = await factory.deploy();
       await contract.waitForDeployment();
 
+      const subscribed = subscriptions(bridge);
       const block = signal<number>();
       await provider.on("block", (n: number) => block.resolve(n));
       const event = signal<[string, bigint]>();
       await contract.on("Incremented", (by: string, number: bigint) => event.resolve([by, number]));
-      await new Promise((r) => setTimeout(r, 300));
+      await waitFor("ethers' two eth_subscribe calls answered", () => {
+        return subscriptions(bridge) >= subscribed + 2;
+      });
       const tx = await (contract as unknown as {
         increment(): Promise<{ wait(): Promise<unknown>; hash: string }>;
       })

@@ -3,7 +3,7 @@
  * (on a real anvil), the CLI spawned as a user would run it: output, exit
  * codes (cli.md) and what the platform then holds, read back through the API.
  */
-import { assert, assertEquals, assertMatch } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { runCli } from "../support/tools.ts";
 import { type EmulatorProcess, startEmulatorOnAnvil } from "../support/emulator_process.ts";
 
@@ -40,14 +40,14 @@ Deno.test("webhooks create, update and delete: what they print, their exit codes
         "--format",
         "json",
       ]);
-      assertEquals(r.code, 0, r.stderr);
+      assert.deepEqual(r.code, 0, r.stderr);
       hook = JSON.parse(r.stdout);
-      assertEquals(hook.status, "ENABLED");
-      assertEquals(hook.events, ["transaction.created", "transaction.status.updated"]);
-      assertEquals(hook.description, "dev box");
+      assert.deepEqual(hook.status, "ENABLED");
+      assert.deepEqual(hook.events, ["transaction.created", "transaction.status.updated"]);
+      assert.deepEqual(hook.description, "dev box");
       const got = await emu.api<Hook>("GET", `/v1/webhooks/${hook.id}`);
-      assertEquals(got.status, 200);
-      assertEquals(got.data.url, "http://127.0.0.1:9/hook");
+      assert.deepEqual(got.status, 200);
+      assert.deepEqual(got.data.url, "http://127.0.0.1:9/hook");
     });
 
     await t.step(
@@ -63,10 +63,13 @@ Deno.test("webhooks create, update and delete: what they print, their exit codes
           "--format",
           "table",
         ]);
-        assertEquals(r.code, 0, r.stderr);
-        assertMatch(r.stdout, /^status:\s+DISABLED$/m);
+        assert.deepEqual(r.code, 0, r.stderr);
+        assert.match(r.stdout, /^status:\s+DISABLED$/m);
         const id = r.stdout.match(/^id:\s+(\S+)$/m)![1];
-        assertEquals((await emu.api<Hook>("GET", `/v1/webhooks/${id}`)).data.status, "DISABLED");
+        assert.deepEqual(
+          (await emu.api<Hook>("GET", `/v1/webhooks/${id}`)).data.status,
+          "DISABLED",
+        );
       },
     );
 
@@ -85,13 +88,13 @@ Deno.test("webhooks create, update and delete: what they print, their exit codes
           ] as [string[], RegExp][]
         ) {
           const r = await cli(args);
-          assertEquals(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
-          assertMatch(r.stderr, re);
+          assert.deepEqual(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+          assert.match(r.stderr, re);
         }
         const after = (await emu.api<{ data: Hook[] }>("GET", "/v1/webhooks", {
           query: { pageSize: 100 },
         })).data.data.length;
-        assertEquals(after, before);
+        assert.deepEqual(after, before);
       },
     );
 
@@ -107,12 +110,12 @@ Deno.test("webhooks create, update and delete: what they print, their exit codes
         "--format",
         "json",
       ]);
-      assertEquals(r.code, 0, r.stderr);
+      assert.deepEqual(r.code, 0, r.stderr);
       const got = (await emu.api<Hook>("GET", `/v1/webhooks/${hook.id}`)).data;
-      assertEquals(got.events, ["vault_account.created"]);
-      assertEquals(got.status, "DISABLED");
-      assertEquals(got.url, "http://127.0.0.1:9/hook");
-      assertEquals(got.description, "dev box");
+      assert.deepEqual(got.events, ["vault_account.created"]);
+      assert.deepEqual(got.status, "DISABLED");
+      assert.deepEqual(got.url, "http://127.0.0.1:9/hook");
+      assert.deepEqual(got.description, "dev box");
       const r2 = await cli([
         "update",
         "--webhookId",
@@ -123,9 +126,9 @@ Deno.test("webhooks create, update and delete: what they print, their exit codes
         "renamed",
         "--enabled=true",
       ]);
-      assertEquals(r2.code, 0, r2.stderr);
+      assert.deepEqual(r2.code, 0, r2.stderr);
       const got2 = (await emu.api<Hook>("GET", `/v1/webhooks/${hook.id}`)).data;
-      assertEquals(
+      assert.deepEqual(
         [got2.url, got2.description, got2.status, got2.events],
         ["http://127.0.0.1:9/other", "renamed", "ENABLED", ["vault_account.created"]],
       );
@@ -133,30 +136,30 @@ Deno.test("webhooks create, update and delete: what they print, their exit codes
 
     await t.step("update with nothing to change, or an unknown id", async () => {
       const r = await cli(["update", "--webhookId", hook.id]);
-      assertEquals(r.code, 2);
-      assertMatch(r.stderr, /Nothing to change/);
+      assert.deepEqual(r.code, 2);
+      assert.match(r.stderr, /Nothing to change/);
       const r404 = await cli(["update", "--webhookId", crypto.randomUUID(), "--description", "x"]);
-      assertEquals(r404.code, 4, r404.stderr);
+      assert.deepEqual(r404.code, 4, r404.stderr);
     });
 
     await t.step(
       "delete without a terminal and without --yes is a usage error and deletes nothing",
       async () => {
         const r = await cli(["delete", "--webhookId", hook.id]);
-        assertEquals(r.code, 2);
-        assertMatch(r.stderr, /add --yes/);
-        assertEquals((await emu.api("GET", `/v1/webhooks/${hook.id}`)).status, 200);
+        assert.deepEqual(r.code, 2);
+        assert.match(r.stderr, /add --yes/);
+        assert.deepEqual((await emu.api("GET", `/v1/webhooks/${hook.id}`)).status, 200);
       },
     );
 
     await t.step("delete --yes deletes it; a second delete is not found (exit 4)", async () => {
       const r = await cli(["delete", "--webhookId", hook.id, "--yes", "--format", "table"]);
-      assertEquals(r.code, 0, r.stderr);
-      assertEquals(r.stdout, `${hook.id}: deleted\n`);
-      assertEquals((await emu.api("GET", `/v1/webhooks/${hook.id}`)).status, 404);
+      assert.deepEqual(r.code, 0, r.stderr);
+      assert.deepEqual(r.stdout, `${hook.id}: deleted\n`);
+      assert.deepEqual((await emu.api("GET", `/v1/webhooks/${hook.id}`)).status, 404);
       const again = await cli(["delete", "--webhookId", hook.id, "--yes", "--format", "json"]);
-      assertEquals(again.code, 4, again.stderr);
-      assert(!again.stderr.includes(emu.ready.apiKey), "no secret in the error");
+      assert.deepEqual(again.code, 4, again.stderr);
+      assert.ok(!again.stderr.includes(emu.ready.apiKey), "no secret in the error");
     });
   } finally {
     await emu.stop();

@@ -6,13 +6,10 @@
  * retried, an unreachable app is a 502), the listener prints one line per
  * delivery, and `--record` replays with `service breaker simulate`.
  */
-import { assert, assertEquals, assertMatch } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { runCli } from "../support/tools.ts";
-import {
-  type EmulatorProcess,
-  startEmulatorOnAnvil,
-  waitFor,
-} from "../support/emulator_process.ts";
+import { type EmulatorProcess, startEmulatorOnAnvil } from "../support/emulator_process.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { startReceiver } from "../support/receiver.ts";
 import { spawnCli } from "./cli_child.ts";
 
@@ -41,7 +38,7 @@ async function trigger(emu: EmulatorProcess, resourceId: string, count = 1): Pro
   const r = await emu.api<{ data: { id: string }[] }>("POST", "/admin/notifications", {
     body: { eventType: "transaction.created", resourceId, count },
   });
-  assertEquals(r.status, 201);
+  assert.deepEqual(r.status, 201);
   return r.data.data.map((n) => n.id);
 }
 
@@ -87,8 +84,8 @@ Deno.test("listen forwards to the app and answers with the app's status; prints,
   let stopped = false;
   try {
     const first = JSON.parse(await listen.waitLine(() => true, "the first line"));
-    assertEquals(first.event, "listening");
-    assertMatch(first.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+    assert.deepEqual(first.event, "listening");
+    assert.match(first.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
     const created = await runCli([
       "webhooks",
       "create",
@@ -99,7 +96,7 @@ Deno.test("listen forwards to the app and answers with the app's status; prints,
       "--format",
       "json",
     ], { env: env(emu) });
-    assertEquals(created.code, 0, created.stderr);
+    assert.deepEqual(created.code, 0, created.stderr);
     const hook = JSON.parse(created.stdout).id as string;
     const deliveries = () =>
       listen.lines.slice(1).map((l) => JSON.parse(l) as Delivery).filter((d) =>
@@ -111,7 +108,7 @@ Deno.test("listen forwards to the app and answers with the app's status; prints,
     await waitFor("10 deliveries printed", () => deliveries().length >= 10);
     const [retry] = await trigger(emu, "retry");
     await waitFor("retry COMPLETED", async () => await statusOf(emu, hook, retry) === "COMPLETED");
-    assertEquals(
+    assert.deepEqual(
       (await attemptsOf(emu, hook, retry)).map((a) => a.responseCode).sort(),
       [200, 503, 503],
       "the platform saw the app's answers",
@@ -121,16 +118,16 @@ Deno.test("listen forwards to the app and answers with the app's status; prints,
       () => deliveries().filter((d) => d.notificationId === retry).length === 3,
     );
     const lines = deliveries().filter((d) => d.notificationId === retry);
-    assertEquals(lines.map((d) => d.status), [503, 503, 200]);
+    assert.deepEqual(lines.map((d) => d.status), [503, 503, 200]);
     for (const d of deliveries()) {
-      assertEquals(d.signatureVerified, true, JSON.stringify(d));
-      assertEquals([d.webhookId, d.eventType], [hook, "transaction.created"]);
+      assert.deepEqual(d.signatureVerified, true, JSON.stringify(d));
+      assert.deepEqual([d.webhookId, d.eventType], [hook, "transaction.created"]);
     }
-    assertEquals(lines[0].resourceId, "retry");
-    assertEquals(new Set(deliveries().map((d) => d.notificationId)), new Set([...ok, retry]));
+    assert.deepEqual(lines[0].resourceId, "retry");
+    assert.deepEqual(new Set(deliveries().map((d) => d.notificationId)), new Set([...ok, retry]));
     // the app got the raw body and the signature header untouched (jose verified them there)
-    assertEquals(app.received.length, 13);
-    assert(app.received.every((r) => r.signatureOk), "forwarded deliveries verify (jose)");
+    assert.deepEqual(app.received.length, 13);
+    assert.ok(app.received.every((r) => r.signatureOk), "forwarded deliveries verify (jose)");
 
     // the app goes away: the platform gets 502 and retries; back again, the retry lands
     await app.refuse();
@@ -145,7 +142,7 @@ Deno.test("listen forwards to the app and answers with the app's status; prints,
       () => deliveries().some((d) => d.notificationId === down && d.status === 502),
     );
     const line502 = deliveries().find((d) => d.notificationId === down && d.status === 502);
-    assert(line502?.forwardProblem?.includes("unreachable"), JSON.stringify(line502));
+    assert.ok(line502?.forwardProblem?.includes("unreachable"), JSON.stringify(line502));
     app.reopen();
     await waitFor("down COMPLETED", async () => await statusOf(emu, hook, down) === "COMPLETED");
 
@@ -159,29 +156,33 @@ Deno.test("listen forwards to the app and answers with the app's status; prints,
     const fake = JSON.parse(
       await listen.waitLine((l) => l.includes('"forged"'), "the forged request's line"),
     ) as Delivery;
-    assertEquals(fake.signatureVerified, false);
-    assertMatch(fake.signatureProblem!, /^malformed: /);
+    assert.deepEqual(fake.signatureVerified, false);
+    assert.match(fake.signatureProblem!, /^malformed: /);
 
     const printed = deliveries().length;
     const code = await listen.stop("SIGINT");
     stopped = true;
-    assertEquals(code, 0, listen.stderr());
+    assert.deepEqual(code, 0, listen.stderr());
 
     // --record: one line per attempt, in breaker simulate's input format
     const recorded = (await Deno.readTextFile(record)).trim().split("\n").map((l) => JSON.parse(l));
-    assertEquals(recorded.length, printed);
-    assertEquals(
+    assert.deepEqual(recorded.length, printed);
+    assert.deepEqual(
       recorded.filter((r) => r.notificationId === retry).map((r) => r.responseCode),
       [503, 503, 200],
     );
-    assert(recorded.some((r) => r.notificationId === down && r.responseCode === 502));
+    assert.ok(recorded.some((r) => r.notificationId === down && r.responseCode === 502));
     const sim = await runCli(["breaker", "simulate", record, "--format", "ndjson"]);
-    assertEquals(sim.code, 0, sim.stderr);
+    assert.deepEqual(sim.code, 0, sim.stderr);
     const summary = sim.stdout.trim().split("\n").map((l) => JSON.parse(l)).find((l) =>
       l.type === "summary"
     );
-    assertEquals([summary.attempts, summary.suspensions, summary.invalidLines], [printed, 0, 0]);
-    assertEquals(summary.webhooks, 2, "the emulator's webhook and the forged request's");
+    assert.deepEqual([summary.attempts, summary.suspensions, summary.invalidLines], [
+      printed,
+      0,
+      0,
+    ]);
+    assert.deepEqual(summary.webhooks, 2, "the emulator's webhook and the forged request's");
   } finally {
     if (!stopped) await listen.stop("SIGKILL");
     await app.close();
@@ -198,21 +199,24 @@ Deno.test("listen --respond answers every delivery itself: 410 makes the notific
   let stopped = false;
   try {
     const url = await listen.waitLine(() => true, "the address");
-    assertMatch(url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
     const hook = (await emu.api<{ id: string }>("POST", "/v1/webhooks", {
       body: { url, events: ["transaction.created"] },
     })).data.id;
     const [id] = await trigger(emu, "tx-410");
     await waitFor("FAILED", async () => await statusOf(emu, hook, id) === "FAILED");
-    assertEquals((await attemptsOf(emu, hook, id)).map((a) => a.responseCode), [410]);
+    assert.deepEqual((await attemptsOf(emu, hook, id)).map((a) => a.responseCode), [410]);
     const line = await listen.waitLine((l) => l.includes(id), "the delivery line");
-    assertMatch(line, /transaction\.created {2}tx-410 {2}\S+ {2}signature ok {2}-> 410 {2}\d+ ms$/);
+    assert.match(
+      line,
+      /transaction\.created {2}tx-410 {2}\S+ {2}signature ok {2}-> 410 {2}\d+ ms$/,
+    );
     // the port is taken now: a second listener on it says so (exit 1)
     const port = new URL(url).port;
     const second = await runCli(["webhooks", "listen", "--port", port]);
-    assertEquals(second.code, 1);
-    assertMatch(second.stderr, new RegExp(`Port ${port} on 127.0.0.1 is in use`));
-    assertEquals(await listen.stop("SIGTERM"), 0);
+    assert.deepEqual(second.code, 1);
+    assert.match(second.stderr, new RegExp(`Port ${port} on 127.0.0.1 is in use`));
+    assert.deepEqual(await listen.stop("SIGTERM"), 0);
     stopped = true;
   } finally {
     if (!stopped) await listen.stop("SIGKILL");
@@ -229,8 +233,8 @@ Deno.test("listen: --forward-to with --respond, or a bad --forward-to, is a usag
     "--respond",
     "200",
   ]);
-  assertEquals(both.code, 2);
-  assertMatch(both.stderr, /exclude each other/);
+  assert.deepEqual(both.code, 2);
+  assert.match(both.stderr, /exclude each other/);
   const bad = await runCli(["webhooks", "listen", "--forward-to", "localhost:3000"]);
-  assertEquals(bad.code, 2, bad.stderr);
+  assert.deepEqual(bad.code, 2, bad.stderr);
 });

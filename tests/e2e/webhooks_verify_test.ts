@@ -7,9 +7,10 @@
  * (an independent implementation). Also: a JWKS URL is fetched once and
  * again only for an unknown `kid`.
  */
-import { assert, assertEquals, assertMatch } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { runCli } from "../support/tools.ts";
-import { startEmulatorOnAnvil, waitFor } from "../support/emulator_process.ts";
+import { startEmulatorOnAnvil } from "../support/emulator_process.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { joseVerifyDetached } from "../support/receiver.ts";
 import { RemoteJwks, SIGNATURE_HEADER, verifyWebhookSignature } from "../../mod.ts";
 import { WebhookSigner } from "../../lib/emulator/webhooks/signer.ts";
@@ -54,11 +55,11 @@ Deno.test("our verifier, `service webhooks verify` and jose agree on real delive
     const hook = await emu.api<{ id: string }>("POST", "/v1/webhooks", {
       body: { url: cap.url, events: ["transaction.created"] },
     });
-    assertEquals(hook.status, 201);
+    assert.deepEqual(hook.status, 201);
     const made = await emu.api("POST", "/admin/notifications", {
       body: { eventType: "transaction.created", resourceId: "tx-é✓", count: 2 },
     });
-    assertEquals(made.status, 201);
+    assert.deepEqual(made.status, 201);
     await waitFor("2 deliveries", () => cap.got.length >= 2);
     const jwksDoc = await (await fetch(emu.ready.jwksUrl)).json();
     const { body, signature } = cap.got[0];
@@ -117,12 +118,12 @@ Deno.test("our verifier, `service webhooks verify` and jose agree on real delive
       await t.step(c.what, async () => {
         const valid = c.reason === undefined;
         const jose = await joseVerifyDetached(c.sig, c.body, jwksDoc);
-        assertEquals(jose === null, valid, `jose: ${jose}`);
+        assert.deepEqual(jose === null, valid, `jose: ${jose}`);
         const ours = await verifyWebhookSignature(c.body, c.sig, jwksDoc);
-        assertEquals(ours.ok, valid, JSON.stringify(ours));
-        if (!ours.ok) assertEquals(ours.reason, c.reason);
+        assert.deepEqual(ours.ok, valid, JSON.stringify(ours));
+        if (!ours.ok) assert.deepEqual(ours.reason, c.reason);
         const viaUrl = await verifyWebhookSignature(c.body, c.sig, emu.ready.jwksUrl);
-        assertEquals(viaUrl.ok, valid);
+        assert.deepEqual(viaUrl.ok, valid);
         const bodyFile = `${dir}/body`;
         await Deno.writeFile(bodyFile, c.body);
         const r = await runCli([
@@ -135,8 +136,8 @@ Deno.test("our verifier, `service webhooks verify` and jose agree on real delive
           "--jwks",
           jwksFile,
         ]);
-        assertEquals(r.code, valid ? 0 : 1, r.stderr);
-        if (!valid) assertMatch(r.stderr, new RegExp(`invalid signature \\(${c.reason}\\)`));
+        assert.deepEqual(r.code, valid ? 0 : 1, r.stderr);
+        if (!valid) assert.match(r.stderr, new RegExp(`invalid signature \\(${c.reason}\\)`));
       });
     }
 
@@ -155,15 +156,15 @@ Deno.test("our verifier, `service webhooks verify` and jose agree on real delive
           "--format",
           "json",
         ], { stdin: new TextDecoder().decode(body) });
-        assertEquals(r.code, 0, r.stderr);
-        assertEquals(JSON.parse(r.stdout), { valid: true, kid: jwksDoc.keys[0].kid });
+        assert.deepEqual(r.code, 0, r.stderr);
+        assert.deepEqual(JSON.parse(r.stdout), { valid: true, kid: jwksDoc.keys[0].kid });
       },
     );
 
     await t.step("usage errors exit 2; an unreachable JWKS URL exits 6", async () => {
       const noBody = await runCli(["webhooks", "verify", "--signature", signature]);
-      assertEquals(noBody.code, 2);
-      assertMatch(noBody.stderr, /Missing --body/);
+      assert.deepEqual(noBody.code, 2);
+      assert.match(noBody.stderr, /Missing --body/);
       const missing = await runCli([
         "webhooks",
         "verify",
@@ -174,8 +175,8 @@ Deno.test("our verifier, `service webhooks verify` and jose agree on real delive
         "--jwks",
         jwksFile,
       ]);
-      assertEquals(missing.code, 2);
-      assertMatch(missing.stderr, /no such file/);
+      assert.deepEqual(missing.code, 2);
+      assert.match(missing.stderr, /no such file/);
       await Deno.writeTextFile(`${dir}/body`, "{}");
       const badJwks = await runCli([
         "webhooks",
@@ -187,8 +188,8 @@ Deno.test("our verifier, `service webhooks verify` and jose agree on real delive
         "--jwks",
         `${dir}/body`,
       ]);
-      assertEquals(badJwks.code, 2);
-      assertMatch(badJwks.stderr, /not a JWKS/);
+      assert.deepEqual(badJwks.code, 2);
+      assert.match(badJwks.stderr, /not a JWKS/);
       const down = await runCli([
         "webhooks",
         "verify",
@@ -199,8 +200,8 @@ Deno.test("our verifier, `service webhooks verify` and jose agree on real delive
         "--jwks",
         "http://127.0.0.1:9/jwks.json",
       ]);
-      assertEquals(down.code, 6, down.stderr);
-      assertMatch(down.stderr, /Cannot fetch the JWKS/);
+      assert.deepEqual(down.code, 6, down.stderr);
+      assert.match(down.stderr, /Cannot fetch the JWKS/);
     });
   } finally {
     await cap.close();
@@ -219,35 +220,35 @@ Deno.test("a JWKS URL is fetched once, and again only for an unknown kid (at mos
     const body = '{"id":"n1"}';
     const sigFirst = await first.sign(body);
     for (let i = 0; i < 5; i++) {
-      assert((await verifyWebhookSignature(body, sigFirst, remote)).ok);
+      assert.ok((await verifyWebhookSignature(body, sigFirst, remote)).ok);
     }
-    assertEquals(server.state.hits, 1, "fetched once for five signatures by a known key");
+    assert.deepEqual(server.state.hits, 1, "fetched once for five signatures by a known key");
     // the platform rotates: a signature by a kid the cached set lacks makes one more fetch
     const sigRotated = await rotated.sign(body);
     keys = [...first.jwks().keys, ...rotated.jwks().keys];
     now += 60_000;
-    assert((await verifyWebhookSignature(body, sigRotated, remote)).ok);
-    assertEquals(server.state.hits, 2);
+    assert.ok((await verifyWebhookSignature(body, sigRotated, remote)).ok);
+    assert.deepEqual(server.state.hits, 2);
     // forged kids within the cooldown make no fetch at all
     const forged = `${toBase64Url(JSON.stringify({ alg: "RS512", kid: "forged" }))}..${
       sigRotated.split("..")[1]
     }`;
     for (let i = 0; i < 3; i++) {
       const r = await verifyWebhookSignature(body, forged, remote);
-      assertEquals(r.ok ? "ok" : r.reason, "unknown-kid");
+      assert.deepEqual(r.ok ? "ok" : r.reason, "unknown-kid");
     }
-    assertEquals(server.state.hits, 2, "no fetch for unknown kids inside the cooldown");
+    assert.deepEqual(server.state.hits, 2, "no fetch for unknown kids inside the cooldown");
     now += 60_001;
     await verifyWebhookSignature(body, forged, remote);
-    assertEquals(server.state.hits, 3, "one fetch once the cooldown has passed");
-    assert((await verifyWebhookSignature(body, sigFirst, remote)).ok);
-    assertEquals(server.state.hits, 3);
+    assert.deepEqual(server.state.hits, 3, "one fetch once the cooldown has passed");
+    assert.ok((await verifyWebhookSignature(body, sigFirst, remote)).ok);
+    assert.deepEqual(server.state.hits, 3);
     // mod.ts's URL form keeps one cache per URL across calls
     const before = server.state.hits;
     for (let i = 0; i < 3; i++) {
-      assert((await verifyWebhookSignature(body, sigFirst, server.url)).ok);
+      assert.ok((await verifyWebhookSignature(body, sigFirst, server.url)).ok);
     }
-    assertEquals(server.state.hits, before + 1);
+    assert.deepEqual(server.state.hits, before + 1);
   } finally {
     await server.close();
   }
@@ -260,5 +261,5 @@ Deno.test("an unreachable JWKS gives the jwks-unavailable reason, not an excepti
     await signer.sign("{}"),
     new RemoteJwks("http://127.0.0.1:9/jwks.json"),
   );
-  assertEquals(r.ok ? "ok" : r.reason, "jwks-unavailable");
+  assert.deepEqual(r.ok ? "ok" : r.reason, "jwks-unavailable");
 });

@@ -15,7 +15,8 @@
  */
 
 import assert from "node:assert/strict";
-import { startEmulatorOnAnvil, waitFor } from "../support/emulator_process.ts";
+import { startEmulatorOnAnvil } from "../support/emulator_process.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { runCli } from "../support/tools.ts";
 
 const SCALE = 3600;

@@ -14,6 +14,7 @@ import { foundryBin, runCli, startAnvil } from "../support/tools.ts";
 import { transfer } from "../support/emulator_fixture.ts";
 import { clientForReady, spawnEmulator } from "../support/emulator_process.ts";
 import type { PlatformClient } from "../../lib/platform/mod.ts";
+import { waitFor } from "../support/wait_for.ts";
 
 const VAULT0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const ACCOUNT1 = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
@@ -33,13 +34,16 @@ async function waitStatus(
   id: string,
   ok: (s: string) => boolean,
 ): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const t = await get(client, id);
-    if (ok(String(t.status))) return t;
-    if (Date.now() > deadline) throw new Error(`transaction ${id} stuck: ${JSON.stringify(t)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  let t: Record<string, unknown> = {};
+  return await waitFor(
+    () => `transaction ${id} (stuck: ${JSON.stringify(t)})`,
+    async () => {
+      t = await get(client, id);
+      return ok(String(t.status)) ? t : undefined;
+    },
+    30_000,
+    25,
+  );
 }
 
 async function create(client: PlatformClient, body: Record<string, unknown>): Promise<string> {

@@ -208,7 +208,11 @@ Deno.test("fault injection", async (t) => {
       });
       const id = r.data.id as string;
       await fx.waitTx(id, (t) => t.status === "PENDING_AUTHORIZATION");
-      await new Promise((res) => setTimeout(res, 100));
+      // it stays there: a transaction created after it, not held, goes all the way through
+      const later = await fx.api("POST", "/v1/transactions", {
+        body: transfer(asset, "5", ACCOUNT1, "0.01"),
+      });
+      assert.equal((await fx.waitTx(later.data.id as string)).status, "COMPLETED");
       assert.equal(
         (await fx.api("GET", `/v1/transactions/${id}`)).data.status,
         "PENDING_AUTHORIZATION",

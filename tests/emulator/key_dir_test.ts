@@ -14,8 +14,9 @@
  * directory; without `removeStaleKeyDirs` the SIGKILL case does.
  */
 
-import { assert, assertEquals } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { ROOT, startAnvil } from "../support/tools.ts";
+import { mainCommand } from "../support/main_command.ts";
 
 interface Running {
   child: Deno.ChildProcess;
@@ -37,24 +38,8 @@ async function exists(p: string): Promise<boolean> {
 
 /** Spawns `deno <args>` in a new session (its own process group) and waits for the ready line. */
 async function spawnGroup(args: string[], tmpdir: string, cwd: string): Promise<Running> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    cwd,
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? "/tmp",
-      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-      TMPDIR: tmpdir,
-      DENO_TLS_CA_STORE: "system",
-      RUST_BACKTRACE: "0",
-      NO_COLOR: "1",
-    },
-    detached: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = mainCommand([], { program: args, cwd, env: { TMPDIR: tmpdir }, detached: true })
+    .spawn();
   let err = "";
   const waiters = new Set<() => void>();
   const stderr = (async () => {
@@ -100,11 +85,11 @@ async function signalGroupAndCheck(
   signal: Deno.Signal,
 ): Promise<void> {
   const dir = run.ready.privateKeyPath.replace(/\/api\.pem$/, "");
-  assert(await exists(run.ready.privateKeyPath), "api.pem exists while the emulator runs");
+  assert.ok(await exists(run.ready.privateKeyPath), "api.pem exists while the emulator runs");
   Deno.kill(-run.child.pid, signal);
   await run.child.status;
   const err = await run.stderr;
-  assertEquals(await exists(dir), false, `${signal} to the group left ${dir}: ${err}`);
+  assert.deepEqual(await exists(dir), false, `${signal} to the group left ${dir}: ${err}`);
 }
 
 Deno.test("emulator key directory: removed on SIGINT/SIGTERM/SIGHUP to the group, also under deno task", async (t) => {
@@ -138,7 +123,11 @@ Deno.test("emulator key directory: removed on SIGINT/SIGTERM/SIGHUP to the group
       await run.waitStderr("stopping (SIGINT)");
       Deno.kill(-run.child.pid, "SIGINT");
       await run.child.status;
-      assertEquals(await exists(dir), false, `a second Ctrl-C left ${dir}: ${await run.stderr}`);
+      assert.deepEqual(
+        await exists(dir),
+        false,
+        `a second Ctrl-C left ${dir}: ${await run.stderr}`,
+      );
     });
     for (const signal of ["SIGTERM", "SIGHUP"] as const) {
       await t.step(`${signal} to the emulator's group`, async () => {
@@ -146,7 +135,7 @@ Deno.test("emulator key directory: removed on SIGINT/SIGTERM/SIGHUP to the group
         await signalGroupAndCheck(run, signal);
       });
     }
-    assertEquals([...Deno.readDirSync(tmp)].map((e) => e.name), []);
+    assert.deepEqual([...Deno.readDirSync(tmp)].map((e) => e.name), []);
   } finally {
     await anvil.stop();
     await Deno.remove(tmp, { recursive: true });
@@ -162,7 +151,7 @@ Deno.test("emulator key directory: after SIGKILL the next emulator removes it, a
     Deno.kill(-killed.child.pid, "SIGKILL");
     await killed.child.status;
     await killed.stderr;
-    assert(await exists(killed.ready.privateKeyPath), "SIGKILL leaves the key (no code ran)");
+    assert.ok(await exists(killed.ready.privateKeyPath), "SIGKILL leaves the key (no code ran)");
     // a live owner's directory (this test's process) and an old-style one without a pid stay
     const live = `${tmp}/service-emulator-${Deno.pid}-live`;
     const noPid = `${tmp}/service-emulator-oldstyle`;
@@ -170,9 +159,9 @@ Deno.test("emulator key directory: after SIGKILL the next emulator removes it, a
     await Deno.mkdir(noPid);
     const next = await spawnGroup(emulatorArgs(anvil.url), tmp, tmp);
     try {
-      assertEquals(await exists(killedDir), false, "the dead emulator's directory is removed");
-      assert(await exists(live), "a live process's directory stays");
-      assert(await exists(noPid), "a directory with no owner pid stays");
+      assert.deepEqual(await exists(killedDir), false, "the dead emulator's directory is removed");
+      assert.ok(await exists(live), "a live process's directory stays");
+      assert.ok(await exists(noPid), "a directory with no owner pid stays");
     } finally {
       await signalGroupAndCheck(next, "SIGINT");
     }

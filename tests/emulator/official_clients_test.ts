@@ -17,6 +17,7 @@ import {
   toHex,
 } from "viem";
 import { type Fixture, startFixture, STORE_CONTRACT_INIT } from "../support/emulator_fixture.ts";
+import { waitFor } from "../support/wait_for.ts";
 
 const ACCOUNT0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const ACCOUNT1 = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
@@ -73,15 +74,18 @@ Deno.test("official clients drive the emulator unchanged", async (t) => {
           },
         });
         assert.deepEqual(created.data.status, "SUBMITTED");
-        let tx;
-        for (let i = 0; i < 200; i++) {
-          tx = (await fb.transactions.getTransaction({ txId: created.data.id! })).data;
-          if (tx.status === "COMPLETED" || tx.status === "FAILED") break;
-          await new Promise((r) => setTimeout(r, 20));
-        }
-        assert.deepEqual(tx?.status, "COMPLETED");
-        assert.match(String(tx?.txHash), /^0x[0-9a-f]{64}$/);
-        const receipt = await chain.getTransactionReceipt({ hash: tx!.txHash as Hex });
+        const tx = await waitFor(
+          "the transaction to end (COMPLETED or FAILED)",
+          async () => {
+            const t = (await fb.transactions.getTransaction({ txId: created.data.id! })).data;
+            return t.status === "COMPLETED" || t.status === "FAILED" ? t : undefined;
+          },
+          30_000,
+          20,
+        );
+        assert.deepEqual(tx.status, "COMPLETED");
+        assert.match(String(tx.txHash), /^0x[0-9a-f]{64}$/);
+        const receipt = await chain.getTransactionReceipt({ hash: tx.txHash as Hex });
         assert.deepEqual(receipt.status, "success");
         assert.deepEqual(receipt.from.toLowerCase(), ACCOUNT0.toLowerCase());
         assert.deepEqual(

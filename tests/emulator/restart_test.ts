@@ -10,6 +10,7 @@ import { startAnvil } from "../support/tools.ts";
 import { claimsFor, signClaims, transfer } from "../support/emulator_fixture.ts";
 import { clientForReady, spawnEmulator } from "../support/emulator_process.ts";
 import type { PlatformClient } from "../../lib/platform/mod.ts";
+import { waitFor } from "../support/wait_for.ts";
 
 const ACCOUNT1 = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 
@@ -27,19 +28,18 @@ async function waitStatus(
   id: string,
   ok: (s: string) => boolean,
 ): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const { data } = await client.request<Record<string, unknown>>(
-      "GET",
-      `/v1/transactions/${id}`,
-      {
+  let data: Record<string, unknown> = {};
+  return await waitFor(
+    () => `transaction ${id} (stuck: ${JSON.stringify(data)})`,
+    async () => {
+      ({ data } = await client.request<Record<string, unknown>>("GET", `/v1/transactions/${id}`, {
         operation: "get",
-      },
-    );
-    if (ok(String(data.status))) return data;
-    if (Date.now() > deadline) throw new Error(`transaction ${id} stuck: ${JSON.stringify(data)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+      }));
+      return ok(String(data.status)) ? data : undefined;
+    },
+    30_000,
+    25,
+  );
 }
 
 Deno.test(

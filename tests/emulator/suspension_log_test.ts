@@ -5,7 +5,8 @@
  * every connection (a closed port).
  */
 import assert from "node:assert/strict";
-import { startEmulatorOnAnvil, waitFor } from "../support/emulator_process.ts";
+import { startEmulatorOnAnvil } from "../support/emulator_process.ts";
+import { waitFor } from "../support/wait_for.ts";
 
 Deno.test("one error in one attempt suspends (--minAttempts 1) and the log says so in the singular", async () => {
   const emu = await startEmulatorOnAnvil(["--minAttempts", "1", "--timeScale", "1000"]);

@@ -16,11 +16,8 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  type EmulatorProcess,
-  startEmulatorOnAnvil,
-  waitFor,
-} from "../support/emulator_process.ts";
+import { type EmulatorProcess, startEmulatorOnAnvil } from "../support/emulator_process.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { type ReceiverAnswer, startReceiver } from "../support/receiver.ts";
 import { runCli } from "../support/tools.ts";
 import {
@@ -156,17 +153,15 @@ Deno.test("the breaker suspends above 80% at once and after the scaled 4 h in th
     );
     // keep the endpoint busy (the 15 ms pause only paces the load; nothing is measured by it)
     // until it is suspended, giving up after three times the scaled 4 h
-    const started = Date.now();
-    let bandSuspended = false;
-    while (Date.now() - started < SUSTAIN_MS * 3) {
-      await trigger(emu, "test.band");
-      if ((await status(emu, band)) === "SUSPENDED") {
-        bandSuspended = true;
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 15));
-    }
-    assert.ok(bandSuspended, "the band endpoint was never suspended");
+    await waitFor(
+      "the band endpoint to be suspended",
+      async () => {
+        await trigger(emu, "test.band");
+        return (await status(emu, band)) === "SUSPENDED";
+      },
+      SUSTAIN_MS * 3,
+      15,
+    );
     const sustained = emu.stderr().match(
       new RegExp(`webhook ${band} SUSPENDED \\(sustained\\) at (\\S+):`),
     );
@@ -317,7 +312,7 @@ Deno.test("/admin/attempts is in time order even when attempts in flight togethe
     await arrival;
     // the next attempt must have a later sentTime: wait until the clock has moved on
     const t = Date.now();
-    while (Date.now() <= t + 1) await new Promise((r) => setTimeout(r, 1));
+    await waitFor("the clock to move on", () => Date.now() > t + 1, 1_000, 1);
     arrival = nextArrival();
     const [second] = await trigger(emu, "test.order");
     await arrival;

@@ -7,7 +7,8 @@
  */
 
 import assert from "node:assert/strict";
-import { startEmulatorProcess, waitFor } from "../support/emulator_process.ts";
+import { startEmulatorProcess } from "../support/emulator_process.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { startReceiver } from "../support/receiver.ts";
 import { startAnvil } from "../support/tools.ts";
 

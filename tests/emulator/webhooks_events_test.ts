@@ -6,7 +6,8 @@
  */
 
 import assert from "node:assert/strict";
-import { startEmulatorOnAnvil, waitFor } from "../support/emulator_process.ts";
+import { startEmulatorOnAnvil } from "../support/emulator_process.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { startReceiver } from "../support/receiver.ts";
 
 Deno.test("a transaction made through the API is delivered as transaction.created and status updates", async () => {

@@ -6,7 +6,8 @@
  */
 
 import assert from "node:assert/strict";
-import { startEmulatorOnAnvil, waitFor } from "../support/emulator_process.ts";
+import { startEmulatorOnAnvil } from "../support/emulator_process.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { startReceiver } from "../support/receiver.ts";
 import { runCli } from "../support/tools.ts";
 
@@ -120,15 +121,37 @@ Deno.test("the same Idempotency-Key resends once and answers the first answer ag
     assert.deepEqual(b.data, a.data);
     assert.equal(b.headers.get("location"), a.headers.get("location"));
     assert.equal(b.headers.get("idempotent-replayed"), "true");
-    // No event marks "a resend that must not happen did not happen". A resend job starts on a
-    // 0 ms timer and these notifications are attempted at once, so a short wait is the only way;
-    // the check can fail, since both notifications were FAILED (resendable) when b arrived.
-    await new Promise((r) => setTimeout(r, 300));
+    // "A resend that must not happen did not happen", shown by a request that must resend: had
+    // b started a job, its first step (a 0 ms timer, run before the next request is read) would
+    // have taken both notifications out of FAILED, and c, a new key, would find none to resend.
     assert.equal(rc.received.length, 4, "the second request resent nothing");
+    const c = await emu.api<{ total: number }>("POST", path, {
+      body: {},
+      idempotencyKey: crypto.randomUUID(),
+    });
+    assert.equal(c.status, 202, "both notifications still FAILED after b");
+    assert.equal(c.data.total, 2, "both notifications still FAILED after b");
+    const cJob = c.headers.get("location")!.split("/").pop()!;
+    assert.notEqual(cJob, jobId);
+    await waitFor(
+      "the third request's resend job to complete",
+      async () =>
+        (await emu.api<{ status: string }>("GET", `${path}/jobs/${cJob}`)).data.status ===
+          "COMPLETED",
+    );
+    await waitFor("2 more resent attempts", () => rc.received.length >= 6);
+    await waitFor(
+      "both FAILED a third time",
+      async () =>
+        (await emu.api<{ total: number }>("GET", `/v1/webhooks/${w.data.id}/notifications`, {
+          query: { statuses: ["FAILED"] },
+        })).data.total === 2,
+    );
+    assert.equal(rc.received.length, 6, "one resend each for a and c, none for b");
     const log = await emu.api<{ data: unknown[] }>("GET", "/admin/attempts", {
       query: { webhookId: w.data.id },
     });
-    assert.equal(log.data.data.length, 4, "the emulator recorded no further attempt");
+    assert.equal(log.data.data.length, 6, "the emulator recorded no further attempt");
   } finally {
     await rc.close();
     await emu.stop();

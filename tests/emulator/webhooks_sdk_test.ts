@@ -6,7 +6,8 @@
 
 import assert from "node:assert/strict";
 import { Fireblocks as OfficialSdk, type Notification, type Webhook } from "@fireblocks/ts-sdk";
-import { startEmulatorOnAnvil, waitFor } from "../support/emulator_process.ts";
+import { startEmulatorOnAnvil } from "../support/emulator_process.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { startReceiver } from "../support/receiver.ts";
 
 Deno.test("the official SDK's webhooksV2 methods work unchanged against the emulator", async () => {

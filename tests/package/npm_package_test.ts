@@ -18,7 +18,7 @@
  * @module
  */
 
-import { assert, assertEquals, assertMatch } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { ROOT, runCli, startAnvil } from "../support/tools.ts";
 import { pack, PACKAGE_NAME } from "../../scripts/pack.ts";
 import { LAUNCH_FLAGS, PERMISSIONS, RUNTIME_FLAGS, V8_FLAGS } from "../../scripts/bundle.ts";
@@ -98,20 +98,20 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
   const anvil = await startAnvil();
   try {
     const tarball = await pack();
-    assertEquals(tarball, `${ROOT}dist/${PACKAGE_NAME}-${VERSION}.tgz`);
+    assert.deepEqual(tarball, `${ROOT}dist/${PACKAGE_NAME}-${VERSION}.tgz`);
     const listing = await sh("tar", ["tzf", tarball], userEnv(tmp), tmp);
     const files = listing.stdout.trim().split("\n").sort();
     // the program's chunks (one per lazily loaded part, hashed names) are the only other files
     const chunks = files.filter((f) => /^package\/lib\/program\/[\w-]+-[A-Z0-9]{8}\.js$/.test(f));
-    assert(chunks.length >= 10, `the program is split into chunks: ${files.join(" ")}`);
+    assert.ok(chunks.length >= 10, `the program is split into chunks: ${files.join(" ")}`);
     // split so that a start parses only what its command needs: the entry is the dispatch only
     const program = `${ROOT}dist/npm/lib/program/`;
     const entry = await Deno.readTextFile(`${program}service.js`);
     let total = 0;
     for await (const e of Deno.readDir(program)) total += (await Deno.stat(program + e.name)).size;
-    assert(entry.length * 20 < total, `entry ${entry.length} bytes of ${total}`);
-    assert(!entry.includes("SubscriptionHub"), "the bridge's code is in its own chunk");
-    assertEquals(files.filter((f) => !chunks.includes(f)), [
+    assert.ok(entry.length * 20 < total, `entry ${entry.length} bytes of ${total}`);
+    assert.ok(!entry.includes("SubscriptionHub"), "the bridge's code is in its own chunk");
+    assert.deepEqual(files.filter((f) => !chunks.includes(f)), [
       "package/README.md",
       "package/bin/service-json-rpc.cjs",
       "package/bin/service.cjs",
@@ -130,11 +130,11 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
           userEnv(tmp, registry.url),
           `${tmp}/work`,
         );
-        assertEquals(r.code, 0, r.stderr);
-        assert(registry.requested.includes(DENO_PACKAGE), registry.requested.join(","));
+        assert.deepEqual(r.code, 0, r.stderr);
+        assert.ok(registry.requested.includes(DENO_PACKAGE), registry.requested.join(","));
         const installed = `${tmp}/prefix/lib/node_modules/${PACKAGE_NAME}`;
-        assert(await exists(`${installed}/node_modules/${DENO_PACKAGE}/deno`), "deno runtime");
-        assert(
+        assert.ok(await exists(`${installed}/node_modules/${DENO_PACKAGE}/deno`), "deno runtime");
+        assert.ok(
           await exists(`${tmp}/prefix/bin/service`) &&
             await exists(`${tmp}/prefix/bin/service-json-rpc`),
         );
@@ -147,15 +147,15 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
           { ...userEnv(tmp, registry.url), PATH: userEnv(tmp).PATH.split(":").slice(1).join(":") },
           `${tmp}/work`,
         );
-        assertEquals(r.code, 0, r.stderr);
-        assertEquals(r.stdout.trim(), `service ${VERSION}`);
+        assert.deepEqual(r.code, 0, r.stderr);
+        assert.deepEqual(r.stdout.trim(), `service ${VERSION}`);
       });
     } finally {
       await registry.close();
     }
     const env = userEnv(tmp);
     // the user's PATH has no deno: the runtime can only come from the package
-    assertEquals(
+    assert.deepEqual(
       (await sh("sh", ["-c", "command -v deno || echo none"], env, tmp)).stdout.trim(),
       "none",
     );
@@ -164,8 +164,8 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
     await t.step("service --version and service-json-rpc --version, offline", async () => {
       for (const command of ["service", "service-json-rpc"]) {
         const r = await sh(command, ["--version"], env, `${tmp}/work`);
-        assertEquals(r.code, 0, r.stderr);
-        assertEquals(r.stdout.trim(), `service ${VERSION}`);
+        assert.deepEqual(r.code, 0, r.stderr);
+        assert.deepEqual(r.stdout.trim(), `service ${VERSION}`);
       }
     });
 
@@ -193,11 +193,14 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
           env,
           `${tmp}/work`,
         );
-        assertEquals(r.code, 0, r.stderr);
+        assert.deepEqual(r.code, 0, r.stderr);
         const reply = JSON.parse(r.stdout);
-        assertEquals(reply.id, 1);
+        assert.deepEqual(reply.id, 1);
         // anvil's first funded account: the emulator's vault account 0 (anvil's mnemonic)
-        assertEquals(reply.result[0].toLowerCase(), "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266");
+        assert.deepEqual(
+          reply.result[0].toLowerCase(),
+          "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
+        );
       },
     );
 
@@ -208,14 +211,14 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
         const cmdline = "tr '\\0' '\\n' < /proc/$PPID/cmdline";
         const args = ["--emulator", "--rpcUrl", `http://127.0.0.1:${anvil.port}`, "--", "sh", "-c"];
         const rpc = await sh("service-json-rpc", [...args, cmdline], env, `${tmp}/work`);
-        assertEquals(rpc.code, 0, rpc.stderr);
+        assert.deepEqual(rpc.code, 0, rpc.stderr);
         const argv = rpc.stdout.split("\n");
-        assert(argv.includes(`--v8-flags=${V8_FLAGS.join(",")}`), rpc.stdout);
+        assert.ok(argv.includes(`--v8-flags=${V8_FLAGS.join(",")}`), rpc.stdout);
         for (const f of [...LAUNCH_FLAGS, ...RUNTIME_FLAGS]) {
-          assert(argv.includes(f), `${f}: ${rpc.stdout}`);
+          assert.ok(argv.includes(f), `${f}: ${rpc.stdout}`);
         }
         // exactly the listed permissions: no -A, no FFI, system information only the user id
-        assertEquals(argv.filter((a) => /^(-A|--allow-|--deny-|--no-prompt)/.test(a)), [
+        assert.deepEqual(argv.filter((a) => /^(-A|--allow-|--deny-|--no-prompt)/.test(a)), [
           "--allow-net",
           "--allow-read",
           "--allow-write",
@@ -224,11 +227,14 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
           "--allow-sys=uid",
           "--no-prompt",
         ]);
-        assertEquals(argv.filter((a) => a.startsWith("--allow-")).length, PERMISSIONS.length - 1);
-        assert(argv.some((a) => a.endsWith("/lib/program/service.js")), rpc.stdout);
+        assert.deepEqual(
+          argv.filter((a) => a.startsWith("--allow-")).length,
+          PERMISSIONS.length - 1,
+        );
+        assert.ok(argv.some((a) => a.endsWith("/lib/program/service.js")), rpc.stdout);
         const viaService = await sh("service", ["rpc", ...args, cmdline], env, `${tmp}/work`);
-        assertEquals(viaService.code, 0, viaService.stderr);
-        assertEquals(viaService.stdout, rpc.stdout);
+        assert.deepEqual(viaService.code, 0, viaService.stderr);
+        assert.deepEqual(viaService.stdout, rpc.stdout);
       },
     );
 
@@ -247,9 +253,9 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
         env,
         `${tmp}/work`,
       );
-      assertEquals(r.code, 7, r.stderr);
+      assert.deepEqual(r.code, 7, r.stderr);
       const usage = await sh("service", ["breaker", "simulate", "--window", "0"], env, tmp);
-      assertEquals(usage.code, 2, usage.stderr);
+      assert.deepEqual(usage.code, 2, usage.stderr);
     });
 
     await t.step("service breaker simulate on a fixture, in the caller's directory", async () => {
@@ -260,11 +266,11 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
         env,
         `${tmp}/work`,
       );
-      assertEquals(r.code, 0, r.stderr);
+      assert.deepEqual(r.code, 0, r.stderr);
       const source = await runCli(["breaker", "simulate", FIXTURE, "--format", "ndjson"]);
-      assertEquals(source.code, 0, source.stderr);
-      assertEquals(r.stdout, source.stdout);
-      assertMatch(r.stdout, /"type":"summary"/);
+      assert.deepEqual(source.code, 0, source.stderr);
+      assert.deepEqual(r.stdout, source.stdout);
+      assert.match(r.stdout, /"type":"summary"/);
       // --jobs starts worker threads from a module beside the bundle: it must be in the package
       const jobs = await sh(
         "service",
@@ -272,8 +278,8 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
         env,
         `${tmp}/work`,
       );
-      assertEquals(jobs.code, 0, jobs.stderr);
-      assertEquals(jobs.stdout, source.stdout);
+      assert.deepEqual(jobs.code, 0, jobs.stderr);
+      assert.deepEqual(jobs.stdout, source.stdout);
     });
 
     await t.step(
@@ -298,7 +304,7 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
         }
         const ready = JSON.parse(text.split("\n")[0]);
         const dir = ready.privateKeyPath.replace(/\/api\.pem$/, "");
-        assert(await exists(ready.privateKeyPath), "the key exists while the emulator runs");
+        assert.ok(await exists(ready.privateKeyPath), "the key exists while the emulator runs");
         // the platform commands through the package: request tokens signed (RS256) and checked
         const platform = {
           ...env,
@@ -307,8 +313,8 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
           SERVICE_API_BASE_URL: ready.apiBaseUrl,
         };
         const who = await sh("service", ["whoami", "--format", "json"], platform, `${tmp}/work`);
-        assertEquals(who.code, 0, who.stderr);
-        assertEquals(JSON.parse(who.stdout).environment, "local");
+        assert.deepEqual(who.code, 0, who.stderr);
+        assert.deepEqual(JSON.parse(who.stdout).environment, "local");
         const made = await sh(
           "service",
           [
@@ -324,7 +330,7 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
           platform,
           `${tmp}/work`,
         );
-        assertEquals(made.code, 0, made.stderr);
+        assert.deepEqual(made.code, 0, made.stderr);
         const webhookId = JSON.parse(made.stdout).id;
         const list = await sh(
           "service",
@@ -332,8 +338,8 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
           platform,
           `${tmp}/work`,
         );
-        assertEquals(list.code, 0, list.stderr);
-        assert(list.stdout.includes(webhookId), list.stdout);
+        assert.deepEqual(list.code, 0, list.stderr);
+        assert.ok(list.stdout.includes(webhookId), list.stdout);
         // Ctrl-C on a terminal reaches the launcher and Deno (one process group): a clean stop,
         // exit 0 every time (it was 0 or 130 at random while the launcher's copy killed Deno)
         for (
@@ -344,15 +350,15 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
         ) {
           for (let i = 0; i < 3; i++) {
             const r = await ctrlCOnTerminal(["service", ...args], platform, `${tmp}/work`);
-            assertEquals(r.code, 0, `${args.slice(0, 2).join(" ")} run ${i + 1}: ${r.raw}`);
-            assertMatch(r.raw, /stopped \(SIGINT\)/);
+            assert.deepEqual(r.code, 0, `${args.slice(0, 2).join(" ")} run ${i + 1}: ${r.raw}`);
+            assert.match(r.raw, /stopped \(SIGINT\)/);
           }
         }
         // the Deno process (the launcher's child) runs with the package's V8 flags
         const deno = (await Deno.readTextFile(`/proc/${child.pid}/task/${child.pid}/children`))
           .trim().split(" ")[0];
         const argv = (await Deno.readTextFile(`/proc/${deno}/cmdline`)).split("\0");
-        assert(
+        assert.ok(
           argv.includes("emulator") && argv.includes(`--v8-flags=${V8_FLAGS.join(",")}`),
           argv.join(" "),
         );
@@ -362,8 +368,8 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
           new Response(child.stderr).text(),
           reader.cancel(),
         ]);
-        assertEquals(status.code, 0, err);
-        assertEquals(await exists(dir), false, `${dir} left behind`);
+        assert.deepEqual(status.code, 0, err);
+        assert.deepEqual(await exists(dir), false, `${dir} left behind`);
       },
     );
   } finally {

@@ -1,4 +1,4 @@
-import { assert, assertEquals, assertRejects } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import {
   loadCredentials,
   PlatformApiError,
@@ -24,9 +24,9 @@ async function clientFor(url: string, opts: ConstructorParameters<typeof Platfor
 
 async function verifyAll(srv: ReturnType<typeof startRecordingServer>) {
   for (const r of srv.requests) {
-    assertEquals(r.headers.get("x-api-key"), API_KEY);
+    assert.deepEqual(r.headers.get("x-api-key"), API_KEY);
     const auth = r.headers.get("authorization") ?? "";
-    assert(auth.startsWith("Bearer "), "Bearer token present");
+    assert.ok(auth.startsWith("Bearer "), "Bearer token present");
     await verifyRequestToken(auth.slice(7), {
       publicKey: keys.publicKey,
       apiKey: API_KEY,
@@ -55,16 +55,16 @@ Deno.test("every request carries a token the platform's rules verify: GET with q
       operation: "update",
       body: { enabled: true },
     });
-    assertEquals(srv.requests.map((r) => r.method), ["GET", "POST", "POST", "PATCH"]);
-    assertEquals(
+    assert.deepEqual(srv.requests.map((r) => r.method), ["GET", "POST", "POST", "PATCH"]);
+    assert.deepEqual(
       srv.requests[0].search,
       "?statuses=FAILED&statuses=ON_HOLD&pageSize=5&order=ASC&events=a.b",
     );
-    assertEquals(
+    assert.deepEqual(
       new TextDecoder().decode(srv.requests[1].body),
       '{"resourceId":"r1","excludeStatuses":[]}',
     );
-    assertEquals(srv.requests[2].body.length, 0);
+    assert.deepEqual(srv.requests[2].body.length, 0);
     await verifyAll(srv);
     // A fresh nonce per request.
     const nonces = srv.requests.map((r) =>
@@ -72,7 +72,7 @@ Deno.test("every request carries a token the platform's rules verify: GET with q
         atob(r.headers.get("authorization")!.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")),
       ).nonce
     );
-    assertEquals(new Set(nonces).size, nonces.length);
+    assert.deepEqual(new Set(nonces).size, nonces.length);
   } finally {
     await srv.close();
   }
@@ -98,7 +98,7 @@ Deno.test("a base URL with a path prefix keeps the prefix in the signed uri", as
   try {
     const client = await clientFor(srv.url + "/proxy/v1/");
     await client.request("GET", "/v1/webhooks", { operation: "list", query: { pageSize: 2 } });
-    assertEquals(srv.requests[0].path, "/proxy/v1/webhooks");
+    assert.deepEqual(srv.requests[0].path, "/proxy/v1/webhooks");
     await verifyAll(srv);
   } finally {
     await srv.close();
@@ -115,13 +115,13 @@ Deno.test("503 then 200: the same Idempotency-Key is sent twice and the call suc
       random: () => 0.5,
     });
     const r = await resendNotification(client, "w1", "n1");
-    assertEquals(r.status, 202);
-    assertEquals(srv.requests.length, 2);
-    assertEquals(waits, [125]); // one wait: half (the injected jitter) of the first 250 ms backoff
+    assert.deepEqual(r.status, 202);
+    assert.deepEqual(srv.requests.length, 2);
+    assert.deepEqual(waits, [125]); // one wait: half (the injected jitter) of the first 250 ms backoff
     const k1 = srv.requests[0].headers.get("idempotency-key");
-    assert(k1 && k1.length >= 16);
-    assertEquals(srv.requests[1].headers.get("idempotency-key"), k1);
-    assertEquals(r.idempotencyKey, k1);
+    assert.ok(k1 && k1.length >= 16);
+    assert.deepEqual(srv.requests[1].headers.get("idempotency-key"), k1);
+    assert.deepEqual(r.idempotencyKey, k1);
     await verifyAll(srv);
   } finally {
     await srv.close();
@@ -134,7 +134,7 @@ Deno.test("a given idempotency key is the one sent, on every retry", async () =>
   try {
     const client = await clientFor(srv.url, { sleep: () => Promise.resolve() });
     await resendNotification(client, "w1", "n1", "my-key-1");
-    assertEquals(srv.requests.map((r) => r.headers.get("idempotency-key")), [
+    assert.deepEqual(srv.requests.map((r) => r.headers.get("idempotency-key")), [
       "my-key-1",
       "my-key-1",
       "my-key-1",
@@ -155,8 +155,8 @@ Deno.test("429 with Retry-After: 1 waits one second before the retry", async () 
       random: () => 0.5, // jitter would say 125: the header wins
     });
     await client.request("GET", "/v1/webhooks", { operation: "list" });
-    assertEquals(waits, [[1000, 1]]);
-    assertEquals(srv.requests.length, 2);
+    assert.deepEqual(waits, [[1000, 1]]);
+    assert.deepEqual(srv.requests.length, 2);
   } finally {
     await srv.close();
   }
@@ -177,10 +177,10 @@ Deno.test("backoff doubles from 250 ms up to the 8 s cap, each wait a full-jitte
     });
     await client.request("GET", "/v1/webhooks", { operation: "list" });
     // backoffs 250, 500, 1000, 2000, 4000, 8000, 8000 (capped), times the injected randoms
-    assertEquals(waits, [125, 500, 0, 500, 3000, 4000, 800]);
-    assertEquals(reported, waits);
-    assertEquals(srv.requests.length, 8);
-    assertEquals(randoms.length, 0);
+    assert.deepEqual(waits, [125, 500, 0, 500, 3000, 4000, 800]);
+    assert.deepEqual(reported, waits);
+    assert.deepEqual(srv.requests.length, 8);
+    assert.deepEqual(randoms.length, 0);
   } finally {
     await srv.close();
   }
@@ -201,12 +201,12 @@ Deno.test("jitter stays within [0, backoff]: the extremes of the random source",
         random,
         retries: 7,
       });
-      await assertRejects(
+      await assert.rejects(
         () => client.request("GET", "/v1/webhooks", { operation: "list" }),
         PlatformApiError,
       );
-      assertEquals(waits, [...want]);
-      assertEquals(srv.requests.length, 8);
+      assert.deepEqual(waits, [...want]);
+      assert.deepEqual(srv.requests.length, 8);
     } finally {
       await srv.close();
     }
@@ -230,8 +230,8 @@ Deno.test("Retry-After is honoured up to the cap, as seconds or as an HTTP date"
       maxRetryAfterMs: 60_000,
     });
     await client.request("GET", "/v1/webhooks", { operation: "list" });
-    assertEquals(waits, [60_000, 7000, 0]);
-    assertEquals(srv.requests.length, 4);
+    assert.deepEqual(waits, [60_000, 7000, 0]);
+    assert.deepEqual(srv.requests.length, 4);
   } finally {
     await srv.close();
   }
@@ -244,16 +244,19 @@ Deno.test("400 is not retried and carries the platform's code, message and reque
   });
   try {
     const client = await clientFor(srv.url, { sleep: () => Promise.resolve() });
-    const e = await assertRejects(
+    await assert.rejects(
       () => client.request("POST", "/v1/x", { operation: "resend by resource", body: {} }),
-      PlatformApiError,
+      (e) => {
+        assert.ok(e instanceof PlatformApiError, String(e));
+        assert.deepEqual(e.status, 400);
+        assert.deepEqual(e.code, 1234);
+        assert.deepEqual(e.platformMessage, "bad resourceId");
+        assert.deepEqual(e.requestId, "req-1");
+        assert.deepEqual(exitCodeFor(e), 1);
+        return true;
+      },
     );
-    assertEquals(srv.requests.length, 1);
-    assertEquals(e.status, 400);
-    assertEquals(e.code, 1234);
-    assertEquals(e.platformMessage, "bad resourceId");
-    assertEquals(e.requestId, "req-1");
-    assertEquals(exitCodeFor(e), 1);
+    assert.deepEqual(srv.requests.length, 1);
   } finally {
     await srv.close();
   }
@@ -268,12 +271,15 @@ Deno.test("exhausted retries map to the exit codes of cli.md", async () => {
     const srv = startRecordingServer({ status, body: { message: "no", code: 9 } });
     try {
       const client = await clientFor(srv.url, { sleep: () => Promise.resolve(), retries: 2 });
-      const e = await assertRejects(() =>
-        client.request("GET", "/v1/webhooks", { operation: "list" })
+      await assert.rejects(
+        () => client.request("GET", "/v1/webhooks", { operation: "list" }),
+        (e) => {
+          assert.deepEqual(exitCodeFor(e), code, `status ${status}`);
+          return true;
+        },
       );
-      assertEquals(exitCodeFor(e), code, `status ${status}`);
       const retried = status >= 500 || status === 429 || status === 408;
-      assertEquals(srv.requests.length, retried ? 3 : 1, `attempts for ${status}`);
+      assert.deepEqual(srv.requests.length, retried ? 3 : 1, `attempts for ${status}`);
     } finally {
       await srv.close();
     }
@@ -288,11 +294,14 @@ Deno.test("an unreachable platform is retried, then exit code 6", async () => {
     sleep: () => Promise.resolve(),
     retries: 1,
   });
-  const e = await assertRejects(() =>
-    client.request("GET", "/v1/webhooks", { operation: "list webhooks" })
+  await assert.rejects(
+    () => client.request("GET", "/v1/webhooks", { operation: "list webhooks" }),
+    (e) => {
+      assert.ok(e instanceof PlatformUnreachableError);
+      assert.deepEqual(exitCodeFor(e), 6);
+      return true;
+    },
   );
-  assert(e instanceof PlatformUnreachableError);
-  assertEquals(exitCodeFor(e), 6);
 });
 
 Deno.test("a Retry-After longer than the cap stops retrying and reports the wait", async () => {
@@ -306,13 +315,16 @@ Deno.test("a Retry-After longer than the cap stops retrying and reports the wait
       sleep: () => Promise.resolve(),
       maxRetryAfterMs: 60_000,
     });
-    const e = await assertRejects(
+    await assert.rejects(
       () => client.request("GET", "/v1/webhooks", { operation: "list" }),
-      PlatformApiError,
+      (e) => {
+        assert.ok(e instanceof PlatformApiError, String(e));
+        assert.deepEqual(e.retryAfterMs, 300_000);
+        assert.ok(e.message.includes("wait 300 s"), e.message);
+        return true;
+      },
     );
-    assertEquals(srv.requests.length, 1);
-    assertEquals(e.retryAfterMs, 300_000);
-    assert(e.message.includes("wait 300 s"), e.message);
+    assert.deepEqual(srv.requests.length, 1);
   } finally {
     await srv.close();
   }
@@ -335,8 +347,11 @@ Deno.test("list follows next cursors until next is null, one page at a time", as
     const client = await clientFor(srv.url);
     const ids: string[] = [];
     for await (const item of listNotifications(client, "w1", { pageSize: 2 })) ids.push(item.id);
-    assertEquals(ids, ["a", "b", "c"]);
-    assertEquals(srv.requests.map((r) => r.search), ["?pageSize=2", "?pageCursor=c1&pageSize=2"]);
+    assert.deepEqual(ids, ["a", "b", "c"]);
+    assert.deepEqual(srv.requests.map((r) => r.search), [
+      "?pageSize=2",
+      "?pageCursor=c1&pageSize=2",
+    ]);
   } finally {
     await srv.close();
   }
@@ -346,11 +361,13 @@ Deno.test("an answer of the wrong shape is an error naming the field", async () 
   const srv = startRecordingServer({ status: 200, body: { id: 5 } });
   try {
     const client = await clientFor(srv.url);
-    const e = await assertRejects(() => updateWebhook(client, "w1", { enabled: true }));
-    assert(/unexpected shape \(id:/.test((e as Error).message), (e as Error).message);
-    // Not a refusal of the caller's input (1): the platform (or what answers at --apiBaseUrl)
-    // did not answer as the API does, cli.md's "platform error" (6).
-    assertEquals(exitCodeFor(e), 6);
+    await assert.rejects(() => updateWebhook(client, "w1", { enabled: true }), (e) => {
+      assert.ok(/unexpected shape \(id:/.test((e as Error).message), (e as Error).message);
+      // Not a refusal of the caller's input (1): the platform (or what answers at --apiBaseUrl)
+      // did not answer as the API does, cli.md's "platform error" (6).
+      assert.deepEqual(exitCodeFor(e), 6);
+      return true;
+    });
   } finally {
     await srv.close();
   }
@@ -397,9 +414,9 @@ Deno.test("a POST is never re-sent by the runtime when a kept-alive connection c
     // either re-send it (seen twice) or fail the call: both fail here.
     const a = await client.request("POST", "/v1/a", { operation: "first", body: { n: 1 } });
     const b = await client.request("POST", "/v1/b", { operation: "second", body: { n: 2 } });
-    assertEquals([a.status, b.status], [200, 200]);
+    assert.deepEqual([a.status, b.status], [200, 200]);
     // Each POST reached the server exactly once (the server records a request before answering).
-    assertEquals(seen, ["POST /v1/a", "POST /v1/b"]);
+    assert.deepEqual(seen, ["POST /v1/a", "POST /v1/b"]);
   } finally {
     listener.close();
     await serve.catch(() => {});

@@ -1,4 +1,4 @@
-import { assert, assertEquals, assertRejects } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import {
   CredentialsError,
   loadCredentials,
@@ -12,19 +12,22 @@ import { makeTestKeys } from "../support/keys.ts";
 const keys = await makeTestKeys();
 
 Deno.test("a base URL is accepted with or without /v1 and trailing slashes", () => {
-  assertEquals(
+  assert.deepEqual(
     normalizeBaseUrl("https://sandbox-api.example.io"),
     "https://sandbox-api.example.io",
   );
-  assertEquals(
+  assert.deepEqual(
     normalizeBaseUrl("https://sandbox-api.example.io/v1"),
     "https://sandbox-api.example.io",
   );
-  assertEquals(
+  assert.deepEqual(
     normalizeBaseUrl("https://sandbox-api.example.io/v1/"),
     "https://sandbox-api.example.io",
   );
-  assertEquals(normalizeBaseUrl("http://127.0.0.1:8080/prefix/v1"), "http://127.0.0.1:8080/prefix");
+  assert.deepEqual(
+    normalizeBaseUrl("http://127.0.0.1:8080/prefix/v1"),
+    "http://127.0.0.1:8080/prefix",
+  );
 });
 
 Deno.test("the private key loads from a file path or from the PEM text", async () => {
@@ -34,10 +37,10 @@ Deno.test("the private key loads from a file path or from the PEM text", async (
     const a = await loadCredentials({ apiKey: "k", privateKey: `${dir}/k.pem` });
     const b = await loadCredentials({ apiKey: "k", privateKey: keys.pkcs1Pem });
     // both are the shared RS256 signer, and the two PEM forms hold the same key
-    assert(a.privateKey instanceof RsaSigner && b.privateKey instanceof RsaSigner);
-    assertEquals([a.privateKey.alg, b.privateKey.alg], ["RS256", "RS256"]);
+    assert.ok(a.privateKey instanceof RsaSigner && b.privateKey instanceof RsaSigner);
+    assert.deepEqual([a.privateKey.alg, b.privateKey.alg], ["RS256", "RS256"]);
     const data = new TextEncoder().encode("a.b");
-    assertEquals(await a.privateKey.sign(data), await b.privateKey.sign(data));
+    assert.deepEqual(await a.privateKey.sign(data), await b.privateKey.sign(data));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -45,40 +48,38 @@ Deno.test("the private key loads from a file path or from the PEM text", async (
 
 Deno.test("missing, unreadable and malformed keys are clear errors that never contain the key", async () => {
   const secretApiKey = "sk_live_DO_NOT_PRINT_123";
-  const e1 = await assertRejects(() => loadCredentials({ apiKey: secretApiKey }), CredentialsError);
-  assert(e1.message.includes("--privateKey"));
-  const e2 = await assertRejects(
-    () => loadCredentials({ privateKey: keys.pkcs8Pem }),
-    CredentialsError,
-  );
-  assert(e2.message.includes("--apiKey"));
-  const e3 = await assertRejects(
+  /** A CredentialsError saying `hint` and never the key, its material or a PEM line. */
+  const clear = (hint: string) => (e: unknown) => {
+    assert.ok(e instanceof CredentialsError, String(e));
+    assert.ok(e.message.includes(hint), e.message);
+    assert.ok(!e.message.includes(secretApiKey), "API key in message");
+    assert.ok(!e.message.includes("MII"), "key material in message");
+    for (
+      const line of keys.pkcs8Pem.split("\n").filter((l) => l.length > 20 && !l.startsWith("-----"))
+    ) {
+      assert.ok(!e.message.includes(line), "PEM body line in message");
+    }
+    return true;
+  };
+  await assert.rejects(() => loadCredentials({ apiKey: secretApiKey }), clear("--privateKey"));
+  await assert.rejects(() => loadCredentials({ privateKey: keys.pkcs8Pem }), clear("--apiKey"));
+  await assert.rejects(
     () => loadCredentials({ apiKey: secretApiKey, privateKey: "/no/such/key.pem" }),
-    CredentialsError,
+    clear("no such file"),
   );
-  assert(e3.message.includes("no such file"));
   const broken = keys.pkcs8Pem.replace(/[A-Za-z]{20}/, "AAAAAAAAAAAAAAAAAAAA");
-  const e4 = await assertRejects(
+  await assert.rejects(
     () => loadCredentials({ apiKey: secretApiKey, privateKey: broken }),
-    CredentialsError,
+    clear(""),
   );
-  const e5 = await assertRejects(
+  await assert.rejects(
     () =>
       loadCredentials({
         apiKey: secretApiKey,
         privateKey: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
       }),
-    CredentialsError,
+    clear(""),
   );
-  for (const e of [e1, e2, e3, e4, e5]) {
-    assert(!e.message.includes(secretApiKey), "API key in message");
-    assert(!e.message.includes("MII"), "key material in message");
-    for (
-      const line of keys.pkcs8Pem.split("\n").filter((l) => l.length > 20 && !l.startsWith("-----"))
-    ) {
-      assert(!e.message.includes(line), "PEM body line in message");
-    }
-  }
 });
 
 Deno.test("a key path that is a device, a FIFO, a directory or a huge file is refused at once, with a bounded read", async () => {
@@ -86,7 +87,7 @@ Deno.test("a key path that is a device, a FIFO, a directory or a huge file is re
   try {
     const fifo = `${dir}/key.fifo`;
     const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
-    assertEquals(made.code, 0, "mkfifo");
+    assert.deepEqual(made.code, 0, "mkfifo");
     // a PEM-looking file far larger than any key: refused by its size, not parsed
     const huge = `${dir}/huge.pem`;
     await Deno.writeTextFile(
@@ -101,10 +102,12 @@ Deno.test("a key path that is a device, a FIFO, a directory or a huge file is re
     ];
     for (const [path, want] of cases) {
       // a FIFO nobody writes to would block a read forever: the test would hang, not fail
-      const e = await assertRejects(() => loadCredentials({ apiKey: "k", privateKey: path }));
-      assert(e instanceof CredentialsError, `${path}: ${e}`);
-      assert(want.test(e.message), `${path}: ${e.message}`);
-      assert(e.message.includes("--privateKey"), e.message);
+      await assert.rejects(() => loadCredentials({ apiKey: "k", privateKey: path }), (e) => {
+        assert.ok(e instanceof CredentialsError, `${path}: ${e}`);
+        assert.ok(want.test(e.message), `${path}: ${e.message}`);
+        assert.ok(e.message.includes("--privateKey"), e.message);
+        return true;
+      });
     }
     // a key exactly at the bound still loads
     const padded = `${dir}/padded.pem`;
@@ -112,8 +115,8 @@ Deno.test("a key path that is a device, a FIFO, a directory or a huge file is re
       padded,
       keys.pkcs8Pem + "\n".repeat(MAX_PRIVATE_KEY_BYTES - keys.pkcs8Pem.length),
     );
-    assertEquals((await Deno.stat(padded)).size, MAX_PRIVATE_KEY_BYTES);
-    assertEquals((await readPrivateKeyFile(padded)).trim(), keys.pkcs8Pem.trim());
+    assert.deepEqual((await Deno.stat(padded)).size, MAX_PRIVATE_KEY_BYTES);
+    assert.deepEqual((await readPrivateKeyFile(padded)).trim(), keys.pkcs8Pem.trim());
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -5,7 +5,7 @@
  * the JWT claim set must agree (nonce and times aside).
  */
 import { Fireblocks as OfficialSdk } from "@fireblocks/ts-sdk";
-import { assert, assertEquals } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import {
   listNotificationsPage,
   loadCredentials,
@@ -138,22 +138,24 @@ Deno.test("our client and the official SDK put the same requests on the wire", a
       await viaSdk();
       await viaOurs();
       const [a, b] = srv.requests;
-      assertEquals(b.method, a.method, `${name}: method`);
-      assertEquals(b.path, a.path, `${name}: path`);
-      assertEquals(sortedQuery(b.search), sortedQuery(a.search), `${name}: query`);
+      assert.deepEqual(b.method, a.method, `${name}: method`);
+      assert.deepEqual(b.path, a.path, `${name}: path`);
+      assert.deepEqual(sortedQuery(b.search), sortedQuery(a.search), `${name}: query`);
       const bodyA = a.body.length ? JSON.parse(new TextDecoder().decode(a.body)) : undefined;
       const bodyB = b.body.length ? JSON.parse(new TextDecoder().decode(b.body)) : undefined;
-      assertEquals(bodyB, bodyA, `${name}: body`);
-      assertEquals(platformHeaders(b), platformHeaders(a), `${name}: header names`);
-      assertEquals(
+      assert.deepEqual(bodyB, bodyA, `${name}: body`);
+      assert.deepEqual(platformHeaders(b), platformHeaders(a), `${name}: header names`);
+      assert.deepEqual(
         b.headers.get("idempotency-key"),
         a.headers.get("idempotency-key"),
         `${name}: idempotency key`,
       );
       const ca = claims(a);
       const cb = claims(b);
-      assertEquals(Object.keys(cb).sort(), Object.keys(ca).sort(), `${name}: claim names`);
-      for (const k of ["uri", "sub", "bodyHash"]) assertEquals(cb[k], ca[k], `${name}: claim ${k}`);
+      assert.deepEqual(Object.keys(cb).sort(), Object.keys(ca).sort(), `${name}: claim names`);
+      for (const k of ["uri", "sub", "bodyHash"]) {
+        assert.deepEqual(cb[k], ca[k], `${name}: claim ${k}`);
+      }
       // Both tokens verify under the platform's rules (signature, sub, uri, bodyHash, a nonce,
       // exp in the future): the SDK's with its 55-s lifetime, ours within 30 s of iat.
       for (const [who, r, maxLifetimeS] of [["the SDK's", a, 55], ["our", b, 30]] as const) {
@@ -167,7 +169,7 @@ Deno.test("our client and the official SDK put the same requests on the wire", a
           throw new Error(`${name}: ${who} token does not verify: ${e.message}`);
         });
       }
-      assert((cb.exp as number) - (cb.iat as number) <= 30, "our exp is within 30 s of iat");
+      assert.ok((cb.exp as number) - (cb.iat as number) <= 30, "our exp is within 30 s of iat");
     }
   } finally {
     await srv.close();

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { assert } from "../support/expect.ts";
+import assert from "node:assert/strict";
 
 const ROOT = new URL("../../", import.meta.url);
 
@@ -39,7 +39,7 @@ function loadedWith(...roots: string[]): Set<string> {
   const seen = new Set<string>();
   const todo = roots.map((r) => {
     const url = new URL(r, ROOT).href;
-    assert(graph.has(url), `${r} is in main.ts's graph`);
+    assert.ok(graph.has(url), `${r} is in main.ts's graph`);
     return url;
   });
   for (let s = todo.pop(); s !== undefined; s = todo.pop()) {
@@ -56,7 +56,7 @@ const zodIn = (modules: Set<string>) =>
   [...modules].filter((s) => s.includes("/node_modules/zod/"));
 
 Deno.test("zod is not loaded by --help, --version or the start of any command", () => {
-  assert(zodIn(loadedWith("main.ts")).length === 0, zodIn(loadedWith("main.ts")).join("\n"));
+  assert.ok(zodIn(loadedWith("main.ts")).length === 0, zodIn(loadedWith("main.ts")).join("\n"));
 });
 
 Deno.test("zod is not loaded by the bridge's start-up, only with the custody signer", () => {
@@ -73,13 +73,13 @@ Deno.test("zod is not loaded by the bridge's start-up, only with the custody sig
     "lib/platform/credentials.ts",
     "lib/platform/client.ts",
   );
-  assert(zodIn(startUp).length === 0, zodIn(startUp).join("\n"));
+  assert.ok(zodIn(startUp).length === 0, zodIn(startUp).join("\n"));
   // The custody signer, which LazySigner loads at the first call, checks answers with it.
-  assert(zodIn(loadedWith("lib/rpc/custody.ts")).length > 0, "custody.ts loads zod");
+  assert.ok(zodIn(loadedWith("lib/rpc/custody.ts")).length > 0, "custody.ts loads zod");
 });
 
 Deno.test("the commands that talk to the platform load zod with the platform's operations", () => {
   for (const m of ["lib/platform/mod.ts", "lib/platform/schemas.ts", "lib/platform/vaults.ts"]) {
-    assert(zodIn(loadedWith(m)).length > 0, `${m} loads zod`);
+    assert.ok(zodIn(loadedWith(m)).length > 0, `${m} loads zod`);
   }
 });

@@ -6,7 +6,7 @@
  * `eth_accounts` (the emulator's vault accounts are anvil's funded ones).
  */
 import assert from "node:assert/strict";
-import { ROOT } from "../support/tools.ts";
+import { mainCommand } from "../support/main_command.ts";
 import { anvilCall, type Stack, startStack } from "../support/rpc_stack.ts";
 
 let stack: Stack;
@@ -21,14 +21,7 @@ Deno.test.afterAll(async () => {
 
 /** Runs the bridge until its banner is out, stops it, returns both streams. */
 async function bannerRun(extra: string[]): Promise<{ stdout: string; stderr: string }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}main.ts`, "rpc", ...stack.flags, ...extra],
-    clearEnv: true,
-    env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "/tmp", NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = mainCommand(["rpc", ...stack.flags, ...extra]).spawn();
   let stdout = "";
   let stderr = "";
   let seen: () => void = () => {};

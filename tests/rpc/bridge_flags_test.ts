@@ -9,7 +9,8 @@
 import assert from "node:assert/strict";
 import { anvilCall, type Stack, startStack, VAULT0, VAULT1 } from "../support/rpc_stack.ts";
 import { type BridgeProcess, httpRpc, startBridgeProcess } from "../support/rpc.ts";
-import { apiCaller, clientForReady, type ReadyLine, waitFor } from "../support/emulator_process.ts";
+import { apiCaller, clientForReady, type ReadyLine } from "../support/emulator_process.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { foundryBin, runCli } from "../support/tools.ts";
 import { VERSION } from "../../lib/version.ts";
 

@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import { ChainPoller, type RpcBlock } from "../../lib/rpc/chain_poller.ts";
 import { Upstream, UpstreamClient } from "../../lib/rpc/upstream.ts";
 import { startAnvil } from "../support/tools.ts";
+import { waitFor } from "../support/wait_for.ts";
 
 /** anvil, with `before(body)` run before a request is passed on (once it returns true, no more). */
 class HookedNode extends Upstream {
@@ -20,6 +21,8 @@ class HookedNode extends Upstream {
   readonly shownUrl: string;
   readonly inner: UpstreamClient;
   requests = 0;
+  /** How many of the last requests in a row read the `latest` block (a poll that found nothing new). */
+  latestInARow = 0;
   #before: ((body: string) => Promise<boolean>) | undefined;
 
   constructor(url: string) {
@@ -37,6 +40,8 @@ class HookedNode extends Upstream {
   async send(body: string | Uint8Array): Promise<string> {
     const text = typeof body === "string" ? body : new TextDecoder().decode(body);
     this.requests++;
+    const latest = text.includes('"eth_getBlockByNumber"') && text.includes('"latest"');
+    this.latestInARow = latest ? this.latestInARow + 1 : 0;
     if (this.#before && await this.#before(text)) this.#before = undefined;
     return await this.inner.send(text);
   }
@@ -52,8 +57,6 @@ Deno.test("a reorg that happens while a poll walks the chain: old blocks removed
   const direct = new UpstreamClient(anvil.url);
   const poller = new ChainPoller(node, { intervalMs: 300 });
   const seen: string[] = [];
-  let changed: () => void = () => {};
-  const onChange = () => new Promise<void>((r) => changed = r);
   try {
     const fork = await direct.request("eth_getBlockByNumber", ["latest", false]) as RpcBlock;
     const forkNumber = Number(fork.number);
@@ -61,11 +64,9 @@ Deno.test("a reorg that happens while a poll walks the chain: old blocks removed
     const off = await poller.listen({
       onBlock: (b) => {
         seen.push(`+${Number(b.number) - forkNumber}:${b.hash}`);
-        changed();
       },
       onRemoved: (b) => {
         seen.push(`-${Number(b.number) - forkNumber}:${b.hash}`);
-        changed();
       },
     });
     const snapshot = await direct.request("evm_snapshot");
@@ -96,10 +97,7 @@ Deno.test("a reorg that happens while a poll walks the chain: old blocks removed
       `-1:${old[0].hash}`,
       ...fresh.map((b, i) => `+${i + 1}:${b.hash}`),
     ];
-    const deadline = Date.now() + 10_000;
-    while (seen.length < 7 && Date.now() < deadline) {
-      await Promise.race([onChange(), new Promise((r) => setTimeout(r, 200))]);
-    }
+    await waitFor("seven block events", () => seen.length >= 7, 10_000);
     for (let n = 1; n <= 3; n++) {
       fresh.push(
         await direct.request("eth_getBlockByNumber", [hex(forkNumber + n), false]) as RpcBlock,
@@ -107,10 +105,14 @@ Deno.test("a reorg that happens while a poll walks the chain: old blocks removed
     }
     assert.notEqual(fresh[0].hash, old[0].hash, "the new chain differs from its first block on");
     assert.deepEqual(seen, expected());
-    // and the poller is not still asking: a few requests a poll, not thousands
+    // and the poller is not still asking: it comes to rest (three polls in a row that each
+    // read only the latest block, which a poll still walking or rewinding never does) after a
+    // few requests, not thousands
     const before = node.requests;
-    await new Promise((r) => setTimeout(r, 700));
-    assert.ok(node.requests - before < 20, `${node.requests - before} requests in 0.7 s`);
+    await waitFor("the poller at rest (three polls of one request each)", () => {
+      return node.latestInARow >= 3;
+    });
+    assert.ok(node.requests - before < 20, `${node.requests - before} requests before at rest`);
     assert.deepEqual(seen, expected(), "nothing reported twice");
     off();
   } finally {

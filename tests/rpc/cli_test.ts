@@ -5,6 +5,8 @@
 import assert from "node:assert/strict";
 import { type Anvil, foundryBin, ROOT, runCli, startAnvil } from "../support/tools.ts";
 import { tempPrivateKey } from "../support/rpc.ts";
+import { cleanEnv, mainCommand } from "../support/main_command.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { assertPeer, hasCommand, skipWithout } from "../support/required.ts";
 
 let anvil: Anvil;
@@ -217,11 +219,8 @@ Deno.test("cast reaches the node through the bridge over IPC and HTTP; the socke
 });
 
 Deno.test("SIGTERM to the bridge is forwarded: the child dies and the exit code is 143", async () => {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      `${ROOT}main.ts`,
+  const child = mainCommand(
+    [
       "rpc",
       "--rpcUrl",
       anvil.url,
@@ -232,10 +231,8 @@ Deno.test("SIGTERM to the bridge is forwarded: the child dies and the exit code 
       "-c",
       "echo $$; exec sleep 30",
     ],
-    env: { ...creds(), NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+    { env: creds() },
+  ).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let out = "";
   while (!out.includes("\n")) {
@@ -288,21 +285,14 @@ async function running(pid: number): Promise<boolean> {
 }
 
 /** Waits until `pid` is gone; false if it still runs after `ms`. */
-async function gone(pid: number, ms = 5_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (await running(pid)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return true;
+function gone(pid: number, ms = 5_000): Promise<boolean> {
+  return waitFor(`pid ${pid} to end`, async () => !(await running(pid)), ms, 20)
+    .catch(() => false);
 }
 
 Deno.test("SIGTERM to the bridge stops the child's whole tree: no grandchild survives", async () => {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      `${ROOT}main.ts`,
+  const child = mainCommand(
+    [
       "rpc",
       "--rpcUrl",
       anvil.url,
@@ -313,11 +303,8 @@ Deno.test("SIGTERM to the bridge stops the child's whole tree: no grandchild sur
       "-c",
       "sleep 97 & echo $!; wait",
     ],
-    env: { ...creds(), NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+    { env: creds() },
+  ).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let out = "";
   while (!out.includes("\n")) {
@@ -353,7 +340,8 @@ async function terminalKept() {
     .map((a) => `'${a}'`).join(" ");
   const r = await new Deno.Command("script", {
     args: ["-qec", inner, "/dev/null"],
-    env: { ...creds(), NO_COLOR: "1" },
+    clearEnv: true,
+    env: cleanEnv(creds()),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

@@ -17,6 +17,7 @@ import {
   startBridgeProcess,
   tempPrivateKey,
 } from "../support/rpc.ts";
+import { waitFor } from "../support/wait_for.ts";
 
 const ACCOUNT = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const PARAMS = `[${JSON.stringify(ACCOUNT)},"0x0"]`; // the balance at genesis never changes
@@ -37,9 +38,11 @@ function common(rpcUrl: string): string[] {
 Deno.test.beforeAll(async () => {
   ipcDir = await Deno.makeTempDir();
   anvil = await startAnvil(["--ipc", `${ipcDir}/anvil.ipc`]);
-  for (let i = 0; i < 100 && !(await Deno.lstat(`${ipcDir}/anvil.ipc`).catch(() => null)); i++) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitFor(
+    "anvil's IPC socket",
+    () => Deno.lstat(`${ipcDir}/anvil.ipc`).catch(() => undefined),
+    5_000,
+  );
   keyPath = await tempPrivateKey();
   [http, ipc, viaNodeIpc, small] = await Promise.all([
     startBridgeProcess([...common(anvil.url), "--http"]),
@@ -177,15 +180,14 @@ Deno.test("--verbose prints every message and its answer with its time; a long o
     params: [{ to: ACCOUNT, data: "0x" + "ab".repeat(1000) }, "latest"],
   });
   assert.equal((await httpRpc(small.address, long)).status, 200);
-  const seen = async () => {
-    for (let i = 0; i < 100; i++) {
+  const text = await waitFor(
+    () => `the answer to trace-2 in the trace:\n${small.stderr().slice(before)}`,
+    () => {
       const text = small.stderr().slice(before);
-      if (/<- \{[^\n]*"trace-2"/.test(text)) return text;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return small.stderr().slice(before);
-  };
-  const text = await seen();
+      return /<- \{[^\n]*"trace-2"/.test(text) ? text : undefined;
+    },
+    5_000,
+  );
   assert.ok(text.includes(`-> ${body}\n`), text);
   assert.match(
     text,

@@ -11,6 +11,7 @@
 import assert from "node:assert/strict";
 import { type Anvil, foundryBin, ROOT, runCli, startAnvil } from "../support/tools.ts";
 import { tempPrivateKey } from "../support/rpc.ts";
+import { cleanEnv, mainCommand } from "../support/main_command.ts";
 
 let sepolia: Anvil;
 let local: Anvil;
@@ -41,15 +42,13 @@ Deno.test.afterAll(async () => {
 
 function env(): Record<string, string> {
   const castDir = foundryBin("cast").replace(/\/[^/]+$/, "");
-  return {
+  return cleanEnv({
     PATH: `${bin}:${castDir}:${Deno.env.get("PATH") ?? ""}`,
-    HOME: Deno.env.get("HOME") ?? "/tmp",
-    NO_COLOR: "1",
     SERVICE_RPC_URL: sepolia.url,
     SERVICE_API_KEY: "example-key",
     SERVICE_API_PRIVATE_KEY_PATH: keyPath,
     SERVICE_API_BASE_URL: "http://127.0.0.1:9",
-  };
+  });
 }
 
 async function sh(line: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -92,14 +91,7 @@ Deno.test("the example without a child prints the address it promises and runs u
   const [command, comment] = line.split("#");
   const words = command.trim().split(/\s+/);
   assert.equal(words[0], "service");
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}main.ts`, ...words.slice(1)],
-    clearEnv: true,
-    env: env(),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
+  const child = mainCommand(words.slice(1), { env: env(), stderr: "null" }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let out = "";
   while (!out.includes("\n")) {

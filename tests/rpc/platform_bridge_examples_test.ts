@@ -15,6 +15,7 @@ import assert from "node:assert/strict";
 import { foundryBin, ROOT, startAnvil } from "../support/tools.ts";
 import { type EmulatorProcess, startEmulatorProcess } from "../support/emulator_process.ts";
 import { IpcClient } from "../support/rpc.ts";
+import { cleanEnv } from "../support/main_command.ts";
 import { anvilCall, VAULT0 } from "../support/rpc_stack.ts";
 
 let anvil: Awaited<ReturnType<typeof startAnvil>>;
@@ -61,13 +62,11 @@ const PEM = () => emu.ready.privateKeyPath;
 /** The user's shell: tools on PATH, the node address, and `vars`. */
 function env(vars: Record<string, string>): Record<string, string> {
   const dir = (tool: "cast" | "forge") => foundryBin(tool).replace(/\/[^/]+$/, "");
-  return {
+  return cleanEnv({
     PATH: `${bin}:${dir("cast")}:${dir("forge")}:${Deno.env.get("PATH") ?? ""}`,
-    HOME: Deno.env.get("HOME") ?? "/tmp",
-    NO_COLOR: "1",
     SERVICE_RPC_URL: anvil.url,
     ...vars,
-  };
+  });
 }
 
 /** The environment of "with environment variables already set". */

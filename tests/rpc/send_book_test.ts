@@ -8,6 +8,7 @@ import { SendBook } from "../../lib/rpc/send_book.ts";
 import { type SendIdentity, sendIdentity } from "../../lib/rpc/send_identity.ts";
 import type { TransactionRequest } from "../../lib/platform/mod.ts";
 import { toTransactionRequest } from "../../lib/rpc/transaction_request.ts";
+import { waitFor } from "../support/wait_for.ts";
 
 const FROM = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
@@ -18,15 +19,6 @@ function identity(nonce?: bigint, value = "0x1"): SendIdentity {
     { assetId: "ETH", chainId: 1n },
   );
   return sendIdentity(1n, FROM, nonce, body);
-}
-
-/** Resolves once `ok()` holds (polled; fails after 5 s). */
-async function until(ok: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error("condition never held");
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 /** A send under the test's control: `finish` settles it. */
@@ -95,7 +87,7 @@ Deno.test("without a nonce: two identical sends both awaited are two; a repeat a
   // both awaited: a second intent (once the grace has passed with the first's client still there)
   const t = controlled();
   const second = book.send(identity(), undefined, t.start);
-  await until(() => t.starts === 1);
+  await waitFor("the send to start", () => t.starts === 1, 5_000, 5);
   assert.equal(s.starts, 1);
   t.finish("0xbb");
   assert.equal(await second, "0xbb");

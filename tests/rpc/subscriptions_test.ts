@@ -19,6 +19,7 @@ import { serveIpc } from "../../lib/rpc/ipc.ts";
 import { createHttpHandler, serveHttp } from "../../lib/rpc/http.ts";
 import { createWebSocketHandler } from "../../lib/rpc/ws.ts";
 import { SubscriptionHub } from "../../lib/rpc/subscriptions.ts";
+import { waitFor } from "../support/wait_for.ts";
 
 const COUNTER = JSON.parse(
   await Deno.readTextFile(new URL("../fixtures/contracts/Counter.json", import.meta.url)),
@@ -52,12 +53,6 @@ async function increment(from: string): Promise<string> {
   }]);
 }
 
-/** Waits until `check()` holds (it observes an event that has no callback of its own). */
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 2000 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
-  assert.ok(check(), what);
-}
-
 Deno.test.beforeAll(async () => {
   anvil = await startAnvil();
   const options = { chainId: 31337n, clientVersion: "test", subscriptionPollMs: 50 };
@@ -65,12 +60,12 @@ Deno.test.beforeAll(async () => {
   ipc = await startBridge({ ...options, upstream: connectUpstream(anvil.url), transport: "ipc" });
   const hash = await node("eth_sendTransaction", [{ from: A0, data: COUNTER.bytecode }]);
   // anvil mines at once, but under load the receipt can trail the answer by a moment
-  let receipt = await node("eth_getTransactionReceipt", [hash]);
-  for (let i = 0; i < 400 && !receipt; i++) {
-    await new Promise((r) => setTimeout(r, 5));
-    receipt = await node("eth_getTransactionReceipt", [hash]);
-  }
-  assert.ok(receipt, "the deployment's receipt");
+  const receipt = await waitFor(
+    "the deployment's receipt",
+    () => node("eth_getTransactionReceipt", [hash]),
+    10_000,
+    5,
+  );
   counter = receipt.contractAddress;
 });
 
@@ -324,7 +319,12 @@ Deno.test("subscriptions end with their connection: no state is held for a close
   assert.equal(http.hub.pollerListeners, 3);
   await ws.close();
   await c.close();
-  await until(() => http.hub.sessions === 0 && ipc.hub.sessions === 0, "sessions released");
+  await waitFor(
+    "sessions released",
+    () => http.hub.sessions === 0 && ipc.hub.sessions === 0,
+    10_000,
+    5,
+  );
   assert.equal(http.hub.subscriptions, 0);
   assert.equal(ipc.hub.subscriptions, 0);
   assert.equal(http.hub.pollerListeners, 0);
@@ -432,7 +432,7 @@ Deno.test("WebSocket backpressure: a client that never reads is dropped with clo
     await sendText(h.conn, [
       JSON.stringify({ jsonrpc: "2.0", id: 0, method: "eth_subscribe", params: ["newHeads"] }),
     ]);
-    await until(() => hub.subscriptions === 1, "subscribed");
+    await waitFor("subscribed", () => hub.subscriptions === 1, 10_000, 5);
     const id = "x".repeat(1000);
     const request = JSON.stringify({ jsonrpc: "2.0", id, method: "eth_chainId" });
     // keep sending (never reading) until the bridge gives up on this client
@@ -447,7 +447,7 @@ Deno.test("WebSocket backpressure: a client that never reads is dropped with clo
     assert.equal(end.closeCode, 1008);
     assert.match(end.closeReason ?? "", /client too slow: over 262144 bytes/);
     // the dropped connection's subscription is gone
-    await until(() => hub.sessions === 0, "session released");
+    await waitFor("session released", () => hub.sessions === 0, 10_000, 5);
     assert.equal(hub.subscriptions, 0);
   } finally {
     h.conn.close();
@@ -489,9 +489,7 @@ Deno.test("a node with a push channel (ws:// or IPC) serves subscriptions itself
   const dir = await Deno.makeTempDir();
   const nodeIpc = `${dir}/anvil.ipc`;
   const pushNode = await startAnvil(["--ipc", nodeIpc]);
-  for (let i = 0; i < 100 && !(await Deno.lstat(nodeIpc).catch(() => undefined)); i++) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitFor("anvil's IPC socket", () => Deno.lstat(nodeIpc).catch(() => undefined), 5_000);
   const mine = () =>
     fetch(pushNode.url, {
       method: "POST",
@@ -527,7 +525,7 @@ Deno.test("a node with a push channel (ws:// or IPC) serves subscriptions itself
         const bad = await ws.call("eth_subscribe", ["noSuchKind"]);
         assert.ok((bad.error as { code: number }).code < 0);
         await ws.close();
-        await until(() => bridge.hub.sessions === 0, "session released");
+        await waitFor("session released", () => bridge.hub.sessions === 0, 10_000, 5);
         assert.equal(bridge.hub.nodeSubscriptions, 0, "unsubscribed on the node");
       } finally {
         await ws.close();
@@ -568,7 +566,7 @@ Deno.test("an IPC subscriber that does not read its notifications is dropped, it
     }
     assert.ok(gaveUp, "the bridge kept buffering for a subscriber that does not read");
     assert.match(await droppedReason, /client too slow: over 16384 bytes/);
-    await until(() => hub.sessions === 0, "session released");
+    await waitFor("session released", () => hub.sessions === 0, 10_000, 5);
     assert.equal(hub.subscriptions, 0);
     assert.equal(hub.pollerListeners, 0);
     // the bridge closed the socket: reading ends after what was already sent

@@ -4,7 +4,9 @@
  * credentials point at a closed port, so a signing request fails cleanly.
  */
 import assert from "node:assert/strict";
-import { type Anvil, ROOT, startAnvil } from "../support/tools.ts";
+import { type Anvil, startAnvil } from "../support/tools.ts";
+import { mainCommand } from "../support/main_command.ts";
+import { waitFor } from "../support/wait_for.ts";
 import {
   type BridgeProcess,
   httpRpc,
@@ -246,13 +248,7 @@ Deno.test("a stale socket file is replaced; a live one is never taken over", asy
     c.close();
     // A second bridge on the same live path refuses to start: it exits by itself with code 2,
     // naming the path, and prints no address. (The abort only ends a hang, which then fails.)
-    const second = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", `${ROOT}main.ts`, "rpc", ...common(anvil.url), "--ipcPath", path],
-      cwd: ROOT,
-      env: { NO_COLOR: "1" },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
+    const second = await mainCommand(["rpc", ...common(anvil.url), "--ipcPath", path], {
       signal: AbortSignal.timeout(20_000),
     }).output();
     const stderr = new TextDecoder().decode(second.stderr);
@@ -378,9 +374,7 @@ Deno.test("--rpcUrl may be the node's IPC socket (anvil --ipc): reads, batches, 
   const nodeIpc = `${dir}/anvil.ipc`;
   const node = await startAnvil(["--ipc", nodeIpc]);
   try {
-    for (let i = 0; i < 50 && !(await Deno.lstat(nodeIpc).catch(() => undefined)); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor("anvil's IPC socket", () => Deno.lstat(nodeIpc).catch(() => undefined), 5_000);
     const b = await startBridgeProcess([...common(nodeIpc), "--http"]);
     try {
       const one = await httpRpc(

@@ -9,8 +9,9 @@
  * `lib/emulator/vault/whitelist.ts` (viem not installed), with no hint.
  */
 
-import { assert, assertEquals, assertMatch } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { ROOT } from "../support/tools.ts";
+import { cleanEnv } from "../support/main_command.ts";
 
 const VERSION = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).version;
 
@@ -19,15 +20,7 @@ async function run(cmd: string, args: string[], cwd: string, env: Record<string,
     args,
     cwd,
     clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? "/tmp",
-      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-      DENO_TLS_CA_STORE: "system",
-      RUST_BACKTRACE: "0",
-      NO_COLOR: "1",
-      ...env,
-    },
+    env: cleanEnv(env),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -39,7 +32,7 @@ async function run(cmd: string, args: string[], cwd: string, env: Record<string,
 async function freshClone(): Promise<string> {
   const tmp = await Deno.makeTempDir({ prefix: "pack-clone-" });
   const r = await run("git", ["clone", "--quiet", ROOT, `${tmp}/service`], tmp);
-  assertEquals(r.code, 0, r.stderr);
+  assert.deepEqual(r.code, 0, r.stderr);
   return `${tmp}/service`;
 }
 
@@ -49,14 +42,14 @@ Deno.test("deno task pack on a fresh clone installs the program's packages and p
     const r = await run(Deno.execPath(), ["task", "--quiet", "pack"], clone, {
       npm_config_prefer_offline: "true",
     });
-    assertEquals(r.code, 0, r.stderr);
-    assertMatch(r.stderr, /pack: installing npm packages \(npm ci --omit=dev --omit=optional\)/);
+    assert.deepEqual(r.code, 0, r.stderr);
+    assert.match(r.stderr, /pack: installing npm packages \(npm ci --omit=dev --omit=optional\)/);
     const tarball = `${clone}/dist/service-cli-${VERSION}.tgz`;
-    assert((await Deno.stat(tarball)).size > 100_000, "the tarball holds the program");
-    assertMatch(r.stderr, new RegExp(`pack: wrote ${tarball.replaceAll(".", "\\.")}`));
+    assert.ok((await Deno.stat(tarball)).size > 100_000, "the tarball holds the program");
+    assert.match(r.stderr, new RegExp(`pack: wrote ${tarball.replaceAll(".", "\\.")}`));
     // the program's packages only: no test clients, no tools
-    assert(await exists(`${clone}/node_modules/viem/package.json`));
-    assertEquals(await exists(`${clone}/node_modules/hardhat`), false);
+    assert.ok(await exists(`${clone}/node_modules/viem/package.json`));
+    assert.deepEqual(await exists(`${clone}/node_modules/hardhat`), false);
   } finally {
     await Deno.remove(clone.replace(/\/service$/, ""), { recursive: true });
   }
@@ -70,11 +63,11 @@ Deno.test("deno task pack says what to do when npm cannot install the packages",
       npm_config_offline: "true",
       npm_config_cache: `${clone}/../empty-npm-cache`,
     });
-    assertEquals(r.code, 1, r.stderr);
-    assertMatch(r.stderr, /pack: npm could not install the packages in .*node_modules/);
-    assertMatch(r.stderr, /run "npm ci --omit=dev --omit=optional" in .* then run the task again/);
-    assertEquals(r.stderr.includes("bundling failed"), false, r.stderr);
-    assertEquals(await exists(`${clone}/dist/service-cli-${VERSION}.tgz`), false);
+    assert.deepEqual(r.code, 1, r.stderr);
+    assert.match(r.stderr, /pack: npm could not install the packages in .*node_modules/);
+    assert.match(r.stderr, /run "npm ci --omit=dev --omit=optional" in .* then run the task again/);
+    assert.deepEqual(r.stderr.includes("bundling failed"), false, r.stderr);
+    assert.deepEqual(await exists(`${clone}/dist/service-cli-${VERSION}.tgz`), false);
   } finally {
     await Deno.remove(clone.replace(/\/service$/, ""), { recursive: true });
   }

@@ -9,25 +9,14 @@
  * checkout.
  */
 
-import { assertEquals, assertMatch } from "../support/expect.ts";
+import assert from "node:assert/strict";
 import { ROOT, startAnvil } from "../support/tools.ts";
+import { mainCommand } from "../support/main_command.ts";
 
 async function task(args: string[], cwd: string) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "--quiet", "--config", `${ROOT}deno.json`, "service", ...args],
+  const out = await mainCommand(args, {
+    program: ["task", "--quiet", "--config", `${ROOT}deno.json`, "service"],
     cwd,
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? "/tmp",
-      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-      DENO_TLS_CA_STORE: "system",
-      RUST_BACKTRACE: "0",
-      NO_COLOR: "1",
-    },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
     signal: AbortSignal.timeout(60_000),
   }).output();
   const dec = new TextDecoder();
@@ -53,15 +42,15 @@ Deno.test("deno task service runs in the caller's directory and leaves no deno.l
       `${dir}/deliveries.ndjson`,
     );
     const sim = await task(["breaker", "simulate", "deliveries.ndjson", "--format", "ndjson"], dir);
-    assertEquals(sim.code, 0, sim.stderr);
-    assertMatch(sim.stdout, /"type":"summary"/);
+    assert.deepEqual(sim.code, 0, sim.stderr);
+    assert.match(sim.stdout, /"type":"summary"/);
     const rpc = await task(["rpc", "--emulator", "--rpcUrl", anvil.url, "--", "pwd"], dir);
-    assertEquals(rpc.code, 0, rpc.stderr);
-    assertEquals(rpc.stdout.trim(), dir, "the child runs in the caller's directory");
+    assert.deepEqual(rpc.code, 0, rpc.stderr);
+    assert.deepEqual(rpc.stdout.trim(), dir, "the child runs in the caller's directory");
     // the npm packages are checked in the process that runs the program (a preload), not in a
     // Deno process of their own first: the task's one `deno run` is the child's parent
     const tasks = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).tasks;
-    assertEquals(tasks.service.match(/deno run/g)?.length, 1, tasks.service);
+    assert.deepEqual(tasks.service.match(/deno run/g)?.length, 1, tasks.service);
     const parent = await task(
       [
         "rpc",
@@ -75,9 +64,9 @@ Deno.test("deno task service runs in the caller's directory and leaves no deno.l
       ],
       dir,
     );
-    assertEquals(parent.code, 0, parent.stderr);
-    assertMatch(parent.stdout, /--preload \S*scripts\/preload_deps\.ts \S*main\.ts rpc /);
-    assertEquals(lockExists(), lockBefore, "no deno.lock appeared in the checkout");
+    assert.deepEqual(parent.code, 0, parent.stderr);
+    assert.match(parent.stdout, /--preload \S*scripts\/preload_deps\.ts \S*main\.ts rpc /);
+    assert.deepEqual(lockExists(), lockBefore, "no deno.lock appeared in the checkout");
   } finally {
     await anvil.stop();
     await Deno.remove(dir, { recursive: true });

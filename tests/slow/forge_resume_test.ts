@@ -9,13 +9,8 @@
 import assert from "node:assert/strict";
 import { type Stack, startStack } from "../support/rpc_stack.ts";
 import { forgeProject } from "../support/forge_project.ts";
-import {
-  approve,
-  clearFaults,
-  hold,
-  platformTransactions,
-  waitFor,
-} from "../support/slow_custody.ts";
+import { approve, clearFaults, hold, platformTransactions } from "../support/slow_custody.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { assertExactlyThree, counts, runForge } from "./forge_held.ts";
 
 let stack: Stack;
@@ -51,10 +46,10 @@ Deno.test("forge script fails while the first transaction is held; approved, --r
     );
     await approve(stack, held[0].id);
     await waitFor(
+      "the approved transaction to complete",
       async () =>
         (await platformTransactions(stack)).find((t) => t.id === held[0].id)?.status ===
           "COMPLETED",
-      "the approved transaction to complete",
     );
     const resumed = await runForge(stack, project, "http", {
       bridgeFlags,

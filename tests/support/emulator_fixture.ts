@@ -7,6 +7,7 @@
 
 import { type Anvil, startAnvil } from "./tools.ts";
 import { apiCaller } from "./emulator_process.ts";
+import { waitFor } from "./wait_for.ts";
 import {
   type EmulatorOptions,
   type RunningEmulator,
@@ -76,18 +77,18 @@ export async function startFixture(
     client,
     logs,
     api,
-    async waitTx(id, done = (t) => FINAL.includes(String(t.status))) {
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        const r = await api("GET", `/v1/transactions/${id}`);
-        if (r.status === 200 && done(r.data)) return r.data;
-        if (Date.now() > deadline) {
-          throw new Error(
-            `transaction ${id} did not reach the expected state: ${JSON.stringify(r.data)}`,
-          );
-        }
-        await new Promise((res) => setTimeout(res, 20));
-      }
+    waitTx(id, done = (t) => FINAL.includes(String(t.status))) {
+      let last: unknown;
+      return waitFor(
+        () => `transaction ${id} to reach the expected state (last: ${JSON.stringify(last)})`,
+        async () => {
+          const r = await api("GET", `/v1/transactions/${id}`);
+          last = r.data;
+          return r.status === 200 && done(r.data) ? r.data : undefined;
+        },
+        20_000,
+        20,
+      );
     },
     async admin(method, path, body) {
       const res = await fetch(`${emu.adminUrl}${path}`, {

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { type Anvil, ROOT, startAnvil } from "./tools.ts";
+import { type Anvil, startAnvil } from "./tools.ts";
+import { mainCommand } from "./main_command.ts";
 import {
   loadCredentials,
   PlatformApiError,
@@ -61,21 +62,7 @@ export interface EmulatorProcess extends EmulatorChild {
  * waits for its ready line (fails after 60 s, with what it wrote on stderr).
  */
 export async function spawnEmulator(args: string[]): Promise<EmulatorChild> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}main.ts`, "emulator", ...args],
-    cwd: ROOT,
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? "/tmp",
-      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-      RUST_BACKTRACE: "0",
-      NO_COLOR: "1",
-    },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = mainCommand(["emulator", ...args]).spawn();
   let err = "";
   let out = "";
   const dec = new TextDecoder();
@@ -174,23 +161,8 @@ export async function startEmulatorProcess(
   };
 }
 
-/** Polls `fn` every `everyMs` until it returns a truthy value (returned) or `timeoutMs` passes (throws with `what`). */
-export async function waitFor<T>(
-  what: string,
-  fn: () => Promise<T> | T,
-  timeoutMs = 30_000,
-  everyMs = 50,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) {
-      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    }
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** Re-exported for the tests that import it from here; it lives in `wait_for.ts`. */
+export { waitFor } from "./wait_for.ts";
 
 /** An emulator process on its own fresh anvil; `stop()` stops both. */
 export async function startEmulatorOnAnvil(

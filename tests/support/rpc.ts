@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ROOT } from "./tools.ts";
+import { mainCommand, ROOT } from "./main_command.ts";
 
 /**
  * The flags of a bridge that never reaches a platform (an unroutable
@@ -72,22 +72,7 @@ export async function startBridgeProcess(
   env: Record<string, string> = {},
   program: string[] = ["run", "-A", `${ROOT}main.ts`],
 ): Promise<BridgeProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [...program, "rpc", ...args],
-    cwd: ROOT,
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? "/tmp",
-      DENO_TLS_CA_STORE: "system",
-      RUST_BACKTRACE: "0",
-      NO_COLOR: "1",
-      ...env,
-    },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = mainCommand(["rpc", ...args], { env, program }).spawn();
   let err = "";
   (async () => {
     const dec = new TextDecoder();

@@ -8,6 +8,7 @@
 
 import { type Anvil, startAnvil } from "./tools.ts";
 import { type BridgeProcess, startBridgeProcess } from "./rpc.ts";
+import { waitFor } from "./wait_for.ts";
 import { startEmulator } from "../../lib/emulator/mod.ts";
 
 /** anvil's first funded account: the emulator's vault account 0 (default mnemonic). */
@@ -87,12 +88,11 @@ export async function anvilCall(url: string, method: string, params: unknown[] =
  * moment before the platform's broadcast reaches the node — as on the real platform, whose
  * nodes are not the caller's. Throws when it never appears.
  */
-export async function anvilTransaction(url: string, hash: string) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const tx = await anvilCall(url, "eth_getTransactionByHash", [hash]);
-    if (tx !== null) return tx;
-    if (Date.now() > deadline) throw new Error(`transaction ${hash} never reached the node`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+export function anvilTransaction(url: string, hash: string) {
+  return waitFor(
+    `transaction ${hash} to reach the node`,
+    async () => await anvilCall(url, "eth_getTransactionByHash", [hash]) ?? undefined,
+    15_000,
+    20,
+  );
 }

@@ -125,19 +125,6 @@ export async function nonceOf(stack: Stack, address: string): Promise<number> {
   return Number(await anvilCall(stack.anvil.url, "eth_getTransactionCount", [address, "latest"]));
 }
 
-/** Polls `condition` every 50 ms until it holds; throws with `what` after `timeoutMs`. */
-export async function waitFor(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 30_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /**
  * The params of the last `eth_sendTransaction` a `--verbose` bridge received, to repeat the
  * identical call; throws when the trace cut the message short.

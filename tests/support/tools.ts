@@ -6,7 +6,9 @@
  * @module
  */
 
-export const ROOT = new URL("../../", import.meta.url).pathname;
+import { mainCommand } from "./main_command.ts";
+
+export { ROOT } from "./main_command.ts";
 
 export { type Anvil, foundryBin, startAnvil } from "../../scripts/anvil.ts";
 
@@ -22,22 +24,10 @@ export async function runCli(
   args: string[],
   options: { env?: Record<string, string>; stdin?: string; cwd?: string; timeoutMs?: number } = {},
 ): Promise<CliResult> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}main.ts`, ...args],
-    cwd: options.cwd ?? ROOT,
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? "/tmp",
-      DENO_DIR: Deno.env.get("DENO_DIR") ?? "",
-      DENO_TLS_CA_STORE: "system",
-      RUST_BACKTRACE: "0",
-      NO_COLOR: "1",
-      ...options.env,
-    },
+  const child = mainCommand(args, {
+    cwd: options.cwd,
+    env: options.env,
     stdin: options.stdin !== undefined ? "piped" : "null",
-    stdout: "piped",
-    stderr: "piped",
     signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
   }).spawn();
   if (options.stdin !== undefined) {

@@ -18,7 +18,8 @@
 import assert from "node:assert/strict";
 import { startAnvil } from "../support/tools.ts";
 import { transfer } from "../support/emulator_fixture.ts";
-import { clientForReady, spawnEmulator, waitFor } from "../support/emulator_process.ts";
+import { clientForReady, spawnEmulator } from "../support/emulator_process.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { PlatformApiError, type PlatformClient } from "../../lib/platform/mod.ts";
 
 const ACCOUNT1 = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";

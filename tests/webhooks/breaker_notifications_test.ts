@@ -7,11 +7,12 @@
  */
 import assert from "node:assert/strict";
 import { runCli } from "../support/tools.ts";
+import { mainCommand } from "../support/main_command.ts";
+import { waitFor } from "../support/wait_for.ts";
 import { NotificationTable } from "../../lib/webhooks/notification_table.ts";
 import { DEFAULT_RETRY_CONFIG } from "../../lib/webhooks/retry_schedule.ts";
 import type { NotificationReport } from "../../lib/webhooks/notification_table.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 const DIR = new URL("../fixtures/breaker/", import.meta.url).pathname;
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -163,9 +164,8 @@ Deno.test("breaker simulate --notifications: the spill file is private, gone fro
     assert.equal(bad.code, 1);
     assert.deepEqual([...Deno.readDirSync(tmp)], []);
     // a run waiting on standard input holds the file open, already removed, mode 0600
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", `${ROOT}main.ts`, "breaker", "simulate", "-", "--notifications"],
-      env: { TMPDIR: tmp, NO_COLOR: "1", RUST_BACKTRACE: "0" },
+    const child = mainCommand(["breaker", "simulate", "-", "--notifications"], {
+      env: { TMPDIR: tmp },
       stdin: "piped",
       stdout: "null",
       stderr: "null",
@@ -175,18 +175,15 @@ Deno.test("breaker simulate --notifications: the spill file is private, gone fro
       await w.write(new TextEncoder().encode(
         `{"webhookId":"w1","notificationId":"n1","sentTime":${T0},"responseCode":200}\n`,
       ));
-      let held: string | null = null;
-      for (let i = 0; i < 600 && held === null; i++) {
+      const held = await waitFor("the child to open its spill file", async () => {
         for (const fd of Deno.readDirSync(`/proc/${child.pid}/fd`)) {
           const target = await Deno.readLink(`/proc/${child.pid}/fd/${fd.name}`).catch(() => "");
           if (target.startsWith(tmp)) {
-            held = `/proc/${child.pid}/fd/${fd.name}`;
             assert.match(target, /service-breaker-notifications-.* \(deleted\)$/);
+            return `/proc/${child.pid}/fd/${fd.name}`;
           }
         }
-        if (held === null) await new Promise((r) => setTimeout(r, 50));
-      }
-      assert.ok(held !== null, "the child opened its spill file");
+      });
       assert.equal((await Deno.stat(held)).mode! & 0o777, 0o600);
       assert.deepEqual([...Deno.readDirSync(tmp)], []);
       child.kill("SIGKILL"); // no clean-up runs at all

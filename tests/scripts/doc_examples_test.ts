@@ -12,8 +12,8 @@
  * @module
  */
 
-import { assert } from "../support/expect.ts";
-import { ROOT } from "../support/tools.ts";
+import assert from "node:assert/strict";
+import { cleanEnv, ROOT } from "../support/main_command.ts";
 
 /** Every `.ts` file under `dir` (relative to the checkout), sorted. */
 async function tsFiles(dir: string): Promise<string[]> {
@@ -32,14 +32,7 @@ async function deno(args: string[]): Promise<{ code: number; output: string }> {
     args,
     cwd: ROOT,
     clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? "/tmp",
-      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-      DENO_TLS_CA_STORE: "system",
-      RUST_BACKTRACE: "0",
-      NO_COLOR: "1",
-    },
+    env: cleanEnv(),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -51,18 +44,18 @@ async function deno(args: string[]): Promise<{ code: number; output: string }> {
 
 Deno.test("every doc example in lib/ and mod.ts type-checks", async () => {
   const files = [...await tsFiles("lib"), "mod.ts"];
-  assert(files.length > 100, `only ${files.length} files found under lib/`);
+  assert.ok(files.length > 100, `only ${files.length} files found under lib/`);
   const { code, output } = await deno(["check", "--quiet", "--doc", ...files]);
-  assert(code === 0, `deno check --doc failed (exit code ${code}):\n${output}`);
+  assert.equal(code, 0, `deno check --doc failed (exit code ${code}):\n${output}`);
 });
 
 Deno.test("each mod.ts passes deno doc --lint on its own", async () => {
   const barrels = ["mod.ts", ...(await tsFiles("lib")).filter((f) => f.endsWith("/mod.ts"))];
-  assert(barrels.length > 5, `only ${barrels.length} mod.ts files found`);
+  assert.ok(barrels.length > 5, `only ${barrels.length} mod.ts files found`);
   const failures: string[] = [];
   for (const barrel of barrels) {
     const { code, output } = await deno(["doc", "--lint", barrel]);
     if (code !== 0) failures.push(`deno doc --lint ${barrel} (exit code ${code}):\n${output}`);
   }
-  assert(failures.length === 0, failures.join("\n"));
+  assert.ok(failures.length === 0, failures.join("\n"));
 });

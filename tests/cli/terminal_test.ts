@@ -91,10 +91,10 @@ Deno.test({
     const fx = await startFixture();
     try {
       const hook = (await fx.api<{ id: string }>("POST", "/v1/webhooks", {
-        body: { url: "http://127.0.0.1:9/h", events: ["a.b"] },
+        body: { url: "http://127.0.0.1:9/h", events: ["vault_account.asset.balance_updated"] },
       })).data;
       const made = await fx.admin("POST", "/notifications", {
-        eventType: "a.b",
+        eventType: "vault_account.asset.balance_updated",
         resourceId: crypto.randomUUID(),
         count: 250,
       });
@@ -150,9 +150,12 @@ Deno.test("piped, the table is what scripts always saw: whole ids, declared widt
   const fx = await startFixture();
   try {
     const hook = (await fx.api<{ id: string }>("POST", "/v1/webhooks", {
-      body: { url: "http://127.0.0.1:9/h", events: ["a.b"] },
+      body: { url: "http://127.0.0.1:9/h", events: ["vault_account.asset.balance_updated"] },
     })).data;
-    const made = await fx.admin("POST", "/notifications", { eventType: "a.b", count: 3 });
+    const made = await fx.admin("POST", "/notifications", {
+      eventType: "vault_account.asset.balance_updated",
+      count: 3,
+    });
     assertEquals(made.status, 201);
     const r = await runCli(
       ["notifications", "list", "--webhookId", hook.id, "--all", "--format", "table"],

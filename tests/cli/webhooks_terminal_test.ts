@@ -15,7 +15,7 @@ Deno.test("on a terminal, delete asks: anything but y keeps the webhook; y delet
   const fx = await startFixture();
   try {
     const hook = (await fx.api<{ id: string }>("POST", "/v1/webhooks", {
-      body: { url: "http://127.0.0.1:9/h", events: ["a.b"] },
+      body: { url: "http://127.0.0.1:9/h", events: ["vault_account.asset.balance_updated"] },
     })).data;
     const creds = {
       SERVICE_API_KEY: fx.emu.apiKey,
@@ -46,9 +46,12 @@ Deno.test("resend-all shows its progress on a terminal's standard error, and non
   const fx = await startFixture();
   try {
     const hook = (await fx.api<{ id: string }>("POST", "/v1/webhooks", {
-      body: { url: "http://127.0.0.1:9/h", events: ["a.b"] },
+      body: { url: "http://127.0.0.1:9/h", events: ["vault_account.asset.balance_updated"] },
     })).data;
-    const made = await fx.admin("POST", "/notifications", { eventType: "a.b", count: 3 });
+    const made = await fx.admin("POST", "/notifications", {
+      eventType: "vault_account.asset.balance_updated",
+      count: 3,
+    });
     assertEquals(made.status, 201);
     const creds = {
       SERVICE_API_KEY: fx.emu.apiKey,

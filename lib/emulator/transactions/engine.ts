@@ -44,6 +44,7 @@ import {
   TransactionStateError,
 } from "./status.ts";
 import { Broadcaster } from "./broadcaster.ts";
+import { nodeOf } from "../chain.ts";
 import { Confirmations } from "./confirmations.ts";
 import { signMessages } from "./message_signing.ts";
 import { CustodyDelays } from "./custody_delays.ts";
@@ -97,7 +98,7 @@ export class TransactionEngine {
     };
     const stopped = () => this.#stopped;
     this.#confirmations = new Confirmations({
-      client: ctx.chain.client,
+      client: () => nodeOf(ctx).client,
       pollMs: this.pollMs,
       moves,
       record: (id) => this.#store.record(id),
@@ -328,6 +329,12 @@ export class TransactionEngine {
   /** Resumes the walk of every unfinished transaction (after a restart). */
   resume(): void {
     const ids = this.#store.unfinishedIds();
+    if (ids.length && !this.#ctx.chain) {
+      this.#ctx.log(
+        `${ids.length} unfinished transaction(s) wait for a node: restart with --rpcUrl`,
+      );
+      return;
+    }
     for (const id of ids) this.#schedule(id);
     if (ids.length) this.#ctx.log(`resuming ${ids.length} unfinished transaction(s)`);
   }

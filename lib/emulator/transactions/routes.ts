@@ -29,6 +29,7 @@ export const transactionRoutes: RouteModule = {
       method: "POST",
       pattern: "/v1/transactions",
       auth: "api",
+      node: true,
       handle(req, ctx) {
         const t = ctx.transactions.create(req.body);
         return json(201, { id: t.id, status: t.status });
@@ -38,6 +39,7 @@ export const transactionRoutes: RouteModule = {
       method: "GET",
       pattern: "/v1/transactions",
       auth: "api",
+      node: true,
       handle(req, ctx) {
         const limitText = req.query.get("limit");
         const limit = limitText === null ? 200 : Number(limitText);
@@ -53,6 +55,7 @@ export const transactionRoutes: RouteModule = {
       method: "GET",
       pattern: "/v1/transactions/:id",
       auth: "api",
+      node: true,
       handle(req, ctx) {
         // the stored JSON as it is: polling is the hottest path
         const t = ctx.transactions.getJson(req.params.id);
@@ -66,6 +69,7 @@ export const transactionRoutes: RouteModule = {
       method: "GET",
       pattern: "/v1/transactions/external_tx_id/:externalTxId",
       auth: "api",
+      node: true,
       handle(req, ctx) {
         const t = ctx.transactions.getByExternalId(req.params.externalTxId);
         if (!t) {
@@ -82,6 +86,7 @@ export const transactionRoutes: RouteModule = {
       method: "POST",
       pattern: "/v1/transactions/:id/cancel",
       auth: "api",
+      node: true,
       handle(req, ctx) {
         ctx.transactions.cancel(req.params.id);
         return json(200, { success: true });

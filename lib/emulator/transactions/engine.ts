@@ -32,6 +32,7 @@ import {
 } from "../../core/mod.ts";
 import { transactionFault } from "../faults/apply.ts";
 import { checkTransactionRequest, type MessageRequest } from "./request_check.ts";
+import { pageCursor, type TransactionListQuery } from "./list_query.ts";
 import { type SignedBytes, type TransactionRecord, TransactionStore } from "./store.ts";
 import {
   CANCELLABLE_STATUSES,
@@ -130,9 +131,25 @@ export class TransactionEngine {
     return this.#store.byExternalId(externalTxId);
   }
 
-  /** The latest transactions. */
-  list(o: { limit: number; statuses: string[]; sort: "ASC" | "DESC" }): TransactionRecord[] {
-    return this.#store.list(o);
+  /**
+   * One page of a listing (`list_query.ts`), with the cursors of the pages
+   * after (`next`) and before (`prev`) it when there are rows there.
+   */
+  list(
+    query: TransactionListQuery,
+  ): { records: TransactionRecord[]; next?: string; prev?: string } {
+    const { filter, page } = query;
+    const { records, more, edges } = this.#store.page(filter, page);
+    if (!edges) return { records };
+    // rows beyond the page in the direction read: `more`; on the other side: there are
+    // some whenever this page was reached from a cursor
+    const hasNext = page?.direction === "prev" ? true : more;
+    const hasPrev = page === undefined ? false : page.direction === "next" ? true : more;
+    return {
+      records,
+      next: hasNext ? pageCursor(filter, "next", edges[1]) : undefined,
+      prev: hasPrev ? pageCursor(filter, "prev", edges[0]) : undefined,
+    };
   }
 
   // ---- creation ------------------------------------------------------------

@@ -79,6 +79,21 @@ function nodeDown(e: unknown): never {
   );
 }
 
+/** The one address of vault account `i` on the chain's asset. */
+function addressOf(ctx: EmulatorContext, i: number) {
+  return {
+    assetId: ctx.config.assetId,
+    address: ctx.keys.address(i),
+    description: "",
+    tag: "",
+    type: "Permanent",
+    legacyAddress: "",
+    enterpriseAddress: "",
+    bip44AddressIndex: 0,
+    userDefined: false,
+  };
+}
+
 /** The vault routes. */
 export const vaultRoutes: RouteModule = {
   name: "vault",
@@ -172,20 +187,19 @@ export const vaultRoutes: RouteModule = {
       handle(req, ctx) {
         const i = requireAccount(ctx, req.params.id);
         requireAsset(ctx, req.params.assetId);
-        return json(200, {
-          addresses: [{
-            assetId: ctx.config.assetId,
-            address: ctx.keys.address(i),
-            description: "",
-            tag: "",
-            type: "Permanent",
-            legacyAddress: "",
-            enterpriseAddress: "",
-            bip44AddressIndex: 0,
-            userDefined: false,
-          }],
-          paging: {},
-        });
+        return json(200, { addresses: [addressOf(ctx, i)], paging: {} });
+      },
+    },
+    {
+      // the older, unpaged listing (the older SDK's getDepositAddresses)
+      method: "GET",
+      pattern: "/v1/vault/accounts/:id/:assetId/addresses",
+      auth: "api",
+      node: true,
+      handle(req, ctx) {
+        const i = requireAccount(ctx, req.params.id);
+        requireAsset(ctx, req.params.assetId);
+        return json(200, [addressOf(ctx, i)]);
       },
     },
   ],

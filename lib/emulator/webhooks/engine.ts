@@ -321,8 +321,13 @@ export class WebhookEngine {
   }
 
   /** Resends a resource's notifications; see {@linkcode Resends.resendByResource}. */
-  resendByResource(webhookId: string, resourceId: string, excludeStatuses?: string[]): number {
-    return this.#resends.resendByResource(webhookId, resourceId, excludeStatuses);
+  resendByResource(
+    webhookId: string,
+    resourceId: string,
+    excludeStatuses?: string[],
+    events?: readonly string[],
+  ): number {
+    return this.#resends.resendByResource(webhookId, resourceId, excludeStatuses, events);
   }
 
   /** Resends every notification of the last 24 h; see {@linkcode Resends.resendRecent}. */

@@ -133,13 +133,19 @@ export class Resends {
   /**
    * Resends the endpoint's notifications of a resource from the last 30 days.
    * `excludeStatuses` absent: every status but COMPLETED; `[]`: all.
+   * `events`, when given: only those event types.
    */
-  resendByResource(webhookId: string, resourceId: string, excludeStatuses?: string[]): number {
+  resendByResource(
+    webhookId: string,
+    resourceId: string,
+    excludeStatuses?: string[],
+    events?: readonly string[],
+  ): number {
     this.#endpoints.row(webhookId);
     const now = this.#clock.now();
     const exclude = new Set(excludeStatuses ?? ["COMPLETED"]);
     const chosen = this.#store.notificationsOfResource(webhookId, resourceId, now - 30 * DAY)
-      .filter((n) => !exclude.has(n.status));
+      .filter((n) => !exclude.has(n.status) && (!events || events.includes(n.eventType)));
     const done = this.#store.tx(() =>
       chosen.map((n) => this.#fresh(this.#store.notificationBySeq(n.seq)!, now))
     );

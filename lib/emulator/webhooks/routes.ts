@@ -32,6 +32,7 @@ import { json, type Reply } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import { startWebhooks, type Webhooks } from "./start.ts";
 import { webhooksConsoleRoutes } from "./console_routes.ts";
+import { webhooksV1Routes } from "./v1_routes.ts";
 import {
   bad,
   bodyObject,
@@ -346,6 +347,7 @@ export const webhooksRoutes: RouteModule = {
     route("POST", "/admin/notifications", "admin", createNotifications),
     route("GET", "/admin/outbox", "admin", outbox),
     route("GET", "/admin/attempts", "admin", attemptLog),
+    ...webhooksV1Routes,
     ...webhooksConsoleRoutes,
   ],
   async start(ctx) {

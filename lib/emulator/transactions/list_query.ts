@@ -8,7 +8,8 @@
  * the page cursors `next`/`prev` that the answer's `next-page`/`prev-page`
  * headers carry. A cursor holds the whole query and the position, so
  * `?next=<cursor>` alone gives the next page (what the TypeScript SDK
- * sends) as does the header's URL (what the older SDK follows). Bad input
+ * sends; the header's whole URL given as `next` works too) as does the
+ * header's URL (what the older SDK follows). Bad input
  * is a `BadRequestError` naming the parameter.
  *
  * @module
@@ -166,8 +167,13 @@ export function parseTransactionListQuery(q: URLSearchParams): TransactionListQu
   const next = q.get("next");
   const prev = q.get("prev");
   if (next && prev) bad("Give next or prev, not both.");
-  const token = next || prev;
+  let token = next || prev;
   if (!token) return { filter: filterOf(q) };
+  // the whole header value (a URL) passed as the cursor: take the cursor out of it
+  if (token.includes("?")) {
+    token = new URLSearchParams(token.slice(token.indexOf("?") + 1)).get(next ? "next" : "prev") ??
+      token;
+  }
   const c = decodeCursor(token);
   const at = { key: c?.k, seq: c?.s };
   let filter: TransactionFilter | undefined;

@@ -36,7 +36,8 @@ export const transactionRoutes: RouteModule = {
       node: true,
       handle(req, ctx) {
         const t = ctx.transactions.create(req.body);
-        return json(201, { id: t.id, status: t.status });
+        // 200, as the SDK's createTransaction documents (the platform's prose says 201)
+        return json(200, { id: t.id, status: t.status });
       },
     },
     {

@@ -79,7 +79,7 @@ function blockchain(c: ChainInfo) {
       test: c.test,
       signingAlgo: "ECDSA_SECP256K1",
     },
-    metadata: { scope: "Global", deprecated: false },
+    metadata: { scope: "GLOBAL", deprecated: false },
   };
 }
 
@@ -92,7 +92,7 @@ function asset(c: ChainInfo) {
     displaySymbol: "ETH",
     assetClass: "NATIVE",
     onchain: { symbol: "ETH", name: "Ether", decimals: 18 },
-    metadata: { scope: "Global", deprecated: false },
+    metadata: { scope: "GLOBAL", verified: true, deprecated: false },
   };
 }
 

@@ -143,6 +143,11 @@ export const NotificationAttemptSchema: Schema<NotificationAttempt> = s.looseObj
 /** Checks the resend-failed answer `{total}`. */
 export const ResendFailedSchema: Schema<{ total: number }> = s.looseObject({ total: s.number() });
 
+/** Checks the answer of resend by query: `{total?}` (the SDK's `ResendByQueryResponse`). */
+export const ResendByQuerySchema: Schema<{ total?: number }> = s.looseObject({
+  total: s.number().optional(),
+});
+
 /** Checks a ResendJob. */
 export const ResendJobSchema: Schema<ResendJob> = s.looseObject({
   jobId: s.string(),

@@ -91,10 +91,10 @@ Deno.test({
     const fx = await startFixture();
     try {
       const hook = (await fx.api<{ id: string }>("POST", "/v1/webhooks", {
-        body: { url: "http://127.0.0.1:9/h", events: ["vault_account.asset.balance_updated"] },
+        body: { url: "http://127.0.0.1:9/h", events: ["vault_account.created"] },
       })).data;
       const made = await fx.admin("POST", "/notifications", {
-        eventType: "vault_account.asset.balance_updated",
+        eventType: "vault_account.created",
         resourceId: crypto.randomUUID(),
         count: 250,
       });
@@ -150,10 +150,10 @@ Deno.test("piped, the table is what scripts always saw: whole ids, declared widt
   const fx = await startFixture();
   try {
     const hook = (await fx.api<{ id: string }>("POST", "/v1/webhooks", {
-      body: { url: "http://127.0.0.1:9/h", events: ["vault_account.asset.balance_updated"] },
+      body: { url: "http://127.0.0.1:9/h", events: ["vault_account.created"] },
     })).data;
     const made = await fx.admin("POST", "/notifications", {
-      eventType: "vault_account.asset.balance_updated",
+      eventType: "vault_account.created",
       count: 3,
     });
     assertEquals(made.status, 201);
@@ -176,7 +176,10 @@ Deno.test("piped, the table is what scripts always saw: whole ids, declared widt
       const row = lines.find((l) => l.startsWith(n.id));
       assert(row, `the row of ${n.id}`);
       assertEquals(row.slice(36, 38), "  ", "the id column keeps its declared width of 36");
-      assertMatch(row.slice(38), /^(COMPLETED|FAILED|IN_PROGRESS|ON_HOLD) +a\.b +/);
+      assertMatch(
+        row.slice(38),
+        /^(COMPLETED|FAILED|IN_PROGRESS|ON_HOLD) +vault_account\.created +/,
+      );
     }
     assertNotIncludes(r.stdout, "…");
   } finally {

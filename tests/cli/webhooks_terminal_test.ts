@@ -58,7 +58,17 @@ Deno.test("resend-all shows its progress on a terminal's standard error, and non
       SERVICE_API_PRIVATE_KEY_PATH: fx.emu.privateKeyPath,
       SERVICE_API_BASE_URL: fx.emu.apiBaseUrl,
     };
-    const args = ["notifications", "resend-all", "--webhookId", hook.id, "--concurrency", "1"];
+    // one by one (a window longer than the bulk call takes)
+    const args = [
+      "notifications",
+      "resend-all",
+      "--webhookId",
+      hook.id,
+      "--concurrency",
+      "1",
+      "--since",
+      "25h",
+    ];
     const tty = { ...memoryIo("", creds), stderrIsTerminal: true };
     assertEquals(await run([...args, "--idempotencyKey", "a"], { io: tty }), 0, tty.err());
     for (const n of [1, 2, 3]) assert(tty.err().includes(`\r\x1b[2Kresent ${n} of 3`), tty.err());
@@ -67,6 +77,16 @@ Deno.test("resend-all shows its progress on a terminal's standard error, and non
     assertEquals(await run([...args, "--idempotencyKey", "b"], { io: pipe }), 0, pipe.err());
     assert(!pipe.err().includes("\r"), "no progress line without a terminal");
     assertMatch(pipe.err(), /resent 3 of 3 notification\(s\)\n$/);
+    // the last 24 hours: one job, followed with --wait, its progress on the terminal only
+    const bulk = ["notifications", "resend-all", "--webhookId", hook.id, "--wait"];
+    const tty2 = { ...memoryIo("", creds), stderrIsTerminal: true };
+    assertEquals(await run(bulk, { io: tty2 }), 0, tty2.err());
+    assertMatch(tty2.err(), /\r\x1b\[2Kjob [0-9a-f-]+: /);
+    assertMatch(tty2.err(), /job [0-9a-f-]+: COMPLETED 3\/3\n$/);
+    const pipe2 = memoryIo("", creds);
+    assertEquals(await run(bulk, { io: pipe2 }), 0, pipe2.err());
+    assert(!pipe2.err().includes("\r"), "no progress line without a terminal");
+    assertMatch(pipe2.err(), /job [0-9a-f-]+: COMPLETED 3\/3\n$/);
   } finally {
     await fx.stop();
   }

@@ -435,10 +435,9 @@ const resendFailed = leaf({
       { webhookId, jobId: r.jobId, kind: "failed" },
       flags.pollInterval ?? flags.pollingInterval,
     );
-    const line = `job ${job.jobId}: ${job.status} ${job.processed}/${job.total}`;
     if (given.has("format") && ctx.out.format !== "table") {
       await ctx.out.object({ accepted: true, ...job, idempotencyKey: r.idempotencyKey });
-    } else await ctx.out.log(line);
+    }
     if (job.status === "FAILED") {
       throw new CliError(
         `The resend job ${job.jobId} FAILED after ${job.processed} of ${job.total}. Run resend-failed again, or resend one by one.`,

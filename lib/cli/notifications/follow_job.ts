@@ -2,8 +2,8 @@
  * Follows a platform resend job (of resend failed or resend by query) to its
  * end: polls its status with a growing delay (200 ms doubling up to
  * `maxDelayMs`), shows `job J: STATUS processed/total` as progress on a
- * terminal or as a log line whenever it changes otherwise, and returns the
- * final job. A FAILED job is the caller's to report.
+ * terminal or as a log line whenever it changes otherwise (the final line
+ * stays on standard error either way), and returns the final job. A FAILED job is the caller's to report.
  *
  * @module
  */
@@ -29,6 +29,8 @@ export async function followResendJob(
     last = line;
     if (j.status === "COMPLETED" || j.status === "FAILED") {
       await ctx.out.clearProgress();
+      // the final line once: on a terminal the progress line was just erased
+      if (ctx.out.io.stderrIsTerminal) await ctx.out.log(line);
       return j;
     }
     await new Promise((res) => setTimeout(res, delay));

@@ -205,9 +205,7 @@ export const resendAllCommand = leaf({
         { webhookId, jobId: r.jobId, kind: "query" },
         flags.pollingInterval,
       );
-      const line = `job ${job.jobId}: ${job.status} ${job.processed}/${job.total}`;
       if (json) await out.object({ accepted: true, ...job, idempotencyKey: r.idempotencyKey });
-      else await out.log(line);
       if (job.status === "FAILED") {
         throw new CliError(
           `The resend job ${job.jobId} FAILED after ${job.processed} of ${job.total}. Run resend-all again.`,

@@ -9,7 +9,7 @@
  */
 
 import { ApiError, ErrorCode } from "./reply.ts";
-import type { Route } from "./router.ts";
+import type { Route, RouteModule } from "./router.ts";
 
 /**
  * The platform calls of `routes` (auth `api`, under `/v1/`), as
@@ -46,4 +46,24 @@ export function notServed(method: string, path: string, routes: readonly Route[]
     `The emulator does not serve ${method} ${path}: it stands in for part of the platform API only. ${list}`,
     ErrorCode.notServed,
   );
+}
+
+/**
+ * The README's "Served" list, made from the route table: one bullet per
+ * platform call with its area, and "needs the node" for the calls that
+ * need `--rpcUrl`. `scripts/readme_served.ts` writes it into the README and
+ * a test checks that the README holds exactly this (one short line per
+ * call, so `deno fmt` leaves it as it is).
+ *
+ * @example
+ * ```ts
+ * servedListMarkdown(ROUTE_MODULES); // "- `GET /v1/vault/accounts_paged` (vault, needs the node)\n..."
+ * ```
+ */
+export function servedListMarkdown(modules: readonly RouteModule[]): string {
+  return modules.flatMap((m) =>
+    m.routes.filter((r) => r.auth === "api" && r.pattern.startsWith("/v1/")).map((r) =>
+      `- \`${servedCalls([r])[0]}\` (${m.name}${r.node ? ", needs the node" : ""})`
+    )
+  ).join("\n");
 }

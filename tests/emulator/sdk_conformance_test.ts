@@ -315,6 +315,9 @@ Deno.test("the official SDK's served methods answer as its models say", async (t
       assert.deepEqual(await ids({ destType: "ONE_TIME_ADDRESS" }), [txId]);
       assert.deepEqual(await ids({ assets: asset, limit: 1 }), [everything[0]]);
       assert.deepEqual(await ids({ assets: "BTC" }), []);
+      // end-user wallets: the emulator has none
+      assert.deepEqual(await ids({ sourceWalletId: "w-1" }), []);
+      assert.deepEqual(await ids({ destWalletId: "w-1" }), []);
       assert.deepEqual(await ids({ sort: "ASC" }), [...everything].reverse());
       const created = (await api.getTransaction({ txId: done2 })).data.createdAt!;
       assert.deepEqual(await ids({ after: String(created - 1), sourceId: "2" }), [held, done2]);
@@ -398,7 +401,16 @@ Deno.test("the official SDK's served methods answer as its models say", async (t
         (await sdk.internalWallets.getInternalWallets()).data,
         "Array<UnmanagedWallet>",
       );
-      assertSdkModel((await sdk.contracts.getContracts()).data, "Array<UnmanagedWallet>");
+      const contract = await fx.admin("POST", "/wallets", {
+        type: "CONTRACT",
+        name: "Token",
+        address: ACCOUNT1,
+      });
+      const contracts = await sdk.contracts.getContracts();
+      assertSdkModel(contracts.data, "Array<UnmanagedWallet>");
+      assert.deepEqual(contracts.data.map((c) => c.id), [contract.data.id]);
+      const oneContract = await sdk.contracts.getContract({ contractId: contract.data.id });
+      assertSdkModel(oneContract.data, "UnmanagedWallet");
       assert.equal(
         (await refused(sdk.internalWallets.getInternalWallet({ walletId: added.data.id }))).status,
         404,

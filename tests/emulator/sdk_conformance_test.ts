@@ -349,6 +349,12 @@ Deno.test("the official SDK's served methods answer as its models say", async (t
       assert.deepEqual(walk, everything);
       const badCursor = await refused(api.getTransactions({ next: "garbage" }));
       assert.equal(badCursor.status, 400);
+      // a cursor is client input: its filter is checked again (400, never a 500)
+      const forged = btoa(JSON.stringify({ d: "next", q: "limit=99999", k: 1, s: 1 }))
+        .replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+      const forgedAnswer = await refused(api.getTransactions({ next: forged }));
+      assert.equal(forgedAnswer.status, 400);
+      assert.match(forgedAnswer.message, /limit must be an integer from 1 to 500/);
     });
 
     await t.step("VaultsApi reads", async () => {

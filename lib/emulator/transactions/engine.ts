@@ -138,7 +138,7 @@ export class TransactionEngine {
   list(
     query: TransactionListQuery,
   ): { records: TransactionRecord[]; next?: string; prev?: string } {
-    const { filter, page } = query;
+    const { filter, filterQuery, page } = query;
     const { records, more, edges } = this.#store.page(filter, page);
     if (!edges) return { records };
     // rows beyond the page in the direction read: `more`; on the other side: there are
@@ -147,8 +147,8 @@ export class TransactionEngine {
     const hasPrev = page === undefined ? false : page.direction === "next" ? true : more;
     return {
       records,
-      next: hasNext ? pageCursor(filter, "next", edges[1]) : undefined,
-      prev: hasPrev ? pageCursor(filter, "prev", edges[0]) : undefined,
+      next: hasNext ? pageCursor(filterQuery, "next", edges[1]) : undefined,
+      prev: hasPrev ? pageCursor(filterQuery, "prev", edges[0]) : undefined,
     };
   }
 

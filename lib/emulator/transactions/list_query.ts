@@ -89,6 +89,8 @@ export interface PagePosition {
 export interface TransactionListQuery {
   /** What to list. */
   filter: TransactionFilter;
+  /** The filter's query string (what a page cursor carries, checked again when it comes back). */
+  filterQuery: string;
   /** `next`: rows after `at`; `prev`: rows before it; absent: the first page. */
   page?: { direction: "next" | "prev"; at: PagePosition };
 }
@@ -168,7 +170,10 @@ export function parseTransactionListQuery(q: URLSearchParams): TransactionListQu
   const prev = q.get("prev");
   if (next && prev) bad("Give next or prev, not both.");
   let token = next || prev;
-  if (!token) return { filter: filterOf(q) };
+  if (!token) {
+    const own = new URLSearchParams(q);
+    return { filter: filterOf(own), filterQuery: own.toString() };
+  }
   // the whole header value (a URL) passed as the cursor: take the cursor out of it
   if (token.includes("?")) {
     token = new URLSearchParams(token.slice(token.indexOf("?") + 1)).get(next ? "next" : "prev") ??
@@ -176,34 +181,34 @@ export function parseTransactionListQuery(q: URLSearchParams): TransactionListQu
   }
   const c = decodeCursor(token);
   const at = { key: c?.k, seq: c?.s };
-  let filter: TransactionFilter | undefined;
-  try {
-    filter = typeof c?.q === "string" ? JSON.parse(c.q) : undefined;
-  } catch { /* below */ }
-  if (!filter || !Number.isInteger(at.key) || !Number.isInteger(at.seq)) {
+  if (typeof c?.q !== "string" || !Number.isInteger(at.key) || !Number.isInteger(at.seq)) {
     bad(
       `${next ? "next" : "prev"} is not a cursor this emulator gave out (take it from the ` +
         "next-page or prev-page header); omit it to start again.",
     );
   }
+  // the filter is checked again, as on a first page: a cursor is client input
+  const filterQuery = c.q;
   return {
-    filter,
+    filter: filterOf(new URLSearchParams(filterQuery)),
+    filterQuery,
     page: { direction: next ? "next" : "prev", at: at as PagePosition },
   };
 }
 
 /**
- * The cursor of the page `direction` of `at` under `filter`.
+ * The cursor of the page `direction` of `at` under the filter whose query
+ * string is `filterQuery`.
  *
  * @example
  * ```ts
- * pageCursor(filter, "next", { key: 1700000000000, seq: 12 });
+ * pageCursor("status=COMPLETED&limit=10", "next", { key: 1700000000000, seq: 12 });
  * ```
  */
 export function pageCursor(
-  filter: TransactionFilter,
+  filterQuery: string,
   direction: "next" | "prev",
   at: PagePosition,
 ): string {
-  return encodeCursor({ d: direction, q: JSON.stringify(filter), k: at.key, s: at.seq });
+  return encodeCursor({ d: direction, q: filterQuery, k: at.key, s: at.seq });
 }

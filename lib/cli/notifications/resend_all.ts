@@ -56,13 +56,13 @@ export const resendAllCommand = leaf({
       multiple: true,
       choices: NOTIFICATION_STATUSES,
       upper: true,
-      description: "Only this status (repeatable; default every status).",
+      description: "Only this status (default: every status).",
     },
     event: {
       type: "string",
       multiple: true,
       placeholder: "TYPE",
-      description: "Only this event type (repeatable).",
+      description: "Only this event type.",
     },
     resourceId: { type: "string", placeholder: "ID", description: "Only this resource." },
     wait: {

@@ -3,13 +3,17 @@
  * npm), then runs `service rpc --emulator` (an in-process platform emulator
  * with fresh credentials) around real `cast` calls and a real
  * `forge script --broadcast --unlocked --slow` that deploys and calls a
- * contract, and prints what happened. Installs the npm packages first when they are missing.
+ * contract, and prints what happened; then the webhook side with no chain
+ * at all (`demo_webhooks.ts`). `deno task demo webhooks` runs only that
+ * part (no anvil needed). Installs the npm packages first when they are
+ * missing.
  *
  * @module
  */
 
 import { ensureNodeModules } from "./ensure_deps.ts";
 import { foundryBin, startAnvil } from "./anvil.ts";
+import { webhooksDemo } from "./demo_webhooks.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 await ensureNodeModules("demo");
@@ -19,6 +23,11 @@ const VAULT1 = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const bold = (
   s: string,
 ) => (Deno.stdout.isTerminal() && !Deno.env.get("NO_COLOR") ? `\x1b[1m${s}\x1b[0m` : s);
+
+if (Deno.args[0] === "webhooks") {
+  await webhooksDemo(root, bold);
+  Deno.exit(0);
+}
 
 for (const b of ["anvil", "cast", "forge"] as const) {
   try {
@@ -140,6 +149,7 @@ try {
       bold("Done:")
     } every transaction above was created as a platform transaction, signed by the emulator's vault key and broadcast to anvil.`,
   );
+  await webhooksDemo(root, bold);
 } finally {
   await anvil.stop();
   await Deno.remove(work, { recursive: true }).catch(() => {});

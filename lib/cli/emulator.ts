@@ -7,7 +7,7 @@
  */
 
 import { type Command, leaf } from "./command.ts";
-import { CliError, UsageError } from "./errors.ts";
+import { CliError } from "./errors.ts";
 import { EmulatorConfigError } from "../emulator/errors.ts";
 import { writeAll } from "./output.ts";
 import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
@@ -26,7 +26,7 @@ const flags = {
     env: "SERVICE_EMULATOR_RPC_URL",
     placeholder: "URL",
     description:
-      "The node transactions are sent to, e.g. anvil's http://127.0.0.1:8545 (required).",
+      "The node transactions are sent to, e.g. anvil's http://127.0.0.1:8545. Without it: webhooks only (transaction and vault calls answer that a node is needed).",
   },
   chainId: {
     type: "integer",
@@ -128,7 +128,7 @@ const flags = {
 const serveCommand = leaf({
   summary:
     "Run a local stand-in for the platform (API, signing on a real chain, webhook delivery).",
-  usage: "--rpcUrl URL [flags]",
+  usage: "[--rpcUrl URL] [flags]",
   description: [
     "Serves the platform API on http://HOST:PORT/v1 with one API user made at start. When ready it",
     'prints one JSON line on standard output: {"event":"ready","apiBaseUrl",...,"apiKey","privateKeyPath",',
@@ -138,21 +138,19 @@ const serveCommand = leaf({
     "Resend); it carries a per-run token and answers only on a loopback address.",
     "Webhooks V2: real deliveries to registered URLs, retries and the circuit breaker of breaker.md;",
     "`service emulator trigger --eventType E` creates notifications in a running emulator.",
+    "Without --rpcUrl it serves the webhook side only (webhooks, notifications, the console,",
+    "trigger, the breaker); transaction and vault calls answer an error saying a node is needed.",
   ].join("\n"),
   flags,
   examples: [
     "anvil & service emulator --rpcUrl http://127.0.0.1:8545",
+    "service emulator --timeScale 1000   # webhooks only: no node needed",
     "service emulator --rpcUrl http://127.0.0.1:8545 --state emu.sqlite --port 8080",
     "service emulator --rpcUrl http://127.0.0.1:8545 --timeScale 1000 --deliveryTimeout 2s",
     "service emulator --rpcUrl http://127.0.0.1:8545 --approvalDelay 2m --signingDelay 5s-20s",
     "service emulator trigger --eventType transaction.created --resourceId tx-1 --count 3",
   ],
   async run({ flags: f }, ctx) {
-    if (!f.rpcUrl) {
-      throw new UsageError(
-        "Missing --rpcUrl: the node the emulator sends transactions to (e.g. start anvil and give --rpcUrl http://127.0.0.1:8545).",
-      );
-    }
     const { startEmulator } = await import("../emulator/mod.ts");
     const out = ctx.out;
     let emu;

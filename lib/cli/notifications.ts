@@ -416,30 +416,23 @@ const resendFailed = leaf({
       );
       return 0;
     }
-    let delay = 200;
-    let last = "";
-    for (;;) {
-      const job = await api.getResendJob(client, webhookId, r.jobId);
-      const line = `job ${job.jobId}: ${job.status} ${job.processed}/${job.total}`;
-      if (ctx.out.io.stderrIsTerminal) await ctx.out.progress(line);
-      else if (line !== last) await ctx.out.log(line);
-      last = line;
-      if (job.status === "COMPLETED" || job.status === "FAILED") {
-        await ctx.out.clearProgress();
-        if (given.has("format") && ctx.out.format !== "table") {
-          await ctx.out.object({ accepted: true, ...job, idempotencyKey: r.idempotencyKey });
-        } else await ctx.out.log(line);
-        if (job.status === "FAILED") {
-          throw new CliError(
-            `The resend job ${job.jobId} FAILED after ${job.processed} of ${job.total}. Run resend-failed again, or resend one by one.`,
-            ExitCode.failed,
-          );
-        }
-        return 0;
-      }
-      await new Promise((res) => setTimeout(res, delay));
-      delay = Math.min(flags.pollInterval ?? flags.pollingInterval, delay * 2);
+    const { followResendJob } = await import("./notifications/follow_job.ts");
+    const job = await followResendJob(
+      ctx,
+      client,
+      { webhookId, jobId: r.jobId, kind: "failed" },
+      flags.pollInterval ?? flags.pollingInterval,
+    );
+    if (given.has("format") && ctx.out.format !== "table") {
+      await ctx.out.object({ accepted: true, ...job, idempotencyKey: r.idempotencyKey });
     }
+    if (job.status === "FAILED") {
+      throw new CliError(
+        `The resend job ${job.jobId} FAILED after ${job.processed} of ${job.total}. Run resend-failed again, or resend one by one.`,
+        ExitCode.failed,
+      );
+    }
+    return 0;
   },
 });
 

@@ -31,11 +31,13 @@ export {
   TRANSACTION_SENT_STATUSES,
   TRANSACTION_STATUSES,
   transactionStatusInWords,
+  WEBHOOK_EVENTS,
   WEBHOOK_STATUSES,
 } from "./vocabulary.ts";
 export type {
   NotificationStatus,
   ResendJobStatus,
   TransactionStatus,
+  WebhookEventType,
   WebhookStatus,
 } from "./vocabulary.ts";

@@ -17,6 +17,39 @@ export const NOTIFICATION_STATUSES = ["COMPLETED", "FAILED", "IN_PROGRESS", "ON_
 /** A notification's status. */
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
+/**
+ * The webhook event types the platform accepts in an endpoint's `events`
+ * (the `WebhookEvent` enum of the official TypeScript SDK 18.0.0).
+ */
+export const WEBHOOK_EVENTS = [
+  "transaction.created",
+  "transaction.status.updated",
+  "transaction.approval_status.updated",
+  "transaction.network_records.processing_completed",
+  "external_wallet.asset.added",
+  "external_wallet.asset.removed",
+  "internal_wallet.asset.added",
+  "internal_wallet.asset.removed",
+  "contract_wallet.asset.added",
+  "contract_wallet.asset.removed",
+  "vault_account.created",
+  "vault_account.asset.added",
+  "vault_account.asset.balance_updated",
+  "embedded_wallet.status.updated",
+  "embedded_wallet.created",
+  "embedded_wallet.asset.balance_updated",
+  "embedded_wallet.asset.added",
+  "embedded_wallet.account.created",
+  "embedded_wallet.device.added",
+  "onchain_data.updated",
+  "connection.added",
+  "connection.removed",
+  "connection.request.waiting_peer_approval",
+  "connection.request.rejected_by_peer",
+] as const;
+/** A webhook event type. */
+export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
+
 /** Notification fields a list can be sorted by. */
 export const NOTIFICATION_SORT_FIELDS = [
   "id",

@@ -77,3 +77,20 @@ export class Chain {
     return { type: "eip1559", maxFeePerGas: f.base * bm + tip, maxPriorityFeePerGas: tip };
   }
 }
+
+/**
+ * The node of a context that has one. Routes that reach the node are marked
+ * `node` and the handler refuses them without one, so reaching this without
+ * a node is a bug of the emulator.
+ *
+ * @example
+ * ```ts
+ * const client = nodeOf(ctx).client;
+ * ```
+ */
+export function nodeOf(ctx: { chain?: Chain }): Chain {
+  if (!ctx.chain) {
+    throw new Error("the emulator runs without a node (--rpcUrl), yet the node was asked");
+  }
+  return ctx.chain;
+}

@@ -60,8 +60,11 @@ export interface EmulatorContext {
   store: Store;
   /** The API user whose requests are accepted. */
   apiUser: ApiUser;
-  /** The node transactions go to. */
-  chain: Chain;
+  /**
+   * The node transactions go to; absent when the emulator runs without
+   * `--rpcUrl` (webhooks only: routes marked `node` answer an error).
+   */
+  chain?: Chain;
   /** The vault accounts' keys. */
   keys: VaultKeys;
   /** `emit({eventType, resourceId, data})`; listeners subscribe with `listen`. */

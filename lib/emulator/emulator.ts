@@ -32,9 +32,17 @@ export interface EmulatorOptions {
   host?: string;
   /** Port; default 0 (a free port). */
   port?: number;
-  /** The node transactions are sent to (required), e.g. anvil's URL. */
-  rpcUrl: string;
-  /** Expected chain id; start fails when the node's differs. Default: the node's. */
+  /**
+   * The node transactions are sent to, e.g. anvil's URL. Without one the
+   * emulator serves webhooks only: webhooks, notifications, the console,
+   * `trigger` and the breaker work; transaction and vault calls answer an
+   * error saying a node is needed. Default: none.
+   */
+  rpcUrl?: string;
+  /**
+   * Expected chain id; start fails when the node's differs. Default: the
+   * node's; without a node, the state file's, else 31337.
+   */
   chainId?: number;
   /** SQLite file keeping the state across restarts; default in memory. */
   state?: string;
@@ -138,18 +146,15 @@ function nodeFailure(e: unknown): string {
  * ```
  */
 export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator> {
-  if (!o.rpcUrl) {
-    throw new EmulatorConfigError(
-      "The emulator needs --rpcUrl: the node it sends transactions to (e.g. anvil's http://127.0.0.1:8545).",
-    );
-  }
-  try {
-    const u = new URL(o.rpcUrl);
-    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
-  } catch {
-    throw new EmulatorConfigError(
-      `Invalid --rpcUrl ${JSON.stringify(o.rpcUrl)}: expected an http(s) URL.`,
-    );
+  if (o.rpcUrl !== undefined) {
+    try {
+      const u = new URL(o.rpcUrl);
+      if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
+    } catch {
+      throw new EmulatorConfigError(
+        `Invalid --rpcUrl ${JSON.stringify(o.rpcUrl)}: expected an http(s) URL.`,
+      );
+    }
   }
   const log = o.log ?? (() => {});
   const vaultAccounts = o.vaultAccounts ?? 10;
@@ -181,25 +186,29 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
   } catch {
     throw new EmulatorConfigError("Invalid --mnemonic: expected a BIP-39 mnemonic phrase.");
   }
-  const chain = new Chain(o.rpcUrl);
-  let chainId: number;
-  try {
-    chainId = await chain.client.getChainId();
-  } catch (e) {
-    throw new EmulatorConfigError(
-      blockedPortReason(o.rpcUrl)
-        ? `Cannot reach the node at --rpcUrl ${o.rpcUrl}: ${
-          blockedPortReason(o.rpcUrl)
-        }. Run the node on another port and give that one.`
-        : `Cannot reach the node at --rpcUrl ${o.rpcUrl} (${
-          nodeFailure(e)
-        }). Start it first (e.g. anvil) or fix the URL.`,
-    );
-  }
-  if (o.chainId !== undefined && o.chainId !== chainId) {
-    throw new EmulatorConfigError(
-      `--chainId ${o.chainId} does not match the node's chain id ${chainId} at ${o.rpcUrl}.`,
-    );
+  // without a node: webhooks only (routes marked `node` answer an error); the chain id is the
+  // one asked, else anvil's, for the asset tables
+  const chain = o.rpcUrl ? new Chain(o.rpcUrl) : undefined;
+  let chainId = o.chainId ?? 31337;
+  if (chain) {
+    try {
+      chainId = await chain.client.getChainId();
+    } catch (e) {
+      throw new EmulatorConfigError(
+        blockedPortReason(o.rpcUrl!)
+          ? `Cannot reach the node at --rpcUrl ${o.rpcUrl}: ${
+            blockedPortReason(o.rpcUrl!)
+          }. Run the node on another port and give that one.`
+          : `Cannot reach the node at --rpcUrl ${o.rpcUrl} (${
+            nodeFailure(e)
+          }). Start it first (e.g. anvil) or fix the URL.`,
+      );
+    }
+    if (o.chainId !== undefined && o.chainId !== chainId) {
+      throw new EmulatorConfigError(
+        `--chainId ${o.chainId} does not match the node's chain id ${chainId} at ${o.rpcUrl}.`,
+      );
+    }
   }
 
   let store: Store;
@@ -213,6 +222,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
   let tempDir: string | undefined;
   try {
     const storedChain = store.getMeta("chain_id");
+    if (storedChain && !chain && o.chainId === undefined) chainId = Number(storedChain);
     if (storedChain && Number(storedChain) !== chainId) {
       throw new EmulatorConfigError(
         `The state file ${o.state} belongs to chain ${storedChain}, but the node is chain ${chainId}. Use another --state file.`,
@@ -301,9 +311,11 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
     const base = `http://${host}:${server.port}`;
     ctx.baseUrl = base;
     log(
-      `emulator ready on ${base}: chain ${chainId} (${info.assetId}), ${accountCount} vault accounts, node ${chain.url}, state ${
-        o.state ?? "in memory"
-      }`,
+      `emulator ready on ${base}: chain ${chainId} (${info.assetId}), ${accountCount} vault accounts, ${
+        chain
+          ? `node ${chain.url}`
+          : "no node (webhooks only: transaction and vault calls need --rpcUrl)"
+      }, state ${o.state ?? "in memory"}`,
     );
     let stopped = false;
     return {

@@ -47,12 +47,13 @@ export {
   listNotifications,
   listNotificationsPage,
   listWebhooks,
+  resendByQuery,
   resendByResource,
   resendFailed,
   resendNotification,
   updateWebhook,
 } from "./webhooks.ts";
-export type { NotificationQuery, WebhookCreate } from "./webhooks.ts";
+export type { NotificationQuery, ResendQuery, WebhookCreate } from "./webhooks.ts";
 export { getFirstAddress, listVaultAccounts } from "./vaults.ts";
 export type { VaultAccount, VaultAddress } from "./vaults.ts";
 export { listWhitelistedAddresses } from "./wallets.ts";

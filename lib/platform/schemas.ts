@@ -157,6 +157,11 @@ export const ResendFailedSchema: z.ZodType<{ total: number }> = z.looseObject({
   total: z.number(),
 });
 
+/** Checks the answer of resend by query: `{total?}` (the SDK's `ResendByQueryResponse`). */
+export const ResendByQuerySchema: z.ZodType<{ total?: number }> = z.looseObject({
+  total: z.number().optional(),
+});
+
 /** Checks a ResendJob. */
 export const ResendJobSchema: z.ZodType<ResendJob> = z.looseObject({
   jobId: z.string(),

@@ -15,6 +15,7 @@ import {
   NotificationSchema,
   type Page,
   pageSchema,
+  ResendByQuerySchema,
   ResendFailedSchema,
   type ResendJob,
   ResendJobSchema,
@@ -269,15 +270,58 @@ export async function resendFailed(
   return { ...r, location, jobId };
 }
 
-/** Status of a resend-failed job. */
+/** The filters of a resend by query (the SDK's `ResendByQueryRequest`). */
+export interface ResendQuery {
+  /** Statuses to resend; the platform's default FAILED and ON_HOLD. */
+  statuses?: string[];
+  /** Window start, epoch ms (the last 72 hours; default 24 hours ago). */
+  startTime?: number;
+  /** Window end, epoch ms (needs startTime; at most 24 hours after it). */
+  endTime?: number;
+  /** Event types; absent or empty: all. */
+  events?: string[];
+  /** Only this resource. */
+  resourceId?: string;
+}
+
+/**
+ * Resends the notifications a query matches (the console's "Resend
+ * notifications"); 200 `{total: 0}` when none match, else 202 with a job
+ * `Location` (followed with {@linkcode getResendJob} and kind `query`).
+ */
+export async function resendByQuery(
+  client: PlatformClient,
+  webhookId: string,
+  body: ResendQuery,
+  idempotencyKey?: string,
+): Promise<ApiResponse<{ total?: number }> & { location?: string; jobId?: string }> {
+  const r = await client.request<{ total?: number }>(
+    "POST",
+    `/v1/webhooks/${seg(webhookId)}/notifications/resend_by_query`,
+    {
+      operation: `resend the notifications of webhook ${JSON.stringify(webhookId)} by query`,
+      body,
+      idempotencyKey,
+      schema: ResendByQuerySchema,
+    },
+  );
+  const location = r.headers.get("location") ?? undefined;
+  const jobId = location?.split("/").filter(Boolean).pop();
+  return { ...r, location, jobId };
+}
+
+/** Status of a resend job: of resend failed (`failed`, the default) or of resend by query (`query`). */
 export async function getResendJob(
   client: PlatformClient,
   webhookId: string,
   jobId: string,
+  kind: "failed" | "query" = "failed",
 ): Promise<ResendJob> {
   const r = await client.request(
     "GET",
-    `/v1/webhooks/${seg(webhookId)}/notifications/resend_failed/jobs/${seg(jobId)}`,
+    `/v1/webhooks/${seg(webhookId)}/notifications/${
+      kind === "query" ? "resend_by_query" : "resend_failed"
+    }/jobs/${seg(jobId)}`,
     { operation: `get resend job ${JSON.stringify(jobId)}`, schema: ResendJobSchema },
   );
   return r.data;

@@ -93,10 +93,10 @@ Deno.test({
     const fx = await startFixture();
     try {
       const hook = (await fx.api<{ id: string }>("POST", "/v1/webhooks", {
-        body: { url: "http://127.0.0.1:9/h", events: ["a.b"] },
+        body: { url: "http://127.0.0.1:9/h", events: ["vault_account.created"] },
       })).data;
       const made = await fx.admin("POST", "/notifications", {
-        eventType: "a.b",
+        eventType: "vault_account.created",
         resourceId: crypto.randomUUID(),
         count: 250,
       });
@@ -152,9 +152,12 @@ Deno.test("piped, the table is what scripts always saw: whole ids, declared widt
   const fx = await startFixture();
   try {
     const hook = (await fx.api<{ id: string }>("POST", "/v1/webhooks", {
-      body: { url: "http://127.0.0.1:9/h", events: ["a.b"] },
+      body: { url: "http://127.0.0.1:9/h", events: ["vault_account.created"] },
     })).data;
-    const made = await fx.admin("POST", "/notifications", { eventType: "a.b", count: 3 });
+    const made = await fx.admin("POST", "/notifications", {
+      eventType: "vault_account.created",
+      count: 3,
+    });
     assert.deepEqual(made.status, 201);
     const r = await runCli(
       ["notifications", "list", "--webhookId", hook.id, "--all", "--format", "table"],
@@ -175,7 +178,10 @@ Deno.test("piped, the table is what scripts always saw: whole ids, declared widt
       const row = lines.find((l) => l.startsWith(n.id));
       assert.ok(row, `the row of ${n.id}`);
       assert.deepEqual(row.slice(36, 38), "  ", "the id column keeps its declared width of 36");
-      assert.match(row.slice(38), /^(COMPLETED|FAILED|IN_PROGRESS|ON_HOLD) +a\.b +/);
+      assert.match(
+        row.slice(38),
+        /^(COMPLETED|FAILED|IN_PROGRESS|ON_HOLD) +vault_account\.created +/,
+      );
     }
     assert.ok(!r.stdout.includes("…"), 'unexpected "…" in output');
   } finally {

@@ -15,7 +15,7 @@ Deno.test("on a terminal, delete asks: anything but y keeps the webhook; y delet
   const fx = await startFixture();
   try {
     const hook = (await fx.api<{ id: string }>("POST", "/v1/webhooks", {
-      body: { url: "http://127.0.0.1:9/h", events: ["a.b"] },
+      body: { url: "http://127.0.0.1:9/h", events: ["vault_account.asset.balance_updated"] },
     })).data;
     const creds = {
       SERVICE_API_KEY: fx.emu.apiKey,
@@ -46,16 +46,29 @@ Deno.test("resend-all shows its progress on a terminal's standard error, and non
   const fx = await startFixture();
   try {
     const hook = (await fx.api<{ id: string }>("POST", "/v1/webhooks", {
-      body: { url: "http://127.0.0.1:9/h", events: ["a.b"] },
+      body: { url: "http://127.0.0.1:9/h", events: ["vault_account.asset.balance_updated"] },
     })).data;
-    const made = await fx.admin("POST", "/notifications", { eventType: "a.b", count: 3 });
+    const made = await fx.admin("POST", "/notifications", {
+      eventType: "vault_account.asset.balance_updated",
+      count: 3,
+    });
     assert.deepEqual(made.status, 201);
     const creds = {
       SERVICE_API_KEY: fx.emu.apiKey,
       SERVICE_API_PRIVATE_KEY_PATH: fx.emu.privateKeyPath,
       SERVICE_API_BASE_URL: fx.emu.apiBaseUrl,
     };
-    const args = ["notifications", "resend-all", "--webhookId", hook.id, "--concurrency", "1"];
+    // one by one (a window longer than the bulk call takes)
+    const args = [
+      "notifications",
+      "resend-all",
+      "--webhookId",
+      hook.id,
+      "--concurrency",
+      "1",
+      "--since",
+      "25h",
+    ];
     const tty = { ...memoryIo("", creds), stderrIsTerminal: true };
     assert.deepEqual(await run([...args, "--idempotencyKey", "a"], { io: tty }), 0, tty.err());
     for (const n of [1, 2, 3]) {
@@ -66,6 +79,16 @@ Deno.test("resend-all shows its progress on a terminal's standard error, and non
     assert.deepEqual(await run([...args, "--idempotencyKey", "b"], { io: pipe }), 0, pipe.err());
     assert.ok(!pipe.err().includes("\r"), "no progress line without a terminal");
     assert.match(pipe.err(), /resent 3 of 3 notification\(s\)\n$/);
+    // the last 24 hours: one job, followed with --wait, its progress on the terminal only
+    const bulk = ["notifications", "resend-all", "--webhookId", hook.id, "--wait"];
+    const tty2 = { ...memoryIo("", creds), stderrIsTerminal: true };
+    assert.deepEqual(await run(bulk, { io: tty2 }), 0, tty2.err());
+    assert.match(tty2.err(), /\r\x1b\[2Kjob [0-9a-f-]+: /);
+    assert.match(tty2.err(), /job [0-9a-f-]+: COMPLETED 3\/3\n$/);
+    const pipe2 = memoryIo("", creds);
+    assert.deepEqual(await run(bulk, { io: pipe2 }), 0, pipe2.err());
+    assert.ok(!pipe2.err().includes("\r"), "no progress line without a terminal");
+    assert.match(pipe2.err(), /job [0-9a-f-]+: COMPLETED 3\/3\n$/);
   } finally {
     await fx.stop();
   }

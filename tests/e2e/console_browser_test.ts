@@ -28,7 +28,7 @@ const ARTIFACTS = `${Deno.env.get("SERVICE_ARTIFACTS_DIR") || `${ROOT}dist/artif
 
 async function trigger(emu: EmulatorProcess, resourceId: string): Promise<string> {
   const r = await emu.api<{ data: { id: string }[] }>("POST", "/admin/notifications", {
-    body: { eventType: "test.console", resourceId },
+    body: { eventType: "vault_account.asset.added", resourceId },
   });
   assert.equal(r.status, 201);
   return r.data.data[0].id;
@@ -75,7 +75,11 @@ Deno.test({
     let context: Awaited<ReturnType<typeof chromium.launchPersistentContext>> | undefined;
     try {
       const created = await emu.api<{ id: string }>("POST", "/v1/webhooks", {
-        body: { url: `${rc.url}/hook`, events: ["test.console"], description: "console test" },
+        body: {
+          url: `${rc.url}/hook`,
+          events: ["vault_account.asset.added"],
+          description: "console test",
+        },
       });
       assert.equal(created.status, 201);
       const w = created.data.id;
@@ -266,7 +270,7 @@ Deno.test("console: a foreign Host, a foreign Origin, a missing or wrong token a
   const rc = startReceiver({ jwksUrl: emu.ready.jwksUrl, script: () => answer });
   try {
     const w = (await emu.api<{ id: string }>("POST", "/v1/webhooks", {
-      body: { url: `${rc.url}/hook`, events: ["test.console"] },
+      body: { url: `${rc.url}/hook`, events: ["vault_account.asset.added"] },
     })).data.id;
     await trigger(emu, "res-1");
     await waitFor("the suspension", async () => (await hookStatus(emu, w)) === "SUSPENDED");

@@ -92,10 +92,10 @@ Deno.test("list --all over 2,500 notifications returns each exactly once while n
   await withEmulator(async (emu) => {
     const rx = startReceiver({ countOnly: true });
     try {
-      const hook = await createHook(emu, rx.url + "/bulk", ["test.bulk"]);
+      const hook = await createHook(emu, rx.url + "/bulk", ["onchain_data.updated"]);
       const first: string[] = [];
       for (let i = 0; i < 5; i++) {
-        first.push(...(await trigger(emu, "test.bulk", 500)).map((n) => n.id));
+        first.push(...(await trigger(emu, "onchain_data.updated", 500)).map((n) => n.id));
       }
       assert.deepEqual(first.length, 2500);
       // The CLI talks to the emulator through a local forwarder that, before passing on each
@@ -109,7 +109,7 @@ Deno.test("list --all over 2,500 notifications returns each exactly once while n
         async (req) => {
           const u = new URL(req.url);
           if (req.method === "GET" && u.pathname.endsWith(`/webhooks/${hook.id}/notifications`)) {
-            if (pages++ > 0) extra += (await trigger(emu, "test.bulk", 20)).length;
+            if (pages++ > 0) extra += (await trigger(emu, "onchain_data.updated", 20)).length;
           }
           const headers = new Headers(req.headers);
           headers.delete("host");
@@ -165,11 +165,14 @@ Deno.test("every filter and sort of list gives what the emulator's data says", a
       script: (_n, body) => (String(body.resourceId).startsWith("bad") ? 404 : 200),
     });
     try {
-      const hook = await createHook(emu, rx.url + "/f", ["a.one", "b.two"]);
-      await trigger(emu, "a.one", 3, "good-1");
-      await trigger(emu, "b.two", 2, "bad-1");
-      await trigger(emu, "a.one", 2, "bad-2");
-      await trigger(emu, "b.two", 1, "good-2");
+      const hook = await createHook(emu, rx.url + "/f", [
+        "external_wallet.asset.added",
+        "external_wallet.asset.removed",
+      ]);
+      await trigger(emu, "external_wallet.asset.added", 3, "good-1");
+      await trigger(emu, "external_wallet.asset.removed", 2, "bad-1");
+      await trigger(emu, "external_wallet.asset.added", 2, "bad-2");
+      await trigger(emu, "external_wallet.asset.removed", 1, "good-2");
       await rx.waitForCount(8);
       const all = await waitFor("final statuses", async () => {
         const ns = await allNotifications(emu, hook.id);
@@ -199,16 +202,18 @@ Deno.test("every filter and sort of list gives what the emulator's data says", a
         idsOf(all),
       );
       assert.deepEqual(
-        idsOf(await run(["--event", "b.two"])),
-        idsOf(all.filter((n) => n.eventType === "b.two")),
+        idsOf(await run(["--event", "external_wallet.asset.removed"])),
+        idsOf(all.filter((n) => n.eventType === "external_wallet.asset.removed")),
       );
       assert.deepEqual(
         idsOf(await run(["--resourceId", "bad-2"])),
         idsOf(all.filter((n) => n.resourceId === "bad-2")),
       );
       assert.deepEqual(
-        idsOf(await run(["--event", "a.one", "--status", "FAILED"])),
-        idsOf(all.filter((n) => n.eventType === "a.one" && n.status === "FAILED")),
+        idsOf(await run(["--event", "external_wallet.asset.added", "--status", "FAILED"])),
+        idsOf(
+          all.filter((n) => n.eventType === "external_wallet.asset.added" && n.status === "FAILED"),
+        ),
       );
       const created = all.map((n) => n.createdAt as number).sort((a, b) => a - b);
       const mid = created[4];
@@ -306,12 +311,12 @@ Deno.test("resend one, by resource and all failed reach the receiver; one idempo
       },
     });
     try {
-      const hook = await createHook(emu, rx.url + "/r", ["tx.done"]);
-      await trigger(emu, "tx.done", 12, "warm");
+      const hook = await createHook(emu, rx.url + "/r", ["embedded_wallet.status.updated"]);
+      await trigger(emu, "embedded_wallet.status.updated", 12, "warm");
       await rx.waitForCount(12);
-      const [one] = await trigger(emu, "tx.done", 1, "res-A");
-      await trigger(emu, "tx.done", 2, "res-B");
-      await trigger(emu, "tx.done", 3, "res-C");
+      const [one] = await trigger(emu, "embedded_wallet.status.updated", 1, "res-A");
+      await trigger(emu, "embedded_wallet.status.updated", 2, "res-B");
+      await trigger(emu, "embedded_wallet.status.updated", 3, "res-C");
       await rx.waitForCount(18);
       await waitFor("all FAILED", async () => (await statusOf(emu, hook.id, one.id)) === "FAILED");
       const deliveriesOf = (id: string) => rx.received.filter((r) => r.json.id === id).length;
@@ -456,8 +461,8 @@ Deno.test("suspension round trip: an endpoint failing > 80% is SUSPENDED; webhoo
     let healthy = false;
     const rx = startReceiver({ script: () => (healthy ? 200 : 500) });
     try {
-      const hook = await createHook(emu, rx.url + "/s", ["s.event"]);
-      await trigger(emu, "s.event", 3, "r-s");
+      const hook = await createHook(emu, rx.url + "/s", ["connection.removed"]);
+      await trigger(emu, "connection.removed", 3, "r-s");
       await waitFor("SUSPENDED", async () => {
         const h = await emu.api<Hook>("GET", `/v1/webhooks/${hook.id}`);
         return h.data.status === "SUSPENDED";
@@ -473,7 +478,7 @@ Deno.test("suspension round trip: an endpoint failing > 80% is SUSPENDED; webhoo
       assert.deepEqual(metrics.code, 0, metrics.stderr);
       assert.ok(typeof JSON.parse(metrics.stdout).value === "number");
       const got = rx.count;
-      const held = await trigger(emu, "s.event", 2, "r-s2");
+      const held = await trigger(emu, "connection.removed", 2, "r-s2");
       // Created while suspended they are ON_HOLD, which the engine never schedules (a delivery
       // would have made them IN_PROGRESS first); and none reached the receiver.
       for (const n of held) assert.deepEqual(await statusOf(emu, hook.id, n.id), "ON_HOLD");
@@ -511,8 +516,8 @@ Deno.test("attempts piped into breaker simulate reproduce the emulator's own sus
     // 200, 200, then failures: the rate climbs 33%, 50%, 60%, ... and passes 80% at the 11th attempt.
     const rx = startReceiver({ script: (n) => (n < 2 ? 200 : 500) });
     try {
-      const hook = await createHook(emu, rx.url + "/b", ["b.event"]);
-      for (let i = 0; i < 12; i++) await trigger(emu, "b.event", 1, `rb-${i}`);
+      const hook = await createHook(emu, rx.url + "/b", ["embedded_wallet.created"]);
+      for (let i = 0; i < 12; i++) await trigger(emu, "embedded_wallet.created", 1, `rb-${i}`);
       await waitFor("SUSPENDED", async () => {
         const h = await emu.api<Hook>("GET", `/v1/webhooks/${hook.id}`);
         return h.data.status === "SUSPENDED";

@@ -1,9 +1,12 @@
 /**
  * `service notifications resend-all` end to end: the real emulator process
  * delivers to a real receiver; the CLI is spawned as a user would run it.
- * Every status is resent; a run interrupted with SIGINT and started again
- * with the key it printed resends nothing twice (counted at the receiver
- * and in the emulator's own attempt log); 429 with Retry-After is retried.
+ * The last 24 hours are resent with one platform call (resend by query) and
+ * its job, followed with --wait (counted in the emulator's request log);
+ * --status/--event/--resourceId narrow the query. A longer window is resent
+ * one by one: a run interrupted with SIGINT and started again with the key
+ * it printed resends nothing twice (counted at the receiver and in the
+ * emulator's own attempt log); 429 with Retry-After is retried.
  */
 import assert from "node:assert/strict";
 import { runCli } from "../support/tools.ts";
@@ -45,7 +48,7 @@ async function attemptCount(emu: EmulatorProcess, hookId: string): Promise<numbe
 const settled = (ns: N[]) => ns.every((n) => n.status === "COMPLETED" || n.status === "FAILED");
 
 Deno.test("resend-all resends every status once; an interrupted run continued with its key resends nothing twice", async (t) => {
-  const emu = await startEmulatorOnAnvil(["--timeScale", "1000"]);
+  const emu = await startEmulatorOnAnvil(["--timeScale", "1000", "--verbose"]);
   let failBad = true;
   const rx = startReceiver({
     jwksUrl: emu.ready.jwksUrl,
@@ -97,8 +100,18 @@ Deno.test("resend-all resends every status once; an interrupted run continued wi
           body: { kind: "latency", ms: 300, path: "/v1/webhooks/*/resend" },
         });
         assert.deepEqual(fault.status, 201);
+        // 25 hours: more than the bulk call takes, so one by one
         const child = spawnCli(
-          ["notifications", "resend-all", "--webhookId", hook.id, "--concurrency", "1"],
+          [
+            "notifications",
+            "resend-all",
+            "--webhookId",
+            hook.id,
+            "--concurrency",
+            "1",
+            "--since",
+            "25h",
+          ],
           env(emu),
         );
         await rx.waitForCount(12 + 3);
@@ -157,7 +170,7 @@ Deno.test("resend-all resends every status once; an interrupted run continued wi
         });
         assert.deepEqual(fault.status, 201);
         const started = Date.now();
-        const r = await cli(["--idempotencyKey", "pass-2", "--format", "json"]);
+        const r = await cli(["--idempotencyKey", "pass-2", "--since", "25h", "--format", "json"]);
         assert.deepEqual(r.code, 0, r.stderr);
         assert.ok(Date.now() - started >= 1000, "waited for Retry-After");
         assert.deepEqual(JSON.parse(r.stdout).resent, 12);
@@ -166,7 +179,14 @@ Deno.test("resend-all resends every status once; an interrupted run continued wi
           const ns = await notifications(emu, hook.id);
           return settled(ns) ? ns : undefined;
         });
-        const again = await cli(["--idempotencyKey", "pass-2", "--format", "json"]);
+        const again = await cli([
+          "--idempotencyKey",
+          "pass-2",
+          "--since",
+          "25h",
+          "--format",
+          "json",
+        ]);
         assert.deepEqual(again.code, 0, again.stderr);
         const out = JSON.parse(again.stdout);
         assert.deepEqual([out.resent, out.alreadyResent], [0, 12]);
@@ -179,6 +199,58 @@ Deno.test("resend-all resends every status once; an interrupted run continued wi
         assert.deepEqual(await attemptCount(emu, hook.id), 36);
       },
     );
+
+    await t.step("the last 24 hours: one resend-by-query call and its job, --wait", async () => {
+      const calls = () =>
+        emu.stderr().split("\n").filter((l) =>
+          l.includes(`/v1/webhooks/${hook.id}/notifications/`)
+        );
+      const before = calls().length;
+      const r = await cli(["--wait", "--format", "json"]);
+      assert.deepEqual(r.code, 0, r.stderr);
+      const out = JSON.parse(r.stdout);
+      assert.deepEqual([out.accepted, out.status, out.processed, out.total], [
+        true,
+        "COMPLETED",
+        12,
+        12,
+      ]);
+      assert.match(r.stderr, /resending 12 notification\(s\) created since .*: job /);
+      const made = calls().slice(before);
+      const posts = made.filter((l) => l.startsWith("POST "));
+      assert.deepEqual(posts.length, 1, made.join("\n"));
+      assert.match(posts[0], /POST \/v1\/webhooks\/[^/]+\/notifications\/resend_by_query -> 202/);
+      assert.ok(
+        made.slice(1).every((l) => /GET .*\/resend_by_query\/jobs\/[^ ]+ -> 200/.test(l)),
+        made.join("\n"),
+      );
+      await rx.waitForCount(48);
+    });
+
+    await t.step("--status, --event and --resourceId narrow the query", async () => {
+      await waitFor("settled", async () => settled(await notifications(emu, hook.id)));
+      const r = await cli([
+        "--status",
+        "completed",
+        "--event",
+        "transaction.created",
+        "--resourceId",
+        "bad",
+        "--wait",
+        "--format",
+        "json",
+      ]);
+      assert.deepEqual(r.code, 0, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout).total, 4);
+      await rx.waitForCount(52);
+      const none = await cli(["--status", "FAILED", "--format", "json"]);
+      assert.deepEqual(none.code, 0, none.stderr);
+      assert.deepEqual(JSON.parse(none.stdout), {
+        accepted: true,
+        total: 0,
+        idempotencyKey: JSON.parse(none.stdout).idempotencyKey,
+      });
+    });
 
     await t.step("usage: --since beyond 30 days, a missing webhook id", async () => {
       const old = await cli(["--since", "31d"]);

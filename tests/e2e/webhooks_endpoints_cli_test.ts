@@ -58,7 +58,7 @@ Deno.test("webhooks create, update and delete: what they print, their exit codes
           "--url",
           "https://example.com/h",
           "--events",
-          "a.b",
+          "vault_account.asset.balance_updated",
           "--disabled",
           "--format",
           "table",
@@ -81,10 +81,16 @@ Deno.test("webhooks create, update and delete: what they print, their exit codes
         })).data.data.length;
         for (
           const [args, re] of [
-            [["create", "--url", "not a url", "--events", "a.b"], /--url.*not a URL/],
-            [["create", "--url", "ftp://x/h", "--events", "a.b"], /not http/],
+            [
+              ["create", "--url", "not a url", "--events", "vault_account.asset.balance_updated"],
+              /--url.*not a URL/,
+            ],
+            [
+              ["create", "--url", "ftp://x/h", "--events", "vault_account.asset.balance_updated"],
+              /not http/,
+            ],
             [["create", "--url", "https://x/h"], /Missing --events/],
-            [["create", "--events", "a.b"], /Missing --url/],
+            [["create", "--events", "vault_account.asset.balance_updated"], /Missing --url/],
           ] as [string[], RegExp][]
         ) {
           const r = await cli(args);

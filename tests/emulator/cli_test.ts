@@ -1,7 +1,7 @@
 /**
  * `service emulator` as a user runs it: the ready line, logs on standard
  * error without secrets, file modes of the key, clean shutdown, and the
- * usage errors (exit 2, one line).
+ * usage errors (exit 2, one line). Without --rpcUrl: webhook_only_test.ts.
  */
 
 import assert from "node:assert/strict";
@@ -65,14 +65,6 @@ Deno.test("service emulator from the command line", async (t) => {
       assert.equal((await emu.stop("SIGINT")).code, 0);
       assert.match(emu.stderr(), /GET \/v1\/vault\/accounts_paged -> 401/);
       assert.ok(!emu.stderr().includes(emu.ready.apiKey));
-    });
-
-    await t.step("without --rpcUrl it exits 2 with one line naming the flag", async () => {
-      const r = await runCli(["emulator"]);
-      assert.equal(r.code, 2);
-      assert.equal(r.stdout, "");
-      assert.equal(r.stderr.trim().split("\n").length, 1);
-      assert.match(r.stderr, /--rpcUrl/);
     });
 
     await t.step("a --chainId other than the node's exits 2", async () => {

@@ -26,12 +26,18 @@ Deno.test("console routes: notification paging, filters, errors", async () => {
   };
   try {
     const w = (await emu.api<{ id: string }>("POST", "/v1/webhooks", {
-      body: { url: `${rc.url}/hook`, events: ["a.created", "b.created"] },
+      body: {
+        url: `${rc.url}/hook`,
+        events: ["internal_wallet.asset.added", "internal_wallet.asset.removed"],
+      },
     })).data.id;
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) {
       const r = await emu.api<{ data: { id: string }[] }>("POST", "/admin/notifications", {
-        body: { eventType: i % 3 === 0 ? "b.created" : "a.created", resourceId: `r-${i % 7}` },
+        body: {
+          eventType: i % 3 === 0 ? "internal_wallet.asset.removed" : "internal_wallet.asset.added",
+          resourceId: `r-${i % 7}`,
+        },
       });
       ids.push(r.data.data[0].id);
     }
@@ -50,11 +56,20 @@ Deno.test("console routes: notification paging, filters, errors", async () => {
     const listed = [...first.body.data, ...second.body.data].map((n: { id: string }) => n.id);
     // newest first, each once
     assert.deepEqual(listed, [...ids].reverse());
-    assert.deepEqual(first.body.events, ["a.created", "b.created"]);
+    assert.deepEqual(first.body.events, [
+      "internal_wallet.asset.added",
+      "internal_wallet.asset.removed",
+    ]);
 
-    const b = await get(`webhooks/${w}/notifications?event=b.created&limit=100`);
+    const b = await get(
+      `webhooks/${w}/notifications?event=internal_wallet.asset.removed&limit=100`,
+    );
     assert.equal(b.body.total, 10);
-    assert.ok(b.body.data.every((n: { eventType: string }) => n.eventType === "b.created"));
+    assert.ok(
+      b.body.data.every((n: { eventType: string }) =>
+        n.eventType === "internal_wallet.asset.removed"
+      ),
+    );
     const r3 = await get(`webhooks/${w}/notifications?resourceId=r-3&limit=100`);
     assert.deepEqual(
       r3.body.data.map((n: { id: string }) => n.id),
@@ -108,12 +123,12 @@ Deno.test("the console's error rate is the LAST_ACTIVE_HOUR_ERROR_RATE metric's,
   };
   try {
     const w = (await emu.api<{ id: string }>("POST", "/v1/webhooks", {
-      body: { url: `${rc.url}/hook`, events: ["a.created"] },
+      body: { url: `${rc.url}/hook`, events: ["internal_wallet.asset.added"] },
     })).data.id;
     let lastSent = 0;
     for (let i = 0; i < 3; i++) {
       const id = (await emu.api<{ data: { id: string }[] }>("POST", "/admin/notifications", {
-        body: { eventType: "a.created" },
+        body: { eventType: "internal_wallet.asset.added" },
       })).data.data[0].id;
       // one at a time, so the breaker sees them in this order
       const n = await waitFor("the attempt recorded", async () => {

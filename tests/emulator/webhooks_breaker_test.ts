@@ -65,16 +65,16 @@ Deno.test("the breaker suspends above 80% at once and after the scaled 4 h in th
   const rc = startReceiver({
     jwksUrl: emu.ready.jwksUrl,
     script: (n, body) => {
-      if (body.eventType === "test.immediate") return n === 0 ? 200 : immediateAnswers;
+      if (body.eventType === "contract_wallet.asset.added") return n === 0 ? 200 : immediateAnswers;
       // band: one success, two errors, over and over: 2/3 of the window are errors
       return n % 3 === 0 ? 200 : 500;
     },
   });
   try {
     // ---- immediate: one success, then only errors
-    const imm = await createHook(emu, `${rc.url}/immediate`, "test.immediate");
+    const imm = await createHook(emu, `${rc.url}/immediate`, "contract_wallet.asset.added");
     // five at once, sent one after the other (one slot): the first is answered 200, the rest 500
-    await trigger(emu, "test.immediate", 5);
+    await trigger(emu, "contract_wallet.asset.added", 5);
     await waitFor("the immediate suspension", async () => (await status(emu, imm)) === "SUSPENDED");
     // 4 errors of 5 is exactly 0.80, which is not above: the 6th attempt (5 of 6) suspends
     await waitFor(
@@ -94,7 +94,7 @@ Deno.test("the breaker suspends above 80% at once and after the scaled 4 h in th
 
     // new notifications wait ON_HOLD (nothing is sent while suspended: checked on the
     // recorded attempts below, once everything has ended, so the check does not rely on a wait)
-    const held = await trigger(emu, "test.immediate", 3);
+    const held = await trigger(emu, "contract_wallet.asset.added", 3);
     for (const n of held) {
       const r = await emu.api<{ status: string }>(
         "GET",
@@ -144,9 +144,9 @@ Deno.test("the breaker suspends above 80% at once and after the scaled 4 h in th
     assert.equal(rc.received.filter((r) => r.json.webhookId === imm).length, 6 + 7);
 
     // ---- sustained: 2/3 errors (inside 50-80%) held for the scaled 4 hours
-    const band = await createHook(emu, `${rc.url}/band`, "test.band");
+    const band = await createHook(emu, `${rc.url}/band`, "connection.added");
     // the first answer is a success, so the window never starts with an error alone
-    await trigger(emu, "test.band");
+    await trigger(emu, "connection.added");
     await waitFor(
       "the first band delivery",
       () => rc.received.some((r) => r.json.webhookId === band),
@@ -156,7 +156,7 @@ Deno.test("the breaker suspends above 80% at once and after the scaled 4 h in th
     await waitFor(
       "the band endpoint to be suspended",
       async () => {
-        await trigger(emu, "test.band");
+        await trigger(emu, "connection.added");
         return (await status(emu, band)) === "SUSPENDED";
       },
       SUSTAIN_MS * 3,
@@ -306,15 +306,19 @@ Deno.test("/admin/attempts is in time order even when attempts in flight togethe
   });
   const nextArrival = () => new Promise<void>((r) => arrived = r);
   try {
-    const w = await createHook(emu, `http://127.0.0.1:${server.addr.port}/hook`, "test.order");
+    const w = await createHook(
+      emu,
+      `http://127.0.0.1:${server.addr.port}/hook`,
+      "contract_wallet.asset.removed",
+    );
     let arrival = nextArrival();
-    const [first] = await trigger(emu, "test.order");
+    const [first] = await trigger(emu, "contract_wallet.asset.removed");
     await arrival;
     // the next attempt must have a later sentTime: wait until the clock has moved on
     const t = Date.now();
     await waitFor("the clock to move on", () => Date.now() > t + 1, 1_000, 1);
     arrival = nextArrival();
-    const [second] = await trigger(emu, "test.order");
+    const [second] = await trigger(emu, "contract_wallet.asset.removed");
     await arrival;
     await waitFor(
       "the second attempt to be recorded",

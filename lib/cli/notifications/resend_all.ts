@@ -1,74 +1,47 @@
 /**
- * `service notifications resend-all --webhookId W [--since 24h] [--dryRun]
- * [--idempotencyKey K] [--concurrency N]`: the platform console's "Resend
- * notifications" (seed 4.5): every notification of the endpoint created
- * since the given time (default the last 24 hours), whatever its status
- * (COMPLETED, FAILED, IN_PROGRESS, ON_HOLD).
+ * `service notifications resend-all --webhookId W [--since 24h] [--status S]...
+ * [--event E]... [--resourceId R] [--wait] [--dryRun] [--idempotencyKey K]`:
+ * the platform console's "Resend notifications" (seed 4.5): every
+ * notification of the endpoint created since the given time (default the
+ * last 24 hours), whatever its status (COMPLETED, FAILED, IN_PROGRESS,
+ * ON_HOLD), or only those the filters name.
  *
- * The API has no bulk operation for this (`resend_failed` takes FAILED only,
- * `resend_by_resource` one resource), so the command lists the window's
- * notifications first, then resends each one with Resend Notification, at
- * most `--concurrency` at a time; the platform client retries 5xx, 429 and
- * network errors, honouring `Retry-After`.
- *
- * Each notification's `Idempotency-Key` is derived from a run key, the
- * webhook id and the notification id (a SHA-256, written as a UUID), so a run
- * that is interrupted and started again with the same run key does not
- * resend twice what the first one sent: the platform answers the repeated
- * keys from its idempotency record (24 hours). The run key is `--idempotencyKey`,
- * else the webhook id with the window's start rounded down to the hour (so
- * a re-run in the same hour with the same `--since` continues the first);
- * it is printed on standard error, and an interrupted run says how to go
- * on. Repeats the platform flags (`Idempotent-Replayed: true`, as the
- * emulator does) are reported as "already resent".
+ * One platform call does it: resend by query (`POST …/notifications/
+ * resend_by_query` with `statuses`, `startTime`, `endTime`, `events`,
+ * `resourceId`), which answers a job; `--wait` follows the job to its end
+ * with progress on standard error. The platform takes a window of at most 24
+ * hours that starts within the last 72; for a longer or older `--since`, or
+ * a platform that does not serve the call (404/405), the command lists the
+ * window and resends one by one (`resend_one_by_one.ts`). `--dryRun` lists
+ * and counts, resending nothing.
  *
  * @module
  */
 
 import { connectionFlags, formatFlag, leaf, platformClient } from "../command.ts";
-import { CliError, UsageError } from "../errors.ts";
-import { whenStopped } from "../stop_signals.ts";
+import { CliError, ExitCode, UsageError } from "../errors.ts";
 import { webhookIdFlag } from "../webhooks/common.ts";
-import { NOTIFICATION_STATUSES, toHex } from "../../core/mod.ts";
+import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
+import { resendOneByOne } from "./resend_one_by_one.ts";
+import { followResendJob } from "./follow_job.ts";
+
+export { defaultRunKey, resendKey } from "./resend_one_by_one.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-/**
- * The `Idempotency-Key` of one notification's resend in a run: a SHA-256 of
- * the run key, the webhook id and the notification id, written as a UUID.
- *
- * @example
- * ```ts
- * await resendKey("w1:2026-01-01T00:00:00.000Z", "w1", "n1"); // "1f0c...-...."
- * ```
- */
-export async function resendKey(runKey: string, webhookId: string, id: string): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(`service notifications resend-all\n${runKey}\n${webhookId}\n${id}`),
-  );
-  const h = toHex(new Uint8Array(digest));
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${
-    ((parseInt(h[16], 16) & 3) | 8).toString(16)
-  }${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
-
-/** The default run key: the webhook and the window's start, rounded down to the hour. */
-export function defaultRunKey(webhookId: string, since: number): string {
-  return `${webhookId}:${new Date(Math.floor(since / HOUR) * HOUR).toISOString()}`;
-}
-
 /** The `resend-all` verb. */
 export const resendAllCommand = leaf({
   summary: "Resend every notification (any status) of the last 24 hours, or since --since.",
-  usage: "--webhookId W [--since 24h] [--dryRun] [--idempotencyKey K] [--concurrency N]",
+  usage:
+    "--webhookId W [--since 24h] [--status S]... [--event E]... [--resourceId R] [--wait] [--dryRun] [--idempotencyKey K]",
   description:
-    "Every status is included: COMPLETED, FAILED, IN_PROGRESS and ON_HOLD (the console's\n" +
-    '"Resend notifications"). Lists the window first, then resends one by one (no bulk API),\n' +
-    "--concurrency at a time; reports how many were resent. --dryRun counts and resends nothing.\n" +
-    "Each resend's Idempotency-Key comes from the run key (--idempotencyKey, else the webhook and\n" +
-    "the window's start hour), so an interrupted run started again does not resend twice.",
+    "Every status is included unless --status names some: COMPLETED, FAILED, IN_PROGRESS and\n" +
+    'ON_HOLD (the console\'s "Resend notifications"). One platform call (resend by query) starts a\n' +
+    "job; --wait follows it with progress. The platform takes at most 24 hours within the last 72:\n" +
+    "for a longer or older --since the window is listed and resent one by one (--concurrency at a\n" +
+    "time, each Idempotency-Key from the run key, so an interrupted run started again does not\n" +
+    "resend twice). --dryRun counts what would be resent and resends nothing.",
   flags: {
     ...connectionFlags,
     ...formatFlag,
@@ -78,23 +51,51 @@ export const resendAllCommand = leaf({
       placeholder: "TIME",
       description: "Created at or after (default 24h: the last 24 hours; at most 30d).",
     },
+    status: {
+      type: "string",
+      multiple: true,
+      choices: NOTIFICATION_STATUSES,
+      upper: true,
+      description: "Only this status (default: every status).",
+    },
+    event: {
+      type: "string",
+      multiple: true,
+      placeholder: "TYPE",
+      description: "Only this event type.",
+    },
+    resourceId: { type: "string", placeholder: "ID", description: "Only this resource." },
+    wait: {
+      type: "boolean",
+      description: "Follow the platform's job to its end, with progress on standard error.",
+    },
+    pollingInterval: {
+      type: "duration",
+      default: 1000,
+      min: 100,
+      max: 600_000,
+      description: "With --wait: longest time between job polls.",
+    },
     dryRun: { type: "boolean", description: "Count what would be resent; resend nothing." },
     idempotencyKey: {
       type: "string",
       placeholder: "KEY",
-      description: "The run key the per-notification keys come from (to continue a run).",
+      description:
+        "Idempotency-Key of the bulk call; one by one, the run key the per-notification keys come from.",
     },
     concurrency: {
       type: "integer",
       default: 4,
       min: 1,
       max: 32,
-      description: "Resends in flight at once.",
+      description: "One by one: resends in flight at once.",
     },
   },
   examples: [
     "service notifications resend-all --webhookId $W --dryRun --format json",
-    "service notifications resend-all --webhookId $W --since 6h",
+    "service notifications resend-all --webhookId $W --wait",
+    "service notifications resend-all --webhookId $W --status FAILED --event transaction.created --wait",
+    "service notifications resend-all --webhookId $W --since 3d   # listed, resent one by one",
   ],
   async run({ flags, given }, ctx) {
     const webhookId = flags.webhookId;
@@ -108,6 +109,28 @@ export const resendAllCommand = leaf({
     const client = await platformClient(flags, ctx);
     const api = await import("../../platform/mod.ts");
     const out = ctx.out;
+    const sinceIso = new Date(since).toISOString();
+    const statuses = flags.status.length ? flags.status : [...NOTIFICATION_STATUSES];
+    const filters = {
+      statuses,
+      events: flags.event.length ? flags.event : undefined,
+      resourceId: flags.resourceId,
+    };
+    const bulk = now - since <= DAY && !flags.dryRun;
+    if (bulk) {
+      try {
+        return await resendByQuery();
+      } catch (e) {
+        // a platform without the bulk call: the one-by-one path below
+        if (!(e instanceof api.PlatformApiError && (e.status === 404 || e.status === 405))) {
+          throw e;
+        }
+        await out.log(
+          `the platform does not serve resend by query (${e.status}): resending one by one`,
+        );
+      }
+    }
+    // list the window: for --dryRun, and for the one-by-one path
     const ids: string[] = [];
     const byStatus: Record<string, number> = {};
     for await (
@@ -116,98 +139,80 @@ export const resendAllCommand = leaf({
         sortBy: "createdAt",
         order: "ASC",
         pageSize: 100,
+        ...filters,
       }, (page) => void out.progress(`listing: ${ids.length + page.data.length} notifications`))
     ) {
       ids.push(n.id);
       byStatus[n.status] = (byStatus[n.status] ?? 0) + 1;
     }
     await out.clearProgress();
-    const statuses = Object.fromEntries(
+    const counted = Object.fromEntries(
       NOTIFICATION_STATUSES.filter((s) => byStatus[s]).map((s) => [s, byStatus[s]]),
     );
-    const sinceIso = new Date(since).toISOString();
-    const breakdown = Object.entries(statuses).map(([s, c]) => `${c} ${s}`).join(", ") || "none";
     if (flags.dryRun) {
       if (out.format === "table") {
+        const breakdown = Object.entries(counted).map(([s, c]) => `${c} ${s}`).join(", ") ||
+          "none";
         await out.write(
           `would resend ${ids.length} notification${
             ids.length === 1 ? "" : "s"
           } created since ${sinceIso} (${breakdown})\n`,
         );
-      } else await out.object({ dryRun: true, count: ids.length, since: sinceIso, statuses });
+      } else {
+        await out.object({ dryRun: true, count: ids.length, since: sinceIso, statuses: counted });
+      }
       return 0;
     }
-    const runKey = flags.idempotencyKey ?? defaultRunKey(webhookId, since);
-    await out.log(
-      `resending ${ids.length} notification(s) created since ${sinceIso} (${breakdown}); run key ${runKey}`,
-    );
-    const release = ctx.takeSignals?.(["SIGINT", "SIGTERM"]) ?? (() => {});
-    let stopped: string | undefined;
-    void whenStopped(ctx.signal).then((why) => stopped = why);
-    let next = 0;
-    let resent = 0;
-    let replayed = 0;
-    const refused: string[] = [];
-    let fatal: unknown;
-    const worker = async () => {
-      while (next < ids.length && stopped === undefined && fatal === undefined) {
-        const id = ids[next++];
-        try {
-          const r = await api.resendNotification(
-            client,
-            webhookId,
-            id,
-            await resendKey(runKey, webhookId, id),
-          );
-          if (r.headers.get("idempotent-replayed") === "true") replayed++;
-          else resent++;
-        } catch (e) {
-          if (e instanceof api.PlatformApiError && e.status >= 400 && e.status < 500) {
-            refused.push(`${id}: ${e.message}`);
-          } else fatal ??= e;
+    return await resendOneByOne(ctx, client, {
+      webhookId,
+      ids,
+      idempotencyKey: flags.idempotencyKey,
+      since,
+      statuses: counted,
+      concurrency: flags.concurrency,
+      printSummary: given.has("format") && out.format !== "table",
+    });
+
+    async function resendByQuery(): Promise<number> {
+      const r = await api.resendByQuery(client, webhookId, {
+        ...filters,
+        startTime: since,
+        endTime: now,
+      }, flags.idempotencyKey);
+      const json = given.has("format") && out.format !== "table";
+      const total = r.data.total ?? 0;
+      if (!r.jobId) {
+        if (json) await out.object({ accepted: true, total, idempotencyKey: r.idempotencyKey });
+        await out.log(`nothing to resend since ${sinceIso}`);
+        return 0;
+      }
+      await out.log(`resending ${total} notification(s) created since ${sinceIso}: job ${r.jobId}`);
+      if (!flags.wait) {
+        if (json) {
+          await out.object({
+            accepted: true,
+            total,
+            jobId: r.jobId,
+            idempotencyKey: r.idempotencyKey,
+          });
         }
-        const done = resent + replayed + refused.length;
-        await out.progress(`resent ${done} of ${ids.length}`);
+        await out.log("add --wait to follow the job to its end");
+        return 0;
       }
-    };
-    try {
-      await Promise.all(Array.from({ length: Math.min(flags.concurrency, ids.length) }, worker));
-    } finally {
-      release();
-      await out.clearProgress();
-    }
-    const done = resent + replayed + refused.length;
-    const summary = {
-      total: ids.length,
-      resent,
-      alreadyResent: replayed,
-      refused: refused.length,
-      since: sinceIso,
-      statuses,
-      runKey,
-    };
-    if (given.has("format") && out.format !== "table") await out.object(summary);
-    await out.log(
-      `resent ${resent} of ${ids.length} notification(s)` +
-        (replayed ? `; ${replayed} already resent by an earlier run with this run key` : "") +
-        (refused.length ? `; ${refused.length} refused (first: ${refused[0]})` : ""),
-    );
-    if (fatal !== undefined || stopped !== undefined) {
-      const how = `run again with --idempotencyKey '${runKey}' --since ${sinceIso} ` +
-        "to go on without resending twice";
-      if (fatal !== undefined) {
-        await out.log(`stopped after ${done} of ${ids.length}: ${how}`);
-        throw fatal;
-      }
-      throw new CliError(`Interrupted (${stopped}) after ${done} of ${ids.length}: ${how}.`);
-    }
-    if (refused.length) {
-      throw new CliError(
-        `${refused.length} of ${ids.length} resend(s) were refused by the platform (first: ${
-          refused[0]
-        }).`,
+      const job = await followResendJob(
+        ctx,
+        client,
+        { webhookId, jobId: r.jobId, kind: "query" },
+        flags.pollingInterval,
       );
+      if (json) await out.object({ accepted: true, ...job, idempotencyKey: r.idempotencyKey });
+      if (job.status === "FAILED") {
+        throw new CliError(
+          `The resend job ${job.jobId} FAILED after ${job.processed} of ${job.total}. Run resend-all again.`,
+          ExitCode.failed,
+        );
+      }
+      return 0;
     }
-    return 0;
   },
 });

@@ -17,6 +17,7 @@ import { BadRequestError, ConflictError, NotFoundError } from "../../core/mod.ts
 import { ApiError, DROP_HEADER, ErrorCode, type Reply } from "./reply.ts";
 import type { Route, RouteModule, RouteRequest } from "./router.ts";
 import { Router } from "./router.ts";
+import { notServed } from "./not_served.ts";
 import { verifyRequest } from "./auth.ts";
 import { checkConsoleRequest } from "./console_guard.ts";
 import { NonceCache, NONCES_SCHEMA } from "./nonce_cache.ts";
@@ -181,6 +182,9 @@ export function createHandler(
     if (early) return toResponse(errorReply(early), requestId);
     const body = await readBody(request, ctx.config.maxBodyBytes);
     const match = router.match(method, path);
+    if (match.kind !== "found" && path.startsWith("/v1/")) {
+      throw notServed(method, path, router.routes());
+    }
     if (match.kind === "none") {
       throw new ApiError(404, `Not found: ${method} ${path}.`, ErrorCode.notFound);
     }
@@ -193,6 +197,15 @@ export function createHandler(
       );
     }
     await authenticate(match.route, request, uri, body);
+    if (match.route.node && !ctx.chain) {
+      throw new ApiError(
+        400,
+        `${method} ${path} needs a node: this emulator was started without --rpcUrl ` +
+          "(webhooks only). Restart it with --rpcUrl <node URL> (e.g. anvil's " +
+          "http://127.0.0.1:8545) to serve transactions and vault accounts.",
+        ErrorCode.nodeNeeded,
+      );
+    }
     let parsed: unknown = undefined;
     if (body.length > 0) {
       const text = dec.decode(body);

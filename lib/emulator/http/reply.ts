@@ -54,6 +54,8 @@ export const ErrorCode = {
   conflict: 1009,
   tooLarge: 1013,
   methodNotAllowed: 1015,
+  nodeNeeded: 1016,
+  notServed: 1404,
   rateLimited: 1429,
   internal: 1500,
   injected: 1599,

@@ -53,6 +53,11 @@ export interface Route {
   pattern: string;
   /** Who may call it. */
   auth: RouteAuth;
+  /**
+   * The route needs the node (`--rpcUrl`): without one the handler answers
+   * an error saying so and the route is not run. Default false.
+   */
+  node?: boolean;
   /** Answers the request (may throw `ApiError`). */
   handle(req: RouteRequest, ctx: EmulatorContext): Reply | Promise<Reply>;
 }
@@ -105,6 +110,11 @@ export class Router {
     const literals = (c: Compiled) =>
       c.segments.at(-1) === "*" ? -1 : c.segments.filter((s) => !s.startsWith(":")).length;
     this.#routes.sort((a, b) => literals(b) - literals(a));
+  }
+
+  /** Every route, in matching order. */
+  routes(): Route[] {
+    return this.#routes.map((c) => c.route);
   }
 
   /** Finds the route of `method path`. */

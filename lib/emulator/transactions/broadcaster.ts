@@ -11,7 +11,7 @@
 
 import { formatGwei, type Hex, keccak256, type TransactionReceipt } from "viem";
 import type { EmulatorContext } from "../context.ts";
-import type { Fees } from "../chain.ts";
+import { type Fees, nodeOf } from "../chain.ts";
 import type { ChainRequest } from "./request_check.ts";
 import { classifyNodeError } from "./node_errors.ts";
 import type { StatusMoves } from "./status.ts";
@@ -75,7 +75,7 @@ export class Broadcaster {
       };
     }
     if (req.fees.kind === "legacy") return { type: "legacy", gasPrice: req.fees.gasPrice };
-    return await this.#o.ctx.chain.fees(req.fees.level);
+    return await nodeOf(this.#o.ctx).fees(req.fees.level);
   }
 
   /**
@@ -85,7 +85,7 @@ export class Broadcaster {
    */
   async signAndSend(id: string, req: ChainRequest): Promise<Hex | undefined> {
     const { ctx, moves } = this.#o;
-    const client = ctx.chain.client;
+    const client = nodeOf(ctx).client;
     const account = ctx.keys.account(req.accountId);
     let gas = req.gasLimit;
     let fees: Fees;
@@ -196,7 +196,7 @@ export class Broadcaster {
     const { ctx, moves } = this.#o;
     return await this.#withLock(accountId, async () => {
       try {
-        await ctx.chain.client.request({ method: "eth_sendRawTransaction", params: [raw] });
+        await nodeOf(ctx).client.request({ method: "eth_sendRawTransaction", params: [raw] });
       } catch (e) {
         const c = classifyNodeError(e);
         const known = /already known|already imported|known transaction/i.test(c.description);

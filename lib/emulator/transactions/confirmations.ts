@@ -22,8 +22,8 @@ import type { TransactionRecord } from "./store.ts";
 
 /** What the watcher needs. */
 export interface ConfirmationsOptions {
-  /** The node. */
-  client: PublicClient;
+  /** The node (asked only once something is watched: a webhook-only emulator has none). */
+  client: () => PublicClient;
   /** How often the block number is read while something is CONFIRMING, ms. */
   pollMs: number;
   /** The engine's status changes (and current statuses). */
@@ -90,7 +90,7 @@ function sleep(ms: number): Promise<void> {
  * const record = (id: string) => transactions.record(id);
  * const log = (line: string) => console.error(line);
  * const stopped = () => false;
- * const confirmations = new Confirmations({ client, pollMs: 25, moves, record, log, stopped });
+ * const confirmations = new Confirmations({ client: () => client, pollMs: 25, moves, record, log, stopped });
  * confirmations.watch(id);
  * ```
  */
@@ -108,7 +108,7 @@ export class Confirmations {
   /** The receipt of `hash`, or `undefined` while it is not mined. */
   async receipt(hash: string): Promise<TransactionReceipt | undefined> {
     try {
-      return await this.#o.client.getTransactionReceipt({ hash: hash as Hex });
+      return await this.#o.client().getTransactionReceipt({ hash: hash as Hex });
     } catch (e) {
       if (e instanceof TransactionReceiptNotFoundError) return undefined;
       throw e;
@@ -150,7 +150,7 @@ export class Confirmations {
   }
 
   async #work(): Promise<void> {
-    const client = this.#o.client;
+    const client = this.#o.client();
     while (this.#confirming.size > 0 && !this.#o.stopped()) {
       let block: bigint;
       try {

@@ -32,6 +32,7 @@ import {
 } from "../../core/mod.ts";
 import { transactionFault } from "../faults/apply.ts";
 import { checkTransactionRequest, type MessageRequest } from "./request_check.ts";
+import { pageCursor, type TransactionListQuery } from "./list_query.ts";
 import { type SignedBytes, type TransactionRecord, TransactionStore } from "./store.ts";
 import {
   CANCELLABLE_STATUSES,
@@ -44,6 +45,7 @@ import {
   TransactionStateError,
 } from "./status.ts";
 import { Broadcaster } from "./broadcaster.ts";
+import { nodeOf } from "../chain.ts";
 import { Confirmations } from "./confirmations.ts";
 import { signMessages } from "./message_signing.ts";
 import { CustodyDelays } from "./custody_delays.ts";
@@ -101,7 +103,7 @@ export class TransactionEngine {
     };
     const stopped = () => this.#stopped;
     this.#confirmations = new Confirmations({
-      client: ctx.chain.client,
+      client: () => nodeOf(ctx).client,
       pollMs: this.pollMs,
       moves,
       record: (id) => this.#store.record(id),
@@ -133,9 +135,25 @@ export class TransactionEngine {
     return this.#store.byExternalId(externalTxId);
   }
 
-  /** The latest transactions. */
-  list(o: { limit: number; statuses: string[]; sort: "ASC" | "DESC" }): TransactionRecord[] {
-    return this.#store.list(o);
+  /**
+   * One page of a listing (`list_query.ts`), with the cursors of the pages
+   * after (`next`) and before (`prev`) it when there are rows there.
+   */
+  list(
+    query: TransactionListQuery,
+  ): { records: TransactionRecord[]; next?: string; prev?: string } {
+    const { filter, filterQuery, page } = query;
+    const { records, more, edges } = this.#store.page(filter, page);
+    if (!edges) return { records };
+    // rows beyond the page in the direction read: `more`; on the other side: there are
+    // some whenever this page was reached from a cursor
+    const hasNext = page?.direction === "prev" ? true : more;
+    const hasPrev = page === undefined ? false : page.direction === "next" ? true : more;
+    return {
+      records,
+      next: hasNext ? pageCursor(filterQuery, "next", edges[1]) : undefined,
+      prev: hasPrev ? pageCursor(filterQuery, "prev", edges[0]) : undefined,
+    };
   }
 
   // ---- creation ------------------------------------------------------------
@@ -332,6 +350,12 @@ export class TransactionEngine {
   /** Resumes the walk of every unfinished transaction (after a restart). */
   resume(): void {
     const ids = this.#store.unfinishedIds();
+    if (ids.length && !this.#ctx.chain) {
+      this.#ctx.log(
+        `${ids.length} unfinished transaction(s) wait for a node: restart with --rpcUrl`,
+      );
+      return;
+    }
     for (const id of ids) this.#schedule(id);
     if (ids.length) this.#ctx.log(`resuming ${ids.length} unfinished transaction(s)`);
   }

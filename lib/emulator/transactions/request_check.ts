@@ -151,6 +151,12 @@ export function checkTransactionRequest(ctx: CheckContext, body: unknown): Check
     externalTxId = b.externalTxId;
   }
   if (b.note !== undefined && typeof b.note !== "string") bad("note must be a string.");
+  if (
+    b.customerRefId !== undefined && b.customerRefId !== null &&
+    (typeof b.customerRefId !== "string" || b.customerRefId.length > 256)
+  ) {
+    bad("customerRefId must be a string of at most 256 characters.");
+  }
   const extra = (b.extraParameters ?? {}) as Record<string, unknown>;
   if (typeof extra !== "object" || Array.isArray(extra)) {
     bad("extraParameters must be an object.");
@@ -159,6 +165,7 @@ export function checkTransactionRequest(ctx: CheckContext, body: unknown): Check
   const base: TransactionRecord = {
     id: ctx.uuid(),
     ...(externalTxId ? { externalTxId } : {}),
+    ...(typeof b.customerRefId === "string" ? { customerRefId: b.customerRefId } : {}),
     status: "SUBMITTED",
     subStatus: "",
     txHash: "",
@@ -183,7 +190,15 @@ export function checkTransactionRequest(ctx: CheckContext, body: unknown): Check
   if (operation === "TYPED_MESSAGE") {
     return {
       request: { kind: "message", accountId, messages: checkMessages(extra) },
-      record: { ...base, destination: {}, destinationAddress: "", amount: 0, amountInfo: {} },
+      // a message has no counterparty: the platform's peer type for that is UNKNOWN (the
+      // SDK's DestinationTransferPeerPathResponse requires a type)
+      record: {
+        ...base,
+        destination: { type: "UNKNOWN", name: "N/A" },
+        destinationAddress: "",
+        amount: 0,
+        amountInfo: {},
+      },
       externalTxId,
     };
   }

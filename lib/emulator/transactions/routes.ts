@@ -3,7 +3,9 @@
  * contract creation, TYPED_MESSAGE with ETH_MESSAGE and EIP712),
  * `GET /v1/transactions`, `GET /v1/transactions/{id}`,
  * `GET /v1/transactions/external_tx_id/{externalTxId}`,
- * `POST /v1/transactions/{id}/cancel`, and the admin routes that approve,
+ * `POST /v1/transactions/{id}/cancel`, the fee estimates
+ * (`POST /v1/transactions/estimate_fee`, `GET /v1/estimate_network_fee`:
+ * `fee_estimates.ts`), and the admin routes that approve,
  * reject or force the status of a transaction. HTTP only: the checks of a
  * request are in `request_check.ts`, the lifecycle in `engine.ts` (reached
  * as `ctx.transactions`), the SQL in `store.ts`.
@@ -14,6 +16,8 @@
 import { ApiError, ErrorCode, json } from "../http/reply.ts";
 import type { RouteModule } from "../http/router.ts";
 import { FORCEABLE_STATUSES } from "./status.ts";
+import { parseTransactionListQuery } from "./list_query.ts";
+import { estimateNetworkFee, estimateTransactionFee } from "./fee_estimates.ts";
 
 /** The transaction routes. */
 export const transactionRoutes: RouteModule = {
@@ -29,30 +33,52 @@ export const transactionRoutes: RouteModule = {
       method: "POST",
       pattern: "/v1/transactions",
       auth: "api",
+      node: true,
       handle(req, ctx) {
         const t = ctx.transactions.create(req.body);
-        return json(201, { id: t.id, status: t.status });
+        // 200, as the SDK's createTransaction documents (the platform's prose says 201)
+        return json(200, { id: t.id, status: t.status });
       },
     },
     {
       method: "GET",
       pattern: "/v1/transactions",
       auth: "api",
+      node: true,
       handle(req, ctx) {
-        const limitText = req.query.get("limit");
-        const limit = limitText === null ? 200 : Number(limitText);
-        if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
-          throw new ApiError(400, "limit must be an integer from 1 to 500.", ErrorCode.badRequest);
-        }
-        const statuses = (req.query.get("status") ?? "").split(",").filter(Boolean);
-        const sort = (req.query.get("sort") ?? "DESC").toUpperCase() === "ASC" ? "ASC" : "DESC";
-        return json(200, ctx.transactions.list({ limit, statuses, sort }));
+        const page = ctx.transactions.list(parseTransactionListQuery(req.query));
+        // the paging headers the SDKs follow: a URL whose cursor holds the whole query
+        const url = (param: string, cursor: string) =>
+          `${ctx.baseUrl ?? ""}/v1/transactions?${param}=${encodeURIComponent(cursor)}`;
+        const headers: Record<string, string> = {};
+        if (page.next) headers["next-page"] = url("next", page.next);
+        if (page.prev) headers["prev-page"] = url("prev", page.prev);
+        return json(200, page.records, headers);
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/v1/transactions/estimate_fee",
+      auth: "api",
+      node: true,
+      async handle(req, ctx) {
+        return json(200, await estimateTransactionFee(ctx, req.body));
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v1/estimate_network_fee",
+      auth: "api",
+      node: true,
+      async handle(req, ctx) {
+        return json(200, await estimateNetworkFee(ctx, req.query.get("assetId")));
       },
     },
     {
       method: "GET",
       pattern: "/v1/transactions/:id",
       auth: "api",
+      node: true,
       handle(req, ctx) {
         // the stored JSON as it is: polling is the hottest path
         const t = ctx.transactions.getJson(req.params.id);
@@ -66,6 +92,7 @@ export const transactionRoutes: RouteModule = {
       method: "GET",
       pattern: "/v1/transactions/external_tx_id/:externalTxId",
       auth: "api",
+      node: true,
       handle(req, ctx) {
         const t = ctx.transactions.getByExternalId(req.params.externalTxId);
         if (!t) {
@@ -82,6 +109,7 @@ export const transactionRoutes: RouteModule = {
       method: "POST",
       pattern: "/v1/transactions/:id/cancel",
       auth: "api",
+      node: true,
       handle(req, ctx) {
         ctx.transactions.cancel(req.params.id);
         return json(200, { success: true });

@@ -14,6 +14,7 @@ import { TRANSACTION_FINAL_STATUSES } from "../../core/mod.ts";
 import type { Row, Store } from "../store.ts";
 import type { CheckedRequest } from "./request_check.ts";
 import type { EmulatorTransactionStatus } from "./status.ts";
+import type { PagePosition, TransactionFilter } from "./list_query.ts";
 
 /** Schema of the transactions table. */
 export const TRANSACTIONS_SCHEMA = `
@@ -149,15 +150,67 @@ export class TransactionStore {
     return r ? JSON.parse(String(r.record)) : undefined;
   }
 
-  /** The latest transactions, optionally only those in `statuses`. */
-  list(o: { limit: number; statuses: string[]; sort: "ASC" | "DESC" }): TransactionRecord[] {
-    const where = o.statuses.length
-      ? `WHERE status IN (${o.statuses.map(() => "?").join(",")})`
-      : "";
+  /**
+   * One page of a listing: up to `filter.limit` records in the filter's
+   * order, the first page or the rows after (`next`) or before (`prev`) a
+   * position; `more` says whether rows lie beyond the page in the
+   * direction read, `edges` gives the positions of its first and last rows.
+   */
+  page(
+    filter: TransactionFilter,
+    page?: { direction: "next" | "prev"; at: PagePosition },
+  ): { records: TransactionRecord[]; more: boolean; edges?: [PagePosition, PagePosition] } {
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    const add = (sql: string, ...values: (string | number)[]) => {
+      where.push(sql);
+      args.push(...values);
+    };
+    if (filter.statuses.length) {
+      add(`status IN (${filter.statuses.map(() => "?").join(",")})`, ...filter.statuses);
+    }
+    if (filter.sourceType) add("json_extract(record, '$.source.type') = ?", filter.sourceType);
+    if (filter.sourceId) add("json_extract(record, '$.source.id') = ?", filter.sourceId);
+    if (filter.destType) add("json_extract(record, '$.destination.type') = ?", filter.destType);
+    if (filter.destId) add("json_extract(record, '$.destination.id') = ?", filter.destId);
+    if (filter.assets.length) {
+      add(
+        `json_extract(record, '$.assetId') IN (${filter.assets.map(() => "?").join(",")})`,
+        ...filter.assets,
+      );
+    }
+    if (filter.txHash) add("lower(tx_hash) = lower(?)", filter.txHash);
+    if (filter.before !== undefined) add("created_at < ?", filter.before);
+    if (filter.after !== undefined) add("created_at > ?", filter.after);
+    if (filter.endUserWallet) where.push("0");
+    const col = filter.orderBy === "lastUpdated" ? "updated_at" : "created_at";
+    // reading backwards (prev) walks the opposite direction, then turns the page round
+    const backwards = page?.direction === "prev";
+    const asc = (filter.sort === "ASC") !== backwards;
+    if (page) {
+      const cmp = asc ? ">" : "<";
+      add(
+        `(${col} ${cmp} ? OR (${col} = ? AND seq ${cmp} ?))`,
+        page.at.key,
+        page.at.key,
+        page.at.seq,
+      );
+    }
+    const dir = asc ? "ASC" : "DESC";
     const rows = this.#store.db.prepare(
-      `SELECT record FROM transactions ${where} ORDER BY seq ${o.sort} LIMIT ?`,
-    ).all(...o.statuses, o.limit) as Row[];
-    return rows.map((r) => JSON.parse(String(r.record)));
+      `SELECT seq, ${col} AS k, record FROM transactions ${
+        where.length ? `WHERE ${where.join(" AND ")}` : ""
+      } ORDER BY ${col} ${dir}, seq ${dir} LIMIT ?`,
+    ).all(...args, filter.limit + 1) as Row[];
+    const more = rows.length > filter.limit;
+    const kept = rows.slice(0, filter.limit);
+    if (backwards) kept.reverse();
+    const at = (r: Row): PagePosition => ({ key: Number(r.k), seq: Number(r.seq) });
+    return {
+      records: kept.map((r) => JSON.parse(String(r.record))),
+      more,
+      edges: kept.length ? [at(kept[0]), at(kept[kept.length - 1])] : undefined,
+    };
   }
 
   /** Stores a new transaction. */

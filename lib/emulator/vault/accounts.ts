@@ -14,6 +14,7 @@ import { ApiError, ErrorCode, json } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import type { RouteModule } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
+import { nodeOf } from "../chain.ts";
 
 /** The name of vault account `i`. */
 export function accountName(i: number): string {
@@ -29,9 +30,10 @@ export function requireAccount(ctx: EmulatorContext, id: string): number {
 }
 
 async function assetOf(ctx: EmulatorContext, index: number) {
+  const { client } = nodeOf(ctx);
   const [wei, block] = await Promise.all([
-    ctx.chain.client.getBalance({ address: ctx.keys.address(index) }),
-    ctx.chain.client.getBlockNumber(),
+    client.getBalance({ address: ctx.keys.address(index) }),
+    client.getBlockNumber(),
   ]);
   const amount = formatEther(wei);
   return {
@@ -77,6 +79,21 @@ function nodeDown(e: unknown): never {
   );
 }
 
+/** The one address of vault account `i` on the chain's asset. */
+function addressOf(ctx: EmulatorContext, i: number) {
+  return {
+    assetId: ctx.config.assetId,
+    address: ctx.keys.address(i),
+    description: "",
+    tag: "",
+    type: "Permanent",
+    legacyAddress: "",
+    enterpriseAddress: "",
+    bip44AddressIndex: 0,
+    userDefined: false,
+  };
+}
+
 /** The vault routes. */
 export const vaultRoutes: RouteModule = {
   name: "vault",
@@ -85,6 +102,7 @@ export const vaultRoutes: RouteModule = {
       method: "GET",
       pattern: "/v1/vault/accounts_paged",
       auth: "api",
+      node: true,
       async handle(req, ctx) {
         const q = req.query;
         const limitText = q.get("limit");
@@ -136,6 +154,7 @@ export const vaultRoutes: RouteModule = {
       method: "GET",
       pattern: "/v1/vault/accounts/:id",
       auth: "api",
+      node: true,
       async handle(req, ctx) {
         const i = requireAccount(ctx, req.params.id);
         try {
@@ -149,6 +168,7 @@ export const vaultRoutes: RouteModule = {
       method: "GET",
       pattern: "/v1/vault/accounts/:id/:assetId",
       auth: "api",
+      node: true,
       async handle(req, ctx) {
         const i = requireAccount(ctx, req.params.id);
         requireAsset(ctx, req.params.assetId);
@@ -163,23 +183,23 @@ export const vaultRoutes: RouteModule = {
       method: "GET",
       pattern: "/v1/vault/accounts/:id/:assetId/addresses_paginated",
       auth: "api",
+      node: true,
       handle(req, ctx) {
         const i = requireAccount(ctx, req.params.id);
         requireAsset(ctx, req.params.assetId);
-        return json(200, {
-          addresses: [{
-            assetId: ctx.config.assetId,
-            address: ctx.keys.address(i),
-            description: "",
-            tag: "",
-            type: "Permanent",
-            legacyAddress: "",
-            enterpriseAddress: "",
-            bip44AddressIndex: 0,
-            userDefined: false,
-          }],
-          paging: {},
-        });
+        return json(200, { addresses: [addressOf(ctx, i)], paging: {} });
+      },
+    },
+    {
+      // the older, unpaged listing (the older SDK's getDepositAddresses)
+      method: "GET",
+      pattern: "/v1/vault/accounts/:id/:assetId/addresses",
+      auth: "api",
+      node: true,
+      handle(req, ctx) {
+        const i = requireAccount(ctx, req.params.id);
+        requireAsset(ctx, req.params.assetId);
+        return json(200, [addressOf(ctx, i)]);
       },
     },
   ],

@@ -79,7 +79,7 @@ function blockchain(c: ChainInfo) {
       test: c.test,
       signingAlgo: "ECDSA_SECP256K1",
     },
-    metadata: { scope: "Global", deprecated: false },
+    metadata: { scope: "GLOBAL", deprecated: false },
   };
 }
 
@@ -92,7 +92,7 @@ function asset(c: ChainInfo) {
     displaySymbol: "ETH",
     assetClass: "NATIVE",
     onchain: { symbol: "ETH", name: "Ether", decimals: 18 },
-    metadata: { scope: "Global", deprecated: false },
+    metadata: { scope: "GLOBAL", verified: true, deprecated: false },
   };
 }
 
@@ -151,6 +151,48 @@ export const assetRoutes: RouteModule = {
           throw new NotFoundError(`Blockchain "${req.params.id}" not found.`);
         }
         return json(200, blockchain(c));
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v1/assets",
+      auth: "api",
+      handle(req, ctx) {
+        const q = req.query;
+        let list = chains(ctx);
+        const blockchainId = q.get("blockchainId");
+        if (blockchainId) list = list.filter((c) => uuidFor(1, c.chainId) === blockchainId);
+        const assetClass = q.get("assetClass");
+        if (assetClass && assetClass !== "NATIVE") list = [];
+        const symbol = q.get("symbol");
+        if (symbol && symbol !== "ETH") list = [];
+        const ids = q.getAll("ids").flatMap((v) => v.split(",")).filter(Boolean);
+        if (ids.length) {
+          list = list.filter((c) => ids.includes(uuidFor(2, c.chainId)) || ids.includes(c.assetId));
+        }
+        const { start, size } = pageArgs(q, 1000, 500);
+        const page = list.slice(start, start + size);
+        const next = start + size < list.length ? encodeCursor({ start: start + size }) : null;
+        return json(200, { data: page.map(asset), next });
+      },
+    },
+    {
+      // the older listing (both SDKs' getSupportedAssets): AssetTypeResponse[]
+      method: "GET",
+      pattern: "/v1/supported_assets",
+      auth: "api",
+      handle(_req, ctx) {
+        return json(
+          200,
+          chains(ctx).map((c) => ({
+            id: c.assetId,
+            name: c.displayName,
+            type: "BASE_ASSET",
+            contractAddress: "",
+            nativeAsset: c.assetId,
+            decimals: 18,
+          })),
+        );
       },
     },
     {

@@ -1,6 +1,7 @@
 /**
  * Whitelisted wallets: `GET /v1/external_wallets`, `GET /v1/internal_wallets`
- * and `GET /v1/contracts` list the run's whitelist (`whitelist.ts`; empty at
+ * and `GET /v1/contracts` list the run's whitelist, and `GET …/{id}` reads
+ * one (404 when it is not there) (`whitelist.ts`; empty at
  * start), each wallet with its one asset (`{id, status: "APPROVED", address,
  * tag}`) as the platform shows it. Clients that resolve destinations through
  * the whitelist (the web3 provider, or the bridge with
@@ -13,9 +14,9 @@
  * @module
  */
 
-import { BadRequestError } from "../../core/mod.ts";
+import { BadRequestError, NotFoundError } from "../../core/mod.ts";
 import { json } from "../http/reply.ts";
-import type { RouteModule } from "../http/router.ts";
+import type { RouteModule, RouteRequest } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
 import type { WalletType, WhitelistedWallet } from "./whitelist.ts";
 
@@ -51,6 +52,21 @@ export const walletRoutes: RouteModule = {
       auth: "api" as const,
       handle: (_req: unknown, ctx: EmulatorContext) =>
         json(200, ctx.whitelist.list(type).map((w) => view(ctx, w))),
+    })),
+    ...LISTS.map(([pattern, type]) => ({
+      method: "GET" as const,
+      pattern: `${pattern}/:walletId`,
+      auth: "api" as const,
+      handle: (req: RouteRequest, ctx: EmulatorContext) => {
+        const w = ctx.whitelist.find(type, req.params.walletId);
+        if (!w) {
+          throw new NotFoundError(
+            `No ${type} ${JSON.stringify(req.params.walletId)} is whitelisted in this emulator ` +
+              "(add one with POST /admin/wallets).",
+          );
+        }
+        return json(200, view(ctx, w));
+      },
     })),
     {
       method: "POST" as const,

@@ -43,7 +43,7 @@ import type { WebhookStore } from "./store.ts";
 import type { JobRow, NotificationRow, WebhookRow } from "./rows.ts";
 import { type Endpoint, Endpoints, type WebhookPatch } from "./endpoints.ts";
 import { type Clock, type DueEntry, Scheduler, systemClock } from "./scheduler.ts";
-import { Resends } from "./resend_jobs.ts";
+import { type ResendQuery, Resends } from "./resend_jobs.ts";
 import { recordAttempt, type Recorded } from "./attempt_recorder.ts";
 import type { BreakerContext } from "./endpoint_breaker.ts";
 
@@ -321,8 +321,13 @@ export class WebhookEngine {
   }
 
   /** Resends a resource's notifications; see {@linkcode Resends.resendByResource}. */
-  resendByResource(webhookId: string, resourceId: string, excludeStatuses?: string[]): number {
-    return this.#resends.resendByResource(webhookId, resourceId, excludeStatuses);
+  resendByResource(
+    webhookId: string,
+    resourceId: string,
+    excludeStatuses?: string[],
+    events?: readonly string[],
+  ): number {
+    return this.#resends.resendByResource(webhookId, resourceId, excludeStatuses, events);
   }
 
   /** Resends every notification of the last 24 h; see {@linkcode Resends.resendRecent}. */
@@ -338,9 +343,14 @@ export class WebhookEngine {
     return this.#resends.resendFailed(webhookId, opts);
   }
 
-  /** A resend job or a 404. */
-  job(webhookId: string, jobId: string): JobRow {
-    return this.#resends.job(webhookId, jobId);
+  /** Resends the notifications a query matches as a job; see {@linkcode Resends.resendByQuery}. */
+  resendByQuery(webhookId: string, query: ResendQuery): { total: number; job?: JobRow } {
+    return this.#resends.resendByQuery(webhookId, query);
+  }
+
+  /** A resend job made by the call `kind`, or a 404. */
+  job(webhookId: string, jobId: string, kind: JobRow["kind"]): JobRow {
+    return this.#resends.job(webhookId, jobId, kind);
   }
 
   // ------------------------------------------------------------ the delivery loop

@@ -6,7 +6,12 @@
  * @module
  */
 
-import { BadRequestError, NOTIFICATION_STATUSES, type NotificationStatus } from "../../core/mod.ts";
+import {
+  BadRequestError,
+  NOTIFICATION_STATUSES,
+  type NotificationStatus,
+  WEBHOOK_EVENTS,
+} from "../../core/mod.ts";
 
 /**
  * Throws the 400 answer with `message`.
@@ -133,16 +138,31 @@ export function checkUrl(v: unknown): string {
 }
 
 /**
- * A non-empty array of event types, without repeats.
+ * A non-empty array of event types of the platform's enum
+ * (`WEBHOOK_EVENTS`), without repeats; `name` is the field checked.
  *
  * @example
  * ```ts
  * checkEvents(["transaction.created", "transaction.created"]); // ["transaction.created"]
  * ```
  */
-export function checkEvents(v: unknown): string[] {
-  if (!Array.isArray(v) || v.length === 0 || !v.every((e) => typeof e === "string" && e)) {
-    bad('events must be a non-empty array of event types, e.g. ["transaction.created"].');
+export function checkEvents(v: unknown, name = "events", allowEmpty = false): string[] {
+  if (
+    !Array.isArray(v) || (!allowEmpty && v.length === 0) ||
+    !v.every((e) => typeof e === "string" && e)
+  ) {
+    bad(
+      `${name} must be a${
+        allowEmpty ? "n" : " non-empty"
+      } array of event types, e.g. ["transaction.created"].`,
+    );
+  }
+  const unknown = (v as string[]).filter((e) => !(WEBHOOK_EVENTS as readonly string[]).includes(e));
+  if (unknown.length) {
+    bad(
+      `${name} has ${unknown.map((e) => JSON.stringify(e)).join(", ")}, not an event type of the ` +
+        `platform; the allowed events are ${WEBHOOK_EVENTS.join(", ")}.`,
+    );
   }
   return [...new Set(v as string[])];
 }

@@ -1,15 +1,15 @@
 /**
  * Resends: one notification, the notifications of a resource, every
  * notification of the last 24 hours (the console's "Resend notifications"),
- * and the "resend failed" jobs (processed in the background, batch by batch,
- * resumed after a restart). A resend starts a fresh series of up to 10
+ * and the jobs of "resend failed" and "resend by query" (processed in the
+ * background, batch by batch, resumed after a restart). A resend starts a fresh series of up to 10
  * attempts (breaker.md §2, our choice); it waits ON_HOLD when the endpoint
  * is not ENABLED.
  *
  * @module
  */
 
-import { BadRequestError, NotFoundError } from "../../core/mod.ts";
+import { BadRequestError, NotFoundError, type NotificationStatus } from "../../core/mod.ts";
 import type { Endpoints } from "./endpoints.ts";
 import type { Clock, Scheduler } from "./scheduler.ts";
 import type { WebhookStore } from "./store.ts";
@@ -17,8 +17,23 @@ import type { JobRow, NotificationRow } from "./rows.ts";
 import { waitingStatus } from "../../webhooks/mod.ts";
 
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
 /** Notifications resent per step of a job. */
 const BATCH = 200;
+
+/** The filters of a resend by query (`ResendByQueryRequest` of the SDK). */
+export interface ResendQuery {
+  /** Statuses to resend; default FAILED and ON_HOLD. */
+  statuses?: NotificationStatus[];
+  /** Window start, epoch ms; default 24 hours ago. */
+  startTime?: number;
+  /** Window end, epoch ms (needs `startTime`); default now. */
+  endTime?: number;
+  /** Event types; absent or empty: all. */
+  events?: string[];
+  /** Only this resource. */
+  resourceId?: string;
+}
 
 /** Options of {@linkcode Resends}. */
 export interface ResendsOptions {
@@ -122,13 +137,19 @@ export class Resends {
   /**
    * Resends the endpoint's notifications of a resource from the last 30 days.
    * `excludeStatuses` absent: every status but COMPLETED; `[]`: all.
+   * `events`, when given: only those event types.
    */
-  resendByResource(webhookId: string, resourceId: string, excludeStatuses?: string[]): number {
+  resendByResource(
+    webhookId: string,
+    resourceId: string,
+    excludeStatuses?: string[],
+    events?: readonly string[],
+  ): number {
     this.#endpoints.row(webhookId);
     const now = this.#clock.now();
     const exclude = new Set(excludeStatuses ?? ["COMPLETED"]);
     const chosen = this.#store.notificationsOfResource(webhookId, resourceId, now - 30 * DAY)
-      .filter((n) => !exclude.has(n.status));
+      .filter((n) => !exclude.has(n.status) && (!events || events.includes(n.eventType)));
     const done = this.#store.tx(() =>
       chosen.map((n) => this.#fresh(this.#store.notificationBySeq(n.seq)!, now))
     );
@@ -139,9 +160,9 @@ export class Resends {
   /**
    * The console's "Resend notifications": every notification of the
    * endpoint created in the last 24 hours, whatever its status, starts a
-   * fresh series (one transaction). The platform's API has no such bulk
-   * operation; a client does it with a list and one resend each. Returns
-   * how many were resent; `dryRun` only counts them.
+   * fresh series (one transaction). Through the API a client asks the same
+   * with resend by query (every status, the last 24 hours). Returns how
+   * many were resent; `dryRun` only counts them.
    */
   resendRecent(webhookId: string, opts: { dryRun?: boolean } = {}): number {
     this.#endpoints.row(webhookId);
@@ -174,14 +195,76 @@ export class Resends {
       const ev = new Set(opts.events);
       rows = rows.filter((r) => ev.has(r.eventType));
     }
-    if (rows.length === 0) return { total: 0 };
+    return this.#startJob(webhookId, "failed", ["FAILED"], rows.map((r) => r.seq), now);
+  }
+
+  /**
+   * Resend by query, as the SDK's `ResendByQueryRequest` documents it:
+   * `statuses` default FAILED and ON_HOLD; `startTime` default 24 hours
+   * ago, no earlier than 72 hours ago and not in the future; `endTime`
+   * (needs `startTime`) default now, after `startTime`, at most 24 hours
+   * after it; `events` absent or empty: every event; `resourceId` filters.
+   * Returns `{total: 0}` when nothing matches, else a job.
+   */
+  resendByQuery(webhookId: string, q: ResendQuery): { total: number; job?: JobRow } {
+    this.#endpoints.row(webhookId);
+    const now = this.#clock.now();
+    if (q.endTime !== undefined && q.startTime === undefined) {
+      throw new BadRequestError(
+        "endTime needs startTime: give both, or neither (the last 24 hours).",
+      );
+    }
+    const startTime = q.startTime ?? now - DAY;
+    const endTime = q.endTime ?? now;
+    if (startTime < now - 72 * HOUR || startTime > now) {
+      throw new BadRequestError(
+        `startTime ${startTime} is outside the last 72 hours (${now - 72 * HOUR} to ${now}); ` +
+          "resend by query reaches back 72 hours at most.",
+      );
+    }
+    if (endTime <= startTime) {
+      throw new BadRequestError(`endTime ${endTime} must be after startTime ${startTime}.`);
+    }
+    if (endTime - startTime > DAY) {
+      throw new BadRequestError(
+        `The window from startTime to endTime is ${
+          ((endTime - startTime) / HOUR).toFixed(1)
+        } hours; resend by query takes at most 24 hours: split it into several calls.`,
+      );
+    }
+    const statuses = q.statuses?.length
+      ? q.statuses
+      : ["FAILED", "ON_HOLD"] as NotificationStatus[];
+    const seqs = this.#store.notificationSeqs({
+      webhookId,
+      startTime,
+      endTime,
+      statuses,
+      events: q.events ?? [],
+      resourceId: q.resourceId,
+      sortBy: "createdAt",
+      order: "ASC",
+    });
+    return this.#startJob(webhookId, "query", statuses, seqs, now);
+  }
+
+  #startJob(
+    webhookId: string,
+    kind: JobRow["kind"],
+    statuses: NotificationStatus[],
+    seqs: number[],
+    now: number,
+  ): { total: number; job?: JobRow } {
+    if (seqs.length === 0) return { total: 0 };
     const job: JobRow = {
       id: this.#uuid(),
       webhookId,
+      kind,
+      statuses,
       status: "QUEUED",
       processed: 0,
-      total: rows.length,
-      pending: rows.map((r) => r.seq),
+      total: seqs.length,
+      pending: seqs,
       createdAt: now,
     };
     this.#store.saveJob(job);
@@ -189,11 +272,17 @@ export class Resends {
     return { total: job.total, job };
   }
 
-  /** A resend job of an endpoint, or a 404. */
-  job(webhookId: string, jobId: string): JobRow {
+  /** A resend job of an endpoint made by the call `kind`, or a 404. */
+  job(webhookId: string, jobId: string, kind: JobRow["kind"]): JobRow {
     this.#endpoints.row(webhookId);
-    const j = this.#store.getJob(webhookId, jobId);
-    if (!j) throw new NotFoundError(`Job ${JSON.stringify(jobId)} not found.`);
+    const j = this.#store.getJob(webhookId, jobId, kind);
+    if (!j) {
+      throw new NotFoundError(
+        `Job ${JSON.stringify(jobId)} not found among the ${
+          kind === "query" ? "resend by query" : "resend failed"
+        } jobs of webhook ${webhookId}.`,
+      );
+    }
     return j;
   }
 
@@ -208,7 +297,7 @@ export class Resends {
         const out: NotificationRow[] = [];
         for (const seq of batch) {
           const n = this.#store.notificationBySeq(seq);
-          if (n && n.status === "FAILED") out.push(this.#fresh(n, now));
+          if (n && job.statuses.includes(n.status)) out.push(this.#fresh(n, now));
         }
         job.processed += batch.length;
         job.status = job.pending.length ? "IN_PROGRESS" : "COMPLETED";

@@ -32,6 +32,7 @@ import { json, type Reply } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import { startWebhooks, type Webhooks } from "./start.ts";
 import { webhooksConsoleRoutes } from "./console_routes.ts";
+import { webhooksV1Routes } from "./v1_routes.ts";
 import {
   bad,
   bodyObject,
@@ -254,8 +255,37 @@ const resendFailed: Handler = (req, { engine }) => {
   });
 };
 
-const getJob: Handler = (req, { engine }) =>
-  json(200, jobJson(engine.job(req.params.webhookId, req.params.jobId)));
+const resendByQuery: Handler = (req, { engine }) => {
+  const webhookId = req.params.webhookId;
+  const b = bodyObject(req.body, "resend by query");
+  for (const k of ["startTime", "endTime"] as const) {
+    if (b[k] !== undefined && (!Number.isInteger(b[k]) || (b[k] as number) < 0)) {
+      bad(`${k} must be epoch milliseconds, got ${JSON.stringify(b[k])}.`);
+    }
+  }
+  if (b.resourceId !== undefined && typeof b.resourceId !== "string") {
+    bad("resourceId must be a string.");
+  }
+  const r = engine.resendByQuery(webhookId, {
+    statuses: b.statuses === undefined ? undefined : checkStatuses(b.statuses, "statuses"),
+    events: b.events === undefined ? undefined : checkEvents(b.events, "events", true),
+    startTime: b.startTime as number | undefined,
+    endTime: b.endTime as number | undefined,
+    resourceId: (b.resourceId as string | undefined) || undefined,
+  });
+  if (!r.job) return json(200, { total: 0 });
+  return json(202, { total: r.total }, {
+    location: `/v1/webhooks/${
+      encodeURIComponent(webhookId)
+    }/notifications/resend_by_query/jobs/${r.job.id}`,
+  });
+};
+
+const getFailedJob: Handler = (req, { engine }) =>
+  json(200, jobJson(engine.job(req.params.webhookId, req.params.jobId, "failed")));
+
+const getQueryJob: Handler = (req, { engine }) =>
+  json(200, jobJson(engine.job(req.params.webhookId, req.params.jobId, "query")));
 
 // ---------------------------------------------------------------- admin
 
@@ -308,13 +338,16 @@ export const webhooksRoutes: RouteModule = {
     route("GET", N, "api", listNotifications),
     route("POST", `${N}/resend_by_resource`, "api", resendByResource),
     route("POST", `${N}/resend_failed`, "api", resendFailed),
-    route("GET", `${N}/resend_failed/jobs/:jobId`, "api", getJob),
+    route("GET", `${N}/resend_failed/jobs/:jobId`, "api", getFailedJob),
+    route("POST", `${N}/resend_by_query`, "api", resendByQuery),
+    route("GET", `${N}/resend_by_query/jobs/:jobId`, "api", getQueryJob),
     route("GET", `${N}/:notificationId`, "api", getNotification),
     route("POST", `${N}/:notificationId/resend`, "api", resendNotification),
     route("GET", `${N}/:notificationId/attempts`, "api", listAttempts),
     route("POST", "/admin/notifications", "admin", createNotifications),
     route("GET", "/admin/outbox", "admin", outbox),
     route("GET", "/admin/attempts", "admin", attemptLog),
+    ...webhooksV1Routes,
     ...webhooksConsoleRoutes,
   ],
   async start(ctx) {

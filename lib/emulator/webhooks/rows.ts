@@ -92,8 +92,15 @@ export type DeliveryLogEntry =
   | { kind: "attempt"; attempt: AttemptRow }
   | { kind: "enable"; webhookId: string; time: number };
 
-/** A resend-failed job row. */
+/**
+ * A resend job row: `failed` (resend failed: FAILED notifications) or
+ * `query` (resend by query: notifications of the given statuses).
+ */
 export interface JobRow {
+  /** Which call made it (its status is read under that call's path). */
+  kind: "failed" | "query";
+  /** The statuses a notification must still have when its turn comes. */
+  statuses: NotificationStatus[];
   /** Its id (a UUID). */
   id: string;
   /** Its endpoint. */
@@ -187,5 +194,7 @@ export function jobFrom(r: Row): JobRow {
     total: r.total as number,
     pending: JSON.parse(r.pending as string),
     createdAt: r.created_at as number,
+    kind: r.kind === "query" ? "query" : "failed",
+    statuses: r.statuses ? JSON.parse(r.statuses as string) : ["FAILED"],
   };
 }

@@ -90,7 +90,9 @@ CREATE TABLE IF NOT EXISTS wh_jobs (
   processed INTEGER NOT NULL,
   total INTEGER NOT NULL,
   pending TEXT NOT NULL,
-  created_at INTEGER NOT NULL
+  created_at INTEGER NOT NULL,
+  kind TEXT NOT NULL DEFAULT 'failed',
+  statuses TEXT
 );
 CREATE TABLE IF NOT EXISTS wh_outbox (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -159,6 +161,14 @@ export class WebhookStore {
   constructor(db: DatabaseSync) {
     this.db = db;
     db.exec(SCHEMA);
+    // state files made before resend-by-query jobs: add their two columns
+    const cols = db.prepare("PRAGMA table_info(wh_jobs)").all().map((r) =>
+      (r as { name: string }).name
+    );
+    if (!cols.includes("kind")) {
+      db.exec("ALTER TABLE wh_jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'failed'");
+    }
+    if (!cols.includes("statuses")) db.exec("ALTER TABLE wh_jobs ADD COLUMN statuses TEXT");
   }
 
   // deno-lint-ignore no-explicit-any
@@ -523,7 +533,7 @@ export class WebhookStore {
   saveJob(j: JobRow): void {
     this.#stmt(
       `INSERT OR REPLACE INTO wh_jobs (id, webhook_id, status, processed, total, pending,
-       created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+       created_at, kind, statuses) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       j.id,
       j.webhookId,
@@ -532,14 +542,17 @@ export class WebhookStore {
       j.total,
       JSON.stringify(j.pending),
       j.createdAt,
+      j.kind,
+      JSON.stringify(j.statuses),
     );
   }
 
-  /** A job by id. */
-  getJob(webhookId: string, id: string): JobRow | undefined {
-    const r = this.#stmt("SELECT * FROM wh_jobs WHERE id = ? AND webhook_id = ?").get(
+  /** A job of one kind by id. */
+  getJob(webhookId: string, id: string, kind: JobRow["kind"]): JobRow | undefined {
+    const r = this.#stmt("SELECT * FROM wh_jobs WHERE id = ? AND webhook_id = ? AND kind = ?").get(
       id,
       webhookId,
+      kind,
     );
     return r ? jobFrom(r) : undefined;
   }

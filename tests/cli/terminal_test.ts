@@ -368,10 +368,10 @@ Deno.test({
     try {
       const url = "http://127.0.0.1:9/receiver/receiver/hook"; // 41: cut to 19 before
       const hook = (await fx.api<{ id: string }>("POST", "/v1/webhooks", {
-        body: { url, events: ["a.b"] },
+        body: { url, events: ["connection.added"] },
       })).data;
       const made = await fx.admin("POST", "/notifications", {
-        eventType: "a.b",
+        eventType: "connection.added",
         resourceId: "tx-1",
         count: 2,
       });
@@ -400,13 +400,18 @@ Deno.test({
         }
         if (cols === 160) assert.ok(!r.raw.includes("…"), "160 columns hold every cell whole");
       }
-      const w = await onTerminal(["webhooks", "list"], env, 100);
+      // 108 columns hold every cell whole (the shortest event name is 16 characters)
+      const w = await onTerminal(["webhooks", "list"], env, 110);
       assert.deepEqual(w.code, 0, w.raw);
       const rows = screen(w.raw).filter((l) => l !== "");
       assert.match(rows[0], /^ID +STATUS +EVENTS +URL$/);
       const mine = rows.find((l) => l.startsWith(hook.id));
       assert.ok(mine, rows.join("\n"));
-      assert.match(mine, / a\.b {5}http/, "EVENTS as wide as its header, not its declared 30");
+      assert.match(
+        mine,
+        / connection\.added {2}http/,
+        "EVENTS as wide as its cells, not its declared 30",
+      );
       assert.ok(mine.endsWith(url), `the URL whole: ${mine}`);
     } finally {
       await fx.stop();

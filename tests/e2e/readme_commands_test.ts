@@ -200,12 +200,12 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
         "--url",
         `http://127.0.0.1:${failing.addr.port}/hook`,
         "--events",
-        "test.suspend",
+        "connection.removed",
         "--format",
         "json",
       ]),
     ).id as string;
-    await cli(["emulator", "trigger", "--eventType", "test.suspend"]);
+    await cli(["emulator", "trigger", "--eventType", "connection.removed"]);
     await waitFor(
       "the failing endpoint's suspension",
       async () =>

@@ -49,10 +49,15 @@ Deno.test("breaker simulate --webhookId predicts the emulator's suspension from 
   };
   try {
     const created = await emu.api<{ id: string }>("POST", "/v1/webhooks", {
-      body: { url: `http://127.0.0.1:${server.addr.port}/hook`, events: ["test.fail"] },
+      body: {
+        url: `http://127.0.0.1:${server.addr.port}/hook`,
+        events: ["transaction.status.updated"],
+      },
     });
     const W = created.data.id;
-    await emu.api("POST", "/admin/notifications", { body: { eventType: "test.fail", count: 5 } });
+    await emu.api("POST", "/admin/notifications", {
+      body: { eventType: "transaction.status.updated", count: 5 },
+    });
     await waitFor(
       "the emulator's suspension",
       async () =>

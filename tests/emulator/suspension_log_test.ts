@@ -12,10 +12,12 @@ Deno.test("one error in one attempt suspends (--minAttempts 1) and the log says 
   const emu = await startEmulatorOnAnvil(["--minAttempts", "1", "--timeScale", "1000"]);
   try {
     const made = await emu.api<{ id: string }>("POST", "/v1/webhooks", {
-      body: { url: "http://127.0.0.1:9/closed", events: ["test.one"] },
+      body: { url: "http://127.0.0.1:9/closed", events: ["transaction.created"] },
     });
     assert.equal(made.status, 201);
-    const r = await emu.api("POST", "/admin/notifications", { body: { eventType: "test.one" } });
+    const r = await emu.api("POST", "/admin/notifications", {
+      body: { eventType: "transaction.created" },
+    });
     assert.equal(r.status, 201);
     await waitFor("the suspension log line", () => emu.stderr().includes(" SUSPENDED "), 10_000);
     assert.match(

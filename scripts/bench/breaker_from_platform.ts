@@ -81,8 +81,8 @@ try {
     }
     return r.data.id;
   };
-  const ws = await hook("bench.small", small);
-  const wl = await hook("bench.large", large);
+  const ws = await hook("connection.added", small);
+  const wl = await hook("connection.removed", large);
   const t0 = performance.now();
   for (const w of [ws, wl]) {
     await waitFor(

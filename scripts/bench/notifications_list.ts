@@ -49,7 +49,7 @@ try {
   const deadPort = (l.addr as Deno.NetAddr).port;
   l.close();
   const hook = await emu.api<{ id: string }>("POST", "/v1/webhooks", {
-    body: { url: `http://127.0.0.1:${deadPort}/hook`, events: ["bench.list"] },
+    body: { url: `http://127.0.0.1:${deadPort}/hook`, events: ["transaction.created"] },
   });
   const list = [
     "notifications",
@@ -64,7 +64,7 @@ try {
     for (let made = 0; made < n;) {
       const count = Math.min(10_000, n - made);
       const r = await emu.api("POST", "/admin/notifications", {
-        body: { eventType: "bench.list", count },
+        body: { eventType: "transaction.created", count },
       });
       if (r.status !== 201) throw new Error(`admin/notifications answered ${r.status}`);
       made += count;

@@ -178,7 +178,7 @@ async function emulatorRun(m: "ok" | "30pct"): Promise<Record<string, number>> {
     ...(m === "30pct" ? ["--minAttempts", "100"] : []),
   ]);
   try {
-    const event = `bench.${m}`;
+    const event = "transaction.created"; // each mode has its own emulator
     for (let e = 0; e < ENDPOINTS; e++) {
       const r = await emu.api("POST", "/v1/webhooks", {
         body: { url: `${rxUrl}/e${e}`, events: [event] },

@@ -4,7 +4,7 @@
  * name, i.e. DNS rebinding; an `Origin` that was not allowed, i.e. a web
  * page), enforces the body limit, and answers JSON-RPC errors as JSON, never
  * HTML. A WebSocket upgrade that passes the same checks goes to the
- * `upgrade` handler (`ws.ts`). {@linkcode serveHttp} wires it to `Deno.serve`.
+ * `upgrade` handler (`ws.ts`). {@linkcode serveHttp} serves it with bounded connections.
  *
  * @module
  */
@@ -12,6 +12,7 @@
 import type { Dispatcher } from "./methods.ts";
 import { RpcError, RpcErrorCode, validateRequest } from "./protocol.ts";
 import { hostnameOf, isLoopbackHost, sameText } from "../core/loopback.ts";
+import { serveBounded } from "../core/bounded_server.ts";
 
 /** Default largest request body: 64 MiB (far above the largest contract deployment). */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -233,30 +234,21 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-/** Serves `handler` on `hostname:port` (port 0 picks a free one). */
-export function serveHttp(
+/**
+ * Serves `handler` on `hostname:port` (port 0 picks a free one) with the
+ * connection bounds of `../core/bounded_server.ts` (a cap on open
+ * connections, idle ones shed, header and idle timeouts, an accept loop that
+ * survives running out of file descriptors).
+ */
+export async function serveHttp(
   handler: (request: Request) => Promise<Response>,
-  options: { hostname: string; port: number },
+  options: { hostname: string; port: number; onShed?: (why: string) => void },
 ): Promise<HttpServer> {
-  return new Promise((resolve, reject) => {
-    try {
-      const server = Deno.serve({
-        hostname: options.hostname,
-        port: options.port,
-        onListen: (addr) => {
-          resolve({
-            hostname: addr.hostname,
-            port: addr.port,
-            close: async () => {
-              await server.shutdown().catch(() => {});
-            },
-          });
-        },
-        onError: () =>
-          rpcErrorResponse(500, RpcErrorCode.internal, "Internal error of the bridge."),
-      }, handler);
-    } catch (e) {
-      reject(e);
-    }
+  const server = await serveBounded(handler, {
+    hostname: options.hostname,
+    port: options.port,
+    onShed: options.onShed,
+    onError: () => rpcErrorResponse(500, RpcErrorCode.internal, "Internal error of the bridge."),
   });
+  return { hostname: server.hostname, port: server.port, close: () => server.close() };
 }

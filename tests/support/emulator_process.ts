@@ -7,6 +7,7 @@
  */
 
 import { type Anvil, ROOT, startAnvil } from "./tools.ts";
+import { withFileLimit } from "./rpc.ts";
 import {
   loadCredentials,
   PlatformApiError,
@@ -60,9 +61,16 @@ export interface EmulatorProcess extends EmulatorChild {
  * Spawns `deno run -A main.ts emulator ...args` with a clean environment and
  * waits for its ready line (fails after 60 s, with what it wrote on stderr).
  */
-export async function spawnEmulator(args: string[]): Promise<EmulatorChild> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}main.ts`, "emulator", ...args],
+export async function spawnEmulator(
+  args: string[],
+  options: { fileLimit?: number } = {},
+): Promise<EmulatorChild> {
+  const [command, argv] = withFileLimit(
+    ["run", "-A", `${ROOT}main.ts`, "emulator", ...args],
+    options.fileLimit,
+  );
+  const child = new Deno.Command(command, {
+    ...argv,
     cwd: ROOT,
     clearEnv: true,
     env: {
@@ -165,8 +173,9 @@ export function apiCaller(client: PlatformClient): EmulatorProcess["api"] {
 export async function startEmulatorProcess(
   rpcUrl: string,
   args: string[] = [],
+  options: { fileLimit?: number } = {},
 ): Promise<EmulatorProcess> {
-  const emu = await spawnEmulator(["--port", "0", "--rpcUrl", rpcUrl, ...args]);
+  const emu = await spawnEmulator(["--port", "0", "--rpcUrl", rpcUrl, ...args], options);
   const client = await clientForReady(emu.ready);
   return {
     ...emu,

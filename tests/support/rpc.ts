@@ -30,6 +30,17 @@ export function offlineBridgeFlags(keyPath: string, rpcUrl: string): string[] {
   ];
 }
 
+/**
+ * The command and arguments that run Deno with `args`, under `ulimit -n
+ * fileLimit` when given (bash sets the limit, then becomes Deno: same pid).
+ */
+export function withFileLimit(args: string[], fileLimit?: number): [string, { args: string[] }] {
+  if (fileLimit === undefined) return [Deno.execPath(), { args }];
+  return ["bash", {
+    args: ["-c", `ulimit -n ${fileLimit} && exec "$0" "$@"`, Deno.execPath(), ...args],
+  }];
+}
+
 /** Writes a fresh RSA private key (PKCS#8 PEM) to a temp file; returns its path. */
 export async function tempPrivateKey(): Promise<string> {
   const pair = await crypto.subtle.generateKey(
@@ -71,9 +82,11 @@ export async function startBridgeProcess(
   args: string[],
   env: Record<string, string> = {},
   program: string[] = ["run", "-A", `${ROOT}main.ts`],
+  options: { fileLimit?: number } = {},
 ): Promise<BridgeProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [...program, "rpc", ...args],
+  const [command, argv] = withFileLimit([...program, "rpc", ...args], options.fileLimit);
+  const child = new Deno.Command(command, {
+    ...argv,
     cwd: ROOT,
     clearEnv: true,
     env: {

@@ -7,13 +7,14 @@
  */
 
 import assert from "node:assert/strict";
-import { type Anvil, startAnvil } from "../support/tools.ts";
+import { type Anvil, ROOT, startAnvil } from "../support/tools.ts";
 import {
   type BridgeProcess,
   httpRpc,
   offlineBridgeFlags,
   startBridgeProcess,
   tempPrivateKey,
+  withFileLimit,
 } from "../support/rpc.ts";
 import { type EmulatorProcess, startEmulatorProcess } from "../support/emulator_process.ts";
 
@@ -106,5 +107,93 @@ Deno.test("torture: 300 idle connections under ulimit -n 256 leave the emulator 
   } finally {
     closeAll(conns);
     await emu?.stop();
+  }
+});
+
+/** `service webhooks listen --jwks FILE` under `ulimit -n 256`; its URL and a stop function. */
+async function startListen(): Promise<
+  { url: string; process: Deno.ChildProcess; stop(): Promise<void> }
+> {
+  const dir = await Deno.makeTempDir({ prefix: "listen-flood-" });
+  await Deno.writeTextFile(`${dir}/jwks.json`, '{"keys":[]}');
+  const [command, argv] = withFileLimit(
+    ["run", "-A", `${ROOT}main.ts`, "webhooks", "listen", "--jwks", `${dir}/jwks.json`],
+    FILE_LIMIT,
+  );
+  const child = new Deno.Command(command, {
+    ...argv,
+    env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = "";
+  while (!buf.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("webhooks listen did not start");
+    buf += value;
+  }
+  void (async () => {
+    while (!(await reader.read().catch(() => ({ done: true }))).done) { /* drain */ }
+  })();
+  return {
+    url: JSON.parse(buf.split("\n")[0]).url,
+    process: child,
+    async stop() {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* gone */ }
+      await child.status;
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+/** The status line the server answers to `head` sent raw over TCP. */
+async function statusLine(url: string, head: string): Promise<string> {
+  const u = new URL(url);
+  const c = await Deno.connect({ hostname: u.hostname, port: Number(u.port) });
+  try {
+    await c.write(new TextEncoder().encode(head));
+    const buf = new Uint8Array(1024);
+    const n = await c.read(buf);
+    return n ? new TextDecoder().decode(buf.subarray(0, n)).split("\r\n")[0] : "";
+  } finally {
+    try {
+      c.close();
+    } catch { /* closed */ }
+  }
+}
+
+Deno.test("torture: webhooks listen survives 300 idle connections under ulimit -n 256 and refuses bodies over 1 MiB", async () => {
+  const listen = await startListen();
+  let conns: Deno.Conn[] = [];
+  try {
+    const u = new URL(listen.url);
+    conns = await flood(u.hostname, Number(u.port), FLOOD);
+    const ok = await fetch(listen.url, { method: "POST", body: '{"id":"n1"}' });
+    await ok.body?.cancel();
+    assert.equal(ok.status, 200);
+    closeAll(conns);
+    // a declared 300 MB body: refused before any of it is read
+    assert.equal(
+      await statusLine(
+        listen.url,
+        "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 314572800\r\n\r\n",
+      ),
+      "HTTP/1.1 413 Payload Too Large",
+    );
+    // 2 MiB without a declared length: refused once past 1 MiB
+    const big = await fetch(listen.url, {
+      method: "POST",
+      body: new Blob([new Uint8Array(2 * 1024 * 1024)]).stream(),
+    });
+    await big.body?.cancel();
+    assert.equal(big.status, 413);
+    assert.equal(await alive(listen.process), true);
+  } finally {
+    closeAll(conns);
+    await listen.stop();
   }
 });

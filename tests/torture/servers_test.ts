@@ -230,3 +230,30 @@ Deno.test("torture: nested JSON-RPC bodies are answered -32600 over HTTP and IPC
   assert.equal(await alive(http.process), true);
   assert.equal(await alive(ipc.process), true);
 });
+
+/** A body of `mib` MiB of spaces, streamed (no Content-Length), made as it is read. */
+function streamedBody(mib: number): ReadableStream<Uint8Array> {
+  const chunk = new Uint8Array(1024 * 1024).fill(32);
+  let sent = 0;
+  return new ReadableStream({
+    pull(c) {
+      if (sent++ < mib) c.enqueue(chunk);
+      else c.close();
+    },
+  });
+}
+
+Deno.test("torture: concurrent 60 MB bodies to the rpc HTTP bridge: past 128 MiB held at once, 503", async () => {
+  const statuses = await Promise.all(Array.from({ length: 4 }, async () => {
+    const r = await fetch(http.address, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: streamedBody(60),
+    }).catch(() => undefined);
+    await r?.body?.cancel();
+    return r?.status ?? 0;
+  }));
+  assert.ok(statuses.includes(503), `statuses ${statuses}`);
+  assert.equal(await alive(http.process), true);
+  assert.equal((await httpRpc(http.address, CHAIN_ID)).status, 200);
+});

@@ -257,3 +257,24 @@ Deno.test("torture: concurrent 60 MB bodies to the rpc HTTP bridge: past 128 MiB
   assert.equal(await alive(http.process), true);
   assert.equal((await httpRpc(http.address, CHAIN_ID)).status, 200);
 });
+
+Deno.test("torture: a Host of [::1]evil.com or localhost:evil is refused by the rpc bridge (DNS rebinding)", async () => {
+  const path = new URL(http.address).pathname;
+  const body = JSON.stringify(CHAIN_ID);
+  for (const host of ["[::1]evil.com", "[::1]:80evil.com", "localhost:evil.com"]) {
+    const status = await raw(
+      http.address,
+      enc.encode(
+        `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      ),
+    );
+    assert.ok(/^HTTP\/1\.1 (403|400)/.test(status), `${host}: ${status}`);
+  }
+  const ok = await raw(
+    http.address,
+    enc.encode(
+      `POST ${path} HTTP/1.1\r\nHost: [::1]:8545\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    ),
+  );
+  assert.equal(ok, "HTTP/1.1 200 OK");
+});

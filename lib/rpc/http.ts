@@ -10,7 +10,7 @@
  */
 
 import type { Dispatcher } from "./methods.ts";
-import { RpcError, RpcErrorCode, validateRequest } from "./protocol.ts";
+import { exactIds, RpcError, RpcErrorCode, validateRequest } from "./protocol.ts";
 import { hostnameOf, isLoopbackHost, sameText } from "../core/loopback.ts";
 import { serveBounded } from "../core/bounded_server.ts";
 import { BodyBudget, BodyRefused, readBody } from "../core/read_body.ts";
@@ -176,7 +176,7 @@ export function createHttpHandler(
     }
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = exactIds(JSON.parse(text), text);
     } catch {
       return withCors(
         rpcErrorResponse(400, RpcErrorCode.parseError, "Parse error: the body is not valid JSON."),

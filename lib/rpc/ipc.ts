@@ -20,7 +20,7 @@
 import { SocketInUseError, SocketPathError } from "./errors.ts";
 import { FramingError, JsonStreamDecoder } from "./json_stream.ts";
 import type { Dispatcher } from "./methods.ts";
-import { RpcErrorCode } from "./protocol.ts";
+import { exactIds, RpcErrorCode } from "./protocol.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
 
 /** Default bound of unsent answer bytes per connection before reading pauses: 4 MiB. */
@@ -232,7 +232,7 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
           const text = decoder.decode(frame);
           let value: unknown;
           try {
-            value = JSON.parse(text);
+            value = exactIds(JSON.parse(text), text);
           } catch {
             await drop("a message is not valid JSON");
             return;

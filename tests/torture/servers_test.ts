@@ -278,3 +278,22 @@ Deno.test("torture: a Host of [::1]evil.com or localhost:evil is refused by the 
   );
   assert.equal(ok, "HTTP/1.1 200 OK");
 });
+
+Deno.test("torture: ids 1e400, 30 digits, -0 and 1.50 come back exactly as sent (HTTP batch and IPC)", async () => {
+  const ids = ["1e400", "123456789012345678901234567890", "-0", "1.50"];
+  const batch = "[" +
+    ids.map((id) => `{"jsonrpc":"2.0","id":${id},"method":"eth_chainId","params":[]}`).join(",") +
+    "]";
+  const h = await httpRpc(http.address, batch);
+  for (const id of ids) assert.ok(h.text.includes(`"id":${id},`), `${id} in ${h.text}`);
+  const c = await IpcClient.connect(ipc.address);
+  try {
+    for (const id of ids) {
+      await c.write(`{"jsonrpc":"2.0","id":${id},"method":"eth_chainId","params":[]}\n`);
+      const line = (await c.readLine())!;
+      assert.ok(line.startsWith(`{"jsonrpc":"2.0","id":${id},`), line);
+    }
+  } finally {
+    c.close();
+  }
+});

@@ -203,3 +203,74 @@ Deno.test("torture: messages name the flag and what to do: --ipcPath, --rpcUrl, 
     await anvil.stop();
   }
 });
+
+/** `gzip` of `mib` MiB of zero bytes, as `copies` concatenated members (a small file, a huge output). */
+async function zeroBomb(mib: number, copies: number): Promise<Uint8Array> {
+  const member = await gzip(new Uint8Array(mib * 1024 * 1024));
+  const out = new Uint8Array(member.length * copies);
+  for (let i = 0; i < copies; i++) out.set(member, i * member.length);
+  return out;
+}
+
+Deno.test("torture: breaker simulate on /dev/zero, a gzip bomb and a 20 MB line: one line naming the 1 MiB line limit, exit 1", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeFile(`${dir}/bomb.gz`, await zeroBomb(64, 16)); // 1 GiB of zeros
+    const line = '{"webhookId":"w1","sentTime":1767225600000,"responseCode":200}\n';
+    await Deno.writeTextFile(`${dir}/long.ndjson`, line + `{"webhookId":"${"a".repeat(20e6)}"}\n`);
+    for (
+      const [args, n] of [
+        [["/dev/zero"], 1],
+        [[`${dir}/bomb.gz`], 1],
+        [[`${dir}/bomb.gz`, "--jobs", "2"], 1],
+        [[`${dir}/long.ndjson`], 2],
+        [[`${dir}/long.ndjson`, "--jobs", "2"], 2],
+      ] as const
+    ) {
+      const r = await runCli(["breaker", "simulate", ...args], { timeoutMs: 30_000 });
+      assert.equal(r.code, 1, `${args}: ${r.stderr}`);
+      assert.match(
+        oneLine(r),
+        new RegExp(`line ${n} is longer than 1048576 bytes, the limit of a delivery-log line`),
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("torture: breaker simulate waiting on a FIFO stops on SIGTERM; a FIFO with --jobs 2 is read whole", async () => {
+  const dir = await Deno.makeTempDir();
+  const line = '{"webhookId":"w1","sentTime":1767225600000,"responseCode":503}\n';
+  try {
+    const fifo = `${dir}/log.fifo`;
+    assert.equal((await new Deno.Command("mkfifo", { args: [fifo] }).output()).code, 0);
+    // 1. a writer that wrote one line and stays silent: SIGTERM ends the run (exit 143)
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "main.ts", "breaker", "simulate", fifo],
+      cwd: new URL("../../", import.meta.url).pathname,
+      env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
+      stdout: "null",
+      stderr: "null",
+      signal: AbortSignal.timeout(30_000), // a run that ignores SIGTERM is killed here: the test fails
+    }).spawn();
+    const writer = await Deno.open(fifo, { write: true }); // returns once the run opened it
+    await writer.write(new TextEncoder().encode(line));
+    child.kill("SIGTERM");
+    const status = await child.status;
+    writer.close();
+    assert.equal(status.signal === "SIGKILL" ? "killed by the timeout" : status.code, 143);
+    // 2. --jobs 2 on a FIFO: one reader, every line counted
+    const run = runCli(["breaker", "simulate", fifo, "--jobs", "2", "--format", "json"], {
+      timeoutMs: 30_000,
+    });
+    const w = await Deno.open(fifo, { write: true });
+    await w.write(new TextEncoder().encode(line.repeat(5)));
+    w.close();
+    const r = await run;
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).summary.attempts, 5);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -14,7 +14,7 @@
  */
 
 import { CsvReader, splitCsvLine } from "./csv.ts";
-import { InvalidLineError } from "./delivery_log_error.ts";
+import { DeliveryLogError, InvalidLineError } from "./delivery_log_error.ts";
 import { decompressIfGzip } from "./gzip.ts";
 import { emptyRecord, type LogRecord, parseJsonLine } from "./log_record.ts";
 import { NdjsonScanner } from "./ndjson_scanner.ts";
@@ -30,6 +30,18 @@ export { lineClaim, webhookPartition };
 
 const utf8 = new TextDecoder();
 
+/**
+ * The longest line read, in bytes (after decompression): 1 MiB. A delivery
+ * line is a few hundred bytes; a longer one (a file with no newline,
+ * `/dev/zero`, a gzip bomb) stops the read with a `line-too-long`
+ * {@linkcode DeliveryLogError} naming the line, whatever `skipInvalid` says,
+ * so memory stays bounded.
+ */
+export const MAX_LINE_BYTES = 1024 * 1024;
+
+/** How often a long read lets timers and signals run (SIGINT/SIGTERM stop it), ms. */
+const YIELD_EVERY_MS = 50;
+
 /** Options of {@linkcode readDeliveryLog}. */
 export interface ReadOptions {
   /** Count invalid lines instead of throwing {@linkcode InvalidLineError}. Default false. */
@@ -42,6 +54,8 @@ export interface ReadOptions {
   onProgress?: (lines: number) => void | Promise<void>;
   /** Default 1,000,000. */
   progressEvery?: number;
+  /** The longest line in bytes; default {@linkcode MAX_LINE_BYTES}. */
+  maxLineBytes?: number;
   /**
    * Read only the webhooks of one partition (`--jobs`): records whose
    * {@linkcode webhookPartition} is not `index` are not handed out, and an
@@ -101,6 +115,14 @@ export async function readDeliveryLog(
   let nextProgress = progressEvery;
   let first = true;
 
+  const maxLine = options.maxLineBytes ?? MAX_LINE_BYTES;
+  const tooLong = (line: number) =>
+    new DeliveryLogError(
+      "line-too-long",
+      `line ${line} is longer than ${maxLine} bytes, the limit of a delivery-log line (is this a delivery log?)`,
+    );
+  let nextYield = performance.now() + YIELD_EVERY_MS;
+
   const part = options.partition ?? null;
   const partIndex = part?.index ?? 0;
   const partCount = part?.count ?? 1;
@@ -134,6 +156,7 @@ export async function readDeliveryLog(
   /** One line, buf[s, e) without "\n". */
   const handle = (buf: Uint8Array, s: number, e: number) => {
     lineNo++;
+    if (e - s > maxLine) throw tooLong(lineNo);
     if (e > s && buf[e - 1] === 13) e--; // CRLF
     if (first) {
       if (e - s >= 3 && buf[s] === 0xef && buf[s + 1] === 0xbb && buf[s + 2] === 0xbf) s += 3;
@@ -180,9 +203,15 @@ export async function readDeliveryLog(
 
   let carry: Uint8Array | null = null;
   for await (const chunk of decompressIfGzip(chunks)) {
+    if (performance.now() >= nextYield) {
+      // a macrotask turn: signal listeners run (a read of a huge input is stoppable)
+      await new Promise((r) => setTimeout(r, 0));
+      nextYield = performance.now() + YIELD_EVERY_MS;
+    }
     let start = 0;
     if (carry !== null) {
       const nl = chunk.indexOf(10);
+      if (carry.length + (nl === -1 ? chunk.length : nl) > maxLine) throw tooLong(lineNo + 1);
       if (nl === -1) {
         const joined: Uint8Array = new Uint8Array(carry.length + chunk.length);
         joined.set(carry);
@@ -237,7 +266,10 @@ export async function readDeliveryLog(
       handle(chunk, start, nl);
       start = nl + 1;
     }
-    if (start < chunk.length) carry = chunk.slice(start);
+    if (start < chunk.length) {
+      if (chunk.length - start > maxLine) throw tooLong(lineNo + 1);
+      carry = chunk.slice(start);
+    }
     if (lineNo >= nextProgress && options.onProgress) {
       nextProgress = lineNo + progressEvery;
       await options.onProgress(lineNo);

@@ -274,3 +274,34 @@ Deno.test("torture: breaker simulate waiting on a FIFO stops on SIGTERM; a FIFO 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("torture: a malformed API key is a usage error before any request, and no part of it is shown", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const pem = `${dir}/api.pem`;
+    await Deno.writeTextFile(pem, keys.pkcs8Pem);
+    // a server that counts requests: none may arrive
+    let requests = 0;
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+      requests++;
+      return new Response("{}");
+    });
+    try {
+      const base = `http://127.0.0.1:${server.addr.port}`;
+      for (const apiKey of ["sekret key\nxyz", "sekret\u0001xyz", "sekret\u00e9xyz"]) {
+        const r = await runCli(
+          ["whoami", "--verbose", "--apiKey", apiKey, "--privateKey", pem, "--apiBaseUrl", base],
+          { timeoutMs: 30_000 },
+        );
+        assert.equal(r.code, 2, r.stderr);
+        assert.match(oneLine(r), /The API key \(--apiKey or SERVICE_API_KEY\) is malformed/);
+        assert.doesNotMatch(r.stderr, /sekret|xyz/);
+      }
+      assert.equal(requests, 0);
+    } finally {
+      await server.shutdown();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

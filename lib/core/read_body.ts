@@ -1,6 +1,7 @@
 /**
  * Reads a request body with bounds, for the servers that take bodies from
- * anyone who can connect (`service rpc --http`, `service webhooks listen`):
+ * anyone who can connect (`service rpc --http`, `service webhooks listen`),
+ * and an answer's body from a server the program calls (the platform, a JWKS):
  * at most `maxBytes` per body (a larger declared `Content-Length` is refused
  * before reading), at most `timeoutMs` to receive it (a body trickled byte by
  * byte), and, with a {@linkcode BodyBudget}, at most the budget's bytes held
@@ -47,7 +48,10 @@ export interface ReadBodyOptions {
  * const bytes = await readBody(request, { maxBytes: 1 << 20, timeoutMs: 30_000 });
  * ```
  */
-export async function readBody(request: Request, options: ReadBodyOptions): Promise<Uint8Array> {
+export async function readBody(
+  request: { headers: Headers; body: ReadableStream<Uint8Array> | null },
+  options: ReadBodyOptions,
+): Promise<Uint8Array> {
   const { maxBytes, timeoutMs, budget } = options;
   const tooLarge = () => new BodyRefused(413, `Request too large: the limit is ${maxBytes} bytes.`);
   const declared = Number(request.headers.get("content-length") ?? "NaN");

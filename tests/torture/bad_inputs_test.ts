@@ -305,3 +305,80 @@ Deno.test("torture: a malformed API key is a usage error before any request, and
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+/** A server whose every answer is an endless 200 body (counts the bytes it sent). */
+function endlessServer(): { url: string; sent: () => number; close: () => Promise<void> } {
+  let sent = 0;
+  const chunk = new Uint8Array(64 * 1024).fill(0x20);
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () =>
+    new Response(
+      new ReadableStream({
+        pull(c) {
+          sent += chunk.length;
+          c.enqueue(chunk);
+        },
+      }),
+      { headers: { "content-type": "application/json" } },
+    ));
+  return {
+    url: `http://127.0.0.1:${server.addr.port}`,
+    sent: () => sent,
+    close: () => server.shutdown(),
+  };
+}
+
+Deno.test("torture: an endless JWKS or platform answer is refused once past its bound (1 MiB, 16 MiB), one line", async () => {
+  const endless = endlessServer();
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/body.json`, '{"id":"n1"}');
+    const header = btoa(JSON.stringify({ alg: "RS512", kid: "k1" })).replace(/=+$/, "");
+    const v = await runCli([
+      "webhooks",
+      "verify",
+      "--body",
+      `${dir}/body.json`,
+      "--signature",
+      `${header}..c2ln`,
+      "--jwks",
+      `${endless.url}/jwks.json`,
+    ], { timeoutMs: 30_000 });
+    assert.notEqual(v.code, 0);
+    assert.match(oneLine(v), /is larger than 1048576 bytes: not a key set/);
+    const pem = `${dir}/api.pem`;
+    await Deno.writeTextFile(pem, keys.pkcs8Pem);
+    const w = await runCli(
+      [
+        "whoami",
+        "--apiKey",
+        "k",
+        "--privateKey",
+        pem,
+        "--apiBaseUrl",
+        endless.url,
+        "--retries",
+        "0",
+      ],
+      { timeoutMs: 30_000 },
+    );
+    assert.notEqual(w.code, 0);
+    assert.match(oneLine(w), /an answer larger than 16777216 bytes/);
+    assert.ok(endless.sent() < 200 * 1024 * 1024, `sent ${endless.sent()} bytes`);
+    // and a --body that never ends (/dev/zero): a usage error past 1 MiB
+    const z = await runCli([
+      "webhooks",
+      "verify",
+      "--body",
+      "/dev/zero",
+      "--signature",
+      `${header}..c2ln`,
+      "--jwks",
+      `${endless.url}/jwks.json`,
+    ], { timeoutMs: 30_000 });
+    assert.equal(z.code, 2, z.stderr);
+    assert.match(oneLine(z), /--body is larger than 1048576 bytes/);
+  } finally {
+    await endless.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -231,12 +231,16 @@ Deno.test("torture: nested JSON-RPC bodies are answered -32600 over HTTP and IPC
   assert.equal(await alive(ipc.process), true);
 });
 
-/** A body of `mib` MiB of spaces, streamed (no Content-Length), made as it is read. */
-function streamedBody(mib: number): ReadableStream<Uint8Array> {
+/**
+ * A body of `mib` MiB of spaces, streamed (no Content-Length), made as it is
+ * read; after `holdAt` MiB it waits for `release` (so that bodies overlap).
+ */
+function streamedBody(mib: number, holdAt: number, release: Promise<void>) {
   const chunk = new Uint8Array(1024 * 1024).fill(32);
   let sent = 0;
-  return new ReadableStream({
-    pull(c) {
+  return new ReadableStream<Uint8Array>({
+    async pull(c) {
+      if (sent === holdAt) await release;
       if (sent++ < mib) c.enqueue(chunk);
       else c.close();
     },
@@ -244,16 +248,22 @@ function streamedBody(mib: number): ReadableStream<Uint8Array> {
 }
 
 Deno.test("torture: concurrent 60 MB bodies to the rpc HTTP bridge: past 128 MiB held at once, 503", async () => {
-  const statuses = await Promise.all(Array.from({ length: 4 }, async () => {
+  let release = () => {};
+  const released = new Promise<void>((r) => release = r);
+  const answers = Array.from({ length: 4 }, async () => {
     const r = await fetch(http.address, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: streamedBody(60),
+      body: streamedBody(60, 50, released),
     }).catch(() => undefined);
     await r?.body?.cancel();
     return r?.status ?? 0;
-  }));
-  assert.ok(statuses.includes(503), `statuses ${statuses}`);
+  });
+  // four bodies hold 50 MiB each until one is refused: 4 x 50 MiB > 128 MiB
+  const first = await Promise.race(answers);
+  release();
+  const statuses = await Promise.all(answers);
+  assert.equal(first, 503, `statuses ${statuses}`);
   assert.equal(await alive(http.process), true);
   assert.equal((await httpRpc(http.address, CHAIN_ID)).status, 200);
 });

@@ -197,3 +197,40 @@ Deno.test("torture: webhooks listen survives 300 idle connections under ulimit -
     await listen.stop();
   }
 });
+
+Deno.test("torture: a bridge ended by an uncaught error stops its child with it", async () => {
+  // the supervisor as `service rpc -- cmd` runs it, in a process that then fails uncaught
+  const pidFile = await Deno.makeTempFile();
+  const script = `
+    import { runChild } from ${JSON.stringify(`${ROOT}lib/rpc/supervisor.ts`)};
+    void runChild({
+      command: ["sleep", "60"],
+      group: true,
+      onSpawn: (pid) => Deno.writeTextFileSync(${JSON.stringify(pidFile)}, String(pid)),
+    });
+    setTimeout(() => Promise.reject(new Error("boom")), 200);
+  `;
+  const status = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", script],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn().status;
+  assert.notEqual(status.code, 0);
+  const pid = Number(await Deno.readTextFile(pidFile));
+  await Deno.remove(pidFile);
+  assert.ok(pid > 0);
+  const gone = async () => {
+    try {
+      const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+      return stat.split(" ")[2] === "Z"; // a zombie: ended, not yet reaped
+    } catch {
+      return true;
+    }
+  };
+  const deadline = Date.now() + 10_000;
+  while (!(await gone()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const ended = await gone();
+  if (!ended) Deno.kill(pid, "SIGKILL");
+  assert.equal(ended, true, "the child kept running after its bridge ended");
+});

@@ -13,9 +13,11 @@
  * the runtime's own HTTP server for one connection: the one `Deno.serve`
  * runs per connection (`serveHttpOnConnection`, reached through
  * `Deno[Deno.internal]`: as fast as `Deno.serve`), or, for a server that must
- * be able to drop a connection without any answer (the emulator's fault
- * injection: `isDrop`), `Deno.serveHttp` (hidden from the types since Deno 2
- * but still shipped; about 1.7 times the CPU per request of the first). Where
+ * drop a connection without any answer (the emulator's fault injection:
+ * `isDrop`) or upgrade it to WebSocket (the bridge: `upgrades`; the first
+ * closes an upgraded connection as soon as its HTTP part ends),
+ * `Deno.serveHttp` (hidden from the types since Deno 2 but still shipped;
+ * about 1.7 times the CPU per request of the first). Where
  * neither exists (a future Deno), `Deno.serve` is used as before, without
  * these bounds, and the flood tests fail to say so. The cost, measured by
  * `scripts/bench/rpc_http_ab.ts`, is in the README.
@@ -57,6 +59,12 @@ export interface BoundedServerOptions {
   onError?: (error: unknown) => Response;
   /** A response for which the connection is closed without any answer (fault injection). */
   isDrop?: (response: Response) => boolean;
+  /**
+   * The handler may upgrade to WebSocket (answer 101): served with
+   * `Deno.serveHttp`, because the fast per-connection server closes an
+   * upgraded connection as soon as its HTTP part ends.
+   */
+  upgrades?: boolean;
   /** Told each time connections are shed or timed out (for `--verbose` logs). */
   onShed?: (why: string) => void;
 }
@@ -157,7 +165,7 @@ export function serveBounded(
   handler: (request: Request) => Promise<Response>,
   options: BoundedServerOptions,
 ): Promise<BoundedServer> {
-  const onConnection = options.isDrop ? undefined : serveOnConnectionOf();
+  const onConnection = options.isDrop || options.upgrades ? undefined : serveOnConnectionOf();
   const serveHttp = onConnection ? undefined : serveHttpOf();
   if (!onConnection && !serveHttp) return serveUnbounded(handler, options);
   const listener = Deno.listen({ hostname: options.hostname, port: options.port });
@@ -206,13 +214,31 @@ export function serveBounded(
     return response;
   };
 
+  // Closing a connection aborts its server's signal. When the client has just gone and its
+  // server has not yet said so, the runtime's abort listener throws BadResource, reported as
+  // an uncaught error (it would end the process): swallowed here, only while we abort. This
+  // listener is added before any other of the command's (e.g. the child supervisor's).
+  let aborting = false;
+  const swallow = (e: ErrorEvent) => {
+    if (aborting && e.error instanceof Deno.errors.BadResource) {
+      e.preventDefault();
+      e.stopImmediatePropagation();
+    }
+  };
+  if (onConnection) globalThis.addEventListener("error", swallow);
+
   /** Serves `conn` with `Deno.serve`'s per-connection server. */
   const serveFast = (conn: Deno.Conn, t: Tracked, serve: ServeOnConnection) => {
     const stop = new AbortController();
     let finished = false;
-    // aborting after the connection's server finished throws in the signal's listener
     t.close = () => {
-      if (!finished) stop.abort();
+      if (finished) return;
+      aborting = true;
+      try {
+        stop.abort();
+      } finally {
+        aborting = false;
+      }
     };
     try {
       const server = serve(conn, stop.signal, counted(t), onError, () => {});
@@ -324,6 +350,7 @@ export function serveBounded(
       } catch { /* closed */ }
       await loop;
       for (const t of [...conns]) drop(t);
+      globalThis.removeEventListener("error", swallow);
     },
   });
 }

@@ -258,6 +258,7 @@ export async function serveHttp(
     hostname: options.hostname,
     port: options.port,
     onShed: options.onShed,
+    upgrades: true, // WebSocket on the same address (ws.ts)
     onError: () => rpcErrorResponse(500, RpcErrorCode.internal, "Internal error of the bridge."),
   });
   return { hostname: server.hostname, port: server.port, close: () => server.close() };

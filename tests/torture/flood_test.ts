@@ -234,3 +234,17 @@ Deno.test("torture: a bridge ended by an uncaught error stops its child with it"
   if (!ended) Deno.kill(pid, "SIGKILL");
   assert.equal(ended, true, "the child kept running after its bridge ended");
 });
+
+Deno.test("torture: the socket directory of a SIGKILLed IPC bridge is removed by the next one", async () => {
+  const first = await startBridgeProcess(offlineBridgeFlags(keyPath, anvil.url));
+  const dir = first.address.slice(0, first.address.lastIndexOf("/"));
+  assert.match(dir, /service-rpc-\d+-/);
+  await first.stop("SIGKILL");
+  assert.equal((await Deno.stat(dir)).isDirectory, true); // nothing ran to remove it
+  const second = await startBridgeProcess(offlineBridgeFlags(keyPath, anvil.url));
+  try {
+    await assert.rejects(() => Deno.stat(dir), Deno.errors.NotFound);
+  } finally {
+    await second.stop();
+  }
+});

@@ -382,3 +382,24 @@ Deno.test("torture: an endless JWKS or platform answer is refused once past its 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("torture: a profiles directory others can write in (0777) is refused, exit 2", async () => {
+  const home = await Deno.makeTempDir();
+  try {
+    const env = { HOME: home, XDG_CONFIG_HOME: "" };
+    const set = await runCli(
+      ["config", "set", "--profile", "p1", "--apiBaseUrl", "https://sandbox.example.io"],
+      { env },
+    );
+    assert.equal(set.code, 0, set.stderr);
+    await Deno.chmod(`${home}/.config/service`, 0o777);
+    const r = await runCli(["config", "list"], { env });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      oneLine(r),
+      /its permissions 0777 let other users replace the profiles file in it.*chmod 700/,
+    );
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});

@@ -403,3 +403,26 @@ Deno.test("torture: a profiles directory others can write in (0777) is refused, 
     await Deno.remove(home, { recursive: true });
   }
 });
+
+Deno.test("torture: breaker simulate reads a quoted CSV cell holding a newline and refuses a row with extra cells", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const quoted = `${dir}/quoted.csv`;
+    await Deno.writeTextFile(
+      quoted,
+      'webhookId,sentTime,responseCode,notificationId\nw1,1767225600000,503,"n1\nsecond line"\nw1,1767225660000,200,n2\n',
+    );
+    for (const jobs of ["1", "2"]) {
+      const r = await runCli(["breaker", "simulate", quoted, "--jobs", jobs, "--format", "json"]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout).summary.attempts, 2);
+    }
+    const extra = `${dir}/extra.csv`;
+    await Deno.writeTextFile(extra, "webhookId,sentTime,responseCode\nw1,1767225600000,503,x\n");
+    const r = await runCli(["breaker", "simulate", extra]);
+    assert.equal(r.code, 1);
+    assert.match(oneLine(r), /line 2: 4 cells, but the header names 3 columns/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -39,6 +39,13 @@ const utf8 = new TextDecoder();
  */
 export const MAX_LINE_BYTES = 1024 * 1024;
 
+/** How many `"` are in `text` (odd: a quoted CSV field is still open). */
+function quoteCount(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('"'); i !== -1; i = text.indexOf('"', i + 1)) n++;
+  return n;
+}
+
 /** How often a long read lets timers and signals run (SIGINT/SIGTERM stop it), ms. */
 const YIELD_EVERY_MS = 50;
 
@@ -176,9 +183,20 @@ export async function readDeliveryLog(
     }
     let err: InvalidLineError | null;
     if (csv !== null) {
-      const text = utf8.decode(buf.subarray(s, e));
-      if (text.trim() === "") return;
-      err = (csv as CsvReader).read(text, lineNo, rec);
+      let text = utf8.decode(buf.subarray(s, e));
+      let line = lineNo;
+      if (csvOpen !== null) {
+        // the rest of a quoted field that holds a newline
+        text = csvOpen.text + "\n" + text;
+        line = csvOpen.line;
+        csvOpen = null;
+      } else if (text.trim() === "") return;
+      if (quoteCount(text) % 2 === 1) {
+        if (text.length > maxLine) throw tooLong(line);
+        csvOpen = { text, line };
+        return;
+      }
+      err = (csv as CsvReader).read(text, line, rec);
       rec.webhookIndex = -1;
     } else if (scanner.scan(buf, s, e)) {
       stats.scanned++;
@@ -201,6 +219,8 @@ export async function readDeliveryLog(
     onRecord(rec);
   };
 
+  /** A CSV record whose quoted field is still open (it holds a newline), and its first line. */
+  let csvOpen: { text: string; line: number } | null = null;
   let carry: Uint8Array | null = null;
   for await (const chunk of decompressIfGzip(chunks)) {
     if (performance.now() >= nextYield) {
@@ -232,7 +252,7 @@ export async function readDeliveryLog(
     // another partition's lines are skipped unread (on chunks the skipper can take)
     const skipping = skipper !== null && start < end && skipper.begin(chunk, start, end);
     for (;;) {
-      if (skipping && !first && start < end) {
+      if (skipping && !first && csvOpen === null && start < end) {
         const nl = skipper.foreign(start);
         if (nl !== -1) {
           lineNo++;
@@ -276,6 +296,15 @@ export async function readDeliveryLog(
     }
   }
   if (carry !== null && carry.length > 0) handle(carry, 0, carry.length);
+  if (csvOpen !== null) {
+    const open = csvOpen as { text: string; line: number };
+    invalid(
+      new InvalidLineError(open.line, "line", "bad CSV quoting (a quote is never closed)"),
+      new Uint8Array(),
+      0,
+      0,
+    );
+  }
   stats.lines = lineNo;
   return stats;
 }

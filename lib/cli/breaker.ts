@@ -262,6 +262,8 @@ function deliveryLogMessage(e: DeliveryLogError, input: string | undefined): str
       return `Cannot read ${
         input ?? "standard input"
       }: it starts like gzip but does not decompress (${e.details}).`;
+    case "line-too-long":
+      return `Cannot read ${input ?? "standard input"}: ${e.message}.`;
     case "gzip-trailing-data": {
       const name = input ?? "standard input";
       return `Cannot read ${name}: its gzip data is followed by bytes that are not gzip (trailing garbage, ${e.details}). Refused so that a damaged log is not replayed in part; to ignore them as gzip -d does, pipe it: zcat ${
@@ -356,8 +358,9 @@ const simulate = leaf({
       );
     }
     const input = remote ? null : await openInput(file, ctx.io.stdin);
+    // --jobs needs a regular file (each worker reads it whole; a FIFO's bytes would be split)
     const parallel = flags.jobs > 1 && file !== undefined && file !== "-" && !flags.sort &&
-      flags.plot === undefined && !explainView;
+      flags.plot === undefined && !explainView && (await Deno.stat(file)).isFile;
     // a comparison or an explanation prints no notification lines: none are kept
     const notifications = flags.notifications === true && policies.length === 1;
     // notifications that reached their final status, until the output reaches them

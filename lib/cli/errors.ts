@@ -108,6 +108,14 @@ export function exitCodeFor(error: unknown): number {
 }
 
 /**
+ * `text` without the value a runtime error quotes after "Invalid header
+ * value"/"name" (it can be a credential: the API key or a bearer token).
+ */
+function withoutHeaderValues(text: string): string {
+  return text.replace(/(invalid header (?:value|name))\b.*$/i, "$1 (not shown)");
+}
+
+/**
  * The one-line message for an error, and with `verbose` its cause chain,
  * request id and status. Never a stack trace.
  *
@@ -130,7 +138,7 @@ export function describeError(error: unknown, verbose: boolean): string {
     let depth = 0;
     walk(error, (e) => {
       if (e === error) return false;
-      lines.push(`  caused by: ${messageOf(e)}`);
+      lines.push(`  caused by: ${withoutHeaderValues(messageOf(e).split("\n")[0])}`);
       return ++depth >= 8;
     });
   }

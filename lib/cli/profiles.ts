@@ -62,7 +62,7 @@ function tooOpen(path: string, mode: number, what: string): CliError {
   const shown = (mode & 0o777).toString(8).padStart(4, "0");
   return new CliError(
     `Refusing to use ${path}: its permissions ${shown} let other users ${what} it, and it holds API keys. Run "chmod ${
-      what === "enter" ? "700" : "600"
+      what === "read" ? "600" : "700"
     } ${path}".`,
     ExitCode.usage,
   );
@@ -70,7 +70,8 @@ function tooOpen(path: string, mode: number, what: string): CliError {
 
 /**
  * Reads the profiles file of `dir`; an absent file is no profiles. A file
- * (or directory) that others can read or write is refused.
+ * that others can read or write, or in a directory that others can write in,
+ * is refused.
  *
  * @example
  * ```ts
@@ -87,6 +88,11 @@ export async function readProfiles(dir: string): Promise<ProfilesFile> {
     throw new CliError(`Cannot read ${path}: ${(e as Error).message}.`, ExitCode.usage);
   }
   if (info.mode !== null && (info.mode & 0o077) !== 0) throw tooOpen(path, info.mode, "read");
+  // a directory others can write in lets them replace the file (with their own API base URL)
+  const dirMode = (await Deno.stat(dir).catch(() => undefined))?.mode ?? null;
+  if (dirMode !== null && (dirMode & 0o022) !== 0) {
+    throw tooOpen(dir, dirMode, "replace the profiles file in");
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(await Deno.readTextFile(path));

@@ -30,12 +30,20 @@ export function isLoopbackHost(hostname: string): boolean {
  * ```ts
  * hostnameOf("127.0.0.1:8080"); // "127.0.0.1"
  * hostnameOf("[::1]:8080"); // "[::1]"
+ * hostnameOf("[::1]evil.com"); // "[::1]evil.com" (not a loopback name)
  * ```
  */
 export function hostnameOf(hostHeader: string): string {
-  if (hostHeader.startsWith("[")) return hostHeader.slice(0, hostHeader.indexOf("]") + 1);
+  // Only `host` or `host:digits`; anything else (`[::1]evil.com`, `localhost:x`) is returned
+  // whole, so that it names no loopback host and is refused.
+  if (hostHeader.startsWith("[")) {
+    const end = hostHeader.indexOf("]") + 1;
+    if (end === 0) return hostHeader;
+    return /^(:\d+)?$/.test(hostHeader.slice(end)) ? hostHeader.slice(0, end) : hostHeader;
+  }
   const colon = hostHeader.lastIndexOf(":");
-  return colon === -1 ? hostHeader : hostHeader.slice(0, colon);
+  if (colon === -1) return hostHeader;
+  return /^\d+$/.test(hostHeader.slice(colon + 1)) ? hostHeader.slice(0, colon) : hostHeader;
 }
 
 /**

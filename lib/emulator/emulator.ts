@@ -292,7 +292,6 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       server = await serveHandler(handle, {
         hostname: o.host ?? "127.0.0.1",
         port: o.port ?? 0,
-        maxBodyBytes: ctx.config.maxBodyBytes,
         onError: (e) => log(`server error: ${(e as Error)?.message ?? e}`),
       });
     } catch (e) {

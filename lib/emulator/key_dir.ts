@@ -12,27 +12,13 @@
  * @module
  */
 
+import { makeOwnedTempDir, removeStaleOwnedDirs } from "../core/owned_temp_dir.ts";
+
 const PREFIX = "service-emulator-";
-const NAME = /^service-emulator-(\d+)-[^/]+$/;
 
 /** Makes a fresh 0700 key directory owned by this process; returns its path. */
 export async function makeKeyDir(): Promise<string> {
-  return await Deno.makeTempDir({ prefix: `${PREFIX}${Deno.pid}-` });
-}
-
-/** True when process `pid` is alive; `undefined` when this system cannot tell (no /proc). */
-async function alive(pid: number): Promise<boolean | undefined> {
-  try {
-    await Deno.stat("/proc/self");
-  } catch {
-    return undefined;
-  }
-  try {
-    await Deno.stat(`/proc/${pid}`);
-    return true;
-  } catch {
-    return false;
-  }
+  return await makeOwnedTempDir(PREFIX);
 }
 
 /**
@@ -41,23 +27,5 @@ async function alive(pid: number): Promise<boolean | undefined> {
  * Where liveness cannot be told (no `/proc`), removes nothing.
  */
 export async function removeStaleKeyDirs(own: string): Promise<string[]> {
-  const parent = own.replace(/[\\/][^\\/]+$/, "");
-  const uid = Deno.uid();
-  const removed: string[] = [];
-  try {
-    for await (const entry of Deno.readDir(parent)) {
-      const m = NAME.exec(entry.name);
-      if (!m || !entry.isDirectory) continue;
-      const path = `${parent}/${entry.name}`;
-      if (path === own || Number(m[1]) === Deno.pid) continue;
-      try {
-        const info = await Deno.lstat(path);
-        if (!info.isDirectory || (uid !== null && info.uid !== uid)) continue;
-        if (await alive(Number(m[1])) !== false) continue;
-        await Deno.remove(path, { recursive: true });
-        removed.push(path);
-      } catch { /* gone meanwhile, or not ours to remove */ }
-    }
-  } catch { /* the temporary directory cannot be listed: nothing to sweep */ }
-  return removed;
+  return await removeStaleOwnedDirs(PREFIX, own);
 }

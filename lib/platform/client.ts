@@ -14,6 +14,11 @@ import type { Credentials } from "./credentials.ts";
 import { signRequestToken } from "./jwt.ts";
 import { noReplayFetch } from "./no_replay_fetch.ts";
 import { VERSION } from "../version.ts";
+import { BodyRefused, readBody } from "../core/read_body.ts";
+
+/** Largest platform answer read: 16 MiB (a page of a list is a few KiB); larger is an error. */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+const decoder = new TextDecoder();
 import {
   isRetryableStatus,
   PlatformApiError,
@@ -338,9 +343,20 @@ export class PlatformClient {
         signal: combined,
         redirect: "manual",
       });
-      const text = await response.text();
-      return { kind: "response", response, text };
+      let bytes: Uint8Array;
+      try {
+        bytes = await readBody(response, { maxBytes: MAX_ANSWER_BYTES, timeoutMs: o.timeoutMs });
+      } catch (e) {
+        if (!(e instanceof BodyRefused) || e.status !== 413) throw e;
+        throw new PlatformResponseError(
+          `${method} ${uri.split("?")[0]}`,
+          `an answer larger than ${MAX_ANSWER_BYTES} bytes`,
+          { baseUrl: this.baseUrl },
+        );
+      }
+      return { kind: "response", response, text: decoder.decode(bytes) };
     } catch (error) {
+      if (error instanceof PlatformResponseError) throw error;
       if (signal?.aborted) throw signal.reason;
       if (timeout.aborted) return { kind: "timeout", error };
       return { kind: "network", error };

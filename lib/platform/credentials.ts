@@ -232,6 +232,41 @@ export interface CredentialInput {
   readTextFile?: (path: string) => Promise<string>;
 }
 
+/** Longest API key accepted: 512 characters (the platform's are UUIDs). */
+export const MAX_API_KEY_LENGTH = 512;
+
+/**
+ * Refuses an API key that cannot be one (a {@linkcode CredentialsError}, exit
+ * 2, before any request): an API key is one word of visible ASCII of at most
+ * {@linkcode MAX_API_KEY_LENGTH} characters. The message says what is wrong
+ * and never repeats any part of the key (a key with a newline would otherwise
+ * end up in an "invalid header value" error, retried as a network error).
+ *
+ * @example
+ * ```ts
+ * checkApiKey("3f2a1b4c-0000-4000-8000-000000000000"); // fine
+ * checkApiKey("bad key\nx"); // throws CredentialsError
+ * ```
+ */
+export function checkApiKey(apiKey: string): void {
+  let why: string | undefined;
+  if (apiKey.length > MAX_API_KEY_LENGTH) {
+    why = `it is longer than ${MAX_API_KEY_LENGTH} characters`;
+  } else {
+    for (let i = 0; i < apiKey.length && why === undefined; i++) {
+      const c = apiKey.charCodeAt(i);
+      if (c === 32 || c === 9) why = `character ${i + 1} is a space or a tab`;
+      else if (c < 32 || c === 127) why = `character ${i + 1} is a control character (a newline?)`;
+      else if (c > 126) why = `character ${i + 1} is not ASCII`;
+    }
+  }
+  if (why !== undefined) {
+    throw new CredentialsError(
+      `The API key (--apiKey or SERVICE_API_KEY) is malformed: ${why}. An API key is one word of visible ASCII (a UUID); check for a stray newline, space or quote.`,
+    );
+  }
+}
+
 /**
  * Checks and loads the credentials. Missing pieces and unreadable or
  * malformed keys throw {@linkcode CredentialsError} naming the flag and its
@@ -254,6 +289,7 @@ export async function loadCredentials(input: CredentialInput): Promise<Credentia
       }. Give the API key and the path of its RSA private key.`,
     );
   }
+  checkApiKey(input.apiKey!);
   const baseUrl = normalizeBaseUrl(input.apiBaseUrl || PRODUCTION_BASE_URL);
   const value = input.privateKey!;
   let pem: string;

@@ -142,7 +142,11 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         onDropped: (why) => options.log?.(`dropped a WebSocket connection: ${why}`),
       }),
     });
-    const server = await serveHttp(handler, { hostname: host, port: options.port ?? 0 });
+    const server = await serveHttp(handler, {
+      hostname: host,
+      port: options.port ?? 0,
+      onShed: options.trace,
+    });
     const shownHost = host.includes(":") ? `[${host}]` : host;
     return {
       address: `http://${shownHost}:${server.port}${path}`,

@@ -4,17 +4,25 @@
  * name, i.e. DNS rebinding; an `Origin` that was not allowed, i.e. a web
  * page), enforces the body limit, and answers JSON-RPC errors as JSON, never
  * HTML. A WebSocket upgrade that passes the same checks goes to the
- * `upgrade` handler (`ws.ts`). {@linkcode serveHttp} wires it to `Deno.serve`.
+ * `upgrade` handler (`ws.ts`). {@linkcode serveHttp} serves it with bounded connections.
  *
  * @module
  */
 
 import type { Dispatcher } from "./methods.ts";
-import { RpcError, RpcErrorCode, validateRequest } from "./protocol.ts";
+import { exactIds, RpcError, RpcErrorCode, validateRequest } from "./protocol.ts";
 import { hostnameOf, isLoopbackHost, sameText } from "../core/loopback.ts";
+import { serveBounded } from "../core/bounded_server.ts";
+import { BodyBudget, BodyRefused, readBody } from "../core/read_body.ts";
 
 /** Default largest request body: 64 MiB (far above the largest contract deployment). */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/** Default time to receive a request body (larger than 64 KiB): 60 s. */
+export const DEFAULT_BODY_TIMEOUT_MS = 60_000;
+
+/** Default bytes all bodies being received at once may hold: 128 MiB (then 503). */
+export const DEFAULT_MAX_BODY_BYTES_IN_FLIGHT = 128 * 1024 * 1024;
 
 /** Options of {@linkcode createHttpHandler}. */
 export interface HttpHandlerOptions {
@@ -28,6 +36,10 @@ export interface HttpHandlerOptions {
   allowOrigins?: readonly string[];
   /** Largest body in bytes; default {@linkcode DEFAULT_MAX_BODY_BYTES}. */
   maxBodyBytes?: number;
+  /** Time to receive a body larger than 64 KiB; default {@linkcode DEFAULT_BODY_TIMEOUT_MS}. */
+  bodyTimeoutMs?: number;
+  /** Bytes all bodies being received may hold; default {@linkcode DEFAULT_MAX_BODY_BYTES_IN_FLIGHT}. */
+  maxBodyBytesInFlight?: number;
   /** Called for each refused request (for `--verbose` logs). */
   onRefused?: (reason: string) => void;
   /**
@@ -63,6 +75,8 @@ export function createHttpHandler(
   options: HttpHandlerOptions,
 ): (request: Request) => Promise<Response> {
   const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const bodyTimeout = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  const budget = new BodyBudget(options.maxBodyBytesInFlight ?? DEFAULT_MAX_BODY_BYTES_IN_FLIGHT);
   const hosts = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()));
   const origins = new Set(options.allowOrigins ?? []);
   const anyOrigin = origins.has("*");
@@ -151,9 +165,11 @@ export function createHttpHandler(
     }
     let text: string;
     try {
-      text = await readLimited(request, max);
+      text = await readLimited(request, max, bodyTimeout, budget);
     } catch (e) {
-      if (e instanceof RpcError) return rpcErrorResponse(413, e.code, e.message);
+      if (e instanceof BodyRefused) {
+        return rpcErrorResponse(e.status, RpcErrorCode.invalidRequest, e.message);
+      }
       return rpcErrorResponse(
         400,
         RpcErrorCode.parseError,
@@ -162,7 +178,7 @@ export function createHttpHandler(
     }
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = exactIds(JSON.parse(text), text);
     } catch {
       return withCors(
         rpcErrorResponse(400, RpcErrorCode.parseError, "Parse error: the body is not valid JSON."),
@@ -201,28 +217,23 @@ function withCors(r: Response, cors: Record<string, string> | undefined): Respon
   return r;
 }
 
-async function readLimited(request: Request, max: number): Promise<string> {
-  if (request.headers.has("content-length")) return await request.text();
-  if (!request.body) return "";
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of request.body) {
-    total += chunk.length;
-    if (total > max) {
-      throw new RpcError(
-        RpcErrorCode.invalidRequest,
-        `Request too large: the limit is ${max} bytes.`,
-      );
-    }
-    parts.push(chunk);
-  }
-  const all = new Uint8Array(total);
-  let o = 0;
-  for (const p of parts) {
-    all.set(p, o);
-    o += p.length;
-  }
-  return new TextDecoder().decode(all);
+/**
+ * Bodies up to this size (declared by `Content-Length`) are read without a
+ * timer (the hot path): a client trickling one holds at most this much, and
+ * the connection cap bounds how many do.
+ */
+const SMALL_BODY_BYTES = 64 * 1024;
+
+async function readLimited(
+  request: Request,
+  max: number,
+  timeoutMs: number,
+  budget: BodyBudget,
+): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (declared <= SMALL_BODY_BYTES) return await request.text();
+  const bytes = await readBody(request, { maxBytes: max, timeoutMs, budget });
+  return new TextDecoder().decode(bytes);
 }
 
 /** A running HTTP transport. */
@@ -235,30 +246,22 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-/** Serves `handler` on `hostname:port` (port 0 picks a free one). */
-export function serveHttp(
+/**
+ * Serves `handler` on `hostname:port` (port 0 picks a free one) with the
+ * connection bounds of `../core/bounded_server.ts` (a cap on open
+ * connections, idle ones shed, header and idle timeouts, an accept loop that
+ * survives running out of file descriptors).
+ */
+export async function serveHttp(
   handler: (request: Request) => Promise<Response>,
-  options: { hostname: string; port: number },
+  options: { hostname: string; port: number; onShed?: (why: string) => void },
 ): Promise<HttpServer> {
-  return new Promise((resolve, reject) => {
-    try {
-      const server = Deno.serve({
-        hostname: options.hostname,
-        port: options.port,
-        onListen: (addr) => {
-          resolve({
-            hostname: addr.hostname,
-            port: addr.port,
-            close: async () => {
-              await server.shutdown().catch(() => {});
-            },
-          });
-        },
-        onError: () =>
-          rpcErrorResponse(500, RpcErrorCode.internal, "Internal error of the bridge."),
-      }, handler);
-    } catch (e) {
-      reject(e);
-    }
+  const server = await serveBounded(handler, {
+    hostname: options.hostname,
+    port: options.port,
+    onShed: options.onShed,
+    upgrades: true, // WebSocket on the same address (ws.ts)
+    onError: () => rpcErrorResponse(500, RpcErrorCode.internal, "Internal error of the bridge."),
   });
+  return { hostname: server.hostname, port: server.port, close: () => server.close() };
 }

@@ -17,10 +17,11 @@
  * @module
  */
 
+import { makeOwnedTempDir, removeStaleOwnedDirs } from "../core/owned_temp_dir.ts";
 import { SocketInUseError, SocketPathError } from "./errors.ts";
 import { FramingError, JsonStreamDecoder } from "./json_stream.ts";
 import type { Dispatcher } from "./methods.ts";
-import { RpcErrorCode } from "./protocol.ts";
+import { exactIds, RpcErrorCode } from "./protocol.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
 
 /** Default bound of unsent answer bytes per connection before reading pauses: 4 MiB. */
@@ -107,6 +108,9 @@ async function removeStale(path: string): Promise<void> {
   }
 }
 
+/** The socket directory's name: `service-rpc-<pid>-<random>` in the temporary directory. */
+const SOCKET_DIR_PREFIX = "service-rpc-";
+
 /**
  * Serves JSON-RPC on a Unix socket.
  *
@@ -123,8 +127,9 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
   let dir: string | undefined;
   let path = options.path;
   if (path === undefined) {
-    dir = await Deno.makeTempDir({ prefix: "service-rpc-" });
-    await Deno.chmod(dir, 0o700);
+    dir = await makeOwnedTempDir(SOCKET_DIR_PREFIX);
+    // the directories of bridges that ended without cleaning up (SIGKILL): removed here
+    await removeStaleOwnedDirs(SOCKET_DIR_PREFIX, dir);
     path = `${dir}/rpc.ipc`;
   } else {
     await removeStale(path);
@@ -235,7 +240,7 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
           const text = decoder.decode(frame);
           let value: unknown;
           try {
-            value = JSON.parse(text);
+            value = exactIds(JSON.parse(text), text);
           } catch {
             await drop("a message is not valid JSON");
             return;

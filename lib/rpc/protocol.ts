@@ -249,7 +249,7 @@ export function validateRequest(value: unknown): RpcRequest | RpcError {
   }
   if ("id" in v) {
     const id = v.id;
-    if (id !== null && typeof id !== "string" && typeof id !== "number") {
+    if (id !== null && typeof id !== "string" && typeof id !== "number" && !isRawJson(id)) {
       return new RpcError(
         RpcErrorCode.invalidRequest,
         'Invalid request: "id" must be a string, a number or null.',
@@ -268,9 +268,56 @@ export function validateRequest(value: unknown): RpcRequest | RpcError {
 function idOf(value: unknown): RpcId {
   if (value && typeof value === "object" && !Array.isArray(value)) {
     const id = (value as Record<string, unknown>).id;
-    if (typeof id === "string" || typeof id === "number") return id;
+    if (typeof id === "string" || typeof id === "number" || isRawJson(id)) return id as RpcId;
   }
   return null;
+}
+
+const RAW_JSON = JSON as unknown as {
+  rawJSON(text: string): unknown;
+  isRawJSON(value: unknown): boolean;
+};
+
+/** True for an id kept as its raw text (see {@linkcode exactIds}). */
+function isRawJson(value: unknown): boolean {
+  return typeof value === "object" && value !== null && RAW_JSON.isRawJSON(value);
+}
+
+/** A number id that JSON.stringify would not write back as sent (1e400, 30 digits, -0, 1.50). */
+function inexact(id: unknown): boolean {
+  return typeof id === "number" && (!Number.isSafeInteger(id) || Object.is(id, -0));
+}
+
+/**
+ * The decoded message `value` of `text` with each request's numeric `id` that
+ * a number cannot hold exactly (`1e400`, a 30-digit id, `-0`, `1.50`) kept as
+ * its raw text (`JSON.rawJSON`), so that the answer echoes it exactly as sent.
+ * Ordinary ids cost one check; only a message with such an id is parsed again.
+ *
+ * @example
+ * ```ts
+ * const text = '{"jsonrpc":"2.0","id":1e400,"method":"eth_chainId"}';
+ * JSON.stringify(exactIds(JSON.parse(text), text)); // '{"jsonrpc":"2.0","id":1e400,...}'
+ * ```
+ */
+export function exactIds(value: unknown, text: string): unknown {
+  const items = Array.isArray(value) ? value : [value];
+  if (!items.some((v) => v !== null && typeof v === "object" && inexact(v.id))) return value;
+  const sources = new Map<object, string>();
+  const again = JSON.parse(
+    text,
+    function (this: object, key: string, v: unknown, context?: { source?: string }) {
+      if (key === "id" && typeof v === "number" && context?.source) {
+        sources.set(this, context.source);
+      }
+      return v;
+    },
+  );
+  for (const item of Array.isArray(again) ? again : [again]) {
+    const source = item !== null && typeof item === "object" ? sources.get(item) : undefined;
+    if (source !== undefined) item.id = RAW_JSON.rawJSON(source);
+  }
+  return again;
 }
 
 /** True when the request expects no answer (no `id` member). */

@@ -159,9 +159,17 @@ export async function runChild(options: ChildOptions): Promise<number> {
   }
   options.onSpawn?.(child.pid);
   if (early) send(child, early);
+  // If the bridge must stop on an error nothing caught (it ends the process), the child stops
+  // with it instead of being re-parented to PID 1 and left running without its bridge.
+  const running = child;
+  const fatal = () => send(running, "SIGTERM");
+  globalThis.addEventListener("error", fatal);
+  globalThis.addEventListener("unhandledrejection", fatal);
   try {
     return exitCodeOf(await child.status);
   } finally {
+    globalThis.removeEventListener("error", fatal);
+    globalThis.removeEventListener("unhandledrejection", fatal);
     unlisten();
   }
 }

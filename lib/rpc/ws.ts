@@ -17,7 +17,7 @@
  */
 
 import type { Dispatcher } from "./methods.ts";
-import { RpcErrorCode } from "./protocol.ts";
+import { exactIds, RpcErrorCode } from "./protocol.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
 
 /** Default bound of unsent bytes per connection before it is dropped: 16 MiB. */
@@ -165,7 +165,7 @@ export function createWebSocketHandler(options: WebSocketOptions): (request: Req
       const text = typeof data === "string" ? data : new TextDecoder().decode(data);
       let value: unknown;
       try {
-        value = JSON.parse(text);
+        value = exactIds(JSON.parse(text), text);
       } catch {
         send(JSON.stringify({
           jsonrpc: "2.0",

@@ -16,6 +16,10 @@ import {
   type SignatureCheck,
   verifyWebhookSignatureWithKeys,
 } from "./signature.ts";
+import { BodyRefused, readBody } from "../core/read_body.ts";
+
+/** Largest JWKS read: 1 MiB (a key set is a few KiB); larger is refused. */
+export const MAX_JWKS_BYTES = 1024 * 1024;
 
 /** Options of {@linkcode RemoteJwks}. */
 export interface RemoteJwksOptions {
@@ -104,8 +108,19 @@ export class RemoteJwks implements JwksResolver {
       throw new JwksUnavailableError(`Cannot fetch the JWKS at ${this.url}: HTTP ${res.status}.`);
     }
     let doc: unknown;
+    let bytes: Uint8Array;
     try {
-      doc = await res.json();
+      bytes = await readBody(res, { maxBytes: MAX_JWKS_BYTES, timeoutMs: this.#timeoutMs });
+    } catch (e) {
+      throw new JwksUnavailableError(
+        e instanceof BodyRefused && e.status === 413
+          ? `The JWKS at ${this.url} is larger than ${MAX_JWKS_BYTES} bytes: not a key set.`
+          : `Cannot read the JWKS at ${this.url}.`,
+        { cause: e },
+      );
+    }
+    try {
+      doc = JSON.parse(new TextDecoder().decode(bytes));
     } catch (e) {
       throw new JwksUnavailableError(`The JWKS at ${this.url} is not JSON.`, { cause: e });
     }

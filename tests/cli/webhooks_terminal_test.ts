@@ -83,6 +83,7 @@ Deno.test("resend-all shows its progress on a terminal's standard error, and non
     const bulk = ["notifications", "resend-all", "--webhookId", hook.id, "--wait"];
     const tty2 = { ...memoryIo("", creds), stderrIsTerminal: true };
     assert.deepEqual(await run(bulk, { io: tty2 }), 0, tty2.err());
+    // deno-lint-ignore no-control-regex
     assert.match(tty2.err(), /\r\x1b\[2Kjob [0-9a-f-]+: /);
     assert.match(tty2.err(), /job [0-9a-f-]+: COMPLETED 3\/3\n$/);
     const pipe2 = memoryIo("", creds);

@@ -61,8 +61,11 @@ export interface EmulatorProcess extends EmulatorChild {
  * Spawns `deno run -A main.ts emulator ...args` with a clean environment and
  * waits for its ready line (fails after 60 s, with what it wrote on stderr).
  */
-export async function spawnEmulator(args: string[]): Promise<EmulatorChild> {
-  const child = mainCommand(["emulator", ...args]).spawn();
+export async function spawnEmulator(
+  args: string[],
+  options: { fileLimit?: number } = {},
+): Promise<EmulatorChild> {
+  const child = mainCommand(["emulator", ...args], { fileLimit: options.fileLimit }).spawn();
   let err = "";
   let out = "";
   const dec = new TextDecoder();
@@ -152,8 +155,9 @@ export function apiCaller(client: PlatformClient): EmulatorProcess["api"] {
 export async function startEmulatorProcess(
   rpcUrl: string,
   args: string[] = [],
+  options: { fileLimit?: number } = {},
 ): Promise<EmulatorProcess> {
-  const emu = await spawnEmulator(["--port", "0", "--rpcUrl", rpcUrl, ...args]);
+  const emu = await spawnEmulator(["--port", "0", "--rpcUrl", rpcUrl, ...args], options);
   const client = await clientForReady(emu.ready);
   return {
     ...emu,

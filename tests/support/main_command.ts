@@ -34,6 +34,8 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
 export interface MainCommandOptions extends Omit<Deno.CommandOptions, "args" | "clearEnv"> {
   /** Variables added to {@linkcode cleanEnv}'s. */
   env?: Record<string, string>;
+  /** Runs the child under `ulimit -n` this many descriptors (through bash), for flood tests. */
+  fileLimit?: number;
   /**
    * Deno's arguments before `args` (default `["run", "-A", "<checkout>/main.ts"]`), e.g.
    * `["task", "--quiet", ..., "service"]` or the npm package's bundle.
@@ -47,15 +49,25 @@ export interface MainCommandOptions extends Omit<Deno.CommandOptions, "args" | "
  * stdin closed and stdout/stderr piped (unless given).
  */
 export function mainCommand(args: string[], options: MainCommandOptions = {}): Deno.Command {
-  const { env, program = ["run", "-A", `${ROOT}main.ts`], ...rest } = options;
-  return new Deno.Command(Deno.execPath(), {
+  const { env, program = ["run", "-A", `${ROOT}main.ts`], fileLimit, ...rest } = options;
+  const [command, argv] = withFileLimit([...program, ...args], fileLimit);
+  return new Deno.Command(command, {
     ...rest,
     cwd: rest.cwd ?? ROOT,
     stdin: rest.stdin ?? "null",
     stdout: rest.stdout ?? "piped",
     stderr: rest.stderr ?? "piped",
-    args: [...program, ...args],
+    args: argv,
     clearEnv: true,
     env: cleanEnv(env),
   });
+}
+
+/**
+ * The command and arguments that run Deno with `args`, under `ulimit -n
+ * fileLimit` when given (bash sets the limit, then becomes Deno).
+ */
+export function withFileLimit(args: string[], fileLimit?: number): [string, string[]] {
+  if (fileLimit === undefined) return [Deno.execPath(), args];
+  return ["bash", ["-c", `ulimit -n ${fileLimit} && exec "$0" "$@"`, Deno.execPath(), ...args]];
 }

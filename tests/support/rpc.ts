@@ -71,8 +71,10 @@ export async function startBridgeProcess(
   args: string[],
   env: Record<string, string> = {},
   program: string[] = ["run", "-A", `${ROOT}main.ts`],
+  options: { fileLimit?: number } = {},
 ): Promise<BridgeProcess> {
-  const child = mainCommand(["rpc", ...args], { env, program }).spawn();
+  const child = mainCommand(["rpc", ...args], { env, program, fileLimit: options.fileLimit })
+    .spawn();
   let err = "";
   (async () => {
     const dec = new TextDecoder();

@@ -203,3 +203,226 @@ Deno.test("torture: messages name the flag and what to do: --ipcPath, --rpcUrl, 
     await anvil.stop();
   }
 });
+
+/** `gzip` of `mib` MiB of zero bytes, as `copies` concatenated members (a small file, a huge output). */
+async function zeroBomb(mib: number, copies: number): Promise<Uint8Array> {
+  const member = await gzip(new Uint8Array(mib * 1024 * 1024));
+  const out = new Uint8Array(member.length * copies);
+  for (let i = 0; i < copies; i++) out.set(member, i * member.length);
+  return out;
+}
+
+Deno.test("torture: breaker simulate on /dev/zero, a gzip bomb and a 20 MB line: one line naming the 1 MiB line limit, exit 1", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeFile(`${dir}/bomb.gz`, await zeroBomb(64, 16)); // 1 GiB of zeros
+    const line = '{"webhookId":"w1","sentTime":1767225600000,"responseCode":200}\n';
+    await Deno.writeTextFile(`${dir}/long.ndjson`, line + `{"webhookId":"${"a".repeat(20e6)}"}\n`);
+    for (
+      const [args, n] of [
+        [["/dev/zero"], 1],
+        [[`${dir}/bomb.gz`], 1],
+        [[`${dir}/bomb.gz`, "--jobs", "2"], 1],
+        [[`${dir}/long.ndjson`], 2],
+        [[`${dir}/long.ndjson`, "--jobs", "2"], 2],
+      ] as const
+    ) {
+      const r = await runCli(["breaker", "simulate", ...args], { timeoutMs: 30_000 });
+      assert.equal(r.code, 1, `${args}: ${r.stderr}`);
+      assert.match(
+        oneLine(r),
+        new RegExp(`line ${n} is longer than 1048576 bytes, the limit of a delivery-log line`),
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("torture: breaker simulate waiting on a FIFO stops on SIGTERM; a FIFO with --jobs 2 is read whole", async () => {
+  const dir = await Deno.makeTempDir();
+  const line = '{"webhookId":"w1","sentTime":1767225600000,"responseCode":503}\n';
+  try {
+    const fifo = `${dir}/log.fifo`;
+    assert.equal((await new Deno.Command("mkfifo", { args: [fifo] }).output()).code, 0);
+    // 1. a writer that wrote one line and stays silent: SIGTERM ends the run (exit 143)
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "main.ts", "breaker", "simulate", fifo],
+      cwd: new URL("../../", import.meta.url).pathname,
+      env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
+      stdout: "null",
+      stderr: "null",
+      signal: AbortSignal.timeout(30_000), // a run that ignores SIGTERM is killed here: the test fails
+    }).spawn();
+    const writer = await Deno.open(fifo, { write: true }); // returns once the run opened it
+    await writer.write(new TextEncoder().encode(line));
+    child.kill("SIGTERM");
+    const status = await child.status;
+    writer.close();
+    assert.equal(status.signal === "SIGKILL" ? "killed by the timeout" : status.code, 143);
+    // 2. --jobs 2 on a FIFO: one reader, every line counted
+    const run = runCli(["breaker", "simulate", fifo, "--jobs", "2", "--format", "json"], {
+      timeoutMs: 30_000,
+    });
+    const w = await Deno.open(fifo, { write: true });
+    await w.write(new TextEncoder().encode(line.repeat(5)));
+    w.close();
+    const r = await run;
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).summary.attempts, 5);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("torture: a malformed API key is a usage error before any request, and no part of it is shown", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const pem = `${dir}/api.pem`;
+    await Deno.writeTextFile(pem, keys.pkcs8Pem);
+    // a server that counts requests: none may arrive
+    let requests = 0;
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+      requests++;
+      return new Response("{}");
+    });
+    try {
+      const base = `http://127.0.0.1:${server.addr.port}`;
+      for (const apiKey of ["sekret key\nxyz", "sekret\u0001xyz", "sekret\u00e9xyz"]) {
+        const r = await runCli(
+          ["whoami", "--verbose", "--apiKey", apiKey, "--privateKey", pem, "--apiBaseUrl", base],
+          { timeoutMs: 30_000 },
+        );
+        assert.equal(r.code, 2, r.stderr);
+        assert.match(oneLine(r), /The API key \(--apiKey or SERVICE_API_KEY\) is malformed/);
+        assert.doesNotMatch(r.stderr, /sekret|xyz/);
+      }
+      assert.equal(requests, 0);
+    } finally {
+      await server.shutdown();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** A server whose every answer is an endless 200 body (counts the bytes it sent). */
+function endlessServer(): { url: string; sent: () => number; close: () => Promise<void> } {
+  let sent = 0;
+  const chunk = new Uint8Array(64 * 1024).fill(0x20);
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () =>
+    new Response(
+      new ReadableStream({
+        pull(c) {
+          sent += chunk.length;
+          c.enqueue(chunk);
+        },
+      }),
+      { headers: { "content-type": "application/json" } },
+    ));
+  return {
+    url: `http://127.0.0.1:${server.addr.port}`,
+    sent: () => sent,
+    close: () => server.shutdown(),
+  };
+}
+
+Deno.test("torture: an endless JWKS or platform answer is refused once past its bound (1 MiB, 16 MiB), one line", async () => {
+  const endless = endlessServer();
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/body.json`, '{"id":"n1"}');
+    const header = btoa(JSON.stringify({ alg: "RS512", kid: "k1" })).replace(/=+$/, "");
+    const v = await runCli([
+      "webhooks",
+      "verify",
+      "--body",
+      `${dir}/body.json`,
+      "--signature",
+      `${header}..c2ln`,
+      "--jwks",
+      `${endless.url}/jwks.json`,
+    ], { timeoutMs: 30_000 });
+    assert.notEqual(v.code, 0);
+    assert.match(oneLine(v), /is larger than 1048576 bytes: not a key set/);
+    const pem = `${dir}/api.pem`;
+    await Deno.writeTextFile(pem, keys.pkcs8Pem);
+    const w = await runCli(
+      [
+        "whoami",
+        "--apiKey",
+        "k",
+        "--privateKey",
+        pem,
+        "--apiBaseUrl",
+        endless.url,
+        "--retries",
+        "0",
+      ],
+      { timeoutMs: 30_000 },
+    );
+    assert.notEqual(w.code, 0);
+    assert.match(oneLine(w), /an answer larger than 16777216 bytes/);
+    assert.ok(endless.sent() < 200 * 1024 * 1024, `sent ${endless.sent()} bytes`);
+    // and a --body that never ends (/dev/zero): a usage error past 1 MiB
+    const z = await runCli([
+      "webhooks",
+      "verify",
+      "--body",
+      "/dev/zero",
+      "--signature",
+      `${header}..c2ln`,
+      "--jwks",
+      `${endless.url}/jwks.json`,
+    ], { timeoutMs: 30_000 });
+    assert.equal(z.code, 2, z.stderr);
+    assert.match(oneLine(z), /--body is larger than 1048576 bytes/);
+  } finally {
+    await endless.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("torture: a profiles directory others can write in (0777) is refused, exit 2", async () => {
+  const home = await Deno.makeTempDir();
+  try {
+    const env = { HOME: home, XDG_CONFIG_HOME: "" };
+    const set = await runCli(
+      ["config", "set", "--profile", "p1", "--apiBaseUrl", "https://sandbox.example.io"],
+      { env },
+    );
+    assert.equal(set.code, 0, set.stderr);
+    await Deno.chmod(`${home}/.config/service`, 0o777);
+    const r = await runCli(["config", "list"], { env });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      oneLine(r),
+      /its permissions 0777 let other users replace the profiles file in it.*chmod 700/,
+    );
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("torture: breaker simulate reads a quoted CSV cell holding a newline and refuses a row with extra cells", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const quoted = `${dir}/quoted.csv`;
+    await Deno.writeTextFile(
+      quoted,
+      'webhookId,sentTime,responseCode,notificationId\nw1,1767225600000,503,"n1\nsecond line"\nw1,1767225660000,200,n2\n',
+    );
+    for (const jobs of ["1", "2"]) {
+      const r = await runCli(["breaker", "simulate", quoted, "--jobs", jobs, "--format", "json"]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout).summary.attempts, 2);
+    }
+    const extra = `${dir}/extra.csv`;
+    await Deno.writeTextFile(extra, "webhookId,sentTime,responseCode\nw1,1767225600000,503,x\n");
+    const r = await runCli(["breaker", "simulate", extra]);
+    assert.equal(r.code, 1);
+    assert.match(oneLine(r), /line 2: 4 cells, but the header names 3 columns/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

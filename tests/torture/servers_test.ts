@@ -230,3 +230,80 @@ Deno.test("torture: nested JSON-RPC bodies are answered -32600 over HTTP and IPC
   assert.equal(await alive(http.process), true);
   assert.equal(await alive(ipc.process), true);
 });
+
+/**
+ * A body of `mib` MiB of spaces, streamed (no Content-Length), made as it is
+ * read; after `holdAt` MiB it waits for `release` (so that bodies overlap).
+ */
+function streamedBody(mib: number, holdAt: number, release: Promise<void>) {
+  const chunk = new Uint8Array(1024 * 1024).fill(32);
+  let sent = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(c) {
+      if (sent === holdAt) await release;
+      if (sent++ < mib) c.enqueue(chunk);
+      else c.close();
+    },
+  });
+}
+
+Deno.test("torture: concurrent 60 MB bodies to the rpc HTTP bridge: past 128 MiB held at once, 503", async () => {
+  let release = () => {};
+  const released = new Promise<void>((r) => release = r);
+  const answers = Array.from({ length: 4 }, async () => {
+    const r = await fetch(http.address, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: streamedBody(60, 50, released),
+    }).catch(() => undefined);
+    await r?.body?.cancel();
+    return r?.status ?? 0;
+  });
+  // four bodies hold 50 MiB each until one is refused: 4 x 50 MiB > 128 MiB
+  const first = await Promise.race(answers);
+  release();
+  const statuses = await Promise.all(answers);
+  assert.equal(first, 503, `statuses ${statuses}`);
+  assert.equal(await alive(http.process), true);
+  assert.equal((await httpRpc(http.address, CHAIN_ID)).status, 200);
+});
+
+Deno.test("torture: a Host of [::1]evil.com or localhost:evil is refused by the rpc bridge (DNS rebinding)", async () => {
+  const path = new URL(http.address).pathname;
+  const body = JSON.stringify(CHAIN_ID);
+  for (const host of ["[::1]evil.com", "[::1]:80evil.com", "localhost:evil.com"]) {
+    const status = await raw(
+      http.address,
+      enc.encode(
+        `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      ),
+    );
+    assert.ok(/^HTTP\/1\.1 (403|400)/.test(status), `${host}: ${status}`);
+  }
+  const ok = await raw(
+    http.address,
+    enc.encode(
+      `POST ${path} HTTP/1.1\r\nHost: [::1]:8545\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    ),
+  );
+  assert.equal(ok, "HTTP/1.1 200 OK");
+});
+
+Deno.test("torture: ids 1e400, 30 digits, -0 and 1.50 come back exactly as sent (HTTP batch and IPC)", async () => {
+  const ids = ["1e400", "123456789012345678901234567890", "-0", "1.50"];
+  const batch = "[" +
+    ids.map((id) => `{"jsonrpc":"2.0","id":${id},"method":"eth_chainId","params":[]}`).join(",") +
+    "]";
+  const h = await httpRpc(http.address, batch);
+  for (const id of ids) assert.ok(h.text.includes(`"id":${id},`), `${id} in ${h.text}`);
+  const c = await IpcClient.connect(ipc.address);
+  try {
+    for (const id of ids) {
+      await c.write(`{"jsonrpc":"2.0","id":${id},"method":"eth_chainId","params":[]}\n`);
+      const line = (await c.readLine())!;
+      assert.ok(line.startsWith(`{"jsonrpc":"2.0","id":${id},`), line);
+    }
+  } finally {
+    c.close();
+  }
+});

@@ -19,6 +19,15 @@ export async function* fileChunks(path: string, size = 1 << 20): AsyncGenerator<
   const file = await Deno.open(path, { read: true });
   try {
     const buf = new Uint8Array(size);
+    if (!(await file.stat()).isFile) {
+      // a FIFO or a device: asynchronous reads, so that a wait for a writer blocks nothing
+      // (signals still stop the run)
+      for (;;) {
+        const r = await file.read(buf);
+        if (r === null) return;
+        yield buf.subarray(0, r);
+      }
+    }
     for (;;) {
       let n = 0;
       while (n < size) {

@@ -31,6 +31,13 @@ import { whenStopped } from "../stop_signals.ts";
 import { writeAll } from "../output.ts";
 import { checkEndpointUrl } from "./common.ts";
 import { jwksSource } from "./jwks_source.ts";
+import { type BoundedServer, serveBounded } from "../../core/bounded_server.ts";
+import { BodyRefused, readBody } from "../../core/read_body.ts";
+
+/** Largest delivery body accepted: 1 MiB (a platform delivery is a few KiB); 413 beyond. */
+export const MAX_DELIVERY_BYTES = 1024 * 1024;
+/** Time for a delivery's body to arrive: 30 s; 408 beyond. */
+export const DELIVERY_BODY_TIMEOUT_MS = 30_000;
 
 /** One delivery as the listener saw it (the `--format ndjson` line, `event: "delivery"`). */
 export interface DeliveryLine {
@@ -174,7 +181,17 @@ export const listenCommand = leaf({
       arrived: number,
       releaseSlot: (line: string | null) => void,
     ): Promise<Response> => {
-      const raw = new Uint8Array(await req.arrayBuffer());
+      let raw: Uint8Array;
+      try {
+        raw = await readBody(req, {
+          maxBytes: MAX_DELIVERY_BYTES,
+          timeoutMs: DELIVERY_BODY_TIMEOUT_MS,
+        });
+      } catch (e) {
+        if (!(e instanceof BodyRefused)) throw e;
+        void out.log(`refused a request: ${e.message}`);
+        return new Response(e.message + "\n", { status: e.status });
+      }
       let json: unknown = null;
       try {
         json = JSON.parse(new TextDecoder().decode(raw));
@@ -245,14 +262,13 @@ export const listenCommand = leaf({
     };
 
     const release = ctx.takeSignals?.(["SIGINT", "SIGTERM"]) ?? (() => {});
-    let server: Deno.HttpServer<Deno.NetAddr>;
+    let server: BoundedServer;
     try {
-      server = Deno.serve({
+      server = await serveBounded(handler, {
         hostname: "127.0.0.1",
         port: flags.port,
-        onListen() {},
         onError: () => new Response("internal error", { status: 500 }),
-      }, handler);
+      });
     } catch (e) {
       release();
       record?.close();
@@ -263,7 +279,7 @@ export const listenCommand = leaf({
           : `Cannot listen on 127.0.0.1:${flags.port}: ${(e as Error).message}`,
       );
     }
-    const address = `http://127.0.0.1:${server.addr.port}/`;
+    const address = `http://127.0.0.1:${server.port}/`;
     if (out.format === "table") await out.write(address + "\n");
     else await out.write(JSON.stringify({ event: "listening", url: address }) + "\n");
     await out.log(
@@ -273,7 +289,7 @@ export const listenCommand = leaf({
     );
     const why = await whenStopped(ctx.signal);
     try {
-      await server.shutdown();
+      await server.close();
       await printing;
       await recording;
       record?.close();

@@ -8,6 +8,8 @@
  * @module
  */
 
+import { BodyRefused, readBody } from "../../core/read_body.ts";
+import { MAX_DELIVERY_BYTES } from "./listen.ts";
 import { formatFlag, leaf } from "../command.ts";
 import { CliError, ExitCode, UsageError } from "../errors.ts";
 import { jwksSource } from "./jwks_source.ts";
@@ -53,12 +55,25 @@ export const verifyCommand = leaf({
       );
     }
     let body: Uint8Array;
+    const bounded = (stream: ReadableStream<Uint8Array>) =>
+      readBody({ headers: new Headers(), body: stream }, {
+        maxBytes: MAX_DELIVERY_BYTES,
+        timeoutMs: 2 ** 31 - 1,
+      }).catch((e) => {
+        if (e instanceof BodyRefused) {
+          throw new UsageError(
+            `--body is larger than ${MAX_DELIVERY_BYTES} bytes: not a delivery's body.`,
+          );
+        }
+        throw e;
+      });
     if (flags.body === "-") {
-      body = new Uint8Array(await new Response(ctx.io.stdin).arrayBuffer());
+      body = await bounded(ctx.io.stdin);
     } else {
       try {
-        body = await Deno.readFile(flags.body);
+        body = await bounded((await Deno.open(flags.body)).readable);
       } catch (e) {
+        if (e instanceof UsageError) throw e;
         throw new UsageError(
           `Cannot read --body ${JSON.stringify(flags.body)}: ${
             (e as Error).name === "NotFound" ? "no such file" : (e as Error).message

@@ -235,6 +235,7 @@ export function createHandler(
       method,
       path,
       () => run(match.route, rr),
+      { user: request.headers.get("x-api-key") ?? "", body },
     );
     if (drop) return faults.dropped(method, path, reply.status, authorization);
     return toResponse(reply, requestId);

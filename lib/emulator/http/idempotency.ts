@@ -6,10 +6,16 @@
  * (5xx, 408, 429: the client's own rule, `isRetryableStatus`) are not kept,
  * so a retry runs again instead of being given the same failure.
  *
+ * A key is scoped to the API user, the method and the path: the same key on
+ * another route (or from another user) is another key. Within its scope, a
+ * reuse with a different body is refused (400 naming the key) rather than
+ * answered with the first request's answer, as the platform does: a client
+ * must never be told that a request it did not send was carried out.
+ *
  * @module
  */
 
-import type { Reply } from "./reply.ts";
+import { ApiError, ErrorCode, type Reply } from "./reply.ts";
 import type { IdempotencyStore } from "./idempotency_store.ts";
 import { isRetryableStatus } from "../../platform/retryable_status.ts";
 
@@ -34,7 +40,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export class Idempotency {
   readonly #records: IdempotencyStore;
   readonly #now: () => number;
-  readonly #inflight = new Map<string, Promise<Reply>>();
+  readonly #inflight = new Map<string, { reply: Promise<Reply>; bodyHash: string }>();
 
   /** `records` holds the answers; `now` is the clock (ms). */
   constructor(records: IdempotencyStore, now: () => number) {
@@ -45,18 +51,38 @@ export class Idempotency {
   /**
    * The kept answer of `key` when there is one, else the answer of `work`
    * (kept unless it is worth a retry). `key` undefined: just `work()`.
+   * `scope.user` (the API key) and `method path` scope the key; `scope.body`
+   * (the raw request body) must be the same as the first request's.
    */
   async run(
     key: string | undefined,
     method: string,
     path: string,
     work: () => Promise<Reply>,
+    scope: { user?: string; body?: Uint8Array } = {},
   ): Promise<Reply> {
     if (!key) return await work();
-    const pending = this.#inflight.get(key);
-    if (pending) return await pending;
-    const kept = this.#records.get(key);
+    const [scoped, bodyHash] = await Promise.all([
+      digest(`${scope.user ?? ""}\n${method}\n${path}\n${key}`),
+      digest(scope.body ?? new Uint8Array()),
+    ]);
+    const refuse = () => {
+      throw new ApiError(
+        400,
+        `Idempotency-Key ${
+          JSON.stringify(key.slice(0, 100))
+        } was already used for ${method} ${path} with a different body; use a new key for a new request.`,
+        ErrorCode.badRequest,
+      );
+    };
+    const pending = this.#inflight.get(scoped);
+    if (pending) {
+      if (pending.bodyHash !== bodyHash) refuse();
+      return await pending.reply;
+    }
+    const kept = this.#records.get(scoped);
     if (kept && this.#now() - kept.createdAt < IDEMPOTENCY_TTL_MS) {
+      if (kept.bodyHash !== null && kept.bodyHash !== bodyHash) refuse();
       return {
         status: kept.status,
         body: kept.body === null ? undefined : JSON.parse(kept.body),
@@ -69,20 +95,28 @@ export class Idempotency {
     const p = (async () => {
       const reply = await work();
       if (!isRetryableStatus(reply.status)) {
-        this.#records.put(key, method, path, {
+        this.#records.put(scoped, method, path, {
           status: reply.status,
           body: reply.body === undefined ? null : JSON.stringify(reply.body),
           headers: reply.headers ? JSON.stringify(reply.headers) : null,
           createdAt: this.#now(),
+          bodyHash,
         });
       }
       return reply;
     })();
-    this.#inflight.set(key, p);
+    this.#inflight.set(scoped, { reply: p, bodyHash });
     try {
       return await p;
     } finally {
-      this.#inflight.delete(key);
+      this.#inflight.delete(scoped);
     }
   }
+}
+
+/** SHA-256, hex, of text or bytes (the stored key holds no API key, only its hash). */
+async function digest(data: string | Uint8Array): Promise<string> {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
+  return Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -1,6 +1,7 @@
 /**
- * The `idempotency` table: one record per `Idempotency-Key` (the answer
- * given, with its status and headers). The SQL lives here and nowhere else;
+ * The `idempotency` table: one record per scoped `Idempotency-Key` (a hash
+ * of the API user, method, path and key: see `idempotency.ts`), with the
+ * answer given (status, body, headers) and the hash of the request body. The SQL lives here and nowhere else;
  * the rules (how long a record answers, which answers are kept, what runs
  * while a first request is still in flight) are in `idempotency.ts`.
  *
@@ -33,6 +34,8 @@ export interface IdempotencyRecord {
   headers: string | null;
   /** When it was stored, ms. */
   createdAt: number;
+  /** SHA-256 (hex) of the first request's body; `null` in records made before it was kept. */
+  bodyHash: string | null;
 }
 
 /**
@@ -44,7 +47,7 @@ export interface IdempotencyRecord {
  * import { Store } from "../store.ts";
  * const store = Store.open();
  * const records = new IdempotencyStore(store.db);
- * records.put("k1", "POST", "/v1/transactions", { status: 200, body: "{}", headers: null, createdAt: Date.now() });
+ * records.put("k1", "POST", "/v1/transactions", { status: 200, body: "{}", headers: null, createdAt: Date.now(), bodyHash: null });
  * records.get("k1")?.status; // 200
  * ```
  */
@@ -59,14 +62,18 @@ export class IdempotencyStore {
     try {
       db.exec("ALTER TABLE idempotency ADD COLUMN headers TEXT");
     } catch { /* already there */ }
+    try {
+      db.exec("ALTER TABLE idempotency ADD COLUMN body_hash TEXT");
+    } catch { /* already there */ }
     this.#select = db.prepare(
-      "SELECT status, body, created_at, headers FROM idempotency WHERE key = ?",
+      "SELECT status, body, created_at, headers, body_hash FROM idempotency WHERE key = ?",
     );
     this.#upsert = db.prepare(
-      `INSERT INTO idempotency (key, method, path, status, body, created_at, headers)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO idempotency (key, method, path, status, body, created_at, headers, body_hash)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(key) DO UPDATE SET method=excluded.method, path=excluded.path, status=excluded.status,
-       body=excluded.body, created_at=excluded.created_at, headers=excluded.headers`,
+       body=excluded.body, created_at=excluded.created_at, headers=excluded.headers,
+       body_hash=excluded.body_hash`,
     );
   }
 
@@ -79,6 +86,7 @@ export class IdempotencyStore {
       body: row.body === null ? null : String(row.body),
       headers: row.headers ? String(row.headers) : null,
       createdAt: Number(row.created_at),
+      bodyHash: row.body_hash ? String(row.body_hash) : null,
     };
   }
 
@@ -92,6 +100,7 @@ export class IdempotencyStore {
       record.body,
       record.createdAt,
       record.headers,
+      record.bodyHash,
     );
   }
 }

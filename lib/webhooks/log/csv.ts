@@ -1,7 +1,8 @@
 /**
  * CSV delivery logs (`../shared/spec/breaker.md` §4): a header row naming
- * the fields, then one attempt a line, RFC 4180 quoting without newlines
- * inside a field. Cells become the same JavaScript values a JSON line would
+ * the fields, then one attempt a line, RFC 4180 quoting (a quoted field may
+ * hold newlines: the reader joins its lines first; a row with more cells
+ * than the header is refused). Cells become the same JavaScript values a JSON line would
  * give, checked by the one validator ({@linkcode fieldsToRecord}).
  *
  * @module
@@ -11,7 +12,7 @@ import { InvalidLineError } from "./delivery_log_error.ts";
 import { describeValue, fieldsToRecord, type LogRecord } from "./log_record.ts";
 
 /**
- * Splits one CSV line (RFC 4180 quoting; no newlines inside a field). Null: bad quoting.
+ * Splits one CSV record (RFC 4180 quoting; newlines inside a quoted field are kept). Null: bad quoting.
  *
  * @example
  * ```ts
@@ -84,6 +85,8 @@ export type CsvField = (typeof CSV_FIELDS)[number];
 export class CsvReader {
   /** The column of each field, -1 when the header does not name it. */
   readonly index: Record<CsvField, number>;
+  /** How many cells the header has (a row may not have more). */
+  readonly columns: number;
   /**
    * A reader for the columns of `header` (the cells of line `line`); throws
    * {@linkcode InvalidLineError} when it names no webhookId or no time.
@@ -101,12 +104,20 @@ export class CsvReader {
       );
     }
     this.index = idx;
+    this.columns = header.length;
   }
 
   /** Validates one line into `out`: `null`, or the {@linkcode InvalidLineError} to report. */
   read(text: string, line: number, out: LogRecord): InvalidLineError | null {
     const cells = splitCsvLine(text);
     if (cells === null) return new InvalidLineError(line, "line", "bad CSV quoting");
+    if (cells.length > this.columns) {
+      return new InvalidLineError(
+        line,
+        "line",
+        `${cells.length} cells, but the header names ${this.columns} columns`,
+      );
+    }
     const get = (f: CsvField, numeric: boolean): unknown => {
       const i = this.index[f];
       if (i === -1 || i >= cells.length) return undefined;

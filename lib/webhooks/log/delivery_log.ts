@@ -14,7 +14,7 @@
  */
 
 import { CsvReader, splitCsvLine } from "./csv.ts";
-import { InvalidLineError } from "./delivery_log_error.ts";
+import { DeliveryLogError, InvalidLineError } from "./delivery_log_error.ts";
 import { decompressIfGzip } from "./gzip.ts";
 import { emptyRecord, type LogRecord, parseJsonLine } from "./log_record.ts";
 import { NdjsonScanner } from "./ndjson_scanner.ts";
@@ -30,6 +30,25 @@ export { lineClaim, webhookPartition };
 
 const utf8 = new TextDecoder();
 
+/**
+ * The longest line read, in bytes (after decompression): 1 MiB. A delivery
+ * line is a few hundred bytes; a longer one (a file with no newline,
+ * `/dev/zero`, a gzip bomb) stops the read with a `line-too-long`
+ * {@linkcode DeliveryLogError} naming the line, whatever `skipInvalid` says,
+ * so memory stays bounded.
+ */
+export const MAX_LINE_BYTES = 1024 * 1024;
+
+/** How many `"` are in `text` (odd: a quoted CSV field is still open). */
+function quoteCount(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('"'); i !== -1; i = text.indexOf('"', i + 1)) n++;
+  return n;
+}
+
+/** How often a long read lets timers and signals run (SIGINT/SIGTERM stop it), ms. */
+const YIELD_EVERY_MS = 50;
+
 /** Options of {@linkcode readDeliveryLog}. */
 export interface ReadOptions {
   /** Count invalid lines instead of throwing {@linkcode InvalidLineError}. Default false. */
@@ -42,6 +61,8 @@ export interface ReadOptions {
   onProgress?: (lines: number) => void | Promise<void>;
   /** Default 1,000,000. */
   progressEvery?: number;
+  /** The longest line in bytes; default {@linkcode MAX_LINE_BYTES}. */
+  maxLineBytes?: number;
   /**
    * Read only the webhooks of one partition (`--jobs`): records whose
    * {@linkcode webhookPartition} is not `index` are not handed out, and an
@@ -101,6 +122,14 @@ export async function readDeliveryLog(
   let nextProgress = progressEvery;
   let first = true;
 
+  const maxLine = options.maxLineBytes ?? MAX_LINE_BYTES;
+  const tooLong = (line: number) =>
+    new DeliveryLogError(
+      "line-too-long",
+      `line ${line} is longer than ${maxLine} bytes, the limit of a delivery-log line (is this a delivery log?)`,
+    );
+  let nextYield = performance.now() + YIELD_EVERY_MS;
+
   const part = options.partition ?? null;
   const partIndex = part?.index ?? 0;
   const partCount = part?.count ?? 1;
@@ -134,6 +163,7 @@ export async function readDeliveryLog(
   /** One line, buf[s, e) without "\n". */
   const handle = (buf: Uint8Array, s: number, e: number) => {
     lineNo++;
+    if (e - s > maxLine) throw tooLong(lineNo);
     if (e > s && buf[e - 1] === 13) e--; // CRLF
     if (first) {
       if (e - s >= 3 && buf[s] === 0xef && buf[s + 1] === 0xbb && buf[s + 2] === 0xbf) s += 3;
@@ -153,9 +183,20 @@ export async function readDeliveryLog(
     }
     let err: InvalidLineError | null;
     if (csv !== null) {
-      const text = utf8.decode(buf.subarray(s, e));
-      if (text.trim() === "") return;
-      err = (csv as CsvReader).read(text, lineNo, rec);
+      let text = utf8.decode(buf.subarray(s, e));
+      let line = lineNo;
+      if (csvOpen !== null) {
+        // the rest of a quoted field that holds a newline
+        text = csvOpen.text + "\n" + text;
+        line = csvOpen.line;
+        csvOpen = null;
+      } else if (text.trim() === "") return;
+      if (quoteCount(text) % 2 === 1) {
+        if (text.length > maxLine) throw tooLong(line);
+        csvOpen = { text, line };
+        return;
+      }
+      err = (csv as CsvReader).read(text, line, rec);
       rec.webhookIndex = -1;
     } else if (scanner.scan(buf, s, e)) {
       stats.scanned++;
@@ -178,11 +219,19 @@ export async function readDeliveryLog(
     onRecord(rec);
   };
 
+  /** A CSV record whose quoted field is still open (it holds a newline), and its first line. */
+  let csvOpen: { text: string; line: number } | null = null;
   let carry: Uint8Array | null = null;
   for await (const chunk of decompressIfGzip(chunks)) {
+    if (performance.now() >= nextYield) {
+      // a macrotask turn: signal listeners run (a read of a huge input is stoppable)
+      await new Promise((r) => setTimeout(r, 0));
+      nextYield = performance.now() + YIELD_EVERY_MS;
+    }
     let start = 0;
     if (carry !== null) {
       const nl = chunk.indexOf(10);
+      if (carry.length + (nl === -1 ? chunk.length : nl) > maxLine) throw tooLong(lineNo + 1);
       if (nl === -1) {
         const joined: Uint8Array = new Uint8Array(carry.length + chunk.length);
         joined.set(carry);
@@ -203,7 +252,7 @@ export async function readDeliveryLog(
     // another partition's lines are skipped unread (on chunks the skipper can take)
     const skipping = skipper !== null && start < end && skipper.begin(chunk, start, end);
     for (;;) {
-      if (skipping && !first && start < end) {
+      if (skipping && !first && csvOpen === null && start < end) {
         const nl = skipper.foreign(start);
         if (nl !== -1) {
           lineNo++;
@@ -237,13 +286,25 @@ export async function readDeliveryLog(
       handle(chunk, start, nl);
       start = nl + 1;
     }
-    if (start < chunk.length) carry = chunk.slice(start);
+    if (start < chunk.length) {
+      if (chunk.length - start > maxLine) throw tooLong(lineNo + 1);
+      carry = chunk.slice(start);
+    }
     if (lineNo >= nextProgress && options.onProgress) {
       nextProgress = lineNo + progressEvery;
       await options.onProgress(lineNo);
     }
   }
   if (carry !== null && carry.length > 0) handle(carry, 0, carry.length);
+  if (csvOpen !== null) {
+    const open = csvOpen as { text: string; line: number };
+    invalid(
+      new InvalidLineError(open.line, "line", "bad CSV quoting (a quote is never closed)"),
+      new Uint8Array(),
+      0,
+      0,
+    );
+  }
   stats.lines = lineNo;
   return stats;
 }

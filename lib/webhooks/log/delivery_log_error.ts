@@ -20,13 +20,16 @@ import { BaseError, type BaseErrorOptions } from "../../core/mod.ts";
  * - `corrupt-gzip`: the input starts with the gzip magic bytes but does not
  *   decompress (`details` says what the decompressor said);
  * - `gzip-trailing-data`: complete gzip data is followed by bytes that are
- *   neither another gzip member nor zero padding (refused: see `gzip.ts`).
+ *   neither another gzip member nor zero padding (refused: see `gzip.ts`);
+ * - `line-too-long`: a line (after decompression) is longer than the reader's
+ *   line limit (`MAX_LINE_BYTES` of `delivery_log.ts`, 1 MiB).
  */
 export type DeliveryLogReason =
   | "invalid-line"
   | "out-of-order"
   | "corrupt-gzip"
-  | "gzip-trailing-data";
+  | "gzip-trailing-data"
+  | "line-too-long";
 
 /**
  * A delivery log that cannot be read to the end.

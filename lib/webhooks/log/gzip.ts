@@ -21,6 +21,9 @@ export function isGzip(bytes: Uint8Array): boolean {
   return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 }
 
+/** Compressed bytes given to zlib at a time: 16 KiB. */
+const FEED_BYTES = 16 * 1024;
+
 /** zlib's messages for a member header it cannot read (what follows a complete member). */
 const HEADER_ERRORS = /incorrect header check|unknown compression method|invalid window size/;
 
@@ -91,9 +94,13 @@ async function* gunzipMembers(
   try {
     let chunk: Uint8Array | undefined = first;
     while (chunk !== undefined) {
-      await feed(chunk);
-      if (failed) fail(failed.error);
-      yield* out.splice(0);
+      // small pieces: deflate expands at most ~1,032 times, so one piece makes at most
+      // ~16 MiB (a gzip bomb is read a piece at a time, and the line limit stops it)
+      for (let at = 0; at < chunk.length; at += FEED_BYTES) {
+        await feed(chunk.subarray(at, at + FEED_BYTES));
+        if (failed) fail(failed.error);
+        yield* out.splice(0);
+      }
       const n = await it.next(); // an error of the source propagates as it is
       chunk = n.done ? undefined : n.value;
     }

@@ -63,3 +63,6 @@ export type {
   SignatureCheck,
   SignatureFailure,
 } from "./lib/webhooks/mod.ts";
+// Types the exports above name, re-exported so that the package documents them.
+export type { FlagSpec, FlagType, LoadedSources, ValueSource } from "./lib/cli/mod.ts";
+export type { RsaAlg, RsaSigner } from "./lib/core/mod.ts";

@@ -54,6 +54,7 @@ function entry(key: string, summary: string, flags: FlagSpecs): CompletionEntry 
  *
  * @example
  * ```ts
+ * import { COMMANDS } from "./run.ts";
  * const tree = await completionTree(COMMANDS);
  * ```
  */
@@ -95,6 +96,7 @@ function short(text: string): string {
  *
  * @example
  * ```ts
+ * declare const tree: CompletionTree; // from completionTree(COMMANDS)
  * bashScript(tree).includes("complete -o default -F _service service"); // true
  * ```
  */
@@ -199,6 +201,7 @@ export function bashScript(tree: CompletionTree): string {
  *
  * @example
  * ```ts
+ * declare const tree: CompletionTree; // from completionTree(COMMANDS)
  * zshScript(tree).startsWith("#compdef service service-json-rpc"); // true
  * ```
  */
@@ -300,6 +303,7 @@ export function zshScript(tree: CompletionTree): string {
  *
  * @example
  * ```ts
+ * declare const tree: CompletionTree; // from completionTree(COMMANDS)
  * fishScript(tree).includes("complete -c service"); // true
  * ```
  */

@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { denoIo, run } from "./lib/cli/mod.ts";
+ * import { denoIo, run } from "./mod.ts";
  * const code = await run(["webhooks", "list", "--format", "ndjson"], { io: denoIo() });
  * ```
  *
@@ -35,3 +35,5 @@ export { loadValueSources } from "./config_sources.ts";
 export type { LoadedSources, SourceInputs } from "./config_sources.ts";
 export { STOP_SIGNALS, StopRequest, stopSignals } from "./stop_signals.ts";
 export type { SignalHost, StopSignals, TakeSignals } from "./stop_signals.ts";
+// Types the exports above name, re-exported so that this barrel documents them.
+export type { BaseError } from "../core/mod.ts";

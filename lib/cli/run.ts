@@ -77,6 +77,7 @@ function topHelp(): string {
  *
  * @example
  * ```ts
+ * import { denoIo } from "./output.ts";
  * const code = await run(["--version"], { io: denoIo() });
  * ```
  */

@@ -138,6 +138,8 @@ export function stopSignals(
  *
  * @example
  * ```ts
+ * import type { CommandContext } from "./command.ts";
+ * declare const ctx: CommandContext;
  * const why = await whenStopped(ctx.signal); // "SIGTERM"
  * ```
  */

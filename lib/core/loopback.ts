@@ -51,6 +51,7 @@ export function hostnameOf(hostHeader: string): string {
  *
  * @example
  * ```ts
+ * declare const given: string, token: string;
  * sameText(given, token); // true only when equal
  * ```
  */

@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import { BaseError, toBase64Url } from "./lib/core/mod.ts";
+ * import { BaseError, toBase64Url } from "./mod.ts";
  * ```
  *
  * @module

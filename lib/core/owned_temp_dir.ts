@@ -49,6 +49,7 @@ async function alive(pid: number): Promise<boolean | undefined> {
  *
  * @example
  * ```ts
+ * const dir = await makeOwnedTempDir("service-rpc-");
  * await removeStaleOwnedDirs("service-rpc-", dir);
  * ```
  */

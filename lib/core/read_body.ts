@@ -45,6 +45,7 @@ export interface ReadBodyOptions {
  *
  * @example
  * ```ts
+ * declare const request: Request;
  * const bytes = await readBody(request, { maxBytes: 1 << 20, timeoutMs: 30_000 });
  * ```
  */

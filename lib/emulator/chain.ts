@@ -85,6 +85,8 @@ export class Chain {
  *
  * @example
  * ```ts
+ * import type { EmulatorContext } from "./context.ts";
+ * declare const ctx: EmulatorContext;
  * const client = nodeOf(ctx).client;
  * ```
  */

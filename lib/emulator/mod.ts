@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { startEmulator } from "./lib/emulator/mod.ts";
+ * import { startEmulator } from "./mod.ts";
  * const emu = await startEmulator({ rpcUrl: "http://127.0.0.1:8545" });
  * const res = await emu.handler(new Request(emu.jwksUrl)); // in-process, no network
  * await emu.stop();
@@ -24,3 +24,6 @@ export type { WebhookSettings } from "./context.ts";
 export type { DelayOption, DelayRange } from "./transactions/custody_delays.ts";
 export { FORCEABLE_STATUSES } from "./transactions/status.ts";
 export type { ForceableStatus } from "./transactions/status.ts";
+// Types the exports above name, re-exported so that this barrel documents them.
+export type { BaseError } from "../core/mod.ts";
+export type { BreakerConfig } from "../webhooks/mod.ts";

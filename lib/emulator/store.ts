@@ -36,6 +36,7 @@ function inTransaction(db: DatabaseSync): boolean {
  *
  * @example
  * ```ts
+ * const { db } = Store.open();
  * withTransaction(db, () => db.exec("INSERT INTO meta VALUES ('a', 'b')"));
  * ```
  */

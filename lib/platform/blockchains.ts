@@ -96,6 +96,8 @@ export async function getAsset(
  *
  * @example
  * ```ts
+ * import type { PlatformClient } from "./client.ts";
+ * declare const client: PlatformClient;
  * await findNativeAssetId(client, 11155111n); // "ETH_TEST5"
  * ```
  */

@@ -9,7 +9,6 @@
  * @module
  */
 
-import type { ZodType } from "zod";
 import type { Page } from "./schemas.ts";
 import type { Credentials } from "./credentials.ts";
 import { signRequestToken } from "./jwt.ts";
@@ -37,6 +36,21 @@ export type QueryValue =
   | null
   | readonly (string | number)[];
 
+/**
+ * What {@linkcode RequestOptions.schema} needs of a schema: zod's `safeParse`
+ * (any zod schema of `T` fits; written out here so that the library's
+ * documented types do not name zod's).
+ */
+export interface AnswerSchema<T> {
+  /** The data as `T`, or the issues found, each with the path to the field and a message. */
+  safeParse(data: unknown):
+    | { success: true; data: T }
+    | {
+      success: false;
+      error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] };
+    };
+}
+
 /** Options of one request. */
 export interface RequestOptions<T> {
   /** What the request does, for messages: "list notifications of webhook \"w1\"". */
@@ -50,7 +64,7 @@ export interface RequestOptions<T> {
    * `PlatformResponseError` naming the field: `path: message`). Without it the
    * parsed JSON (or `undefined` for an empty body) is returned.
    */
-  schema?: ZodType<T>;
+  schema?: AnswerSchema<T>;
   /** For POST: the key to send; default a fresh UUID per call, reused on every retry of it. */
   idempotencyKey?: string;
   /** Send no `Idempotency-Key` even on POST. */
@@ -176,6 +190,8 @@ type Outcome =
  *
  * @example
  * ```ts
+ * import { loadCredentials } from "./credentials.ts";
+ * declare const apiKey: string;
  * const client = new PlatformClient(await loadCredentials({ apiKey, privateKey: "api.pem" }));
  * const { data } = await client.request("GET", "/v1/webhooks", { operation: "list webhooks" });
  * ```

@@ -106,6 +106,7 @@ function pemBody(pem: string, label: string): Uint8Array | undefined {
  *
  * @example
  * ```ts
+ * declare const pemText: string; // "-----BEGIN PRIVATE KEY-----\n..."
  * const key = await importPrivateKeyPem(pemText, "--privateKey");
  * ```
  */
@@ -132,6 +133,7 @@ export async function importPrivateKeyPem(pem: string, source: string): Promise<
  *
  * @example
  * ```ts
+ * declare const pemText: string; // "-----BEGIN PRIVATE KEY-----\n..."
  * const signer = await importPrivateKeySigner(pemText, "--privateKey");
  * ```
  */
@@ -272,6 +274,7 @@ export function checkApiKey(apiKey: string): void {
  *
  * @example
  * ```ts
+ * declare const apiKey: string;
  * const creds = await loadCredentials({ apiKey, privateKey: "./api.pem" });
  * ```
  */

@@ -49,6 +49,8 @@ export const TOKEN_LIFETIME_SECONDS = 29;
  *
  * @example
  * ```ts
+ * declare const key: CryptoKey, apiKey: string;
+ * const nonce = crypto.randomUUID();
  * const jwt = await signRequestToken(key, { apiKey, uri: "/v1/webhooks?pageSize=10", body: "", nonce, nowMs: Date.now() });
  * ```
  */

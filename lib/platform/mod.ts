@@ -7,7 +7,13 @@
 
 export { abortableSleep, parseRetryAfter, PlatformClient, queryString } from "./client.ts";
 export { noReplayFetch } from "./no_replay_fetch.ts";
-export type { ApiResponse, ClientOptions, QueryValue, RequestOptions } from "./client.ts";
+export type {
+  AnswerSchema,
+  ApiResponse,
+  ClientOptions,
+  QueryValue,
+  RequestOptions,
+} from "./client.ts";
 export {
   importPrivateKeyPem,
   importPrivateKeySigner,
@@ -56,3 +62,11 @@ export { findNativeAssetId, getAsset, listBlockchains } from "./blockchains.ts";
 export type { Asset, Blockchain } from "./blockchains.ts";
 export { createTransaction, findTransactionByExternalId, getTransaction } from "./transactions.ts";
 export type { CreateTransactionResponse, Transaction, TransactionRequest } from "./transactions.ts";
+// Types the exports above name, re-exported so that this barrel documents them.
+export type {
+  BaseError,
+  RESEND_JOB_STATUSES,
+  ResendJobStatus,
+  RsaAlg,
+  RsaSigner,
+} from "../core/mod.ts";

@@ -57,6 +57,8 @@ const AddressesPage: z.ZodType<{ addresses: VaultAddress[] }> = z.looseObject({
  *
  * @example
  * ```ts
+ * import type { PlatformClient } from "./client.ts";
+ * declare const client: PlatformClient;
  * for await (const a of listVaultAccounts(client, { assetId: "ETH_TEST5" })) console.log(a.id);
  * ```
  */

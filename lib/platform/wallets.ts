@@ -46,6 +46,8 @@ const LISTS: [WhitelistedWalletType, string, string][] = [
  *
  * @example
  * ```ts
+ * import type { PlatformClient } from "./client.ts";
+ * declare const client: PlatformClient;
  * const known = await listWhitelistedAddresses(client, "ETH_TEST5");
  * ```
  */

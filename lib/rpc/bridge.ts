@@ -79,6 +79,7 @@ export function randomToken(): string {
  *
  * @example
  * ```ts
+ * import { UpstreamClient } from "./upstream.ts";
  * await nodeChainId(new UpstreamClient("http://127.0.0.1:8545")); // 31337n
  * ```
  */

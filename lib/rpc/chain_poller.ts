@@ -59,8 +59,10 @@ interface Seen {
  *
  * @example
  * ```ts
+ * import type { Upstream } from "./upstream.ts";
+ * declare const upstream: Upstream;
  * const poller = new ChainPoller(upstream);
- * const stop = poller.listen({ onBlock: (b) => console.log(b.number) });
+ * const stop = await poller.listen({ onBlock: (b) => console.log(b.number) });
  * stop();
  * ```
  */

@@ -32,7 +32,13 @@ export interface ConnectionPoolOptions<C extends Pooled> {
  *
  * @example
  * ```ts
- * const pool = new ConnectionPool({ open, max: 8, error: (m, cause) => new Error(m, { cause }) });
+ * declare const open: (onClose: (c: Pooled) => void) => Promise<Pooled>;
+ * const pool = new ConnectionPool({
+ *   open,
+ *   max: 8,
+ *   error: (m, cause) => new Error(m, { cause }),
+ *   shownUrl: "ipc:///tmp/anvil.ipc",
+ * });
  * const c = await pool.acquire();
  * pool.release(c);
  * ```

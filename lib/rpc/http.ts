@@ -65,6 +65,8 @@ export { isLoopbackHost };
  *
  * @example
  * ```ts
+ * import type { Dispatcher } from "./methods.ts";
+ * declare const dispatcher: Dispatcher, token: string;
  * const handler = createHttpHandler({ dispatcher, paths: ["/" + token] });
  * Deno.serve({ hostname: "127.0.0.1", port: 0 }, handler);
  * ```

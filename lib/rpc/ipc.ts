@@ -116,6 +116,8 @@ const SOCKET_DIR_PREFIX = "service-rpc-";
  *
  * @example
  * ```ts
+ * import type { Dispatcher } from "./methods.ts";
+ * declare const dispatcher: Dispatcher;
  * const ipc = await serveIpc({ dispatcher });
  * console.log(ipc.path);
  * await ipc.close();

@@ -16,6 +16,8 @@ import type { Signer } from "./methods.ts";
  *
  * @example
  * ```ts
+ * import type { CustodyOptions } from "./custody.ts";
+ * declare const options: CustodyOptions;
  * const signer = new LazySigner(async () => new (await import("./custody.ts")).CustodySigner(options));
  * await signer.accounts(); // loads, then asks the platform
  * ```

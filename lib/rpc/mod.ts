@@ -7,9 +7,18 @@
  *
  * @example
  * ```ts
- * import { connectUpstream, CustodySigner, startBridge } from "./lib/rpc/mod.ts";
+ * import { connectUpstream, CustodySigner, startBridge } from "./mod.ts";
+ * import type { CustodyOptions } from "./mod.ts";
+ * declare const custody: CustodyOptions;
+ * const signer = new CustodySigner(custody);
  * const upstream = connectUpstream("http://127.0.0.1:8545");
- * const bridge = await startBridge({ upstream, chainId: 31337n, signer, transport: "http" });
+ * const bridge = await startBridge({
+ *   upstream,
+ *   chainId: 31337n,
+ *   clientVersion: "service/0.1.0",
+ *   signer,
+ *   transport: "http",
+ * });
  * ```
  *
  * @module
@@ -34,3 +43,14 @@ export { nodeChainId, startBridge } from "./bridge.ts";
 export type { Bridge, BridgeOptions } from "./bridge.ts";
 export { childEnv, FORWARDED_SIGNALS, runChild, substituteAddress } from "./supervisor.ts";
 export type { ChildOptions } from "./supervisor.ts";
+// Types the exports above name, re-exported so that this barrel documents them.
+export type { CallContext } from "./methods.ts";
+export type { BaseError } from "../core/mod.ts";
+export type {
+  AnswerSchema,
+  ApiResponse,
+  Page,
+  PlatformClient,
+  QueryValue,
+  RequestOptions,
+} from "../platform/mod.ts";

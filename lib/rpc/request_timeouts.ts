@@ -26,6 +26,11 @@ export interface TimedConnection {
  *
  * @example
  * ```ts
+ * import type { ConnectionPool, Pooled } from "./connection_pool.ts";
+ * import { UpstreamError } from "./upstream.ts";
+ * declare const pool: ConnectionPool<TimedConnection & Pooled>;
+ * declare const conn: { send(bytes: Uint8Array): Promise<unknown> };
+ * declare const bytes: Uint8Array;
  * const timeouts = new RequestTimeouts(
  *   120_000,
  *   () => pool.connections,

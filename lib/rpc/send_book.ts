@@ -96,6 +96,9 @@ interface Entry extends SendWatch {
  *
  * @example
  * ```ts
+ * import type { SendIdentity } from "./send_identity.ts";
+ * declare const identity: SendIdentity;
+ * declare function createAndWait(): Promise<string>; // creates the transaction, waits for its hash
  * const book = new SendBook();
  * const gone = new AbortController();
  * const first = book.send(identity, gone.signal, () => createAndWait());

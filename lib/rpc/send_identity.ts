@@ -38,6 +38,8 @@ export interface SendIdentity {
  *
  * @example
  * ```ts
+ * import type { TransactionRequest } from "../platform/mod.ts";
+ * declare const body: TransactionRequest;
  * const a = sendIdentity(11155111n, "0xAbC…", 3n, body);
  * const b = sendIdentity(11155111n, "0xabc…", 3n, body);
  * a.key === b.key; // true: the address case does not matter
@@ -82,6 +84,7 @@ const DIGEST_HEX = 32;
  *
  * @example
  * ```ts
+ * declare const identity: SendIdentity;
  * await derivedExternalTxId("service-rpc-", identity, 1); // "service-rpc-3f2a…" (32 hex digits)
  * await derivedExternalTxId("service-rpc-", identity, 2); // "service-rpc-3f2a…-2"
  * ```

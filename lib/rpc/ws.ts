@@ -75,9 +75,15 @@ export function isWebSocketUpgrade(request: Request): boolean {
  *
  * @example
  * ```ts
+ * import type { Dispatcher } from "./methods.ts";
+ * import type { SubscriptionHub } from "./subscriptions.ts";
+ * declare const dispatcher: Dispatcher, hub: SubscriptionHub;
  * const upgrade = createWebSocketHandler({ dispatcher, hub });
- * // inside the HTTP handler, after the checks:
- * if (isWebSocketUpgrade(request)) return upgrade(request);
+ * const handler = (request: Request): Response => {
+ *   // after the checks:
+ *   if (isWebSocketUpgrade(request)) return upgrade(request);
+ *   return new Response("not found", { status: 404 });
+ * };
  * ```
  */
 export function createWebSocketHandler(options: WebSocketOptions): (request: Request) => Response {

@@ -147,6 +147,7 @@ export function initialBreakerState(): BreakerState {
  *
  * @example
  * ```ts
+ * const state = initialBreakerState();
  * const before = cloneBreakerState(state);
  * ```
  */

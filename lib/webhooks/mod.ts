@@ -141,3 +141,10 @@ export { asJwks, RemoteJwks, verifyWebhookSignature } from "./remote_jwks.ts";
 export type { RemoteJwksOptions } from "./remote_jwks.ts";
 /** The base of {@linkcode DeliveryLogError} (from `lib/core`, listed for the docs). */
 export type { BaseError, BaseErrorOptions } from "../core/mod.ts";
+// Types the exports above name, re-exported so that this barrel documents them.
+export type {
+  NOTIFICATION_STATUSES,
+  NotificationStatus,
+  WEBHOOK_STATUSES,
+  WebhookStatus,
+} from "../core/mod.ts";

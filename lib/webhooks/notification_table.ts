@@ -61,6 +61,7 @@ export interface NotificationReport {
  *
  * @example
  * ```ts
+ * import { DEFAULT_RETRY_CONFIG } from "./retry_schedule.ts";
  * const t = new NotificationTable(DEFAULT_RETRY_CONFIG);
  * t.attempt("w1", "n1", { responseCode: 500 }, 0);
  * [...t.entries()][0].progress.nextAttemptAt; // 10000

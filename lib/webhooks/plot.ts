@@ -111,6 +111,9 @@ function ticks(t0: number, t1: number): { at: number; label: string }[] {
  *
  * @example
  * ```ts
+ * import { DEFAULT_BREAKER_CONFIG } from "./circuit_breaker.ts";
+ * import { simulate } from "./simulate.ts";
+ * const result = simulate([], { policies: [DEFAULT_BREAKER_CONFIG] });
  * const svg = renderPlot(result, DEFAULT_BREAKER_CONFIG); // the caller writes it to a file
  * ```
  */

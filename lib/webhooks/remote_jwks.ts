@@ -13,6 +13,7 @@ import {
   type JwksResolver,
   JwksUnavailableError,
   type PublicJwk,
+  type SignatureCheck,
   verifyWebhookSignatureWithKeys,
 } from "./signature.ts";
 import { BodyRefused, readBody } from "../core/read_body.ts";
@@ -46,6 +47,8 @@ export function asJwks(doc: unknown, where: string): Jwks {
  *
  * @example
  * ```ts
+ * import { verifyWebhookSignatureWithKeys } from "./signature.ts";
+ * declare const rawBody: Uint8Array, header: string | null;
  * const keys = new RemoteJwks("http://127.0.0.1:40123/.well-known/jwks.json");
  * const check = await verifyWebhookSignatureWithKeys(rawBody, header, keys);
  * ```
@@ -137,6 +140,7 @@ const shared = new Map<string, RemoteJwks>();
  *
  * @example
  * ```ts
+ * declare const rawBody: Uint8Array, header: string | null;
  * const check = await verifyWebhookSignature(rawBody, header, "https://keys.example/.well-known/jwks.json");
  * ```
  */
@@ -144,7 +148,7 @@ export function verifyWebhookSignature(
   rawBody: Uint8Array | string,
   signatureHeader: string | null | undefined,
   jwks: Jwks | JwksResolver | URL | string,
-): ReturnType<typeof verifyWebhookSignatureWithKeys> {
+): Promise<SignatureCheck> {
   if (typeof jwks === "string" || jwks instanceof URL) {
     const href = String(jwks);
     if (!/^https?:\/\//i.test(href)) {

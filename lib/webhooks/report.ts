@@ -65,6 +65,8 @@ export function notificationRecord(n: NotificationReport): Record<string, unknow
  *
  * @example
  * ```ts
+ * import type { SimulationResult } from "./simulate.ts";
+ * declare const result: SimulationResult;
  * for (const n of notificationRecords(result)) console.log(JSON.stringify(n));
  * ```
  */
@@ -80,6 +82,8 @@ export function* notificationRecords(
  *
  * @example
  * ```ts
+ * import type { SimulationResult } from "./simulate.ts";
+ * declare const result: SimulationResult;
  * summaryRecord(result, 0); // { type: "summary", webhooks, attempts, suppressed, suspensions, invalidLines }
  * ```
  */
@@ -124,6 +128,8 @@ export interface EndpointComparison {
  *
  * @example
  * ```ts
+ * import type { SimulationResult } from "./simulate.ts";
+ * declare const result: SimulationResult;
  * compareEndpoints(result).filter((c) => c.avoided.length > 0);
  * ```
  */
@@ -166,6 +172,8 @@ export function compareEndpoints(result: SimulationResult): EndpointComparison[]
  *
  * @example
  * ```ts
+ * import type { SimulationResult } from "./simulate.ts";
+ * declare const result: SimulationResult;
  * compareEndpoints(result).map(comparisonRecord);
  * ```
  */

@@ -112,8 +112,13 @@ export class JwksUnavailableError extends BaseError {
  *
  * @example
  * ```ts
- * const check = await verifyWebhookSignatureWithKeys(rawBody, req.headers.get(SIGNATURE_HEADER), jwks);
- * if (!check.ok) return new Response(check.message, { status: 400 });
+ * declare const jwks: Jwks;
+ * async function receive(req: Request): Promise<Response> {
+ *   const rawBody = new Uint8Array(await req.arrayBuffer());
+ *   const check = await verifyWebhookSignatureWithKeys(rawBody, req.headers.get(SIGNATURE_HEADER), jwks);
+ *   if (!check.ok) return new Response(check.message, { status: 400 });
+ *   return new Response(null, { status: 204 });
+ * }
  * ```
  */
 export async function verifyWebhookSignatureWithKeys(

@@ -175,6 +175,7 @@ export interface SimulationResult {
  *
  * @example
  * ```ts
+ * import { DEFAULT_BREAKER_CONFIG } from "./circuit_breaker.ts";
  * const sim = new Simulation({ policies: [DEFAULT_BREAKER_CONFIG] });
  * sim.feed({ line: 1, webhookId: "w1", time: 0, kind: "attempt", responseCode: 500,
  *   failureReason: undefined, notificationId: undefined, duration: undefined });
@@ -392,6 +393,7 @@ export function iso(ms: number): string {
  *
  * @example
  * ```ts
+ * import { DEFAULT_BREAKER_CONFIG } from "./circuit_breaker.ts";
  * const result = simulate([], { policies: [DEFAULT_BREAKER_CONFIG] });
  * ```
  */

@@ -89,6 +89,10 @@ function thresholds(c: BreakerConfig): string {
  *
  * @example
  * ```ts
+ * import { DEFAULT_BREAKER_CONFIG, type SimulationResult } from "../../webhooks/mod.ts";
+ * import type { WindowWitness } from "./window_witness.ts";
+ * declare const result: SimulationResult, witness: WindowWitness;
+ * const candidates = whatIfs(DEFAULT_BREAKER_CONFIG, undefined);
  * const { lines } = explain(result, witness.suspensions, candidates);
  * ```
  */

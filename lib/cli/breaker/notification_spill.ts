@@ -142,6 +142,7 @@ export class NotificationSpill {
  *
  * @example
  * ```ts
+ * declare const a: NotificationSpill, b: NotificationSpill; // one per worker
  * for await (const json of mergedByLine([a, b])) console.log(json);
  * ```
  */

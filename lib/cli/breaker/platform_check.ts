@@ -28,6 +28,11 @@ export interface Finding {
  *
  * @example
  * ```ts
+ * import type { SimulationResult } from "../../webhooks/mod.ts";
+ * import type { PlatformFacts } from "./platform_log.ts";
+ * import type { WindowWitness } from "./window_witness.ts";
+ * declare const result: SimulationResult, facts: PlatformFacts, witness: WindowWitness;
+ * declare const from: number; // the window's start (ms)
  * for (const f of platformFindings(result, facts, witness, from)) console.log(f.message);
  * ```
  */

@@ -126,6 +126,9 @@ interface Fetched {
  *
  * @example
  * ```ts
+ * import type { PlatformClient } from "../../platform/mod.ts";
+ * import type { Simulation } from "../../webhooks/mod.ts";
+ * declare const client: PlatformClient, sim: Simulation;
  * const facts = await readPlatformLog(client, { webhookId: "w1", from: Date.now() - 86_400_000, to: Date.now() }, (r) => sim.feed(r));
  * ```
  */

@@ -154,6 +154,7 @@ function runPart(task: PartTask, spill: NotificationSpill | null): Promise<PartR
  *
  * @example
  * ```ts
+ * import { DEFAULT_BREAKER_CONFIG } from "../../webhooks/circuit_breaker.ts";
  * const { result } = await simulateParallel({ path: "log.ndjson", jobs: 2, policies: [DEFAULT_BREAKER_CONFIG] });
  * ```
  */

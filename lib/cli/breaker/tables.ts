@@ -221,6 +221,10 @@ export async function* notificationJson(
  *
  * @example
  * ```ts
+ * import type { Output } from "../output.ts";
+ * import type { SimulationResult } from "../../webhooks/mod.ts";
+ * import type { NotificationSpill } from "./notification_spill.ts";
+ * declare const out: Output, result: SimulationResult, spills: NotificationSpill[];
  * await printResult(out, result, 0, () => notificationJson(spills, result));
  * ```
  */

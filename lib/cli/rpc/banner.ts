@@ -65,7 +65,18 @@ export function rpcBanner(info: RpcBannerInfo): string {
  *
  * @example
  * ```ts
- * void showBanner(out, signer, { chainId, assetId, transport, address, upstream }, stopped);
+ * import type { Output } from "../output.ts";
+ * import type { Signer } from "../../rpc/mod.ts";
+ * declare const out: Output, signer: Signer;
+ * declare const stopped: Promise<unknown>; // settles when the bridge stops
+ * const info = {
+ *   chainId: 31337n,
+ *   assetId: "ETH_TEST5",
+ *   transport: "ipc" as const,
+ *   address: "/tmp/service-rpc-x/rpc.ipc",
+ *   upstream: "http://127.0.0.1:8545",
+ * };
+ * void showBanner(out, signer, info, stopped);
  * ```
  */
 export async function showBanner(

@@ -31,6 +31,11 @@ export interface CheckedRpcFlags {
  *
  * @example
  * ```ts
+ * import type { ParsedFlags } from "../flags.ts";
+ * import type { Output } from "../output.ts";
+ * import type { rpcFlags } from "./flags.ts";
+ * declare const f: ParsedFlags<typeof rpcFlags>, given: ReadonlySet<string>, out: Output;
+ * declare const rest: string[] | undefined; // the child command after `--`
  * const { transport } = checkRpcFlags(f, rest, given, out); // "ipc" without --http
  * ```
  */

@@ -29,6 +29,8 @@ export interface ConsoleTransaction {
  *
  * @example
  * ```ts
+ * import type { EmulatorContext } from "../context.ts";
+ * declare const ctx: EmulatorContext;
  * const rows = latestTransactions(ctx.store, 50);
  * ```
  */

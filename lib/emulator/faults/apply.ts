@@ -29,6 +29,7 @@ function isPlatformPath(path: string): boolean {
  *
  * @example
  * ```ts
+ * import { isDropResponse } from "../http/reply.ts";
  * isDropResponse(dropResponse()); // true
  * ```
  */
@@ -44,6 +45,8 @@ const DROPPED_TOKEN_MS = 120_000;
  *
  * @example
  * ```ts
+ * import type { EmulatorContext } from "../context.ts";
+ * declare const ctx: EmulatorContext;
  * const requestFaults = new RequestFaults(ctx.faults, { now: Date.now, log: ctx.log });
  * const early = await requestFaults.before("POST", "/v1/transactions", null);
  * ```
@@ -133,6 +136,8 @@ export type TransactionFault =
  *
  * @example
  * ```ts
+ * import type { EmulatorContext } from "../context.ts";
+ * declare const ctx: EmulatorContext;
  * const fault = transactionFault(ctx.faults);
  * fault?.kind; // "finalStatus", "hold" or undefined (no fault)
  * ```

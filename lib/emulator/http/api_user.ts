@@ -73,6 +73,8 @@ async function generate(uuid: () => string): Promise<Stored> {
  *
  * @example
  * ```ts
+ * import { Store } from "../store.ts";
+ * const store = Store.open();
  * const user = await ensureApiUser(store, await Deno.makeTempDir());
  * ```
  */

@@ -60,6 +60,11 @@ function refuse(message: string): never {
  *
  * @example
  * ```ts
+ * import type { ApiUser } from "./api_user.ts";
+ * import type { NonceCache } from "./nonce_cache.ts";
+ * declare const user: ApiUser, nonces: NonceCache, req: Request;
+ * const { apiKey, publicKey } = user;
+ * const body = new Uint8Array(await req.arrayBuffer());
  * await verifyRequest({ apiKey, publicKey, headers: req.headers, uri: "/v1/vault/accounts_paged", body, nowMs: Date.now(), nonces });
  * ```
  */

@@ -22,6 +22,8 @@ export const CONSOLE_TOKEN_HEADER = "x-console-token";
  *
  * @example
  * ```ts
+ * import type { EmulatorContext } from "../context.ts";
+ * declare const ctx: EmulatorContext, request: Request;
  * checkConsoleRequest(request.headers, new URL(request.url), ctx.consoleToken);
  * ```
  */

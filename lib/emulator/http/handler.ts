@@ -118,6 +118,9 @@ export interface EmulatorHandler {
  *
  * @example
  * ```ts
+ * import type { EmulatorContext } from "../context.ts";
+ * import { ROUTE_MODULES } from "./routes.ts";
+ * declare const ctx: EmulatorContext;
  * const { handle } = createHandler(ctx, ROUTE_MODULES);
  * const res = await handle(new Request("http://x/v1/vault/accounts_paged"));
  * ```

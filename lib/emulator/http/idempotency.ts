@@ -27,6 +27,12 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  *
  * @example
  * ```ts
+ * import { IdempotencyStore } from "./idempotency_store.ts";
+ * import type { Reply } from "./reply.ts";
+ * import type { RouteRequest } from "./router.ts";
+ * import type { Store } from "../store.ts";
+ * declare const store: Store, req: RouteRequest;
+ * declare function create(req: RouteRequest): Promise<Reply>; // the route's own work
  * const once = new Idempotency(new IdempotencyStore(store.db), Date.now);
  * const reply = await once.run("k1", "POST", "/v1/transactions", () => create(req));
  * ```

@@ -44,6 +44,8 @@ export interface IdempotencyRecord {
  *
  * @example
  * ```ts
+ * import { Store } from "../store.ts";
+ * const store = Store.open();
  * const records = new IdempotencyStore(store.db);
  * records.put("k1", "POST", "/v1/transactions", { status: 200, body: "{}", headers: null, createdAt: Date.now(), bodyHash: null });
  * records.get("k1")?.status; // 200

@@ -17,6 +17,8 @@ import type { Route, RouteModule } from "./router.ts";
  *
  * @example
  * ```ts
+ * import { ROUTE_MODULES } from "./routes.ts";
+ * const routes = ROUTE_MODULES.flatMap((m) => m.routes);
  * servedCalls(routes); // ["GET /v1/vault/accounts_paged", ...]
  * ```
  */
@@ -32,6 +34,8 @@ export function servedCalls(routes: readonly Route[]): string[] {
  *
  * @example
  * ```ts
+ * import { ROUTE_MODULES } from "./routes.ts";
+ * const routes = ROUTE_MODULES.flatMap((m) => m.routes);
  * throw notServed("GET", "/v1/staking/chains", routes);
  * ```
  */
@@ -57,6 +61,7 @@ export function notServed(method: string, path: string, routes: readonly Route[]
  *
  * @example
  * ```ts
+ * import { ROUTE_MODULES } from "./routes.ts";
  * servedListMarkdown(ROUTE_MODULES); // "- `GET /v1/vault/accounts_paged` (vault, needs the node)\n..."
  * ```
  */

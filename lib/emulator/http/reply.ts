@@ -66,7 +66,7 @@ export const ErrorCode = {
  *
  * @example
  * ```ts
- * return json(200, { id: "0" });
+ * const reply = json(200, { id: "0" }); // what a route returns
  * ```
  */
 export function json(status: number, body: unknown, headers?: Record<string, string>): Reply {

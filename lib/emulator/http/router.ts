@@ -94,6 +94,7 @@ export type Match =
  *
  * @example
  * ```ts
+ * import { ROUTE_MODULES } from "./routes.ts";
  * const router = new Router(ROUTE_MODULES);
  * router.match("GET", "/v1/vault/accounts/0");
  * ```

@@ -29,6 +29,7 @@ export interface HttpServer {
  *
  * @example
  * ```ts
+ * const handle = (_request: Request) => Promise.resolve(new Response("ok"));
  * const server = await serveHandler(handle, { hostname: "127.0.0.1", port: 0 });
  * ```
  */

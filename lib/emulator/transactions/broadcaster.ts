@@ -33,6 +33,12 @@ export interface BroadcasterOptions {
  *
  * @example
  * ```ts
+ * import type { EmulatorContext } from "../context.ts";
+ * import type { ChainRequest } from "./request_check.ts";
+ * import type { StatusMoves } from "./status.ts";
+ * import type { TransactionReceipt } from "viem";
+ * declare const ctx: EmulatorContext, moves: StatusMoves, id: string, request: ChainRequest;
+ * declare function receipt(hash: string): Promise<TransactionReceipt | undefined>; // the node's, once mined
  * const broadcaster = new Broadcaster({ ctx, moves, receipt, stopped: () => false });
  * const hash = await broadcaster.signAndSend(id, request); // set when CONFIRMING
  * ```

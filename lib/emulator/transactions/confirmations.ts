@@ -42,6 +42,8 @@ export interface ConfirmationsOptions {
  *
  * @example
  * ```ts
+ * import type { TransactionReceipt } from "viem";
+ * declare const receipt: TransactionReceipt;
  * const { status, patch } = receiptOutcome(receipt);
  * ```
  */
@@ -80,6 +82,14 @@ function sleep(ms: number): Promise<void> {
  *
  * @example
  * ```ts
+ * import type { PublicClient } from "viem";
+ * import type { StatusMoves } from "./status.ts";
+ * import type { TransactionStore } from "./store.ts";
+ * declare const client: PublicClient, moves: StatusMoves, transactions: TransactionStore;
+ * declare const id: string; // a transaction in CONFIRMING
+ * const record = (id: string) => transactions.record(id);
+ * const log = (line: string) => console.error(line);
+ * const stopped = () => false;
  * const confirmations = new Confirmations({ client: () => client, pollMs: 25, moves, record, log, stopped });
  * confirmations.watch(id);
  * ```

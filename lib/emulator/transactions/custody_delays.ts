@@ -110,9 +110,16 @@ export interface CustodyDelaysOptions {
  *
  * @example
  * ```ts
+ * import type { Store } from "../store.ts";
+ * declare const store: Store, id: string, lastUpdated: number;
+ * declare const engine: { wake(id: string): void }; // schedules the transaction's next step
+ * const log = (line: string) => console.error(line);
  * const delays = new CustodyDelays({ store, now: Date.now, log, approval: { minMs: 200, maxMs: 200 } });
- * if (delays.approves) delays.startApproval(id, record.lastUpdated);
- * if (!delays.approvalOver(id, () => engine.wake(id))) return; // a timer wakes it
+ * function step(): void {
+ *   if (delays.approves) delays.startApproval(id, lastUpdated);
+ *   if (!delays.approvalOver(id, () => engine.wake(id))) return; // a timer wakes it
+ *   // ... the approval is over: sign
+ * }
  * ```
  */
 export class CustodyDelays {

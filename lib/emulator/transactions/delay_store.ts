@@ -39,6 +39,8 @@ export interface RecordedDelay {
  *
  * @example
  * ```ts
+ * import { Store } from "../store.ts";
+ * const store = Store.open();
  * const delays = new DelayStore(store);
  * delays.put("6f1c…", "approval", { delayMs: 120_000, dueAt: Date.now() + 120_000 });
  * ```

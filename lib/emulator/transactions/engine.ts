@@ -61,6 +61,10 @@ export type EngineContext = Pick<
  *
  * @example
  * ```ts
+ * import type { EmulatorContext } from "../context.ts";
+ * declare const ctx: EmulatorContext;
+ * const assetId = ctx.config.assetId;
+ * const destination = { type: "VAULT_ACCOUNT", id: "1" };
  * const engine = new TransactionEngine(ctx);
  * const t = engine.create({ operation: "TRANSFER", assetId, source: { type: "VAULT_ACCOUNT", id: "0" }, destination, amount: "0.1" });
  * ```

@@ -62,6 +62,8 @@ async function levels<T>(
  *
  * @example
  * ```ts
+ * import type { EmulatorContext } from "../context.ts";
+ * declare const ctx: EmulatorContext;
  * await estimateNetworkFee(ctx, "ETH_TEST5"); // { low: { gasPrice: "1.5", ... }, ... }
  * ```
  */
@@ -87,6 +89,11 @@ export function estimateNetworkFee(
  *
  * @example
  * ```ts
+ * import type { EmulatorContext } from "../context.ts";
+ * declare const ctx: EmulatorContext;
+ * const assetId = ctx.config.assetId;
+ * const source = { type: "VAULT_ACCOUNT", id: "0" };
+ * const destination = { type: "VAULT_ACCOUNT", id: "1" };
  * await estimateTransactionFee(ctx, { operation: "TRANSFER", assetId, source, destination, amount: "0.1" });
  * ```
  */

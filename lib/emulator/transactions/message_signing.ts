@@ -63,6 +63,8 @@ export function parseTypedData(content: unknown): Record<string, unknown> {
  *
  * @example
  * ```ts
+ * import { hashTypedData } from "viem";
+ * declare const content: unknown; // an EIP712 message's content, as the request gave it
  * hashTypedData(typedDataArgs(parseTypedData(content)));
  * ```
  */
@@ -107,6 +109,8 @@ function compressedPublicKey(uncompressed: Hex): string {
  *
  * @example
  * ```ts
+ * import type { VaultKeys } from "../vault/keys.ts";
+ * declare const keys: VaultKeys;
  * const signed = await signMessages(keys.account(0), 0, [
  *   { type: "ETH_MESSAGE", content: "68656c6c6f", index: 0 },
  * ]);

@@ -106,6 +106,8 @@ function gwei(v: unknown, name: string): bigint | undefined {
  *
  * @example
  * ```ts
+ * import type { EmulatorContext } from "../context.ts";
+ * declare const ctx: EmulatorContext;
  * const { request, record } = checkTransactionRequest(ctx, {
  *   assetId: ctx.config.assetId,
  *   source: { type: "VAULT_ACCOUNT", id: "0" },

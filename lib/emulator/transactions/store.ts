@@ -85,6 +85,8 @@ const FINAL_LIST = TRANSACTION_FINAL_STATUSES.map((s) => `'${s}'`).join(",");
  *
  * @example
  * ```ts
+ * import { Store } from "../store.ts";
+ * const store = Store.open();
  * const transactions = new TransactionStore(store);
  * transactions.recordJson("6f1c…"); // the stored JSON, or undefined
  * ```

@@ -26,6 +26,7 @@ CREATE TABLE IF NOT EXISTS whitelisted_wallets (
  *
  * @example
  * ```ts
+ * import { Store } from "../store.ts";
  * const wallets = new WhitelistStore(Store.open());
  * wallets.insert({ type: "EXTERNAL_WALLET", id: "w1", name: "Cold", address: "0x…" });
  * wallets.all().length; // 1

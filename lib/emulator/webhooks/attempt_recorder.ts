@@ -38,6 +38,14 @@ export interface Recorded {
  *
  * @example
  * ```ts
+ * import { DEFAULT_RETRY_CONFIG } from "../../webhooks/mod.ts";
+ * import type { AttemptRecord } from "./delivery.ts";
+ * import type { BreakerContext } from "./endpoint_breaker.ts";
+ * import type { Endpoint } from "./endpoints.ts";
+ * import type { NotificationRow } from "./rows.ts";
+ * declare const bctx: BreakerContext, ep: Endpoint, started: NotificationRow, rec: AttemptRecord;
+ * const retry = DEFAULT_RETRY_CONFIG;
+ * const now = Date.now();
  * const { suspended, updated } = recordAttempt(bctx, retry, { ep, live: true, started, rec, now });
  * ```
  */

@@ -45,6 +45,9 @@ export interface BreakerContext {
  *
  * @example
  * ```ts
+ * import type { Endpoint } from "./endpoints.ts";
+ * declare const bctx: BreakerContext, ep: Endpoint, attemptSeq: number, sentTime: number;
+ * const now = Date.now();
  * const suspended = applyBreaker(bctx, ep, { attemptSeq, sentTime, error: true, now });
  * ```
  */

@@ -67,6 +67,11 @@ export interface EndpointsOptions {
  *
  * @example
  * ```ts
+ * import { DEFAULT_BREAKER_CONFIG } from "../../webhooks/mod.ts";
+ * import type { Scheduler } from "./scheduler.ts";
+ * import type { WebhookStore } from "./store.ts";
+ * declare const store: WebhookStore, scheduler: Scheduler;
+ * const breaker = DEFAULT_BREAKER_CONFIG;
  * const endpoints = new Endpoints({ store, scheduler, breaker, now: Date.now, uuid: () => crypto.randomUUID() });
  * endpoints.load();
  * endpoints.create({ url: "http://127.0.0.1:8080/hook", events: ["transaction.created"] });

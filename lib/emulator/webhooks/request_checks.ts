@@ -30,6 +30,7 @@ export function bad(message: string): never {
  *
  * @example
  * ```ts
+ * const query = new URLSearchParams("pageSize=50");
  * intParam(query, "pageSize", 10, 1, 100);
  * ```
  */
@@ -54,6 +55,7 @@ export function intParam(
  *
  * @example
  * ```ts
+ * const query = new URLSearchParams("startTime=1767225600000");
  * timeParam(query, "startTime");
  * ```
  */
@@ -72,6 +74,7 @@ export function timeParam(q: URLSearchParams, name: string): number | undefined 
  *
  * @example
  * ```ts
+ * const query = new URLSearchParams("order=ASC");
  * orderParam(query, "DESC");
  * ```
  */
@@ -99,6 +102,8 @@ export function listParam(q: URLSearchParams, name: string): string[] {
  *
  * @example
  * ```ts
+ * import type { RouteRequest } from "../http/router.ts";
+ * declare const req: RouteRequest;
  * const b = bodyObject(req.body, "create webhook");
  * ```
  */

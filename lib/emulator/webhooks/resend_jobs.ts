@@ -54,6 +54,10 @@ export interface ResendsOptions {
  *
  * @example
  * ```ts
+ * import type { Endpoints } from "./endpoints.ts";
+ * import type { Clock, Scheduler } from "./scheduler.ts";
+ * import type { WebhookStore } from "./store.ts";
+ * declare const store: WebhookStore, endpoints: Endpoints, scheduler: Scheduler, clock: Clock;
  * const resends = new Resends({ store, endpoints, scheduler, clock, uuid: () => crypto.randomUUID() });
  * resends.resend("w1", "n1");
  * ```

@@ -56,6 +56,9 @@ const KEY_META = "signing_key_jwk";
  *
  * @example
  * ```ts
+ * import { Store } from "../store.ts";
+ * const { db } = Store.open();
+ * const io = { log: (line: string) => console.error(line) };
  * const webhooks = await startWebhooks({ db, timeScale: 1000, log: (l) => io.log(l) });
  * webhooks.engine.createWebhook({ url: "http://127.0.0.1:8080/hook", events: ["transaction.created"] });
  * ```

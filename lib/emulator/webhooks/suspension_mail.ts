@@ -89,6 +89,7 @@ export function exactPercent(errors: number, attempts: number, threshold: number
  *
  * @example
  * ```ts
+ * import { DEFAULT_BREAKER_CONFIG } from "../../webhooks/mod.ts";
  * const mail = suspensionMail(
  *   { url: "https://example.com/hook", webhookId: "w1", time: 0 },
  *   { reason: "immediate", errorRate: 5 / 6, errors: 5, attempts: 6 },

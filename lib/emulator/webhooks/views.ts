@@ -19,6 +19,8 @@ import type {
  *
  * @example
  * ```ts
+ * import type { WebhookRow } from "./rows.ts";
+ * declare const row: WebhookRow;
  * webhookJson(row); // { id, url, events, status, createdAt, updatedAt, description? }
  * ```
  */
@@ -40,6 +42,8 @@ export function webhookJson(w: WebhookRow): Record<string, unknown> {
  *
  * @example
  * ```ts
+ * import type { NotificationRow } from "./rows.ts";
+ * declare const row: NotificationRow;
  * notificationJson(row, true); // { id, createdAt, updatedAt, status, eventType, resourceId, data }
  * ```
  */
@@ -61,6 +65,8 @@ export function notificationJson(n: NotificationRow, withData = false): Record<s
  *
  * @example
  * ```ts
+ * import type { AttemptRow } from "./rows.ts";
+ * declare const row: AttemptRow;
  * attemptJson(row); // { sentTime, duration, responseCode? , failureReason? }
  * ```
  */
@@ -77,6 +83,8 @@ export function attemptJson(a: AttemptRow): Record<string, unknown> {
  *
  * @example
  * ```ts
+ * import type { AttemptRow } from "./rows.ts";
+ * declare const row: AttemptRow;
  * attemptLogJson(row); // { webhookId, notificationId, sentTime, duration, responseCode? }
  * ```
  */
@@ -104,6 +112,8 @@ export function deliveryLogJson(e: DeliveryLogEntry): Record<string, unknown> {
  *
  * @example
  * ```ts
+ * import type { JobRow } from "./rows.ts";
+ * declare const job: JobRow;
  * jobJson(job); // { jobId, status, processed, total }
  * ```
  */
@@ -116,6 +126,8 @@ export function jobJson(j: JobRow): Record<string, unknown> {
  *
  * @example
  * ```ts
+ * import type { OutboxMail } from "./rows.ts";
+ * declare const mail: OutboxMail;
  * mailJson(mail); // { to, subject, body, webhookId, createdAt }
  * ```
  */

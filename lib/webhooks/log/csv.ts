@@ -76,6 +76,7 @@ export type CsvField = (typeof CSV_FIELDS)[number];
  *
  * @example
  * ```ts
+ * import { emptyRecord } from "./log_record.ts";
  * const csv = new CsvReader(["webhookId", "sentTime", "responseCode"], 1);
  * const rec = emptyRecord();
  * csv.read("w1,1767225600000,200", 2, rec); // null: rec is filled

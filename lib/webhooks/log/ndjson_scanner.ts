@@ -250,6 +250,7 @@ export interface Scanned {
  *
  * @example
  * ```ts
+ * import { emptyRecord } from "./log_record.ts";
  * const scanner = new NdjsonScanner(false);
  * const line = new TextEncoder().encode('{"webhookId":"w1","sentTime":1,"responseCode":200}');
  * const rec = emptyRecord();

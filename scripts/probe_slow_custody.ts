@@ -32,8 +32,8 @@ import {
   nonceOf,
   platformTransactions,
   sendsReceived,
-  waitFor,
 } from "../tests/support/slow_custody.ts";
+import { waitFor } from "../tests/support/wait_for.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
@@ -242,11 +242,11 @@ if (values.repeat && !result.startsWith("hash")) {
 }
 // let every transaction the platform holds be approved and mined
 await waitFor(
+  "the held transactions to end",
   async () =>
     (await platformTransactions(stack)).every((t) =>
       ["COMPLETED", "FAILED", "REJECTED", "CANCELLED", "BLOCKED", "TIMEOUT"].includes(t.status)
     ),
-  "the held transactions to end",
   holdMs * 6 + 60_000,
 );
 await new Promise((r) => setTimeout(r, 1500));

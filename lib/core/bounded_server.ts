@@ -99,6 +99,19 @@ interface RequestEvent {
 
 type ServeHttp = (conn: Deno.Conn) => AsyncIterable<RequestEvent> & { close(): void };
 
+/** What a bounded server tells a handler besides the request. */
+export interface RequestInfo {
+  /**
+   * Aborted when the client has gone before the answer was written (its
+   * connection closed). On the `Deno.serveHttp` path the request's own
+   * `signal` never says so; elsewhere it is the request's `signal`.
+   */
+  readonly clientGone: AbortSignal;
+}
+
+/** A handler of a bounded server. */
+export type BoundedHandler = (request: Request, info: RequestInfo) => Promise<Response>;
+
 type ServeOnConnection = (
   conn: Deno.Conn,
   signal: AbortSignal,
@@ -162,7 +175,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * ```
  */
 export function serveBounded(
-  handler: (request: Request) => Promise<Response>,
+  handler: BoundedHandler,
   options: BoundedServerOptions,
 ): Promise<BoundedServer> {
   const onConnection = options.isDrop || options.upgrades ? undefined : serveOnConnectionOf();
@@ -198,12 +211,16 @@ export function serveBounded(
   };
 
   /** The handler, counting what is in flight on `t`. */
-  const counted = (t: Tracked) => async (request: Request): Promise<Response> => {
+  const counted = (t: Tracked) =>
+  async (
+    request: Request,
+    clientGone: AbortSignal = request.signal,
+  ): Promise<Response> => {
     t.inflight++;
     t.lastActive = Date.now();
     let response: Response;
     try {
-      response = await handler(request);
+      response = await handler(request, { clientGone });
     } catch (e) {
       response = onError(e);
     }
@@ -258,16 +275,26 @@ export function serveBounded(
 
   /** Serves `conn` with `Deno.serveHttp` (a dropped answer closes the connection). */
   const serveEvents = async (conn: Deno.Conn, t: Tracked, serve: ServeHttp) => {
+    // The requests not answered yet: when the connection ends first, their client has gone.
+    const unanswered = new Set<AbortController>();
     const respond = async (ev: RequestEvent) => {
-      const response = await counted(t)(ev.request);
-      if (options.isDrop?.(response)) {
-        drop(t);
-        return;
-      }
+      const gone = new AbortController();
+      unanswered.add(gone);
       try {
-        await ev.respondWith(response);
-      } catch { /* the client went away */ }
-      t.lastActive = Date.now();
+        const response = await counted(t)(ev.request, gone.signal);
+        if (options.isDrop?.(response)) {
+          drop(t);
+          return;
+        }
+        try {
+          await ev.respondWith(response);
+        } catch {
+          gone.abort(); // the client went away
+        }
+        t.lastActive = Date.now();
+      } finally {
+        unanswered.delete(gone);
+      }
     };
     try {
       const http = serve(conn);
@@ -275,6 +302,7 @@ export function serveBounded(
       if (t.closed) http.close();
       for await (const ev of http) void respond(ev);
     } catch { /* a broken connection ends only itself */ }
+    for (const gone of unanswered) gone.abort();
     if (!t.upgraded) drop(t);
     else conns.delete(t);
   };
@@ -357,7 +385,7 @@ export function serveBounded(
 
 /** `Deno.serve`, for a runtime without `Deno.serveHttp`: no connection bounds. */
 function serveUnbounded(
-  handler: (request: Request) => Promise<Response>,
+  handler: BoundedHandler,
   options: BoundedServerOptions,
 ): Promise<BoundedServer> {
   return new Promise((resolve, reject) => {
@@ -373,7 +401,7 @@ function serveUnbounded(
             close: () => server.shutdown().catch(() => {}),
           }),
         onError: options.onError,
-      }, handler);
+      }, (request) => handler(request, { clientGone: request.signal }));
       server.finished.catch(() => {});
     } catch (e) {
       reject(e);

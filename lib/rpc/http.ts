@@ -12,7 +12,7 @@
 import type { Dispatcher } from "./methods.ts";
 import { exactIds, RpcError, RpcErrorCode, validateRequest } from "./protocol.ts";
 import { hostnameOf, isLoopbackHost, sameText } from "../core/loopback.ts";
-import { serveBounded } from "../core/bounded_server.ts";
+import { type BoundedHandler, type RequestInfo, serveBounded } from "../core/bounded_server.ts";
 import { BodyBudget, BodyRefused, readBody } from "../core/read_body.ts";
 
 /** Default largest request body: 64 MiB (far above the largest contract deployment). */
@@ -73,7 +73,7 @@ export { isLoopbackHost };
  */
 export function createHttpHandler(
   options: HttpHandlerOptions,
-): (request: Request) => Promise<Response> {
+): (request: Request, info?: RequestInfo) => Promise<Response> {
   const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const bodyTimeout = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const budget = new BodyBudget(options.maxBodyBytesInFlight ?? DEFAULT_MAX_BODY_BYTES_IN_FLIGHT);
@@ -87,7 +87,7 @@ export function createHttpHandler(
   };
 
   const okHosts = new Set<string>(); // Host header values already accepted (hot path)
-  return async (request) => {
+  return async (request, info) => {
     const host = request.headers.get("host");
     if (host === null) {
       return refuse(403, RpcErrorCode.invalidRequest, "Refused: the request has no Host header.");
@@ -188,10 +188,10 @@ export function createHttpHandler(
     const invalid = Array.isArray(value)
       ? value.length === 0 || value.length > options.dispatcher.maxBatch
       : validateRequest(value) instanceof RpcError;
-    // The request's signal is read only by a send (it tells that the client gave up).
+    // What tells that the client gave up is read only by a send (see send_book.ts).
     const answer = await options.dispatcher.handleValue(value, text, undefined, {
       get clientGone() {
-        return request.signal;
+        return info?.clientGone ?? request.signal;
       },
     });
     const headers = cors ? { ...JSON_HEADERS, ...cors } : JSON_HEADERS;
@@ -253,7 +253,7 @@ export interface HttpServer {
  * survives running out of file descriptors).
  */
 export async function serveHttp(
-  handler: (request: Request) => Promise<Response>,
+  handler: BoundedHandler,
   options: { hostname: string; port: number; onShed?: (why: string) => void },
 ): Promise<HttpServer> {
   const server = await serveBounded(handler, {

@@ -160,7 +160,20 @@ Deno.test("--userAgent and SERVICE_USER_AGENT are added to our User-Agent on pla
       headers,
       body: req.body ? await req.arrayBuffer() : undefined,
     });
-    return new Response(await r.arrayBuffer(), { status: r.status, headers: r.headers });
+    // fetch decoded and unframed the body: pass on the other headers (not its encoding)
+    const back = new Headers(r.headers);
+    for (
+      const h of [
+        "transfer-encoding",
+        "connection",
+        "keep-alive",
+        "content-length",
+        "content-encoding",
+      ]
+    ) {
+      back.delete(h);
+    }
+    return new Response(await r.arrayBuffer(), { status: r.status, headers: back });
   });
   try {
     const via = `http://127.0.0.1:${proxy.addr.port}`;

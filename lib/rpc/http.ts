@@ -73,7 +73,7 @@ export { isLoopbackHost };
  */
 export function createHttpHandler(
   options: HttpHandlerOptions,
-): (request: Request, info?: RequestInfo) => Promise<Response> {
+): (request: Request, info?: unknown) => Promise<Response> {
   const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const bodyTimeout = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const budget = new BodyBudget(options.maxBodyBytesInFlight ?? DEFAULT_MAX_BODY_BYTES_IN_FLIGHT);
@@ -191,7 +191,8 @@ export function createHttpHandler(
     // What tells that the client gave up is read only by a send (see send_book.ts).
     const answer = await options.dispatcher.handleValue(value, text, undefined, {
       get clientGone() {
-        return info?.clientGone ?? request.signal;
+        // a bounded server's RequestInfo; Deno.serve's info has none: the request's signal
+        return (info as Partial<RequestInfo> | undefined)?.clientGone ?? request.signal;
       },
     });
     const headers = cors ? { ...JSON_HEADERS, ...cors } : JSON_HEADERS;

@@ -68,7 +68,7 @@ const list: Handler = (_req, { engine }, ctx) =>
 const enable: Handler = (req, { engine }) =>
   json(200, webhookJson(engine.updateWebhook(req.params.webhookId, { enabled: true })));
 
-const notifications: Handler = (req, { engine }, ctx) => {
+const notifications: Handler = (req, { engine, queries }, ctx) => {
   const webhookId = req.params.webhookId;
   const q = req.query;
   const hook = engine.webhook(webhookId);
@@ -82,7 +82,7 @@ const notifications: Handler = (req, { engine }, ctx) => {
   const resourceId = (q.get("resourceId") || "").trim();
   const offset = intParam(q, "offset", 0, 0, Number.MAX_SAFE_INTEGER);
   const limit = intParam(q, "limit", 25, 1, 100);
-  const seqs = engine.store.notificationSeqs({
+  const seqs = queries.notificationSeqs({
     webhookId,
     startTime: ctx.now() - 31 * DAY,
     statuses: status ? [status] : [],
@@ -91,16 +91,15 @@ const notifications: Handler = (req, { engine }, ctx) => {
     sortBy: "createdAt",
     order: "DESC",
   });
-  const data = seqs.slice(offset, offset + limit).map((s) => engine.store.notificationBySeq(s))
-    .filter((n) => n !== undefined).map(consoleNotification);
+  const data = queries.notifications(seqs.slice(offset, offset + limit)).map(consoleNotification);
   return json(200, { data, total: seqs.length, offset, limit, events: hook.events });
 };
 
-const notification: Handler = (req, { engine }) => {
+const notification: Handler = (req, { engine, queries }) => {
   const n = engine.notification(req.params.webhookId, req.params.notificationId);
   return json(200, {
     ...consoleNotification(n),
-    attemptLog: engine.store.attemptsOf(n.id).map(attemptJson),
+    attemptLog: queries.allAttempts(n.id).map(attemptJson),
   });
 };
 

@@ -111,7 +111,7 @@ function scaled(b: BreakerConfig, scale: number): BreakerConfig {
 /** The delivery engine; see the module doc. */
 export class WebhookEngine {
   /** The tables. */
-  readonly store: WebhookStore;
+  readonly #store: WebhookStore;
   /** The retry schedule in force (delays already divided by timeScale). */
   readonly retryCfg: RetryConfig;
   /** The breaker in force (durations already divided by timeScale). */
@@ -152,7 +152,7 @@ export class WebhookEngine {
   constructor(opts: WebhookEngineOptions) {
     const scale = opts.timeScale ?? 1;
     if (!(scale > 0)) throw new EmulatorConfigError(`timeScale must be above 0, got ${scale}.`);
-    this.store = opts.store;
+    this.#store = opts.store;
     this.#signer = opts.signer;
     const r = opts.retry ?? DEFAULT_RETRY_CONFIG;
     this.retryCfg = { ...r, delaysMs: r.delaysMs.map((d) => d / scale) };
@@ -169,21 +169,21 @@ export class WebhookEngine {
     this.#scheduler = new Scheduler(this.#clock, (due) => this.#onDue(due));
     const now = () => this.#clock.now();
     this.#endpoints = new Endpoints({
-      store: this.store,
+      store: this.#store,
       scheduler: this.#scheduler,
       breaker: this.breakerCfg,
       now,
       uuid: this.#uuid,
     });
     this.#resends = new Resends({
-      store: this.store,
+      store: this.#store,
       endpoints: this.#endpoints,
       scheduler: this.#scheduler,
       clock: this.#clock,
       uuid: this.#uuid,
     });
     this.#breaker = {
-      store: this.store,
+      store: this.#store,
       endpoints: this.#endpoints,
       breaker: this.breakerCfg,
       configured,
@@ -198,7 +198,7 @@ export class WebhookEngine {
   start(): void {
     this.#endpoints.load();
     const now = this.#clock.now();
-    for (const n of this.store.pendingNotifications()) {
+    for (const n of this.#store.pendingNotifications()) {
       if (n.status === "IN_PROGRESS") {
         this.#scheduler.schedule(n.seq, n.webhookId, n.nextAttemptAt ?? now);
       }
@@ -280,14 +280,14 @@ export class WebhookEngine {
     const targets = this.#endpoints.all().filter((e) =>
       e.row.status === "ENABLED" || e.row.status === "SUSPENDED"
     );
-    this.store.tx(() => {
+    this.#store.tx(() => {
       for (const ev of events) {
         const data = JSON.stringify(ev.data ?? {});
         for (const ep of targets) {
           if (!ep.row.events.includes(ev.eventType)) continue;
           const id = this.#uuid();
           const status = waitingStatus("IN_PROGRESS", ep.row.status);
-          const seq = this.store.insertNotification({
+          const seq = this.#store.insertNotification({
             id,
             webhookId: ep.row.id,
             eventType: ev.eventType,
@@ -407,7 +407,7 @@ export class WebhookEngine {
   }
 
   async #attempt(ep: Endpoint, seq: number): Promise<void> {
-    const n = this.store.notificationBySeq(seq);
+    const n = this.#store.notificationBySeq(seq);
     if (!n || n.status !== "IN_PROGRESS") return;
     let signed = this.#bodies.get(seq);
     if (!signed || signed.series !== n.series) {
@@ -453,7 +453,7 @@ export class WebhookEngine {
     const now = this.#clock.now();
     let recorded: Recorded[];
     try {
-      recorded = this.store.tx(() =>
+      recorded = this.#store.tx(() =>
         batch.map(({ ep, started, rec }) =>
           recordAttempt(this.#breaker, this.retryCfg, {
             ep,

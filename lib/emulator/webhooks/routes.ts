@@ -74,17 +74,16 @@ function route(method: Route["method"], pattern: string, auth: Route["auth"], h:
 
 // ---------------------------------------------------------------- endpoints
 
-const listWebhooks: Handler = (req, { engine }) => {
+const listWebhooks: Handler = (req, { queries }) => {
   const q = req.query;
   const order = orderParam(q, "DESC");
   const pageSize = intParam(q, "pageSize", 10, 1, 100);
   const cur = q.get("pageCursor");
   let after: number | null = null;
   if (cur) after = cursorInt(cur, "after") ?? bad(BAD_CURSOR);
-  const rows = engine.store.webhookPage(order, after, pageSize + 1);
-  const page = rows.slice(0, pageSize);
-  const next = rows.length > pageSize ? encodeCursor({ after: page[page.length - 1].seq }) : null;
-  return json(200, { data: page.map(webhookJson), next });
+  const { rows, nextAfter } = queries.webhooks(order, after, pageSize);
+  const next = nextAfter === null ? null : encodeCursor({ after: nextAfter });
+  return json(200, { data: rows.map(webhookJson), next });
 };
 
 const createWebhook: Handler = (req, { engine }) => {
@@ -152,7 +151,7 @@ function sortKey(q: URLSearchParams): NotificationSortKey {
   return sortBy as NotificationSortKey;
 }
 
-const listNotifications: Handler = (req, { engine, pager }, ctx) => {
+const listNotifications: Handler = (req, { engine, pager, queries }, ctx) => {
   const webhookId = req.params.webhookId;
   const q = req.query;
   engine.webhook(webhookId);
@@ -180,7 +179,7 @@ const listNotifications: Handler = (req, { engine, pager }, ctx) => {
         );
       }
     }
-    const all = engine.store.notificationSeqs({
+    const all = queries.notificationSeqs({
       webhookId,
       startTime,
       endTime,
@@ -193,8 +192,7 @@ const listNotifications: Handler = (req, { engine, pager }, ctx) => {
     total = all.length;
     ({ page: seqs, next } = pager.first(webhookId, all, pageSize));
   }
-  const data = seqs.map((s) => engine.store.notificationBySeq(s)).filter((n) => n !== undefined)
-    .map((n) => notificationJson(n));
+  const data = queries.notifications(seqs).map((n) => notificationJson(n));
   const body: Record<string, unknown> = { data, next };
   if (total !== undefined) body.total = total;
   return json(200, body);
@@ -205,16 +203,15 @@ const getNotification: Handler = (req, { engine }) => {
   return json(200, notificationJson(n, req.query.get("includeData") === "true"));
 };
 
-const listAttempts: Handler = (req, { engine }) => {
+const listAttempts: Handler = (req, { engine, queries }) => {
   const n = engine.notification(req.params.webhookId, req.params.notificationId);
   const pageSize = intParam(req.query, "pageSize", 10, 1, 100);
   const cur = req.query.get("pageCursor");
   let after = 0;
   if (cur) after = cursorInt(cur, "after") ?? bad(BAD_CURSOR);
-  const rows = engine.store.attemptPage(n.id, after, pageSize + 1);
-  const page = rows.slice(0, pageSize);
-  const next = rows.length > pageSize ? encodeCursor({ after: page[page.length - 1].seq }) : null;
-  return json(200, { data: page.map(attemptJson), next });
+  const { rows, nextAfter } = queries.attempts(n.id, after, pageSize);
+  const next = nextAfter === null ? null : encodeCursor({ after: nextAfter });
+  return json(200, { data: rows.map(attemptJson), next });
 };
 
 // ---------------------------------------------------------------- resends
@@ -312,13 +309,12 @@ const createNotifications: Handler = (req, { engine }) => {
   return json(201, { data: engine.publishMany(events) });
 };
 
-const attemptLog: Handler = (req, { engine }) =>
+const attemptLog: Handler = (req, { queries }) =>
   json(200, {
-    data: engine.store.deliveryLog(req.query.get("webhookId") || undefined).map(deliveryLogJson),
+    data: queries.deliveryLog(req.query.get("webhookId") || undefined).map(deliveryLogJson),
   });
 
-const outbox: Handler = (_req, { engine }) =>
-  json(200, { data: engine.store.outbox().map(mailJson) });
+const outbox: Handler = (_req, { queries }) => json(200, { data: queries.outbox().map(mailJson) });
 
 // ---------------------------------------------------------------- the module
 

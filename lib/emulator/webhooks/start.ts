@@ -15,6 +15,7 @@ import { SnapshotPager } from "./notification_paging.ts";
 import { WebhookEngine, type WebhookEvent } from "./engine.ts";
 import { type Jwks, WebhookSigner } from "./signer.ts";
 import { WebhookStore } from "./store.ts";
+import { WebhookQueries } from "./queries.ts";
 
 /** Options of {@linkcode startWebhooks}. */
 export interface WebhooksOptions extends WebhookSettings {
@@ -38,6 +39,8 @@ export interface WebhooksOptions extends WebhookSettings {
 export interface Webhooks {
   /** The delivery engine. */
   engine: WebhookEngine;
+  /** What the routes read (the store's read side). */
+  queries: WebhookQueries;
   /** Stable paging of notification lists. */
   pager: SnapshotPager;
   /** The JWKS document to serve at `/.well-known/jwks.json`. */
@@ -90,6 +93,7 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
   engine.start();
   return {
     engine,
+    queries: new WebhookQueries(store),
     pager: new SnapshotPager(now),
     jwks: () => signer.jwks(),
     emit(event) {

@@ -263,7 +263,10 @@ Deno.test("torture: concurrent 60 MB bodies to the rpc HTTP bridge: past 128 MiB
   const first = await Promise.race(answers);
   release();
   const statuses = await Promise.all(answers);
-  assert.equal(first, 503, `statuses ${statuses}`);
+  // one is refused while the others hold their bodies (on a loaded machine another may first
+  // fail on its own, reset or unreadable: the refusal must still be among the answers)
+  assert.ok(first === 503 || statuses.includes(503), `statuses ${statuses}`);
+  assert.ok(statuses.every((s) => [503, 400, 0, 200].includes(s)), `statuses ${statuses}`);
   assert.equal(await alive(http.process), true);
   assert.equal((await httpRpc(http.address, CHAIN_ID)).status, 200);
 });

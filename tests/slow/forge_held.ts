@@ -8,9 +8,21 @@
 
 import assert from "node:assert/strict";
 import { type CliResult, runCli } from "../support/tools.ts";
-import { anvilCall, anvilTransaction, type Stack, VAULT0 } from "../support/rpc_stack.ts";
-import type { ForgeProject } from "../support/forge_project.ts";
-import { nonceOf, platformTransactions } from "../support/slow_custody.ts";
+import {
+  anvilCall,
+  anvilTransaction,
+  type Stack,
+  startStack,
+  VAULT0,
+} from "../support/rpc_stack.ts";
+import { type ForgeProject, forgeProject } from "../support/forge_project.ts";
+import {
+  approveAfter,
+  clearFaults,
+  hold,
+  nonceOf,
+  platformTransactions,
+} from "../support/slow_custody.ts";
 
 /**
  * Runs the forge example as the bridge's child over `transport` (with `bridgeFlags` for the
@@ -69,4 +81,37 @@ export async function assertExactlyThree(
     "latest",
   ]);
   assert.equal(BigInt(number), 42n);
+}
+
+/**
+ * The seed's forge example over `transport` on a fresh stack, its first transaction held for
+ * approval and approved after 70 s: forge exits 0 with exactly three transactions, and the
+ * bridge said on stderr that it was waiting. One test file per transport, so that the slow
+ * group runs them side by side.
+ */
+export function heldForSeventySeconds(transport: "http" | "ipc"): void {
+  let stack: Stack;
+  Deno.test.beforeAll(async () => {
+    stack = await startStack();
+  });
+  Deno.test.afterAll(async () => {
+    await stack?.stop();
+  });
+  Deno.test(`forge script over ${transport.toUpperCase()}, first transaction approved after 70 s: exit 0, exactly 3 transactions`, async () => {
+    const project = await forgeProject();
+    const before = await counts(stack);
+    await hold(stack, 1);
+    const approver = approveAfter(stack, 70_000);
+    try {
+      const r = await runForge(stack, project, transport);
+      assert.equal(approver.approved.length, 1, "the first transaction was held and approved");
+      await assertExactlyThree(stack, project, before, r);
+      // while it waited, the bridge said so
+      assert.match(r.stderr, /waiting for approval/);
+    } finally {
+      await approver.stop();
+      await clearFaults(stack);
+      await project.remove();
+    }
+  });
 }

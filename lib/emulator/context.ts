@@ -16,19 +16,8 @@ import type { Faults } from "./faults/faults.ts";
 import type { Chain } from "./chain.ts";
 import type { VaultKeys } from "./vault/keys.ts";
 import type { TransactionEngine } from "./transactions/engine.ts";
-import type { Webhooks } from "./webhooks/start.ts";
-import type { BreakerConfig } from "../webhooks/mod.ts";
+import type { Webhooks, WebhookSettings } from "./webhooks/start.ts";
 import type { DelayRange } from "./transactions/custody_delays.ts";
-
-/** Webhook delivery settings given at start (the rest comes from the emulator's own). */
-export interface WebhookSettings {
-  /** HTTP timeout of one delivery attempt in ms. Default 10 000. */
-  deliveryTimeoutMs?: number;
-  /** Attempts in flight per endpoint. Default 8. */
-  concurrency?: number;
-  /** Breaker parameters before scaling (breaker.md §3 defaults). */
-  breaker?: BreakerConfig;
-}
 
 /** Settings fixed at start. */
 export interface EmulatorConfig {
@@ -91,3 +80,5 @@ export interface EmulatorContext {
   /** `http://host:port` once the server listens (undefined before). */
   baseUrl?: string;
 }
+
+export type { WebhookSettings };

@@ -10,7 +10,7 @@
  */
 
 import { formatGwei, type Hex, keccak256, type TransactionReceipt } from "viem";
-import type { EmulatorContext } from "../context.ts";
+import type { TransactionDeps } from "./deps.ts";
 import { type Fees, nodeOf } from "../chain.ts";
 import type { ChainRequest } from "./request_check.ts";
 import { classifyNodeError } from "./node_errors.ts";
@@ -19,7 +19,7 @@ import type { StatusMoves } from "./status.ts";
 /** What the broadcaster needs. */
 export interface BroadcasterOptions {
   /** The node, the vault keys, the chain id and the log. */
-  ctx: Pick<EmulatorContext, "chain" | "keys" | "config" | "log">;
+  ctx: Pick<TransactionDeps, "chain" | "keys" | "config" | "log">;
   /** The engine's status changes. */
   moves: StatusMoves;
   /** The receipt of a hash, `undefined` while not mined. */

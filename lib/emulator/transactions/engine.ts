@@ -23,7 +23,7 @@
  * @module
  */
 
-import type { EmulatorContext } from "../context.ts";
+import type { TransactionDeps } from "./deps.ts";
 import {
   BadRequestError,
   ConflictError,
@@ -52,7 +52,7 @@ import { CustodyDelays } from "./custody_delays.ts";
 
 /** What the engine uses of the emulator's context. */
 export type EngineContext = Pick<
-  EmulatorContext,
+  TransactionDeps,
   "config" | "store" | "chain" | "keys" | "events" | "faults" | "log" | "now" | "uuid"
 >;
 

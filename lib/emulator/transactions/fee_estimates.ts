@@ -20,9 +20,9 @@
 
 import { formatEther, formatGwei } from "viem";
 import { BadRequestError } from "../../core/mod.ts";
-import type { EmulatorContext } from "../context.ts";
+import type { TransactionDeps } from "./deps.ts";
 import { type FeeLevel, type Fees, nodeOf } from "../chain.ts";
-import { requireAsset } from "../vault/accounts.ts";
+import { requireAsset } from "../vault/asset_check.ts";
 import { checkTransactionRequest } from "./request_check.ts";
 import { classifyNodeError } from "./node_errors.ts";
 
@@ -41,7 +41,7 @@ function perGas(f: Fees): { max: bigint; base: bigint; tip: bigint } {
 }
 
 async function levels<T>(
-  ctx: EmulatorContext,
+  ctx: TransactionDeps,
   shape: (g: { max: bigint; base: bigint; tip: bigint }) => T,
 ): Promise<{ low: T; medium: T; high: T }> {
   const chain = nodeOf(ctx);
@@ -68,7 +68,7 @@ async function levels<T>(
  * ```
  */
 export function estimateNetworkFee(
-  ctx: EmulatorContext,
+  ctx: TransactionDeps,
   assetId: string | null,
 ): Promise<Record<"low" | "medium" | "high", Record<string, string>>> {
   if (!assetId) {
@@ -98,7 +98,7 @@ export function estimateNetworkFee(
  * ```
  */
 export async function estimateTransactionFee(
-  ctx: EmulatorContext,
+  ctx: TransactionDeps,
   body: unknown,
 ): Promise<Record<"low" | "medium" | "high", Record<string, string | number>>> {
   const { request } = checkTransactionRequest(ctx, body);

@@ -10,8 +10,8 @@
 
 import { hashTypedData, type Hex, isAddress, isHex, parseEther, parseGwei } from "viem";
 import { BadRequestError } from "../../core/mod.ts";
-import type { EmulatorContext } from "../context.ts";
-import { accountName } from "../vault/accounts.ts";
+import type { TransactionDeps } from "./deps.ts";
+import { accountName } from "../vault/account_name.ts";
 import { WALLET_TYPES, type WalletType } from "../vault/whitelist.ts";
 import type { FeeLevel } from "../chain.ts";
 import type { TransactionRecord } from "./store.ts";
@@ -70,9 +70,9 @@ export interface CheckedTransaction {
 }
 
 /** What the check reads of the emulator: the chain's asset, the vault keys, clock and ids. */
-export type CheckContext = Pick<EmulatorContext, "config" | "keys" | "now" | "uuid"> & {
+export type CheckContext = Pick<TransactionDeps, "config" | "keys" | "now" | "uuid"> & {
   /** Whitelisted wallets, for `EXTERNAL_WALLET`/`INTERNAL_WALLET`/`CONTRACT` destinations. */
-  whitelist?: EmulatorContext["whitelist"];
+  whitelist?: TransactionDeps["whitelist"];
 };
 
 function bad(message: string): never {

@@ -14,12 +14,10 @@ import { ApiError, ErrorCode, json } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import type { RouteModule } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
+import { requireAsset } from "./asset_check.ts";
+import { accountName } from "./account_name.ts";
 import { nodeOf } from "../chain.ts";
 
-/** The name of vault account `i`. */
-export function accountName(i: number): string {
-  return i === 0 ? "Default" : `Account ${i}`;
-}
 
 /** Reads vault account `id` (404 if it does not exist). */
 export function requireAccount(ctx: EmulatorContext, id: string): number {
@@ -204,12 +202,3 @@ export const vaultRoutes: RouteModule = {
     },
   ],
 };
-
-/** 404 unless `assetId` is the chain's base asset. */
-export function requireAsset(ctx: EmulatorContext, assetId: string): void {
-  if (assetId !== ctx.config.assetId) {
-    throw new NotFoundError(
-      `Asset "${assetId}" is not in this vault: the emulator's chain ${ctx.config.chainId} has asset ${ctx.config.assetId}.`,
-    );
-  }
-}

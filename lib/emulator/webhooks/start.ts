@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { WebhookSettings } from "../context.ts";
+import type { BreakerConfig } from "../../webhooks/mod.ts";
 import type { DatabaseSync } from "node:sqlite";
 import { SnapshotPager } from "./notification_paging.ts";
 import { WebhookEngine, type WebhookEvent } from "./engine.ts";
@@ -18,6 +18,16 @@ import { WebhookStore } from "./store.ts";
 import { WebhookQueries } from "./queries.ts";
 
 /** Options of {@linkcode startWebhooks}. */
+/** Webhook delivery settings given at start (the rest comes from the emulator's own). */
+export interface WebhookSettings {
+  /** HTTP timeout of one delivery attempt in ms. Default 10 000. */
+  deliveryTimeoutMs?: number;
+  /** Attempts in flight per endpoint. Default 8. */
+  concurrency?: number;
+  /** Breaker parameters before scaling (breaker.md §3 defaults). */
+  breaker?: BreakerConfig;
+}
+
 export interface WebhooksOptions extends WebhookSettings {
   /** The emulator's database (file with `--state`, else `:memory:`). */
   db: DatabaseSync;

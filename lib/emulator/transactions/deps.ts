@@ -1,0 +1,51 @@
+/**
+ * What the transaction side (engine, request checks, broadcaster, fee
+ * estimates) takes of the emulator: the settings it reads, the store, the
+ * node, the vault keys, the event bus, the faults, the whitelist, the log,
+ * the clock and the id source. The emulator's context (`../context.ts`) has
+ * all of it and is passed as is; these modules import this interface, never
+ * the context, so the context's types and theirs form no ring.
+ *
+ * @module
+ */
+
+import type { Store } from "../store.ts";
+import type { Chain } from "../chain.ts";
+import type { VaultKeys } from "../vault/keys.ts";
+import type { EventBus } from "../events.ts";
+import type { Faults } from "../faults/faults.ts";
+import type { Whitelist } from "../vault/whitelist.ts";
+import type { DelayRange } from "./custody_delays.ts";
+
+/** The parts of the emulator's context the transaction side uses. */
+export interface TransactionDeps {
+  /** The settings read here. */
+  readonly config: {
+    /** The node's chain id. */
+    readonly chainId: number;
+    /** The chain's base asset id. */
+    readonly assetId: string;
+    /** How long each new transaction waits in PENDING_AUTHORIZATION (none when absent). */
+    readonly approvalDelay?: DelayRange;
+    /** How long each transaction waits in PENDING_SIGNATURE (none when absent). */
+    readonly signingDelay?: DelayRange;
+  };
+  /** The SQLite store. */
+  readonly store: Store;
+  /** The node transactions go to; absent in a webhook-only emulator. */
+  readonly chain?: Chain;
+  /** The vault accounts' keys. */
+  readonly keys: VaultKeys;
+  /** Where transaction events go. */
+  readonly events: EventBus;
+  /** Fault rules in force. */
+  readonly faults: Faults;
+  /** The whitelisted wallets. */
+  readonly whitelist: Whitelist;
+  /** A log line on standard error. */
+  log(line: string): void;
+  /** Clock, ms. */
+  now(): number;
+  /** Id source. */
+  uuid(): string;
+}

@@ -18,7 +18,6 @@ import { requireAsset } from "./asset_check.ts";
 import { accountName } from "./account_name.ts";
 import { nodeOf } from "../chain.ts";
 
-
 /** Reads vault account `id` (404 if it does not exist). */
 export function requireAccount(ctx: EmulatorContext, id: string): number {
   if (!ctx.keys.has(id)) {

@@ -2,13 +2,10 @@
  * The custody signer: `eth_accounts`, `eth_sendTransaction` and message
  * signing carried out as platform transactions.
  *
- * Sending is safe against every retry path: each transaction gets one
- * `Idempotency-Key` (reused by every retry of its create) and one unique
- * `externalTxId`; when a create's answer is lost (network error, timeout,
- * 5xx after retries) the transaction is looked up by its `externalTxId`
- * before anything is created again. Status polling starts fast and backs off;
- * final failures and the overall deadline become JSON-RPC errors that carry
- * the platform transaction id. Sends from one account run one at a time, in
+ * What is sent and in which order: a repeated send joins the one under way
+ * (`send_book.ts`); each platform transaction is created at most once and
+ * followed to its end by `platform_transaction.ts`. Sends from one account
+ * run one at a time, in
  * the order they arrived, except that sends whose caller asked for a nonce
  * are created in nonce order (the platform numbers an account's transactions
  * in the order they are created).
@@ -16,18 +13,8 @@
  * @module
  */
 
-import {
-  abortableSleep,
-  createTransaction,
-  findTransactionByExternalId,
-  getTransaction,
-  isRetryable,
-  PlatformApiError,
-  type PlatformClient,
-  type Transaction,
-  type TransactionRequest,
-} from "../platform/mod.ts";
-import { TRANSACTION_FAILURE_STATUSES, TRANSACTION_SENT_STATUSES } from "../core/mod.ts";
+import type { Transaction, TransactionRequest } from "../platform/mod.ts";
+import { TRANSACTION_SENT_STATUSES } from "../core/mod.ts";
 import type { Signer } from "./methods.ts";
 import { RpcError, RpcErrorCode, toRpcError } from "./protocol.ts";
 import { parseQuantity } from "./units.ts";
@@ -39,28 +26,31 @@ import {
   StaleNonceError,
 } from "./nonce_gate.ts";
 import { WorkspaceDirectory } from "./workspace_directory.ts";
-import { derivedExternalTxId, type SendIdentity, sendIdentity } from "./send_identity.ts";
+import { type SendIdentity, sendIdentity } from "./send_identity.ts";
+import {
+  ambiguous,
+  isFailure,
+  type PlatformTransactionOptions,
+  PlatformTransactions,
+} from "./platform_transaction.ts";
+
+export { DEFAULT_TX_TIMEOUT_MS, pollDelay } from "./platform_transaction.ts";
 import { SendBook, type SendWatch } from "./send_book.ts";
 import { SendProgress } from "./send_progress.ts";
 
-/** Options of {@linkcode CustodySigner}; defaults stated per field. */
-export interface CustodyOptions {
-  /** The platform client (one for the whole bridge). */
-  client: PlatformClient;
+/**
+ * Options of {@linkcode CustodySigner} (with those of the platform
+ * transactions it runs); defaults stated per field.
+ */
+export interface CustodyOptions extends PlatformTransactionOptions {
   /** The chain's native asset id (e.g. `ETH_TEST5`). */
   assetId: string;
   /** The chain id, to check a caller's `chainId`. */
   chainId: bigint;
   /** Restricts the exposed accounts; default: every account holding `assetId`. */
   vaultAccountIds?: readonly string[];
-  /** Prefix of each transaction's unique `externalTxId`; default `service-rpc-`. */
-  externalTxIdPrefix?: string;
   /** Note attached to every transaction; default none. */
   note?: string;
-  /** Fixed polling interval in ms; default adaptive ({@linkcode pollDelay}: 5 ms doubling to 2 s). */
-  pollingIntervalMs?: number;
-  /** Overall deadline of one transaction in ms; default 4 h (human approvals). */
-  txTimeoutMs?: number;
   /**
    * Returns the account's next nonce on chain, pending included; optional.
    * Given, a caller's `nonce` is honoured: sends are created in nonce order
@@ -72,10 +62,6 @@ export interface CustodyOptions {
    * arrives or finishes; default {@linkcode DEFAULT_NONCE_QUIET_MS} (10 s).
    */
   nonceQuietMs?: number;
-  /** Logs status changes (`--verbose`). */
-  log?: (line: string) => void;
-  /** Logs each transaction's creation and status changes (`--logTransactionStatusChanges`); default `log`. */
-  logStatus?: (line: string) => void;
   /** The fee level of a transaction that carries no fee fields; default MEDIUM. */
   feeLevel?: "LOW" | "MEDIUM" | "HIGH";
   /**
@@ -85,12 +71,6 @@ export interface CustodyOptions {
    * a one-time address).
    */
   oneTimeAddressesEnabled?: boolean;
-  /** Clock; default `Date.now`. */
-  now?: () => number;
-  /** Sleeps; default a timer that the signal cancels. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Unique id source for `externalTxId`; default `crypto.randomUUID`. */
-  uuid?: () => string;
   /**
    * Progress lines of sends that wait for custody (see `send_progress.ts`):
    * standard error unless `--quiet`; default none.
@@ -104,38 +84,6 @@ export interface CustodyOptions {
    */
   joinRetries?: boolean;
 }
-
-/** Default overall deadline of one transaction: 4 hours. */
-export const DEFAULT_TX_TIMEOUT_MS = 4 * 3_600_000;
-
-/**
- * The adaptive polling schedule, the wait before poll number `poll` (from 0):
- * 5 ms, doubling each poll, capped at 2 s (5, 10, 20, … 1280, 2000, 2000, …).
- * A transaction that completes within milliseconds (the emulator, a fast
- * policy) is seen a few ms after it completes; one that takes minutes costs
- * nine polls in its first 2.6 s and then one every 2 s, as with any 2 s poll.
- * `fixedMs` (`--pollingInterval`) replaces the schedule.
- *
- * @example
- * ```ts
- * [0, 1, 2, 9].map((n) => pollDelay(n)); // [5, 10, 20, 2000]
- * ```
- */
-export function pollDelay(poll: number, fixedMs?: number): number {
-  if (fixedMs !== undefined) return fixedMs;
-  return Math.min(POLL_CAP_MS, POLL_FIRST_MS * 2 ** Math.min(poll, 20));
-}
-
-/** The first wait of the adaptive polling schedule. */
-const POLL_FIRST_MS = 5;
-/** The longest wait of the adaptive polling schedule. */
-const POLL_CAP_MS = 2000;
-
-/**
- * Did a create perhaps reach the platform without us hearing the answer?
- * Exactly when the platform client would retry it (`isRetryable`).
- */
-const ambiguous = isRetryable;
 
 /** Did a created transaction end in a final failure (so it will not land)? */
 function finalFailure(e: unknown): boolean {
@@ -151,8 +99,7 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 export class CustodySigner implements Signer {
   readonly #o: CustodyOptions;
   readonly #now: () => number;
-  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  readonly #uuid: () => string;
+  readonly #tx: PlatformTransactions;
   readonly #directory: WorkspaceDirectory;
   readonly #queues = new Map<string, Promise<unknown>>();
   readonly #gate: NonceGate | undefined;
@@ -166,8 +113,7 @@ export class CustodySigner implements Signer {
   constructor(options: CustodyOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
-    this.#sleep = options.sleep ?? abortableSleep;
-    this.#uuid = options.uuid ?? (() => crypto.randomUUID());
+    this.#tx = new PlatformTransactions({ ...options, now: this.#now });
     this.#directory = new WorkspaceDirectory({ ...options, now: this.#now });
     this.#gate = options.pendingNonce
       ? new NonceGate({
@@ -299,7 +245,7 @@ export class CustodySigner implements Signer {
     body.source = { type: "VAULT_ACCOUNT", id: vaultId };
     const derive = identity.nonce === undefined ? undefined : identity;
     const run = (created: () => void) =>
-      this.#run(
+      this.#tx.run(
         body,
         signal,
         (t) => !!t.txHash,
@@ -377,17 +323,17 @@ export class CustodySigner implements Signer {
           try {
             if (stale) {
               // Used on chain: by this very send, made earlier by another bridge process?
-              const existing = await this.#findEarlier(identity, signal);
+              const existing = await this.#tx.findEarlier(identity, signal);
               if (!existing) throw stale;
               this.#o.log?.(
                 `nonce ${identity.nonce} of ${identity.from} was used by platform transaction ${existing.id} (${existing.externalTxId}), the same send made earlier: following it`,
               );
               created = true;
               onCreated();
-              return (await this.#follow(
+              return (await this.#tx.follow(
                 existing.id,
                 existing.externalTxId,
-                this.#deadline(),
+                this.#tx.deadline(),
                 signal,
                 (t) => !!t.txHash,
                 TRANSACTION_SENT_STATUSES,
@@ -414,23 +360,6 @@ export class CustodySigner implements Signer {
     }
   }
 
-  /**
-   * The platform transaction of `identity` made earlier (by another bridge
-   * process) and not failed, found by its derived `externalTxId`s.
-   */
-  async #findEarlier(
-    identity: SendIdentity,
-    signal: AbortSignal | undefined,
-  ): Promise<{ id: string; externalTxId: string } | undefined> {
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const externalTxId = await derivedExternalTxId(this.#prefix(), identity, attempt);
-      const found = await findTransactionByExternalId(this.#o.client, externalTxId, signal);
-      if (!found) return undefined;
-      if (!isFailure(found.status)) return { id: found.id, externalTxId };
-    }
-    return undefined;
-  }
-
   /** EIP-191 (`personal_sign`, `eth_sign`): the 65-byte signature as hex. */
   async signMessage(address: string, dataHex: string, signal?: AbortSignal): Promise<string> {
     return await this.#sign(address, {
@@ -455,7 +384,7 @@ export class CustodySigner implements Signer {
         extraParameters: { rawMessageData: { messages: [message] } },
       };
       if (this.#o.note) body.note = this.#o.note;
-      const done = await this.#run(
+      const done = await this.#tx.run(
         body,
         signal,
         (t) => t.status === "COMPLETED" && !!t.signedMessages?.length,
@@ -481,180 +410,6 @@ export class CustodySigner implements Signer {
     });
     return run;
   }
-
-  #prefix(): string {
-    return this.#o.externalTxIdPrefix ?? "service-rpc-";
-  }
-
-  #deadline(): number {
-    return this.#now() + (this.#o.txTimeoutMs ?? DEFAULT_TX_TIMEOUT_MS);
-  }
-
-  /**
-   * Creates the transaction exactly once and polls it to a final state.
-   * With `derive` (a send whose caller gave a nonce) its `externalTxId`
-   * comes from the send's identity, so another bridge process finds it.
-   */
-  async #run(
-    body: TransactionRequest,
-    signal: AbortSignal | undefined,
-    succeeded: (t: Transaction) => boolean,
-    successStatuses: readonly string[] = TRANSACTION_SENT_STATUSES,
-    onCreated?: () => void,
-    derive?: SendIdentity,
-    progress?: SendProgress,
-  ): Promise<Transaction> {
-    const deadline = this.#deadline();
-    const { id, externalTxId } = await this.#create(body, derive, deadline, signal);
-    onCreated?.();
-    return await this.#follow(
-      id,
-      externalTxId,
-      deadline,
-      signal,
-      succeeded,
-      successStatuses,
-      progress,
-    );
-  }
-
-  /** Polls the platform transaction `id` until it succeeded or failed, or the deadline. */
-  async #follow(
-    id: string,
-    externalTxId: string,
-    deadline: number,
-    signal: AbortSignal | undefined,
-    succeeded: (t: Transaction) => boolean,
-    successStatuses: readonly string[],
-    progress: SendProgress | undefined,
-  ): Promise<Transaction> {
-    progress?.created(id);
-    const logStatus = this.#o.logStatus ?? this.#o.log;
-    let last = "";
-    for (let poll = 0;; poll++) {
-      const remaining = deadline - this.#now();
-      if (remaining <= 0) {
-        throw new RpcError(
-          RpcErrorCode.server,
-          `Platform transaction ${id} is still ${last || "pending"} after ${
-            Math.round((this.#o.txTimeoutMs ?? DEFAULT_TX_TIMEOUT_MS) / 1000)
-          } s (--txTimeout); it may still complete: check it on the platform before sending again.`,
-          { txId: id, status: last || undefined, externalTxId },
-        );
-      }
-      await this.#sleep(Math.min(pollDelay(poll, this.#o.pollingIntervalMs), remaining), signal);
-      let t: Transaction;
-      try {
-        t = await getTransaction(this.#o.client, id, signal);
-      } catch (e) {
-        if (ambiguous(e)) continue; // transient: keep polling until the deadline
-        throw e;
-      }
-      if (t.status !== last) {
-        logStatus?.(
-          `platform transaction ${id}: ${t.status}${t.subStatus ? ` (${t.subStatus})` : ""}${
-            t.txHash ? ` ${t.txHash}` : ""
-          }`,
-        );
-        last = t.status;
-      }
-      if (successStatuses.includes(t.status) && succeeded(t)) return t;
-      progress?.status(t.status);
-      if (isFailure(t.status)) {
-        const rejected = t.status === "REJECTED" || t.status === "CANCELLED";
-        throw new RpcError(
-          rejected ? RpcErrorCode.userRejected : RpcErrorCode.server,
-          `Platform transaction ${id} ended ${t.status}${t.subStatus ? ` (${t.subStatus})` : ""}.`,
-          { txId: id, status: t.status, subStatus: t.subStatus ?? undefined, externalTxId },
-        );
-      }
-      if (t.status === "COMPLETED" && !succeeded(t)) {
-        throw new RpcError(
-          RpcErrorCode.server,
-          `Platform transaction ${id} completed without a result (no hash or signature).`,
-          { txId: id, status: t.status },
-        );
-      }
-    }
-  }
-
-  /**
-   * Creates a transaction at most once, even when answers are lost. With
-   * `derive`, an `externalTxId` already used by a failed transaction of the
-   * same send (an earlier attempt, rejected or cancelled) moves on to the
-   * send's next attempt; one used by a live transaction is that transaction.
-   */
-  async #create(
-    body: TransactionRequest,
-    derive: SendIdentity | undefined,
-    deadline: number,
-    signal: AbortSignal | undefined,
-  ): Promise<{ id: string; externalTxId: string }> {
-    const client = this.#o.client;
-    let attempt = 1;
-    let externalTxId = derive
-      ? await derivedExternalTxId(this.#prefix(), derive, attempt)
-      : `${this.#prefix()}${this.#uuid()}`;
-    let key = client.newIdempotencyKey();
-    const lostFor = new Set<string>(); // ids whose create may have happened unheard
-    for (let retry = 0;; retry++) {
-      try {
-        const created = await createTransaction(client, { ...body, externalTxId }, {
-          idempotencyKey: key,
-          signal,
-        });
-        this.#log(
-          `platform transaction ${created.id} created (${body.operation}, externalTxId ${externalTxId})`,
-        );
-        return { id: created.id, externalTxId };
-      } catch (e) {
-        const lost = ambiguous(e);
-        const duplicate = e instanceof PlatformApiError && e.status === 400;
-        if (!lost && !duplicate) throw e;
-        if (lost) lostFor.add(externalTxId);
-        // The create may have happened: look before creating again.
-        let found: Transaction | undefined;
-        try {
-          found = await findTransactionByExternalId(client, externalTxId, signal);
-        } catch (lookupError) {
-          if (!ambiguous(lookupError)) throw lookupError;
-        }
-        if (
-          found && derive && duplicate && !lostFor.has(externalTxId) &&
-          isFailure(found.status) && attempt < MAX_ATTEMPTS
-        ) {
-          // An earlier attempt of this send, not this call's, failed: asked again, it is a new one.
-          attempt++;
-          externalTxId = await derivedExternalTxId(this.#prefix(), derive, attempt);
-          key = client.newIdempotencyKey();
-          continue;
-        }
-        if (found) {
-          this.#o.log?.(
-            `create of ${externalTxId} answered ${
-              e instanceof Error ? e.name : "an error"
-            }, but the platform has it: ${found.id}`,
-          );
-          return { id: found.id, externalTxId };
-        }
-        if (!lost) throw e;
-        if (this.#now() >= deadline) throw e;
-        await this.#sleep(Math.min(8000, 250 * 2 ** retry), signal);
-      }
-    }
-  }
-
-  #log(line: string): void {
-    (this.#o.logStatus ?? this.#o.log)?.(line);
-  }
-}
-
-/** Attempts of one send (derived `externalTxId`s) looked at before giving up. */
-const MAX_ATTEMPTS = 50;
-
-/** Whether a transaction status is a final failure. */
-function isFailure(status: string): boolean {
-  return (TRANSACTION_FAILURE_STATUSES as readonly string[]).includes(status);
 }
 
 /** `0x` + r + s + v (27/28) from a signed message. */

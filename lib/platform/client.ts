@@ -15,6 +15,7 @@ import { signRequestToken } from "./jwt.ts";
 import { noReplayFetch } from "./no_replay_fetch.ts";
 import { VERSION } from "../version.ts";
 import { BodyRefused, readBody } from "../core/read_body.ts";
+import { rememberSecret, rememberToken } from "../core/redact.ts";
 
 /** Largest platform answer read: 16 MiB (a page of a list is a few KiB); larger is an error. */
 export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
@@ -208,6 +209,7 @@ export class PlatformClient {
   /** A client for these credentials; see {@linkcode ClientOptions} for the defaults. */
   constructor(credentials: Credentials, options: ClientOptions = {}) {
     this.#creds = credentials;
+    rememberSecret(credentials.apiKey); // redacted wherever a printer shows the platform's words
     this.baseUrl = credentials.baseUrl;
     this.#o = {
       // Never let the runtime re-send a POST on its own (see no_replay_fetch.ts).
@@ -324,6 +326,7 @@ export class PlatformClient {
       nonce: o.uuid(),
       nowMs: o.now(),
     });
+    rememberToken(token);
     const headers: Record<string, string> = {
       ...o.headers,
       "User-Agent": this.#userAgent,

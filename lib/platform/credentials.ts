@@ -9,6 +9,7 @@
 import { fromBase64 } from "../core/mod.ts";
 import { RsaSigner } from "../core/rsa_signer.ts";
 import { CredentialsError } from "./errors.ts";
+import { rememberSecret } from "../core/redact.ts";
 
 /** The production API (vendor host written neutrally, see README "Names"). */
 export const PRODUCTION_BASE_URL = "https://api.service.io";
@@ -317,6 +318,9 @@ export async function loadCredentials(input: CredentialInput): Promise<Credentia
       );
     }
   }
+  // Both are redacted by value wherever the platform's words are shown (lib/core/redact.ts).
+  rememberSecret(input.apiKey);
+  rememberSecret(pem);
   const privateKey = await importPrivateKeySigner(pem, source);
   return { apiKey: input.apiKey!, privateKey, baseUrl };
 }

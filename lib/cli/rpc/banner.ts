@@ -98,5 +98,6 @@ export async function showBanner(
   }
   done = true;
   if (abort.signal.aborted) return;
-  await out.log(rpcBanner({ ...info, accounts }).trimEnd());
+  // One log line per banner line: the printer escapes a newline inside a line.
+  for (const line of rpcBanner({ ...info, accounts }).trimEnd().split("\n")) await out.log(line);
 }

@@ -14,6 +14,7 @@
 import { redact } from "../core/redact.ts";
 
 /** C0 and C1 controls, DEL, bidirectional overrides and isolates, the line and paragraph separators. */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };

@@ -51,6 +51,11 @@ export interface CommandContext {
    * environment alone.
    */
   sources?: () => Promise<LoadedSources>;
+  /**
+   * For each flag a leaf took from a source (environment, `.env`, profile): where from
+   * (`parseFlags`'s `origins`); set by {@linkcode leaf} for its handler.
+   */
+  origins?: ReadonlyMap<string, string>;
 }
 
 /** A runnable command or group. */
@@ -136,7 +141,8 @@ export const connectionFlags = {
     type: "string",
     env: "SERVICE_API_BASE_URL",
     placeholder: "URL",
-    description: "API base URL, with or without /v1 (default: production).",
+    description:
+      "API base URL, with or without /v1 (default: the build's production address, if any).",
   },
   timeout: {
     type: "duration",
@@ -278,7 +284,13 @@ export function leaf<S extends FlagSpecs>(
         wide: f.wide === true,
       });
       try {
-        return await spec.run(parsed as never, { ...ctx, out, path, loaded });
+        return await spec.run(parsed as never, {
+          ...ctx,
+          out,
+          path,
+          loaded,
+          origins: parsed.origins,
+        });
       } finally {
         await out.clearProgress().catch(() => {});
       }

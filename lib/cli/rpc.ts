@@ -19,6 +19,7 @@ import type { Output } from "./output.ts";
 import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
 import { VERSION } from "../version.ts";
 import { showBanner } from "./rpc/banner.ts";
+import { platformAddress } from "./platform_address.ts";
 import { checkRpcFlags } from "./rpc/flag_checks.ts";
 import { rpcFlags } from "./rpc/flags.ts";
 
@@ -58,6 +59,8 @@ export const rpcCommand = leaf({
 
     // 1. Everything that can be checked without I/O (exit 2 on a mistake).
     const { transport, externalTxIdPrefix, wantedChain } = checkRpcFlags(f, rest, given, out);
+    // Where the API key goes (none known: exit 2 before any network use); --emulator: its own.
+    const address = f.emulator ? undefined : platformAddress(f.apiBaseUrl, ctx.origins);
     const rpc = await loadBridge();
     const rpcUrl = f.rpcUrl ??
       (wantedChain !== undefined ? rpc.knownChain(wantedChain)?.rpcUrl : undefined);
@@ -235,6 +238,7 @@ export const rpcCommand = leaf({
               address: bridge.address,
               wsAddress: bridge.wsAddress,
               upstream: upstream.shownUrl,
+              platform: `${client.baseUrl} (${address ? `from ${address.from}` : "--emulator"})`,
             }, stopped);
           }
           const sig = await stopped;

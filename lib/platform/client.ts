@@ -193,7 +193,9 @@ type Outcome =
  * ```ts
  * import { loadCredentials } from "./credentials.ts";
  * declare const apiKey: string;
- * const client = new PlatformClient(await loadCredentials({ apiKey, privateKey: "api.pem" }));
+ * const client = new PlatformClient(
+ *   await loadCredentials({ apiKey, privateKey: "api.pem", apiBaseUrl: "http://127.0.0.1:8080" }),
+ * );
  * const { data } = await client.request("GET", "/v1/webhooks", { operation: "list webhooks" });
  * ```
  */

@@ -26,6 +26,8 @@ export interface RpcBannerInfo {
   wsAddress?: string;
   /** Where reads go (the node, its URL redacted). */
   upstream: string;
+  /** Where the API key and signing go: the platform's address and where it came from. */
+  platform?: string;
 }
 
 /**
@@ -52,6 +54,7 @@ export function rpcBanner(info: RpcBannerInfo): string {
   else if (info.accounts.length === 0) lines.push("(none: no vault account holds this asset)");
   else info.accounts.forEach((a, i) => lines.push(`(${i}) ${a}`));
   lines.push("", `Reads go to ${info.upstream}`);
+  if (info.platform !== undefined) lines.push(`The API key goes to ${info.platform}`);
   if (info.transport === "ipc") lines.push(`Listening on ${info.address} (IPC socket)`);
   else lines.push(`Listening on ${info.address}`);
   if (info.wsAddress !== undefined) lines.push(`WebSocket on ${info.wsAddress}`);

@@ -21,7 +21,7 @@ export const verifyCommand = leaf({
   description:
     "--body is the raw request body as received (- reads standard input), --signature the\n" +
     "Service-Webhook-Signature header's value. Keys: --jwks, else <--apiBaseUrl's origin>/.well-known/jwks.json\n" +
-    "(the emulator's), else the production platform's JWKS.\n" +
+    "(the emulator's), else the production JWKS this build carries (none: give one of them).\n" +
     "Reasons: missing, malformed, unsupported-alg, unknown-kid, bad-key, mismatch.",
   flags: {
     ...formatFlag,

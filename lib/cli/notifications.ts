@@ -26,6 +26,7 @@ import {
 import { CliError, ExitCode, UsageError } from "./errors.ts";
 import { NOTIFICATION_SORT_FIELDS, NOTIFICATION_STATUSES } from "../core/mod.ts";
 import { webhookIdFlag } from "./webhooks/common.ts";
+import { waitTimeoutFlag } from "./notifications/follow_job.ts";
 
 const DAY = 86_400_000;
 
@@ -387,6 +388,7 @@ const resendFailed = leaf({
       hidden: true,
       description: "The old name of --pollingInterval (as `service rpc` spells it).",
     },
+    ...waitTimeoutFlag,
   },
   examples: ["service notifications resend-failed --webhookId $W --wait"],
   async run({ flags, given }, ctx) {
@@ -422,6 +424,7 @@ const resendFailed = leaf({
       client,
       { webhookId, jobId: r.jobId, kind: "failed" },
       flags.pollInterval ?? flags.pollingInterval,
+      flags.waitTimeout,
     );
     if (given.has("format") && ctx.out.format !== "table") {
       await ctx.out.object({ accepted: true, ...job, idempotencyKey: r.idempotencyKey });

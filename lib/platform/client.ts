@@ -17,6 +17,9 @@ import { VERSION } from "../version.ts";
 import { BodyRefused, readBody } from "../core/read_body.ts";
 import { rememberSecret, rememberToken } from "../core/redact.ts";
 
+/** Page cursors of one listing remembered to tell a cursor that comes back (a loop). */
+export const MAX_CURSORS_REMEMBERED = 10_000;
+
 /** Largest platform answer read: 16 MiB (a page of a list is a few KiB); larger is an error. */
 export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 const decoder = new TextDecoder();
@@ -458,7 +461,9 @@ export class PlatformClient {
   /**
    * Follows `next` cursors of a `{data, next}` list, yielding each item as it
    * arrives; stops when `next` is null, absent or empty. Only one page is held
-   * at a time. `onPage` sees each page (e.g. for `total` and progress).
+   * at a time. `onPage` sees each page (e.g. for `total` and progress). A
+   * `next` the platform already gave (among the last {@linkcode MAX_CURSORS_REMEMBERED})
+   * would loop forever: a {@linkcode PlatformResponseError} naming it.
    */
   async *paginate<Item>(
     path: string,
@@ -469,6 +474,7 @@ export class PlatformClient {
       },
   ): AsyncGenerator<Item> {
     let cursor: string | undefined = options.query?.pageCursor as string | undefined;
+    const seen = new Set<string>();
     for (;;) {
       const { data } = await this.request("GET", path, {
         ...options,
@@ -477,6 +483,15 @@ export class PlatformClient {
       options.onPage?.(data);
       for (const item of data.data) yield item;
       if (!data.next) return;
+      if (seen.has(data.next) || data.next === cursor) {
+        throw new PlatformResponseError(
+          options.operation,
+          `the page cursor ${JSON.stringify(data.next.slice(0, 100))} came back again`,
+          { baseUrl: this.baseUrl },
+        );
+      }
+      if (cursor !== undefined) seen.add(cursor);
+      if (seen.size > MAX_CURSORS_REMEMBERED) seen.delete(seen.values().next().value!);
       cursor = data.next;
     }
   }

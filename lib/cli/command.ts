@@ -298,6 +298,41 @@ export function leaf<S extends FlagSpecs>(
   };
 }
 
+/** One verb of a {@linkcode group}: its summary, and its command loaded on demand. */
+export interface GroupVerb {
+  /** One line for the group's help. */
+  summary: string;
+  /** Loads the verb's command. */
+  load: () => Promise<Command>;
+}
+
+/**
+ * The verbs of a group: each entry a command declared beside the group (taken as it is, its
+ * own summary) or a `[summary, loader]` pair for a verb in a module of its own, imported only
+ * when run. The one way groups declare verbs.
+ *
+ * @example
+ * ```ts
+ * declare const list: Command;
+ * const verbs = groupVerbs({
+ *   list,
+ *   tail: ["Follow.", async () => (await import("./notifications/tail.ts")).tailCommand],
+ * });
+ * ```
+ */
+export function groupVerbs(
+  entries: Record<string, Command | readonly [string, () => Promise<Command>]>,
+): Record<string, GroupVerb> {
+  return Object.fromEntries(
+    Object.entries(entries).map(([name, e]) => [
+      name,
+      Array.isArray(e)
+        ? { summary: e[0], load: e[1] }
+        : { summary: (e as Command).summary, load: () => Promise.resolve(e as Command) },
+    ]),
+  );
+}
+
 /**
  * Declares a group of verbs, e.g. `service webhooks <verb>`. Verbs are
  * loaded lazily so that help stays instant.

@@ -20,6 +20,7 @@ import {
   connectionFlags,
   formatFlag,
   group,
+  groupVerbs,
   leaf,
   platformClient,
 } from "./command.ts";
@@ -443,23 +444,20 @@ const resendFailed = leaf({
 export const notificationsCommand: Command = group(
   "A webhook's notifications: list, follow, inspect attempts, resend one, by resource, " +
     "all failed or all of the last 24 hours.",
-  {
-    list: { summary: list.summary, load: () => Promise.resolve(list) },
-    get: { summary: get.summary, load: () => Promise.resolve(get) },
-    attempts: { summary: attempts.summary, load: () => Promise.resolve(attempts) },
-    resend: { summary: resend.summary, load: () => Promise.resolve(resend) },
-    "resend-by-resource": {
-      summary: resendByResource.summary,
-      load: () => Promise.resolve(resendByResource),
-    },
-    "resend-failed": { summary: resendFailed.summary, load: () => Promise.resolve(resendFailed) },
-    "resend-all": {
-      summary: "Resend every notification (any status) of the last 24 hours.",
-      load: async () => (await import("./notifications/resend_all.ts")).resendAllCommand,
-    },
-    tail: {
-      summary: "New notifications and status changes as they happen (--follow).",
-      load: async () => (await import("./notifications/tail.ts")).tailCommand,
-    },
-  },
+  groupVerbs({
+    list,
+    get,
+    attempts,
+    resend,
+    "resend-by-resource": resendByResource,
+    "resend-failed": resendFailed,
+    "resend-all": [
+      "Resend every notification (any status) of the last 24 hours.",
+      async () => (await import("./notifications/resend_all.ts")).resendAllCommand,
+    ],
+    tail: [
+      "New notifications and status changes as they happen (--follow).",
+      async () => (await import("./notifications/tail.ts")).tailCommand,
+    ],
+  }),
 );

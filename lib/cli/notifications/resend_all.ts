@@ -85,6 +85,13 @@ export const resendAllCommand = leaf({
       description:
         "Idempotency-Key of the bulk call; one by one, the run key the per-notification keys come from.",
     },
+    maxNotifications: {
+      type: "integer",
+      default: MAX_RESENDS_PER_RUN,
+      min: 1,
+      max: 10_000_000,
+      description: "Listed one by one or by --dryRun: at most this many (more: exit 1).",
+    },
     concurrency: {
       type: "integer",
       default: 4,
@@ -154,7 +161,7 @@ export const resendAllCommand = leaf({
       const byStatus: Record<string, number> = {};
       let count = 0;
       for await (const n of listed()) {
-        if (++count > MAX_RESENDS_PER_RUN) throw tooMany(sinceIso);
+        if (++count > flags.maxNotifications) throw tooMany(sinceIso, flags.maxNotifications);
         byStatus[n.status] = (byStatus[n.status] ?? 0) + 1;
       }
       await out.clearProgress();
@@ -181,6 +188,7 @@ export const resendAllCommand = leaf({
       idempotencyKey: flags.idempotencyKey,
       since,
       concurrency: flags.concurrency,
+      max: flags.maxNotifications,
       printSummary: given.has("format") && out.format !== "table",
     });
 

@@ -5,8 +5,8 @@
  * The listed notifications are resent with Resend Notification, at most
  * `concurrency` at a time, as the listing streams in: only the page being read
  * and the resends in flight are held, never the whole list; a run lists at
- * most {@linkcode MAX_RESENDS_PER_RUN} notifications (more is an error saying
- * how to narrow the window), and a page cursor that comes back is an error
+ * most `--maxNotifications` ({@linkcode MAX_RESENDS_PER_RUN} by default; more
+ * is an error saying how to narrow the window), and a page cursor that comes back is an error
  * (the platform client's). The platform client retries 5xx, 429 and network
  * errors, honouring `Retry-After`.
  *
@@ -59,7 +59,7 @@ export function defaultRunKey(webhookId: string, since: number): string {
   return `${webhookId}:${new Date(Math.floor(since / HOUR) * HOUR).toISOString()}`;
 }
 
-/** The most notifications one run lists and resends one by one: 100,000. */
+/** The most notifications one run lists and resends one by one by default (`--maxNotifications`): 100,000. */
 export const MAX_RESENDS_PER_RUN = 100_000;
 
 /** What {@linkcode resendOneByOne} needs. */
@@ -76,15 +76,17 @@ export interface OneByOneRun {
   since: number;
   /** Resends in flight at once. */
   concurrency: number;
+  /** The most notifications listed (`--maxNotifications`); more is an error. */
+  max: number;
   /** Print the summary object on standard output. */
   printSummary: boolean;
 }
 
-/** The error for a listing longer than {@linkcode MAX_RESENDS_PER_RUN}. */
-export function tooMany(sinceIso: string): CliError {
+/** The error for a listing longer than `max` (`--maxNotifications`). */
+export function tooMany(sinceIso: string, max: number): CliError {
   return new CliError(
-    `More than ${MAX_RESENDS_PER_RUN} notifications listed since ${sinceIso}: one run resends at most ` +
-      `${MAX_RESENDS_PER_RUN} one by one. Narrow the window (--since, --status, --event, --resourceId).`,
+    `More than ${max} notifications listed since ${sinceIso}: one run takes at most ${max} ` +
+      `(--maxNotifications). Narrow the window (--since, --status, --event, --resourceId).`,
   );
 }
 
@@ -122,7 +124,7 @@ export async function resendOneByOne(
     listing = mine.catch(() => ({ done: true, value: undefined }));
     const r = await mine;
     if (r.done) return undefined;
-    if (++yielded > MAX_RESENDS_PER_RUN) throw tooMany(sinceIso);
+    if (++yielded > run.max) throw tooMany(sinceIso, run.max);
     byStatus[r.value.status] = (byStatus[r.value.status] ?? 0) + 1;
     return r.value.id;
   };

@@ -2,11 +2,14 @@
  * The one redactor: what the process knows to be secret never reaches a
  * person or a peer, even when the platform echoes it back in an error.
  *
- * - By value: the API key and the PEM text of the private key (registered by
- *   `loadCredentials`), and the last {@linkcode RECENT_TOKENS} request tokens
- *   (registered as they are signed). Any run of {@linkcode MIN_PART} or more
- *   characters that is part of one of them is replaced, so a message that
- *   quotes only the start of a token is caught too.
+ * - By value: the API key (registered by the platform client and
+ *   `loadCredentials`): the whole key, or a run of {@linkcode MIN_PART} or
+ *   more characters that starts or ends it (a message that quotes it cut
+ *   short); the PEM text of the private key and the last
+ *   {@linkcode RECENT_TOKENS} request tokens (registered as they are signed):
+ *   any run holding {@linkcode MIN_PART} or more characters of one of them, so
+ *   a message that quotes only the start of a token is caught too. (An API key
+ *   is often a UUID, whose inner parts other ids may share: only its ends count.)
  * - By shape: a PEM block (`-----BEGIN … PRIVATE KEY-----` to its end, or to
  *   the end of the text when cut short), the value after `Bearer`, and a JWT
  *   (base64url JSON starting `eyJ`) or any part of one of at least
@@ -35,6 +38,8 @@ const shortOnes = new Set<string>();
 const tokens: string[] = [];
 /** Secrets already remembered. */
 const seen = new Set<string>();
+/** API keys, matched whole or by their ends. */
+const apiKeys: string[] = [];
 
 function add(value: string, delta: 1 | -1): void {
   if (value.length < MIN_PART) {
@@ -62,10 +67,12 @@ function add(value: string, delta: 1 | -1): void {
  */
 export function rememberSecret(value: string | undefined): void {
   if (!value || value.length < 4) return;
+  if (!value.includes("-----BEGIN")) {
+    if (!apiKeys.includes(value)) apiKeys.push(value);
+    return;
+  }
   // A PEM's body lines, not its armour ("-----BEGIN PRIVATE KEY-----" is no secret).
-  const parts = value.includes("-----BEGIN")
-    ? value.split(/\s+/).filter((p) => p.length >= MIN_PART && !p.includes("-----"))
-    : [value];
+  const parts = value.split(/\s+/).filter((p) => p.length >= MIN_PART && !p.includes("-----"));
   for (const part of parts) {
     if (part.length < 4 || seen.has(part)) continue;
     seen.add(part);
@@ -95,10 +102,18 @@ const PEM_BLOCK =
 const BEARER = /\b(Bearer)\s+[^\s"',;]+/gi;
 const JWT_PART = /eyJ[A-Za-z0-9_-]{7,}(?:\.[A-Za-z0-9_-]*){0,2}/g;
 /** Runs of the characters keys, tokens and PEM bodies are made of. */
-const RUN = /[A-Za-z0-9_\-+/=.]+/g;
+const RUN = /[A-Za-z0-9_\-+/.]+/g;
 
 function isKnown(run: string): boolean {
   if (shortOnes.has(run)) return true;
+  for (const key of apiKeys) {
+    if (key.length < MIN_PART) { // a short key (a test's) only as a whole word
+      if (run === key) return true;
+      continue;
+    }
+    if (run.includes(key)) return true;
+    if (run.length >= MIN_PART && (key.startsWith(run) || key.endsWith(run))) return true;
+  }
   if (run.length < MIN_PART || windows.size === 0) return false;
   for (let i = 0; i + MIN_PART <= run.length; i++) {
     if (windows.has(run.slice(i, i + MIN_PART))) return true;
@@ -119,7 +134,7 @@ export function redact(text: string): string {
   if (text.length === 0) return text;
   let out = text.replace(PEM_BLOCK, REDACTED).replace(BEARER, `$1 ${REDACTED}`)
     .replace(JWT_PART, REDACTED);
-  if (windows.size > 0 || shortOnes.size > 0) {
+  if (windows.size > 0 || shortOnes.size > 0 || apiKeys.length > 0) {
     out = out.replace(RUN, (run) => {
       if (run === REDACTED.slice(1, -1)) return run;
       if (isKnown(run)) return REDACTED;

@@ -44,6 +44,6 @@ export function buildJwksUrl(): string {
 }
 
 /** The one line a command that would reach the platform without an address stops with (exit 2). */
-export const NO_ADDRESS =
+export const NO_ADDRESS: string =
   "No platform address: give --apiBaseUrl URL, set SERVICE_API_BASE_URL, or save one in a profile " +
   "(service config set --profile NAME --apiBaseUrl URL); this build carries no production address.";

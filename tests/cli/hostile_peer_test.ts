@@ -72,6 +72,10 @@ async function service(
 
 const MiB = 1024;
 
+/** A control character other than the newline ending a line, as a terminal would act on it. */
+// deno-lint-ignore no-control-regex -- finding control characters is the point
+const RAW_CONTROL = /[\x00-\x09\x0b-\x1f\x7f]/;
+
 Deno.test("listen --forwardTo: an app that answers without end is cut at 64 KiB, the platform gets its status at once, and the receiver stays small", async () => {
   const app = startHostilePeer({
     "POST /hook": () => new Response(endlessBody(), { status: 200 }),
@@ -364,7 +368,7 @@ Deno.test("ids and statuses holding ESC, an OSC title or a newline are shown esc
       peer.url,
     );
     assertEquals(table.code, 0, table.stderr);
-    assert(!/[\x00-\x08\x0b-\x1f\x7f]/.test(table.stdout), JSON.stringify(table.stdout));
+    assert(!RAW_CONTROL.test(table.stdout), JSON.stringify(table.stdout));
     const rows = table.stdout.trimEnd().split("\n");
     assertEquals(rows.length, 2, table.stdout); // the header and one row: no forged row
     assertStringIncludes(rows[1], "n1\\x1b]0;owned\\x07");
@@ -376,7 +380,7 @@ Deno.test("ids and statuses holding ESC, an OSC title or a newline are shown esc
     assertEquals(JSON.parse(asJson.stdout), hostile);
     const error = await service(["webhooks", "get", "--webhookId", "w1"], peer.url);
     assertEquals(error.code, 4, error.stderr);
-    assert(!/[\x00-\x08\x0b-\x1f\x7f]/.test(error.stderr), JSON.stringify(error.stderr));
+    assert(!RAW_CONTROL.test(error.stderr), JSON.stringify(error.stderr));
     assertEquals(error.stderr.trimEnd().split("\n").length, 1, error.stderr);
     assertMatch(error.stderr, /\\(x1b|u001b)\[31mw1\\(x1b|u001b)\[0m\\nerror: forged/);
   } finally {

@@ -15,7 +15,7 @@ import type { Jwks, JwksResolver } from "../../webhooks/signature.ts";
 import { buildApiBaseUrl, buildJwksUrl } from "../../platform/production.ts";
 
 /** With neither `--jwks` nor `--apiBaseUrl` in a build without a production JWKS (exit 2). */
-export const NO_JWKS =
+export const NO_JWKS: string =
   "No keys to check signatures against: give --jwks URL|FILE (the platform's JWKS), or " +
   "--apiBaseUrl of the platform that signs (the emulator serves its own); this build carries " +
   "no production JWKS address.";

@@ -330,9 +330,7 @@ const resendByResource = leaf({
     const plural = count === 1 ? "" : "s";
     if (flags.dryRun) {
       if (ctx.out.format === "table") {
-        await ctx.out.write(
-          `would resend ${count} notification${plural} of resource ${resourceId}\n`,
-        );
+        await ctx.out.text(`would resend ${count} notification${plural} of resource ${resourceId}`);
       } else {
         await ctx.out.object({ dryRun: true, count });
       }

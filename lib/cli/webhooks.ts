@@ -85,10 +85,10 @@ function setEnabled(enabled: boolean, summary: string): Command {
       const before = enabled ? await getWebhook(client, id).catch(() => undefined) : undefined;
       const after = await updateWebhook(client, id, { enabled });
       if (ctx.out.format === "table") {
-        await ctx.out.write(
+        await ctx.out.text(
           `${id}: ${
             before && before.status !== after.status ? `${before.status} -> ` : ""
-          }${after.status}\n`,
+          }${after.status}`,
         );
       } else {
         await ctx.out.object(after);
@@ -113,7 +113,7 @@ const metrics = leaf({
     const value = await getErrorRate(client, id);
     const obj = { webhookId: id, metric: "LAST_ACTIVE_HOUR_ERROR_RATE", value: Number(value) };
     if (ctx.out.format === "table") {
-      await ctx.out.write(`${id}: last active hour error rate ${value}%\n`);
+      await ctx.out.text(`${id}: last active hour error rate ${value}%`);
     } else await ctx.out.object(obj);
     return 0;
   },

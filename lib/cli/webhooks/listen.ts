@@ -28,7 +28,7 @@
 import { formatFlag, leaf } from "../command.ts";
 import { CliError, UsageError } from "../errors.ts";
 import { whenStopped } from "../stop_signals.ts";
-import { writeAll } from "../output.ts";
+import { shown, writeAll } from "../output.ts";
 import { checkEndpointUrl } from "./common.ts";
 import { jwksSource } from "./jwks_source.ts";
 import { type BoundedServer, serveBounded } from "../../core/bounded_server.ts";
@@ -244,15 +244,17 @@ export const listenCommand = leaf({
         };
         if (out.format === "table") {
           print(
-            [
-              line.time,
-              line.eventType || "-",
-              line.resourceId ?? "-",
-              line.notificationId ?? "-",
-              c.ok ? "signature ok" : `signature INVALID (${c.reason})`,
-              `-> ${status}`,
-              `${duration} ms`,
-            ].join("  ") + (forwardProblem ? `  (${forwardProblem})` : "") + "\n",
+            shown(
+              [
+                line.time,
+                line.eventType || "-",
+                line.resourceId ?? "-",
+                line.notificationId ?? "-",
+                c.ok ? "signature ok" : `signature INVALID (${c.reason})`,
+                `-> ${status}`,
+                `${duration} ms`,
+              ].join("  ") + (forwardProblem ? `  (${forwardProblem})` : ""),
+            ) + "\n",
           );
         } else print(JSON.stringify(line) + "\n");
       }).catch(() => {});

@@ -388,6 +388,58 @@ Deno.test("ids and statuses holding ESC, an OSC title or a newline are shown esc
   }
 });
 
+Deno.test("listen prints a delivery whose fields hold ESC, an OSC title or a newline escaped, on one line", async () => {
+  const keysServer = startHostilePeer({ "GET /jwks": () => json({ keys: [] }) });
+  const child = mainCommand([
+    "webhooks",
+    "listen",
+    "--port",
+    "0",
+    "--respond",
+    "200",
+    "--jwks",
+    `${keysServer.url}/jwks`,
+    "--format",
+    "table",
+  ], { stdout: "piped", stderr: "piped" }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  const lines = async (n: number) => {
+    while (text.split("\n").length <= n) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    return text.split("\n").slice(0, n);
+  };
+  try {
+    const [url] = await lines(1);
+    const res = await fetch(url, {
+      method: "POST",
+      body: JSON.stringify({
+        id: "n1\nforged  line",
+        webhookId: "w1",
+        eventType: "transaction.created\x1b]0;owned\x07",
+        resourceId: "r1\x1b[2J",
+      }),
+    });
+    await res.body?.cancel();
+    assertEquals(res.status, 200);
+    const [, delivery] = await lines(2);
+    assert(!RAW_CONTROL.test(delivery), JSON.stringify(delivery));
+    assertStringIncludes(
+      delivery,
+      "transaction.created\\x1b]0;owned\\x07  r1\\x1b[2J  n1\\nforged  line",
+    );
+  } finally {
+    child.kill("SIGTERM");
+    await reader.cancel().catch(() => {});
+    await child.stderr.cancel().catch(() => {});
+    await child.status;
+    await keysServer.close();
+  }
+});
+
 Deno.test("the JWKS fetch does not follow a redirect to another host", async () => {
   const elsewhere = startHostilePeer({ "GET /keys": () => json({ keys: [] }) });
   const peer = startHostilePeer({

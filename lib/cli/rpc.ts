@@ -59,8 +59,6 @@ export const rpcCommand = leaf({
 
     // 1. Everything that can be checked without I/O (exit 2 on a mistake).
     const { transport, externalTxIdPrefix, wantedChain } = checkRpcFlags(f, rest, given, out);
-    // Where the API key goes (none known: exit 2 before any network use); --emulator: its own.
-    const address = f.emulator ? undefined : platformAddress(f.apiBaseUrl, ctx.origins);
     const rpc = await loadBridge();
     const rpcUrl = f.rpcUrl ??
       (wantedChain !== undefined ? rpc.knownChain(wantedChain)?.rpcUrl : undefined);
@@ -71,6 +69,8 @@ export const rpcCommand = leaf({
           : `Chain ${wantedChain} has no built-in public node: give --rpcUrl.`,
       );
     }
+    // Where the API key goes (none known: exit 2 before any network use); --emulator: its own.
+    const address = f.emulator ? undefined : platformAddress(f.apiBaseUrl, ctx.origins);
     let upstream: InstanceType<typeof rpc.Upstream>;
     try {
       upstream = rpc.connectUpstream(rpcUrl);

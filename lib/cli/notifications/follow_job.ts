@@ -34,7 +34,7 @@ export const waitTimeoutFlag = {
 
 /** Follows job `jobId` of `webhookId` until COMPLETED or FAILED, or no progress for `waitTimeoutMs`. */
 export async function followResendJob(
-  ctx: { out: Output; now?: () => number },
+  ctx: { out: Output },
   client: PlatformClient,
   job: { webhookId: string; jobId: string; kind: "failed" | "query" },
   maxDelayMs: number,

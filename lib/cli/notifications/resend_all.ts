@@ -29,6 +29,7 @@ import { followResendJob, waitTimeoutFlag } from "./follow_job.ts";
 export { defaultRunKey, resendKey } from "./resend_one_by_one.ts";
 
 const HOUR = 3_600_000;
+const KNOWN: ReadonlySet<string> = new Set(NOTIFICATION_STATUSES);
 const DAY = 24 * HOUR;
 
 /** The `resend-all` verb. */
@@ -162,7 +163,8 @@ export const resendAllCommand = leaf({
       let count = 0;
       for await (const n of listed()) {
         if (++count > flags.maxNotifications) throw tooMany(sinceIso, flags.maxNotifications);
-        byStatus[n.status] = (byStatus[n.status] ?? 0) + 1;
+        // only the statuses we know are counted: a platform's own words must not grow the tally
+        if (KNOWN.has(n.status)) byStatus[n.status] = (byStatus[n.status] ?? 0) + 1;
       }
       await out.clearProgress();
       const counted = Object.fromEntries(

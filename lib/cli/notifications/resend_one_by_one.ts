@@ -33,6 +33,7 @@ import { NOTIFICATION_STATUSES, toHex } from "../../core/mod.ts";
 import type { PlatformClient } from "../../platform/mod.ts";
 
 const HOUR = 3_600_000;
+const KNOWN: ReadonlySet<string> = new Set(NOTIFICATION_STATUSES);
 
 /**
  * The `Idempotency-Key` of one notification's resend in a run: a SHA-256 of
@@ -125,7 +126,8 @@ export async function resendOneByOne(
     const r = await mine;
     if (r.done) return undefined;
     if (++yielded > run.max) throw tooMany(sinceIso, run.max);
-    byStatus[r.value.status] = (byStatus[r.value.status] ?? 0) + 1;
+    // only the statuses we know are counted: a platform's own words must not grow the tally
+    if (KNOWN.has(r.value.status)) byStatus[r.value.status] = (byStatus[r.value.status] ?? 0) + 1;
     return r.value.id;
   };
   const worker = async () => {

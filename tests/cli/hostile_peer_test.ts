@@ -190,6 +190,7 @@ Deno.test("resend-all one by one over a listing that never ends resends as it li
     assert(!r.killed, `still running after 120 s: ${r.stderr.slice(-300)}`);
     assertEquals(r.code, 1, r.stderr);
     assertMatch(r.stderr, /More than 1500 notifications listed/);
+    console.log(`resend-all one by one: peak RSS ${Math.round(r.peakKiB / 1024)} MiB`);
     // resent as listed: the first page's resends were made before the second page was read
     assertEquals(peer.hits.get("POST /v1/webhooks/*/notifications/*/resend"), 1500);
     assert(r.peakKiB < 250 * MiB, `grew to ${Math.round(r.peakKiB / 1024)} MiB`);

@@ -349,6 +349,54 @@ Deno.test("a platform error the bridge passes to its child as a JSON-RPC error n
   }
 });
 
+Deno.test("the bridge's banner shows a refused account listing without the key or the token", async () => {
+  const { peer, echoed } = echoing(401);
+  const node = startHostilePeer({
+    "POST /": async (r) => {
+      const req = await r.json();
+      return json({ jsonrpc: "2.0", id: req.id, result: "0x7a69" });
+    },
+  });
+  const child = mainCommand([
+    "rpc",
+    "--http",
+    "--rpcUrl",
+    node.url,
+    "--chainId",
+    "31337",
+    "--assetId",
+    "ETH_TEST",
+  ], {
+    env: {
+      SERVICE_API_KEY: API_KEY,
+      SERVICE_API_PRIVATE_KEY_PATH: keys.pkcs8Pem,
+      SERVICE_API_BASE_URL: peer.url,
+    },
+  }).spawn();
+  let stderr = "";
+  const reading = (async () => {
+    for await (const t of child.stderr.pipeThrough(new TextDecoderStream())) stderr += t;
+  })();
+  try {
+    for (let i = 0; i < 300 && !/Listening on/.test(stderr); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assertMatch(stderr, /\(none listed: .*\[redacted\].*\)/);
+    assertMatch(
+      stderr,
+      /The API key goes to http:\/\/127\.0\.0\.1:\d+ \(from SERVICE_API_BASE_URL/,
+    );
+    assertNoSecret(stderr, echoed);
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    await reading;
+    await child.stdout.cancel().catch(() => {});
+    await node.close();
+    await peer.close();
+  }
+});
+
 Deno.test("ids and statuses holding ESC, an OSC title or a newline are shown escaped in a table and in an error; JSON is unchanged", async () => {
   const now = Date.now();
   const hostile = {

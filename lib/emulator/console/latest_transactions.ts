@@ -21,6 +21,8 @@ export interface ConsoleTransaction {
   txHash: unknown;
   /** Epoch ms. */
   createdAt: number;
+  /** The id of the API user who created it. */
+  createdBy: unknown;
 }
 
 /**
@@ -36,7 +38,7 @@ export interface ConsoleTransaction {
  */
 export function latestTransactions(store: Store, limit: number): ConsoleTransaction[] {
   const rows = store.db.prepare(
-    "SELECT id, status, sub_status, operation, tx_hash, created_at FROM transactions ORDER BY seq DESC LIMIT ?",
+    "SELECT id, status, sub_status, operation, tx_hash, created_at, json_extract(record, '$.createdBy') AS created_by FROM transactions ORDER BY seq DESC LIMIT ?",
   ).all(limit) as Row[];
   return rows.map((r) => ({
     id: r.id,
@@ -45,5 +47,6 @@ export function latestTransactions(store: Store, limit: number): ConsoleTransact
     operation: r.operation,
     txHash: r.tx_hash,
     createdAt: Number(r.created_at),
+    createdBy: r.created_by,
   }));
 }

@@ -162,9 +162,11 @@ export class TransactionEngine {
    * Checks and stores a new transaction (SUBMITTED), emits
    * `transaction.created`, and starts its walk. Throws a 400
    * `BadRequestError` for a bad request, `ConflictError` for a reused `externalTxId`.
+   * `createdBy`: the id of the API user who asked (the record's `createdBy`).
    */
-  create(body: unknown): TransactionRecord {
+  create(body: unknown, createdBy?: string): TransactionRecord {
     const { request, record, externalTxId } = checkTransactionRequest(this.#ctx, body);
+    if (createdBy !== undefined) record.createdBy = createdBy;
     if (externalTxId && this.#store.byExternalId(externalTxId)) {
       throw new ConflictError(
         `externalTxId "${externalTxId}" was already used by another transaction; it must be unique.`,

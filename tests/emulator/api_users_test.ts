@@ -111,7 +111,10 @@ Deno.test("API users with roles: Viewer reads, Signer sends, Admin manages webho
       viewer.webhooksV2.createWebhook({ createWebhookRequest: create }),
     );
     assert.equal(viewerHook.status, 403);
-    assert.match(viewerHook.message, /VIEWER and may not call POST \/v1\/webhooks \(createWebhook\)/);
+    assert.match(
+      viewerHook.message,
+      /VIEWER and may not call POST \/v1\/webhooks \(createWebhook\)/,
+    );
     const signerHook = await refused(
       signer.webhooksV2.createWebhook({ createWebhookRequest: create }),
     );
@@ -164,7 +167,10 @@ Deno.test("API users with roles: Viewer reads, Signer sends, Admin manages webho
 });
 
 Deno.test("--apiUser: bad roles and names are refused at start; a restart keeps each user's key", async () => {
-  await assert.rejects(startEmulator({ apiUsers: ["OWNER"] }), /role must be one of ADMIN, NON_SIGNING_ADMIN/);
+  await assert.rejects(
+    startEmulator({ apiUsers: ["OWNER"] }),
+    /role must be one of ADMIN, NON_SIGNING_ADMIN/,
+  );
   await assert.rejects(startEmulator({ apiUsers: ["VIEWER:a b"] }), /name must be 1 to 64/);
   await assert.rejects(startEmulator({ apiUsers: ["VIEWER:x", "SIGNER:x"] }), /given twice/);
   const dir = await Deno.makeTempDir();

@@ -133,7 +133,9 @@ function namesOf(specs: readonly ApiUserSpec[]): string[] {
   for (const s of specs) {
     if (s.name === undefined) continue;
     if (taken.has(s.name)) {
-      throw new EmulatorConfigError(`--apiUser: the name ${JSON.stringify(s.name)} is given twice.`);
+      throw new EmulatorConfigError(
+        `--apiUser: the name ${JSON.stringify(s.name)} is given twice.`,
+      );
     }
     taken.add(s.name);
   }

@@ -66,7 +66,12 @@ const WRITERS: readonly ApiUserRole[] = [
 ];
 const NO_VIEWER = WRITERS;
 const WEBHOOK_ADMINS: readonly ApiUserRole[] = ["ADMIN", "NON_SIGNING_ADMIN"];
-const WEBHOOK_RESENDERS: readonly ApiUserRole[] = ["ADMIN", "NON_SIGNING_ADMIN", "EDITOR", "SIGNER"];
+const WEBHOOK_RESENDERS: readonly ApiUserRole[] = [
+  "ADMIN",
+  "NON_SIGNING_ADMIN",
+  "EDITOR",
+  "SIGNER",
+];
 
 const READ = "the SDK has no note: a read, open to every role (a Viewer reads)";
 const WRITE = "the SDK has no note: a write, open to every role but Viewer (as cancelTransaction)";
@@ -177,7 +182,11 @@ export function refusal(
 ): string | undefined {
   if (permission.roles.includes(user.role)) return undefined;
   const op = permission.sdk ? ` (${permission.sdk.split("#")[1]})` : "";
-  return `The API user ${JSON.stringify(user.name)} is a ${user.role} and may not call ${permission.method} ${permission.pattern}${op}: that needs one of ${
+  return `The API user ${
+    JSON.stringify(user.name)
+  } is a ${user.role} and may not call ${permission.method} ${permission.pattern}${op}: that needs one of ${
     permission.roles.join(", ")
-  }. A ${user.role} may ${ROLE_SUMMARY[user.role]}. Use the key of an API user with one of those roles.`;
+  }. A ${user.role} may ${
+    ROLE_SUMMARY[user.role]
+  }. Use the key of an API user with one of those roles.`;
 }

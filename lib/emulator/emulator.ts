@@ -189,13 +189,9 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
   if (!(timeScale > 0) || !Number.isFinite(timeScale)) {
     throw new EmulatorConfigError("--timeScale must be a positive number.");
   }
-  let approvalDelay, signingDelay;
-  try {
-    approvalDelay = delayRange("approvalDelay", o.approvalDelay);
-    signingDelay = delayRange("signingDelay", o.signingDelay);
-  } catch (e) {
-    throw new EmulatorConfigError(`Invalid --${(e as Error).message}.`);
-  }
+  // an EmulatorConfigError naming the option when it cannot work
+  const approvalDelay = delayRange("approvalDelay", o.approvalDelay);
+  const signingDelay = delayRange("signingDelay", o.signingDelay);
   const userSpecs = (o.apiUsers ?? []).map((u) => typeof u === "string" ? parseApiUserSpec(u) : u);
   const faults = new Faults();
   for (const f of o.faults ?? []) {

@@ -15,6 +15,7 @@ import {
   API_USER_ROLES,
   type ApiUserRole,
   PERMISSIONS,
+  refusal,
 } from "../../lib/emulator/http/permissions.ts";
 import { ROUTE_MODULES } from "../../lib/emulator/http/routes.ts";
 
@@ -128,4 +129,22 @@ Deno.test("a Viewer reads only; writes are refused to it everywhere", () => {
   for (const p of PERMISSIONS) {
     if (p.method !== "GET") assert.ok(!p.roles.includes("VIEWER"), `${p.method} ${p.pattern}`);
   }
+});
+
+Deno.test("every refusal names the user, the role, the call and what may, within 300 characters", () => {
+  // 300: what the project's platform client keeps of a platform message (lib/platform/client.ts)
+  let longest = "";
+  for (const p of PERMISSIONS) {
+    for (const role of API_USER_ROLES) {
+      const why = refusal(p, { name: "deploy-bot-12345", role });
+      if (p.roles.includes(role)) {
+        assert.equal(why, undefined);
+        continue;
+      }
+      assert.ok(why !== undefined && why.includes(`API user deploy-bot-12345 is a ${role}`), why);
+      assert.ok(why.includes(`${p.method} ${p.pattern}`) && why.includes(`A ${role} may `), why);
+      if (why.length > longest.length) longest = why;
+    }
+  }
+  assert.ok(longest.length <= 300, `${longest.length}: ${longest}`);
 });

@@ -29,17 +29,12 @@ export type ApiUserRole = (typeof API_USER_ROLES)[number];
 
 /** What a role may do, in words (for a refusal's message and the docs). */
 export const ROLE_SUMMARY: Record<ApiUserRole, string> = {
-  ADMIN: "make every call the emulator serves",
-  NON_SIGNING_ADMIN:
-    "read, create and cancel transactions, and create, change, delete and resend webhooks, but not estimate a transaction's fee",
-  SIGNER:
-    "read, create and cancel transactions, estimate fees and resend webhook notifications, but not create, change or delete webhooks",
-  APPROVER:
-    "read, create and cancel transactions, estimate fees and use the V1 resends, but not create, change, delete or resend V2 webhooks",
-  EDITOR:
-    "read, create and cancel transactions, estimate fees and resend webhook notifications, but not create, change or delete webhooks",
-  VIEWER:
-    "only read (transactions, vault accounts, assets, wallets, webhooks and notifications): not create, change, cancel or resend anything, nor estimate fees",
+  ADMIN: "make every call",
+  NON_SIGNING_ADMIN: "make every call but a transaction fee estimate",
+  SIGNER: "read, send and resend, but not manage webhooks",
+  APPROVER: "read, send and use the V1 resends, but not manage or resend V2 webhooks",
+  EDITOR: "read, send and resend, but not manage webhooks",
+  VIEWER: "only read",
 };
 
 /** One row of the table. */
@@ -165,14 +160,15 @@ export function permissionOf(method: string, pattern: string): Permission | unde
 }
 
 /**
- * Why `role` may not call the route of `permission`, or `undefined` when it
- * may: a sentence naming the user, the role, the call, the roles that may,
- * and what the role may do.
+ * Why `user` may not call the route of `permission`, or `undefined` when it
+ * may: one sentence (under the 300 characters a client shows of a platform
+ * message) naming the user, its role, the call, the roles that may, and what
+ * the role may do.
  *
  * @example
  * ```ts
  * const p = permissionOf("POST", "/v1/transactions")!;
- * refusal(p, { name: "ci", role: "VIEWER" }); // "The API user \"ci\" is a VIEWER: ..."
+ * refusal(p, { name: "ci", role: "VIEWER" }); // "API user ci (VIEWER) may not call POST /v1/transactions ..."
  * refusal(p, { name: "ops", role: "SIGNER" }); // undefined
  * ```
  */
@@ -182,11 +178,11 @@ export function refusal(
 ): string | undefined {
   if (permission.roles.includes(user.role)) return undefined;
   const op = permission.sdk ? ` (${permission.sdk.split("#")[1]})` : "";
-  return `The API user ${
-    JSON.stringify(user.name)
-  } is a ${user.role} and may not call ${permission.method} ${permission.pattern}${op}: that needs one of ${
-    permission.roles.join(", ")
-  }. A ${user.role} may ${
+  const roles = permission.roles;
+  const allowed = roles.length === 1
+    ? roles[0]
+    : `${roles.slice(0, -1).join(", ")} or ${roles.at(-1)}`;
+  return `API user ${user.name} is a ${user.role} and may not call ${permission.method} ${permission.pattern}${op}: it needs ${allowed}. A ${user.role} may ${
     ROLE_SUMMARY[user.role]
-  }. Use the key of an API user with one of those roles.`;
+  }.`;
 }

@@ -17,6 +17,9 @@
  * - `before`/`after` both strict, at the one instant a transaction was
  *   created (an in-process engine whose clock ticks on every read, so that
  *   two reads of "now" never agree).
+ * - A state file of an older emulator keeps working: its records are
+ *   rewritten once (undeclared fields gone, a hash the chain never had
+ *   cleared).
  */
 
 import assert from "node:assert/strict";
@@ -27,6 +30,7 @@ import { waitFor } from "../support/wait_for.ts";
 import { assertSdkModel } from "../support/sdk_models.ts";
 import { Store } from "../../lib/emulator/store.ts";
 import { TransactionEngine } from "../../lib/emulator/transactions/engine.ts";
+import { TRANSACTIONS_SCHEMA, TransactionStore } from "../../lib/emulator/transactions/store.ts";
 import { parseTransactionListQuery } from "../../lib/emulator/transactions/list_query.ts";
 import { ANVIL_MNEMONIC, VaultKeys } from "../../lib/emulator/vault/keys.ts";
 import { EventBus } from "../../lib/emulator/events.ts";
@@ -251,5 +255,62 @@ Deno.test("before and after are both strict at the instant a transaction was cre
     assert.deepEqual(ids(`before=${at + 1}`), [t.id]);
   } finally {
     store.close();
+  }
+});
+
+Deno.test("a state file of an older emulator: its records are rewritten once to what the models declare", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/old.sqlite`;
+    const old = Store.open(path);
+    old.migrate(TRANSACTIONS_SCHEMA);
+    const row = (id: string, status: string, record: Record<string, unknown>) =>
+      old.db.prepare(
+        `INSERT INTO transactions (id, status, operation, account_id, tx_hash, request, record, created_at, updated_at)
+         VALUES (?, ?, 'TRANSFER', 0, ?, '{}', ?, 1, 1)`,
+      ).run(id, status, String(record.txHash), JSON.stringify({ id, status, ...record }));
+    const h = `0x${"ab".repeat(32)}`;
+    row("poor", "FAILED", {
+      txHash: h,
+      subStatus: "INSUFFICIENT_FUNDS",
+      feeLevel: "MEDIUM",
+      destination: { type: "ONE_TIME_ADDRESS", oneTimeAddress: { address: ACCOUNT1 } },
+    });
+    row("mined", "COMPLETED", {
+      txHash: h,
+      maxFee: "3",
+      priorityFee: "1",
+      contractAddress: ACCOUNT1,
+      blockInfo: { blockHash: h },
+    });
+    row("sending", "BROADCASTING", { txHash: h, gasPrice: "9" });
+    old.close();
+    const store = Store.open(path);
+    try {
+      const transactions = new TransactionStore(store);
+      assert.deepEqual(transactions.record("poor"), {
+        id: "poor",
+        status: "FAILED",
+        txHash: "",
+        subStatus: "INSUFFICIENT_FUNDS",
+        destination: { type: "ONE_TIME_ADDRESS" },
+      });
+      assert.deepEqual(transactions.record("mined"), {
+        id: "mined",
+        status: "COMPLETED",
+        txHash: h,
+        blockInfo: { blockHash: h },
+      });
+      assert.deepEqual(transactions.record("sending"), {
+        id: "sending",
+        status: "BROADCASTING",
+        txHash: "",
+      });
+      assert.equal(store.getMeta("transactions_records"), "2");
+    } finally {
+      store.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

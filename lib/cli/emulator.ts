@@ -68,6 +68,13 @@ const flags = {
     description:
       'A fault from the start, e.g. "kind=status,status=503,count=2,path=/v1/transactions" (repeatable; see the admin endpoint).',
   },
+  apiUser: {
+    type: "string",
+    multiple: true,
+    placeholder: "ROLE[:NAME]",
+    description:
+      "One more API user of the workspace, with its own key pair (repeatable). ROLE: ADMIN, NON_SIGNING_ADMIN, SIGNER, APPROVER, EDITOR or VIEWER; every call checks the caller's role (403 when it may not). The ready line's apiUsers lists them.",
+  },
   approvalDelay: CUSTODY_DELAY_FLAGS.approvalDelay,
   signingDelay: CUSTODY_DELAY_FLAGS.signingDelay,
   deliveryTimeout: {
@@ -132,7 +139,10 @@ const serveCommand = leaf({
   description: [
     "Serves the platform API on http://HOST:PORT/v1 with one API user made at start. When ready it",
     'prints one JSON line on standard output: {"event":"ready","apiBaseUrl",...,"apiKey","privateKeyPath",',
-    '"consoleUrl","jwksUrl","adminUrl"}, then logs on standard error. Runs until SIGINT or SIGTERM.',
+    '"apiUsers":[{"name","role","apiKey","privateKeyPath"}],"consoleUrl","jwksUrl","adminUrl"}, then logs',
+    "on standard error. Runs until SIGINT or SIGTERM. apiKey is the default user's, an ADMIN;",
+    "--apiUser ROLE[:NAME] adds users of other roles to the same workspace (transactions and webhooks",
+    "are the workspace's): each call is checked against the role, as the platform does.",
     "Faults can be added at run time: POST {adminUrl}/faults with X-API-Key.",
     "consoleUrl opens the console in a browser (endpoints, notifications, attempts, Reactivate,",
     "Resend); it carries a per-run token and answers only on a loopback address.",
@@ -148,6 +158,7 @@ const serveCommand = leaf({
     "service emulator --rpcUrl http://127.0.0.1:8545 --state emu.sqlite --port 8080",
     "service emulator --rpcUrl http://127.0.0.1:8545 --timeScale 1000 --deliveryTimeout 2s",
     "service emulator --rpcUrl http://127.0.0.1:8545 --approvalDelay 2m --signingDelay 5s-20s",
+    "service emulator --rpcUrl http://127.0.0.1:8545 --apiUser SIGNER:ci --apiUser VIEWER",
     "service emulator trigger --eventType transaction.created --resourceId tx-1 --count 3",
   ],
   async run({ flags: f }, ctx) {
@@ -165,6 +176,7 @@ const serveCommand = leaf({
         vaultAccounts: f.vaultAccounts,
         mnemonic: f.mnemonic,
         faults: f.fault,
+        apiUsers: f.apiUser,
         approvalDelay: f.approvalDelay,
         signingDelay: f.signingDelay,
         logRequests: f.verbose === true,
@@ -198,6 +210,12 @@ const serveCommand = leaf({
         apiBaseUrl: emu.apiBaseUrl,
         apiKey: emu.apiKey,
         privateKeyPath: emu.privateKeyPath,
+        apiUsers: emu.apiUsers.map((u) => ({
+          name: u.name,
+          role: u.role,
+          apiKey: u.apiKey,
+          privateKeyPath: u.privateKeyPath,
+        })),
         consoleUrl: emu.consoleUrl,
         jwksUrl: emu.jwksUrl,
         adminUrl: emu.adminUrl,

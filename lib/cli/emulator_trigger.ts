@@ -10,6 +10,7 @@
 
 import { connectionFlags, formatFlag, leaf, platformClient } from "./command.ts";
 import { UsageError } from "./errors.ts";
+import { WEBHOOK_EVENTS } from "../core/mod.ts";
 import type { Column } from "./output.ts";
 
 const COLUMNS: Column[] = [
@@ -31,7 +32,8 @@ export const emulatorTriggerCommand = leaf({
     eventType: {
       type: "string",
       placeholder: "E",
-      description: "Event type, e.g. transaction.created.",
+      choices: WEBHOOK_EVENTS,
+      description: "Event type, e.g. transaction.created (one of the platform's webhook events).",
     },
     resourceId: { type: "string", placeholder: "R", description: "The resource id (optional)." },
     count: {

@@ -47,8 +47,10 @@ export interface EmulatorContext {
   config: EmulatorConfig;
   /** The SQLite store. */
   store: Store;
-  /** The API user whose requests are accepted. */
+  /** The default API user (an ADMIN; the ready line's `apiKey`). */
   apiUser: ApiUser;
+  /** Every API user of the workspace, the default one first (`http/api_user.ts`). */
+  apiUsers: readonly ApiUser[];
   /**
    * The node transactions go to; absent when the emulator runs without
    * `--rpcUrl` (webhooks only: routes marked `node` answer an error).

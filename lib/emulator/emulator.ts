@@ -12,7 +12,8 @@ import { WhitelistStore } from "./vault/whitelist_store.ts";
 import { blockedPortReason, toBase64Url } from "../core/mod.ts";
 import { EmulatorConfigError } from "./errors.ts";
 import { Store } from "./store.ts";
-import { ensureApiUser } from "./http/api_user.ts";
+import { type ApiUserSpec, ensureApiUsers, parseApiUserSpec } from "./http/api_user.ts";
+import type { ApiUserRole } from "./http/permissions.ts";
 import { makeKeyDir, removeStaleKeyDirs } from "./key_dir.ts";
 import { EventBus, type EventSink } from "./events.ts";
 import { Faults, type FaultSpec, parseFaultSpec } from "./faults/faults.ts";
@@ -63,6 +64,13 @@ export interface EmulatorOptions {
   stateDir?: string;
   /** Log one line per request (method, path, status, duration); default false. */
   logRequests?: boolean;
+  /**
+   * More API users of the same workspace, besides the default ADMIN: each
+   * `ROLE[:NAME]` text or `{role, name?}` makes one with its own key pair
+   * (`api-<name>.pem` next to `api.pem`). Every call checks the caller's
+   * role against the permission table (`http/permissions.ts`). Default: none.
+   */
+  apiUsers?: (ApiUserSpec | string)[];
   /** Largest request body, bytes; default 1 MiB. */
   maxBodyBytes?: number;
   /** A listener of every event (`transaction.created`, ...); default none. */
@@ -91,6 +99,20 @@ export interface EmulatorOptions {
   signingDelay?: DelayOption;
 }
 
+/** One API user of a running emulator, as the ready line shows it. */
+export interface RunningApiUser {
+  /** Its name (`default` for the default user). */
+  name: string;
+  /** Its role. */
+  role: ApiUserRole;
+  /** Its API key (never logged). */
+  apiKey: string;
+  /** Its private key file (0600). */
+  privateKeyPath: string;
+  /** The same key as PEM text. */
+  privateKeyPem: string;
+}
+
 /** A running emulator. */
 export interface RunningEmulator {
   /** `http://host:port` (clients add `/v1`). */
@@ -101,6 +123,8 @@ export interface RunningEmulator {
   privateKeyPath: string;
   /** The same key as PEM text. */
   privateKeyPem: string;
+  /** Every API user, the default one first. */
+  apiUsers: RunningApiUser[];
   /** The console page, with its per-run token (`?token=`); the console refuses requests without it. */
   consoleUrl: string;
   /** The JWKS of webhook signatures. */
@@ -165,13 +189,10 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
   if (!(timeScale > 0) || !Number.isFinite(timeScale)) {
     throw new EmulatorConfigError("--timeScale must be a positive number.");
   }
-  let approvalDelay, signingDelay;
-  try {
-    approvalDelay = delayRange("approvalDelay", o.approvalDelay);
-    signingDelay = delayRange("signingDelay", o.signingDelay);
-  } catch (e) {
-    throw new EmulatorConfigError(`Invalid --${(e as Error).message}.`);
-  }
+  // an EmulatorConfigError naming the option when it cannot work
+  const approvalDelay = delayRange("approvalDelay", o.approvalDelay);
+  const signingDelay = delayRange("signingDelay", o.signingDelay);
+  const userSpecs = (o.apiUsers ?? []).map((u) => typeof u === "string" ? parseApiUserSpec(u) : u);
   const faults = new Faults();
   for (const f of o.faults ?? []) {
     try {
@@ -252,7 +273,8 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
         log(`removed ${stale.length} key directory(ies) left by dead emulators`);
       }
     }
-    const apiUser = await ensureApiUser(store, dir);
+    const apiUsers = await ensureApiUsers(store, dir, userSpecs);
+    const apiUser = apiUsers[0];
     const info = chainInfo(chainId);
     const events = new EventBus((e) => log(`event listener failed: ${(e as Error)?.message ?? e}`));
     if (o.events) events.listen(o.events);
@@ -270,6 +292,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       },
       store,
       apiUser,
+      apiUsers,
       chain,
       keys,
       events,
@@ -322,6 +345,13 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       apiKey: apiUser.apiKey,
       privateKeyPath: apiUser.privateKeyPath,
       privateKeyPem: apiUser.privateKeyPem,
+      apiUsers: apiUsers.map((u) => ({
+        name: u.name,
+        role: u.role,
+        apiKey: u.apiKey,
+        privateKeyPath: u.privateKeyPath,
+        privateKeyPem: u.privateKeyPem,
+      })),
       consoleUrl: `${base}/console?token=${ctx.consoleToken}`,
       jwksUrl: `${base}/.well-known/jwks.json`,
       adminUrl: `${base}/admin`,

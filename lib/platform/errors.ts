@@ -16,8 +16,11 @@ function hintFor(status: number, retryAfterMs?: number, location?: string): stri
       ? `It redirects to ${location}: give that address as --apiBaseUrl if it is the API (redirects are not followed, so that signed requests go nowhere else).`
       : "It is a redirect without a Location: check --apiBaseUrl (redirects are not followed).";
   }
-  if (status === 401 || status === 403) {
+  if (status === 401) {
     return "Check the API key and private key (--apiKey, --privateKey) and --apiBaseUrl.";
+  }
+  if (status === 403) {
+    return "The API key was accepted, but its API user's role may not make this call (a Viewer only reads; managing webhooks needs an Admin or Non-Signing Admin): use the key of a user whose role allows it.";
   }
   if (status === 404) return "Check the id and --apiBaseUrl.";
   if (status === 429) {

@@ -21,7 +21,13 @@ import {
   drawDelay,
 } from "../../lib/emulator/transactions/custody_delays.ts";
 import { Store } from "../../lib/emulator/store.ts";
-import { EmulatorConfigError, type EmulatorEvent, startEmulator } from "../../lib/emulator/mod.ts";
+import {
+  type DelayOption,
+  EmulatorConfigError,
+  type EmulatorEvent,
+  startEmulator,
+} from "../../lib/emulator/mod.ts";
+import { BaseError } from "../../lib/core/mod.ts";
 
 const ACCOUNT1 = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const APPROVAL_MS = 300;
@@ -73,9 +79,20 @@ Deno.test("a delay option is checked, and a range draws within its bounds", asyn
   assert.equal(delayRange("approvalDelay", 0), undefined);
   assert.deepEqual(delayRange("approvalDelay", 90_000), { minMs: 90_000, maxMs: 90_000 });
   assert.deepEqual(delayRange("signingDelay", { minMs: 5, maxMs: 20 }), { minMs: 5, maxMs: 20 });
-  assert.throws(() => delayRange("approvalDelay", -1), /approvalDelay: expected milliseconds/);
-  assert.throws(() => delayRange("approvalDelay", 25 * 3_600_000), /from 0 to 86400000/);
-  assert.throws(() => delayRange("signingDelay", { minMs: 20, maxMs: 5 }), /minMs at most maxMs/);
+  // a domain error on the one base (exit 2 in the CLI), never a RangeError
+  for (
+    const [name, bad, why] of [
+      ["approvalDelay", -1, /^Invalid --approvalDelay: expected milliseconds/],
+      ["approvalDelay", 25 * 3_600_000, /from 0 to 86400000/],
+      ["signingDelay", { minMs: 20, maxMs: 5 }, /^Invalid --signingDelay: expected minMs at most/],
+    ] as const
+  ) {
+    assert.throws(() => delayRange(name, bad as DelayOption), (x: unknown) => {
+      assert.ok(x instanceof EmulatorConfigError && x instanceof BaseError, String(x));
+      assert.match((x as Error).message, why);
+      return true;
+    });
+  }
   const range = { minMs: 5000, maxMs: 20000 };
   assert.equal(drawDelay(range, () => 0), 5000);
   assert.equal(drawDelay(range, () => 0.5), 12500);

@@ -39,6 +39,7 @@ Deno.test("domain errors are answered 400/404; an unexpected error is a 500 with
     uuid: () => `req-${++ids}`,
     log: (l: string) => logs.push(l),
     config: { maxBodyBytes: 1 << 20, logRequests: false },
+    apiUsers: [],
   } as unknown as EmulatorContext;
   const { handle } = createHandler(ctx, [{
     name: "test",

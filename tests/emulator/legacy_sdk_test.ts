@@ -129,9 +129,18 @@ Deno.test({
         assert.equal(hook.status, 201);
         const all = await sdk.resendWebhooks();
         assert.equal(typeof all.webhooksCount, "number");
+        // its ResendWebhooksResponse type: {webhooksCount} (the hook came after the transaction:
+        // none of its notifications to resend)
         assert.deepEqual(await sdk.resendTransactionWebhooksById(ids[0], true, true), {
           success: true,
+          webhooksCount: 0,
         });
+        // a transaction the workspace does not have: 404
+        const status = await sdk.resendTransactionWebhooksById("no-such-tx", true).then(
+          () => 200,
+          (e: { response?: { status: number } }) => e.response?.status,
+        );
+        assert.equal(status, 404);
       });
     } finally {
       await fx.stop();

@@ -199,12 +199,17 @@ Deno.test("service emulator trigger creates notifications in a running emulator 
     assert.deepEqual(rc.received[0].json.data, { name: "ops" });
     assert.ok(!r.stdout.includes(emu.ready.apiKey) && !r.stderr.includes(emu.ready.apiKey));
 
-    const bad = await runCli(["emulator", "trigger", "--eventType", "x", "--data", "{nope"], {
-      env,
-    });
+    const bad = await runCli(
+      ["emulator", "trigger", "--eventType", "transaction.created", "--data", "{nope"],
+      { env },
+    );
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--data/);
     assert.equal(bad.stderr.trim().split("\n").length, 1);
+    // the event is one of the platform's webhook events
+    const unknown = await runCli(["emulator", "trigger", "--eventType", "x"], { env });
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /"x" for --eventType: expected one of transaction\.created, /);
     const missing = await runCli(["emulator", "trigger"], { env });
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /--eventType/);

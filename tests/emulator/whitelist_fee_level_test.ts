@@ -102,21 +102,28 @@ Deno.test("emulator whitelist and feeLevel", async (t) => {
     );
 
     await t.step(
-      "feeLevel is kept on the transaction (the level asked for, MEDIUM when none, absent with explicit fees)",
+      "feeLevel is kept inside the emulator, not in the answer (the level asked for, MEDIUM when none, explicit fees): the console shows it",
       async () => {
-        const cases: [Record<string, unknown>, string | undefined][] = [
+        const cases: [Record<string, unknown>, string][] = [
           [{ feeLevel: "low" }, "LOW"],
           [{ feeLevel: "HIGH" }, "HIGH"],
           [{}, "MEDIUM"],
-          [{ maxFee: "30", priorityFee: "1" }, undefined],
+          [{ maxFee: "30", priorityFee: "1" }, "EIP-1559"],
+          [{ fee: "9" }, "legacy"],
         ];
+        const token = new URL(fx.emu.consoleUrl).searchParams.get("token")!;
         for (const [extra, want] of cases) {
           const r = await fx.api<{ id: string }>("POST", "/v1/transactions", {
             body: transfer(asset, "0", ACCOUNT1, "0.0001", extra),
           });
           assert.ok(r.status < 300, JSON.stringify(r.data));
           const got = await fx.api<Record<string, unknown>>("GET", `/v1/transactions/${r.data.id}`);
-          assert.equal(got.data.feeLevel, want, JSON.stringify(extra));
+          assert.equal(got.data.feeLevel, undefined, "TransactionResponse declares no feeLevel");
+          const overview = await (await fetch(`${fx.emu.apiBaseUrl}/console/api/overview`, {
+            headers: { "x-console-token": token },
+          })).json();
+          const row = overview.transactions.find((t: { id: string }) => t.id === r.data.id);
+          assert.equal(row.fee, want, JSON.stringify(extra));
         }
       },
     );

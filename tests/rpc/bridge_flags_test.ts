@@ -41,7 +41,12 @@ async function rpc(address: string, method: string, params: unknown[] = []) {
   return r.json() as { result?: unknown; error?: { code: number; message: string } };
 }
 
-/** Sends and returns the emulator's transaction record of the hash. */
+/**
+ * Sends and returns the emulator's transaction record of the hash, with the
+ * fee level the bridge asked for (`feeLevel`, undefined for explicit fees):
+ * the platform's answer has no such field (the SDK's model declares none), so
+ * it is read from the emulator's console, which shows the fee asked.
+ */
 async function sendAndFind(address: string, tx: Record<string, unknown>) {
   const r = await rpc(address, "eth_sendTransaction", [tx]);
   assert.ok(typeof r.result === "string", JSON.stringify(r));
@@ -50,7 +55,13 @@ async function sendAndFind(address: string, tx: Record<string, unknown>) {
   });
   const found = list.data.find((t) => t.txHash === r.result);
   assert.ok(found, `no emulator transaction with hash ${r.result}`);
-  return found;
+  const consoleUrl = new URL(stack.emulator.consoleUrl);
+  const overview = await (await fetch(`${consoleUrl.origin}/console/api/overview`, {
+    headers: { "x-console-token": consoleUrl.searchParams.get("token")! },
+  })).json();
+  const fee = overview.transactions.find((t: { id: unknown }) => t.id === found.id)?.fee;
+  const feeLevel: unknown = ["LOW", "MEDIUM", "HIGH"].includes(fee) ? fee : undefined;
+  return { ...found, feeLevel } as Record<string, unknown>;
 }
 
 function randomAddress(): string {

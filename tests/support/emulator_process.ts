@@ -21,6 +21,8 @@ export interface ReadyLine {
   apiBaseUrl: string;
   apiKey: string;
   privateKeyPath: string;
+  /** Every API user, the default ADMIN first (`--apiUser ROLE[:NAME]` adds more). */
+  apiUsers: { name: string; role: string; apiKey: string; privateKeyPath: string }[];
   consoleUrl: string;
   jwksUrl: string;
   adminUrl: string;

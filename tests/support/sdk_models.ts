@@ -2,9 +2,11 @@
  * Checks an answer against a model of the official TypeScript SDK
  * (`@fireblocks/ts-sdk` in node_modules), read from the SDK's own
  * declaration files: every required property (declared without `?`) is
- * present, every property whose type is an SDK enum holds one of its
- * values, and properties typed with another model (or an array of one) are
- * checked the same way, recursively. So when the SDK's models change, or
+ * present, no property is there that the model does not declare (a strict
+ * deserializer, as the SDKs of typed languages have, refuses one), every
+ * property whose type is an SDK enum holds one of its values, and
+ * properties typed with another model (or an array of one) are checked the
+ * same way, recursively. So when the SDK's models change, or
  * the emulator drifts from them, a conformance test fails naming the path.
  */
 
@@ -93,6 +95,10 @@ function collect(value: unknown, name: string, path: string, problems: string[])
     return;
   }
   const o = value as Record<string, unknown>;
+  const declared = new Set(m.props.map((p) => p.name));
+  for (const k of Object.keys(o)) {
+    if (!declared.has(k)) problems.push(`${path}.${k}: not declared by ${name}`);
+  }
   for (const p of m.props) {
     if (p.required && (o[p.name] === undefined)) {
       problems.push(`${path}.${p.name}: required by ${name}, missing`);
@@ -101,9 +107,31 @@ function collect(value: unknown, name: string, path: string, problems: string[])
   }
 }
 
+const LEGACY_TYPES = new URL(
+  "../../node_modules/fireblocks-sdk/dist/src/types.d.ts",
+  import.meta.url,
+);
+
+/**
+ * The properties the older SDK (`fireblocks-sdk` 5.x) declares in its
+ * interface `name`, read from its `types.d.ts` (empty when it is not
+ * installed or has no such interface).
+ */
+export function legacySdkFields(name: string): string[] {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(LEGACY_TYPES);
+  } catch {
+    return [];
+  }
+  const m = text.match(new RegExp(`export interface ${name} \\{([\\s\\S]*?)\\n\\}`));
+  return m ? [...m[1].matchAll(/^\s*(\w+)\??:/gm)].map((p) => p[1]) : [];
+}
+
 /**
  * Throws, naming every problem, unless `value` fits the SDK model `name`
- * (use `Array<Name>` for a list).
+ * (use `Array<Name>` for a list). `also`: top-level fields allowed besides
+ * the model's (an answer both SDKs read, e.g. {@linkcode legacySdkFields}).
  *
  * @example
  * ```ts
@@ -111,7 +139,7 @@ function collect(value: unknown, name: string, path: string, problems: string[])
  * assertSdkModel(list, "Array<TransactionResponse>");
  * ```
  */
-export function assertSdkModel(value: unknown, name: string): void {
+export function assertSdkModel(value: unknown, name: string, also: string[] = []): void {
   const problems: string[] = [];
   const arr = name.match(/^Array<(\w+)>$/);
   if (arr) {
@@ -121,6 +149,8 @@ export function assertSdkModel(value: unknown, name: string): void {
     if (sdkModel(name).kind === "other") throw new Error(`No SDK model named ${name}`);
     collect(value, name, "$", problems);
   }
+  const allowed = also.map((k) => `$.${k}: not declared by ${name}`);
+  problems.splice(0, problems.length, ...problems.filter((p) => !allowed.includes(p)));
   if (problems.length) {
     throw new Error(`The answer does not fit the SDK's ${name}:\n  ${problems.join("\n  ")}`);
   }

@@ -293,8 +293,9 @@ function renderChain() {
     h("tr", {}, h("td", {class: "mono trunc", text: t.id}), h("td", {text: t.operation}),
       h("td", {}, pill(t.status), t.subStatus ? " " + t.subStatus : ""),
       h("td", {class: "mono trunc", title: t.txHash || "", text: t.txHash || "–"}),
+      h("td", {text: t.createdBy || "–"}), h("td", {text: t.fee || "–"}),
       h("td", {text: time(t.createdAt)})))
-    : [h("tr", {}, h("td", {colspan: "5", class: "empty", text: "No transactions yet."}))]));
+    : [h("tr", {}, h("td", {colspan: "7", class: "empty", text: "No transactions yet."}))]));
 }
 
 async function openAttempts(nid) {
@@ -433,7 +434,7 @@ export function consolePageHtml(nonce: string): string {
 </main>
 <main id="view-chain" class="hidden"><section id="content-chain">
 <h2>Vault accounts</h2><table><thead><tr><th>id</th><th>address</th></tr></thead><tbody id="accounts"></tbody></table>
-<h2>Latest transactions</h2><table><thead><tr><th>id</th><th>operation</th><th>status</th><th>hash</th><th>created</th></tr></thead><tbody id="txs"></tbody></table>
+<h2>Latest transactions</h2><table><thead><tr><th>id</th><th>operation</th><th>status</th><th>hash</th><th>by</th><th>fee</th><th>created</th></tr></thead><tbody id="txs"></tbody></table>
 </section></main>
 <dialog id="attempts"><div class="dh"><h3>Notification <span class="mono" id="a-id"></span></h3></div>
 <div class="db"><dl id="a-meta"></dl>

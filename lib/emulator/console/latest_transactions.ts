@@ -21,6 +21,14 @@ export interface ConsoleTransaction {
   txHash: unknown;
   /** Epoch ms. */
   createdAt: number;
+  /** The id of the API user who created it. */
+  createdBy: unknown;
+  /**
+   * The fee asked for (kept in the checked request: the SDK's response model
+   * has no field for it): `LOW`, `MEDIUM` or `HIGH`, `EIP-1559` or `legacy`
+   * for explicit fees, `""` for a message.
+   */
+  fee: string;
 }
 
 /**
@@ -36,7 +44,7 @@ export interface ConsoleTransaction {
  */
 export function latestTransactions(store: Store, limit: number): ConsoleTransaction[] {
   const rows = store.db.prepare(
-    "SELECT id, status, sub_status, operation, tx_hash, created_at FROM transactions ORDER BY seq DESC LIMIT ?",
+    "SELECT id, status, sub_status, operation, tx_hash, created_at, json_extract(record, '$.createdBy') AS created_by, json_extract(request, '$.fees.kind') AS fee_kind, json_extract(request, '$.fees.level') AS fee_level FROM transactions ORDER BY seq DESC LIMIT ?",
   ).all(limit) as Row[];
   return rows.map((r) => ({
     id: r.id,
@@ -45,5 +53,13 @@ export function latestTransactions(store: Store, limit: number): ConsoleTransact
     operation: r.operation,
     txHash: r.tx_hash,
     createdAt: Number(r.created_at),
+    createdBy: r.created_by,
+    fee: r.fee_kind === "level"
+      ? String(r.fee_level)
+      : r.fee_kind === "eip1559"
+      ? "EIP-1559"
+      : r.fee_kind === "legacy"
+      ? "legacy"
+      : "",
   }));
 }

@@ -1,7 +1,7 @@
 /**
  * Verifies the platform's request authentication for real
- * (`platform-api.md`): `X-API-Key` must be the API user's key; the bearer
- * JWT must be RS256 over the registered public key, with `sub` = the key,
+ * (`platform-api.md`): `X-API-Key` must be the key of one of the API users;
+ * the bearer JWT must be RS256 over that user's public key, with `sub` = the key,
  * `uri` = the request path + query exactly, `bodyHash` = SHA-256 of the
  * received bytes (for an empty body both the empty string and the two
  * characters `""` are accepted), `exp` not passed and at most 60 s after
@@ -14,7 +14,7 @@ import { ApiError, ErrorCode } from "./reply.ts";
 import type { NonceCache } from "./nonce_cache.ts";
 import { createHash } from "node:crypto";
 import { fromBase64Url } from "../../core/mod.ts";
-import type { RsaVerifier } from "../../core/rsa_verifier.ts";
+import type { ApiUser } from "./api_user.ts";
 
 const dec = new TextDecoder();
 const enc = new TextEncoder();
@@ -34,10 +34,8 @@ const EMPTY_HASHES = [sha256Hex(new Uint8Array()), sha256Hex(enc.encode('""'))];
 
 /** What {@linkcode verifyRequest} needs. */
 export interface AuthInput {
-  /** The key requests must carry. */
-  apiKey: string;
-  /** Verifies the token signature (the shared RS256 verifier, `lib/core/rsa_verifier.ts`). */
-  publicKey: RsaVerifier;
+  /** The API user of a key, `undefined` for a key no user has. */
+  userOf(apiKey: string): ApiUser | undefined;
   /** The request headers. */
   headers: Headers;
   /** Path plus query string as received (`/v1/x?a=b`). */
@@ -55,23 +53,24 @@ function refuse(message: string): never {
 }
 
 /**
- * Checks one request; throws a 401 {@linkcode ApiError} naming what was
- * wrong (never echoing the key).
+ * Checks one request and returns its API user; throws a 401
+ * {@linkcode ApiError} naming what was wrong (never echoing the key).
  *
  * @example
  * ```ts
  * import type { ApiUser } from "./api_user.ts";
  * import type { NonceCache } from "./nonce_cache.ts";
- * declare const user: ApiUser, nonces: NonceCache, req: Request;
- * const { apiKey, publicKey } = user;
+ * declare const users: ApiUser[], nonces: NonceCache, req: Request;
+ * const userOf = (key: string) => users.find((u) => u.apiKey === key);
  * const body = new Uint8Array(await req.arrayBuffer());
- * await verifyRequest({ apiKey, publicKey, headers: req.headers, uri: "/v1/vault/accounts_paged", body, nowMs: Date.now(), nonces });
+ * const user = await verifyRequest({ userOf, headers: req.headers, uri: "/v1/vault/accounts_paged", body, nowMs: Date.now(), nonces });
  * ```
  */
-export async function verifyRequest(input: AuthInput): Promise<void> {
+export async function verifyRequest(input: AuthInput): Promise<ApiUser> {
   const key = input.headers.get("x-api-key");
   if (!key) refuse("Missing X-API-Key header.");
-  if (key !== input.apiKey) refuse("Unknown API key.");
+  const user = input.userOf(key);
+  if (!user) refuse("Unknown API key.");
   const auth = input.headers.get("authorization") ?? "";
   const m = auth.match(/^Bearer\s+([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]*)$/);
   if (!m) refuse("Missing or malformed Authorization bearer token.");
@@ -90,9 +89,9 @@ export async function verifyRequest(input: AuthInput): Promise<void> {
     refuse("The bearer token must be signed with RS256.");
   }
   if (!claims || typeof claims !== "object") refuse("The bearer token has no claims.");
-  const ok = await input.publicKey.verify(signature, enc.encode(`${h}.${p}`));
+  const ok = await user.publicKey.verify(signature, enc.encode(`${h}.${p}`));
   if (!ok) refuse("The bearer token's signature does not verify against the API user's key.");
-  if (claims.sub !== input.apiKey) refuse("The token's sub claim is not the API key.");
+  if (claims.sub !== user.apiKey) refuse("The token's sub claim is not the API key.");
   if (claims.uri !== input.uri) {
     refuse(`The token's uri claim does not match the request path and query (${input.uri}).`);
   }
@@ -113,4 +112,5 @@ export async function verifyRequest(input: AuthInput): Promise<void> {
   if (!bodyOk) refuse("The token's bodyHash does not match the SHA-256 of the request body.");
   if (typeof claims.nonce !== "string" || claims.nonce === "") refuse("The token has no nonce.");
   if (!input.nonces.add(claims.nonce, exp, now)) refuse("The token's nonce was already used.");
+  return user;
 }

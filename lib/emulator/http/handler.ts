@@ -3,7 +3,8 @@
  * place where every request is given its `X-Request-ID`, the request-level
  * faults are applied (it calls `../faults/apply.ts`, which decides them),
  * the body is read within the limit, the route is found, authentication is
- * checked, JSON is parsed, `Idempotency-Key` is honoured, and any error
+ * checked, the caller's role is checked against the permission table
+ * (`permissions.ts`: 403 when it may not), JSON is parsed, `Idempotency-Key` is honoured, and any error
  * becomes `{message, code}`: the one place where errors become HTTP
  * ({@linkcode errorReplyOf}). The domain errors of `lib/core` are answered
  * 400 (bad request, conflict) or 404 (not found); any other error is a bug,
@@ -19,6 +20,8 @@ import type { Route, RouteModule, RouteRequest } from "./router.ts";
 import { Router } from "./router.ts";
 import { notServed } from "./not_served.ts";
 import { verifyRequest } from "./auth.ts";
+import type { ApiUser } from "./api_user.ts";
+import { type Permission, permissionOf, refusal } from "./permissions.ts";
 import { checkConsoleRequest } from "./console_guard.ts";
 import { NonceCache, NONCES_SCHEMA } from "./nonce_cache.ts";
 import { Idempotency } from "./idempotency.ts";
@@ -130,37 +133,56 @@ export function createHandler(
   modules: readonly RouteModule[],
 ): EmulatorHandler {
   const router = new Router(modules);
+  // every platform route has its row in the one permission table: checked once, at start
+  const permissions = new Map<Route, Permission>();
+  for (const r of router.routes()) {
+    if (r.auth !== "api") continue;
+    const p = permissionOf(r.method, r.pattern);
+    if (!p) throw new Error(`${r.method} ${r.pattern} has no row in the permission table`);
+    permissions.set(r, p);
+  }
+  const users = new Map(ctx.apiUsers.map((u) => [u.apiKey, u]));
   // with a state file, nonces are kept across restarts (see NonceCache)
   if (ctx.store.path) ctx.store.migrate(NONCES_SCHEMA);
   const nonces = new NonceCache(ctx.store.path ? ctx.store.db : undefined);
   const faults = new RequestFaults(ctx.faults, { now: () => ctx.now(), log: (l) => ctx.log(l) });
   const idempotency = new Idempotency(new IdempotencyStore(ctx.store.db), () => ctx.now());
 
-  async function authenticate(route: Route, request: Request, uri: string, body: Uint8Array) {
+  async function authenticate(
+    route: Route,
+    request: Request,
+    uri: string,
+    body: Uint8Array,
+  ): Promise<ApiUser | undefined> {
     if (route.auth === "none") return;
     if (route.auth === "console") {
       checkConsoleRequest(request.headers, new URL(request.url), ctx.consoleToken);
       return;
     }
     if (route.auth === "admin") {
-      if (request.headers.get("x-api-key") !== ctx.apiUser.apiKey) {
+      // the emulator's own controls: the key of an ADMIN user
+      const user = users.get(request.headers.get("x-api-key") ?? "");
+      if (user?.role !== "ADMIN") {
         throw new ApiError(
           401,
-          "The admin endpoint needs the X-API-Key header with the emulator's API key.",
+          "The admin endpoint needs the X-API-Key header with the key of an ADMIN API user " +
+            "(the ready line's apiKey).",
           ErrorCode.unauthorized,
         );
       }
-      return;
+      return user;
     }
-    await verifyRequest({
-      apiKey: ctx.apiUser.apiKey,
-      publicKey: ctx.apiUser.publicKey,
+    const user = await verifyRequest({
+      userOf: (key) => users.get(key),
       headers: request.headers,
       uri,
       body,
       nowMs: ctx.now(),
       nonces,
     });
+    const why = refusal(permissions.get(route)!, user);
+    if (why) throw new ApiError(403, why, ErrorCode.forbidden);
+    return user;
   }
 
   async function run(route: Route, rr: RouteRequest): Promise<Reply> {
@@ -196,7 +218,7 @@ export function createHandler(
         { Allow: match.allowed.join(", ") },
       );
     }
-    await authenticate(match.route, request, uri, body);
+    const user = await authenticate(match.route, request, uri, body);
     if (match.route.node && !ctx.chain) {
       throw new ApiError(
         400,
@@ -228,6 +250,7 @@ export function createHandler(
       rawBody: body,
       body: parsed,
       requestId,
+      user,
       idempotencyKey: method === "POST" && match.route.auth === "api" && idem ? idem : undefined,
     };
     const reply = await idempotency.run(

@@ -9,6 +9,7 @@
 
 import type { Reply } from "./reply.ts";
 import type { EmulatorContext } from "../context.ts";
+import type { ApiUser } from "./api_user.ts";
 
 /**
  * Who may call a route: `api` = the platform's request authentication
@@ -36,6 +37,8 @@ export interface RouteRequest {
   body: unknown;
   /** The request id sent back as `X-Request-ID`. */
   requestId: string;
+  /** The API user who sent it (`api` and `admin` routes). */
+  user?: ApiUser;
   /** `Idempotency-Key` header of a POST, if any. */
   idempotencyKey?: string;
 }

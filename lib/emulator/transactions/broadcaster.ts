@@ -153,21 +153,17 @@ export class Broadcaster {
           })
           : await account.signTransaction({ ...base, type: "legacy", gasPrice: fees.gasPrice });
         const hash = keccak256(raw);
+        // no txHash yet: the chain has none until the node takes the bytes (the SDK: a hash
+        // once CONFIRMING); the hash is kept as the raw bytes it is the keccak of
         moves.move(id, "BROADCASTING", {
-          txHash: hash,
           nonce: String(nonce),
           gasLimit: gas!.toString(),
-          ...(fees.type === "eip1559"
-            ? {
-              maxFee: formatGwei(fees.maxFeePerGas),
-              priorityFee: formatGwei(fees.maxPriorityFeePerGas),
-            }
-            : { gasPrice: formatGwei(fees.gasPrice) }),
+          ...(fees.type === "legacy" ? { feeInfo: { gasPrice: formatGwei(fees.gasPrice) } } : {}),
         }, { raw, nonce });
         try {
           await client.request({ method: "eth_sendRawTransaction", params: [raw] });
           this.#nonces.set(req.accountId, nonce + 1);
-          moves.move(id, "CONFIRMING");
+          moves.move(id, "CONFIRMING", { txHash: hash });
           sent = hash;
           return;
         } catch (e) {
@@ -177,7 +173,7 @@ export class Broadcaster {
             ctx.log(
               `transaction ${id}: nonce ${nonce} refused (${c.description}); retrying with the node's nonce`,
             );
-            moves.move(id, "PENDING_SIGNATURE", { txHash: "" }, { raw: null, nonce: null });
+            moves.move(id, "PENDING_SIGNATURE", {}, { raw: null, nonce: null });
             continue;
           }
           return moves.fail(id, c.subStatus, c.description);
@@ -189,11 +185,13 @@ export class Broadcaster {
 
   /**
    * Sends again the raw bytes of a BROADCASTING transaction (after a
-   * restart) and moves it to CONFIRMING (returns true); a node that no longer
-   * takes them and has no receipt either makes it FAILED (returns false).
+   * restart) and moves it to CONFIRMING with their hash (returns true); a
+   * node that no longer takes them and has no receipt either makes it FAILED,
+   * without a hash (returns false).
    */
-  async resend(id: string, raw: Hex, txHash: string, accountId: number): Promise<boolean> {
+  async resend(id: string, raw: Hex, accountId: number): Promise<boolean> {
     const { ctx, moves } = this.#o;
+    const txHash = keccak256(raw);
     return await this.#withLock(accountId, async () => {
       try {
         await nodeOf(ctx).client.request({ method: "eth_sendRawTransaction", params: [raw] });
@@ -209,7 +207,7 @@ export class Broadcaster {
           }
         }
       }
-      moves.move(id, "CONFIRMING");
+      moves.move(id, "CONFIRMING", { txHash });
       return true;
     });
   }

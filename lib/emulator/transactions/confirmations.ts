@@ -58,7 +58,6 @@ export function receiptOutcome(
     fee: Number(networkFee),
     feeInfo: { networkFee, gasPrice: formatGwei(receipt.effectiveGasPrice) },
     networkRecords: [],
-    ...(receipt.contractAddress ? { contractAddress: receipt.contractAddress } : {}),
   };
   if (receipt.status === "success") {
     return { status: "COMPLETED", patch: { ...common, subStatus: "CONFIRMED" } };

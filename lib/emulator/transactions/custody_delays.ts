@@ -22,6 +22,7 @@
  * @module
  */
 
+import { EmulatorConfigError } from "../errors.ts";
 import { isFinalTransactionStatus } from "../../core/mod.ts";
 import type { Store } from "../store.ts";
 import { type DelayStage, DelayStore } from "./delay_store.ts";
@@ -43,7 +44,8 @@ export const MAX_CUSTODY_DELAY_MS = 24 * 3_600_000;
 
 /**
  * Checks a delay option and returns it as a range, or `undefined` when there
- * is no delay (absent or 0). Throws a `RangeError` naming `name` for a value
+ * is no delay (absent or 0). Throws an {@linkcode EmulatorConfigError} (an
+ * option that cannot work: exit 2 in the CLI) naming `--<name>` for a value
  * that is not from 0 to 24 hours or a range whose minimum is above its maximum.
  *
  * @example
@@ -59,12 +61,14 @@ export function delayRange(name: string, value: DelayOption | undefined): DelayR
   const ok = (ms: unknown) =>
     typeof ms === "number" && Number.isFinite(ms) && ms >= 0 && ms <= MAX_CUSTODY_DELAY_MS;
   if (!r || !ok(r.minMs) || !ok(r.maxMs)) {
-    throw new RangeError(
-      `${name}: expected milliseconds from 0 to ${MAX_CUSTODY_DELAY_MS} (24h), or {minMs, maxMs} within that`,
+    throw new EmulatorConfigError(
+      `Invalid --${name}: expected milliseconds from 0 to ${MAX_CUSTODY_DELAY_MS} (24h), or {minMs, maxMs} within that.`,
     );
   }
   if (r.minMs > r.maxMs) {
-    throw new RangeError(`${name}: expected minMs at most maxMs, got ${r.minMs} and ${r.maxMs}`);
+    throw new EmulatorConfigError(
+      `Invalid --${name}: expected minMs at most maxMs, got ${r.minMs} and ${r.maxMs}.`,
+    );
   }
   return r.maxMs === 0 ? undefined : { minMs: r.minMs, maxMs: r.maxMs };
 }

@@ -4,7 +4,8 @@
  *
  * SUBMITTED → (PENDING_AUTHORIZATION while held or during an approval delay) →
  * PENDING_SIGNATURE (as long as a signing delay) →
- * BROADCASTING (signed; `txHash` set; raw transaction stored) → CONFIRMING →
+ * BROADCASTING (signed; raw transaction stored; no `txHash` yet) → CONFIRMING
+ * (the node took it; `txHash` set, as the SDK says: a hash once CONFIRMING) →
  * COMPLETED (receipt mined with status 1), or FAILED with a `subStatus`
  * (see `node_errors.ts`). Messages go SUBMITTED → PENDING_SIGNATURE →
  * COMPLETED with `signedMessages`.
@@ -162,15 +163,18 @@ export class TransactionEngine {
    * Checks and stores a new transaction (SUBMITTED), emits
    * `transaction.created`, and starts its walk. Throws a 400
    * `BadRequestError` for a bad request, `ConflictError` for a reused `externalTxId`.
+   * `createdBy`: the id of the API user who asked (the record's `createdBy`).
    */
-  create(body: unknown): TransactionRecord {
+  create(body: unknown, createdBy?: string): TransactionRecord {
     const { request, record, externalTxId } = checkTransactionRequest(this.#ctx, body);
+    if (createdBy !== undefined) record.createdBy = createdBy;
     if (externalTxId && this.#store.byExternalId(externalTxId)) {
       throw new ConflictError(
         `externalTxId "${externalTxId}" was already used by another transaction; it must be unique.`,
       );
     }
-    this.#store.insert({ record, request, externalTxId, at: this.#ctx.now() });
+    // created_at is the record's createdAt, the one instant the filters and the answer share
+    this.#store.insert({ record, request, externalTxId, at: Number(record.createdAt) });
     this.#ctx.events.emit({
       eventType: "transaction.created",
       resourceId: record.id,
@@ -283,11 +287,11 @@ export class TransactionEngine {
       }
       if (status === "BROADCASTING" && req.kind === "chain") {
         if (!stored.raw) {
-          this.#move(id, "PENDING_SIGNATURE", { txHash: "" });
+          this.#move(id, "PENDING_SIGNATURE");
           const sent = await this.#broadcaster.signAndSend(id, req);
           if (sent) await this.#confirmations.confirmNow(id, sent);
         } else if (
-          await this.#broadcaster.resend(id, stored.raw, stored.record.txHash, req.accountId)
+          await this.#broadcaster.resend(id, stored.raw, req.accountId)
         ) {
           this.#confirmations.watch(id);
         }

@@ -2,7 +2,9 @@
  * The query of `GET /v1/transactions` as the official SDKs send it (the
  * TypeScript SDK's `TransactionsApi.getTransactions`): the filters
  * `status`, `sourceType`/`sourceId`, `destType`/`destId`, `assets`,
- * `txHash`, `before`/`after` (epoch ms of creation), `sourceWalletId`/
+ * `txHash`, `before`/`after` (epoch ms of creation, both strict, as the
+ * SDK words them: created before / after the instant given, so `before=X`
+ * and `after=X` both leave out a transaction created at X), `sourceWalletId`/
  * `destWalletId`, the order `orderBy` (`createdAt` | `lastUpdated`) and
  * `sort` (`ASC` | `DESC`, default DESC), `limit` (1-500, default 200), and
  * the page cursors `next`/`prev` that the answer's `next-page`/`prev-page`

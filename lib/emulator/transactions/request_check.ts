@@ -257,7 +257,8 @@ function checkChainCall(
       else if (!isAddress(addr, { strict: false })) {
         bad(`destination address "${addr}" is not an EVM address.`);
       } else to = addr as Hex;
-      destination = { type: "ONE_TIME_ADDRESS", oneTimeAddress: { address: addr } };
+      // the address is the record's destinationAddress: the SDK's response model has no oneTimeAddress
+      destination = { type: "ONE_TIME_ADDRESS" };
     } else if (dest.type === "VAULT_ACCOUNT") {
       const id = String(dest.id ?? "");
       if (!ctx.keys.has(id)) bad(`destination vault account "${id}" does not exist.`);
@@ -310,8 +311,8 @@ function checkChainCall(
     request: { kind: "chain", accountId, to, value, data: dataHex, gasLimit, fees },
     record: {
       ...base,
-      // The level asked for (or MEDIUM when the request names no fee at all), as the platform shows it.
-      ...(fees.kind === "level" ? { feeLevel: fees.level } : {}),
+      // the fee asked for (feeLevel, maxFee, priorityFee) stays in the checked request: the SDK's
+      // response model declares none of them
       destination,
       destinationAddress: to ?? "",
       destinationTag: "",

@@ -35,7 +35,7 @@ export const transactionRoutes: RouteModule = {
       auth: "api",
       node: true,
       handle(req, ctx) {
-        const t = ctx.transactions.create(req.body);
+        const t = ctx.transactions.create(req.body, req.user?.id);
         // 200, as the SDK's createTransaction documents (the platform's prose says 201)
         return json(200, { id: t.id, status: t.status });
       },

@@ -77,6 +77,27 @@ function decodeRequest(text: string): CheckedRequest {
   );
 }
 
+/**
+ * Rewrites the records kept by an emulator before answers held only what the
+ * SDK's models declare (a state file of an older version), once: the fields
+ * no model declares are removed, and a hash the chain never had (a
+ * BROADCASTING transaction's, or a FAILED one's that was never mined) is
+ * cleared; BROADCASTING rows are sent again at start and get theirs then.
+ */
+function upgradeRecords(store: Store): void {
+  if (store.getMeta("transactions_records") === "2") return;
+  store.transaction(() => {
+    store.db.exec(`
+      UPDATE transactions SET record = json_remove(record, '$.feeLevel', '$.maxFee',
+        '$.priorityFee', '$.gasPrice', '$.contractAddress', '$.destination.oneTimeAddress');
+      UPDATE transactions SET record = json_set(record, '$.txHash', ''), tx_hash = NULL
+        WHERE status = 'BROADCASTING'
+          OR (status = 'FAILED' AND json_extract(record, '$.blockInfo.blockHash') IS NULL);
+    `);
+    store.setMeta("transactions_records", "2");
+  });
+}
+
 const FINAL_LIST = TRANSACTION_FINAL_STATUSES.map((s) => `'${s}'`).join(",");
 
 /**
@@ -102,6 +123,7 @@ export class TransactionStore {
   constructor(store: Store) {
     this.#store = store;
     store.migrate(TRANSACTIONS_SCHEMA);
+    upgradeRecords(store);
     const db = store.db;
     this.#stmts = {
       insert: db.prepare(

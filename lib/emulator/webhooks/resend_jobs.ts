@@ -181,7 +181,10 @@ export class Resends {
   /**
    * Resends the endpoint's FAILED notifications of the last 24 hours
    * (from `startTime` when later), optionally of some event types. Returns
-   * `{total: 0}` when there is nothing, else a job.
+   * `{total: 0}` when there is nothing, else a job. A `startTime` more than
+   * 24 hours ago or in the future is refused (400), as the SDK's
+   * `ResendFailedNotificationsRequest` bounds it (resend by query refuses
+   * its own bounds alike).
    */
   resendFailed(
     webhookId: string,
@@ -189,7 +192,14 @@ export class Resends {
   ): { total: number; job?: JobRow } {
     this.#endpoints.row(webhookId);
     const now = this.#clock.now();
-    const since = Math.max(opts.startTime ?? 0, now - DAY);
+    const start = opts.startTime;
+    if (start !== undefined && (start < now - DAY || start > now)) {
+      throw new BadRequestError(
+        `startTime ${start} is outside the last 24 hours (${now - DAY} to ${now}); ` +
+          "resend failed reaches back 24 hours at most (use resend by query for up to 72).",
+      );
+    }
+    const since = start ?? now - DAY;
     let rows = this.#store.failedSince(webhookId, since);
     if (opts.events?.length) {
       const ev = new Set(opts.events);

@@ -13,7 +13,7 @@
  *
  * - `POST /admin/notifications` `{eventType, resourceId?, data?, count?}` →
  *   201 `{data: [{id, webhookId}]}`: `count` events (default 1, at most
- *   10 000); each makes one notification per ENABLED or SUSPENDED endpoint
+ *   10 000) of `eventType`, one of the platform's webhook events (else 400); each makes one notification per ENABLED or SUSPENDED endpoint
  *   subscribed to `eventType` (suspended ones wait ON_HOLD).
  * - `GET /admin/attempts[?webhookId=W]` → 200 `{data: [{webhookId, notificationId,
  *   sentTime, duration, responseCode?, failureReason?}]}`: every attempt, and
@@ -291,6 +291,8 @@ const createNotifications: Handler = (req, { engine }) => {
   if (typeof b.eventType !== "string" || !b.eventType) {
     bad('eventType is required, e.g. "transaction.created".');
   }
+  // one of the platform's events, as a webhook subscribes to them
+  checkEvents([b.eventType], "eventType");
   if (b.resourceId !== undefined && b.resourceId !== null && typeof b.resourceId !== "string") {
     bad("resourceId must be a string.");
   }

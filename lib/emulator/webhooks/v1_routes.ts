@@ -10,9 +10,13 @@
  *   `ResendWebhooksResponse` names the count `messagesCount`, the older
  *   SDK's `webhooksCount`: both are given, with the same value.
  * - `POST /v1/webhooks/resend/{txId}` `{resendCreated?, resendStatusUpdated?}`
- *   → 200 `{success: true}`: the transaction's `transaction.created` and/or
- *   `transaction.status.updated` notifications (any status, last 30 days)
- *   are resent on every endpoint; neither flag set is a 400.
+ *   → 200 `{success: true, webhooksCount}`: the transaction's
+ *   `transaction.created` and/or `transaction.status.updated` notifications
+ *   (any status, last 30 days) are resent on every endpoint, `webhooksCount`
+ *   of them. The TypeScript SDK's `ResendWebhooksByTransactionIdResponse`
+ *   requires `success`, the older SDK's `resendTransactionWebhooksById`
+ *   types the answer as `{webhooksCount}`: both are given. A transaction
+ *   this workspace does not have is a 404; neither flag set is a 400.
  *
  * @module
  */
@@ -20,6 +24,7 @@
 import type { Route } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
 import { json } from "../http/reply.ts";
+import { NotFoundError } from "../../core/mod.ts";
 import { bad, bodyObject } from "./request_checks.ts";
 import type { Webhooks } from "./start.ts";
 
@@ -47,6 +52,10 @@ export const webhooksV1Routes: Route[] = [
     auth: "api",
     handle(req, ctx) {
       const { engine } = webhooksOf(ctx);
+      const txId = req.params.txId;
+      if (!ctx.transactions.get(txId)) {
+        throw new NotFoundError(`Transaction ${JSON.stringify(txId)} not found.`);
+      }
       const b = bodyObject(req.body, "resend transaction webhooks");
       for (const k of ["resendCreated", "resendStatusUpdated"] as const) {
         if (b[k] !== undefined && typeof b[k] !== "boolean") bad(`${k} must be true or false.`);
@@ -58,10 +67,9 @@ export const webhooksV1Routes: Route[] = [
       if (events.length === 0) {
         bad("Set resendCreated or resendStatusUpdated (or both) to true: nothing to resend.");
       }
-      for (const w of engine.webhooks()) {
-        engine.resendByResource(w.id, req.params.txId, [], events);
-      }
-      return json(200, { success: true });
+      let count = 0;
+      for (const w of engine.webhooks()) count += engine.resendByResource(w.id, txId, [], events);
+      return json(200, { success: true, webhooksCount: count });
     },
   },
 ];

@@ -14,8 +14,11 @@
  * `deno bundle` uses esbuild, which Deno fetches from the npm registry into
  * its cache on first use (no package.json entry needed).
  *
- * `deno run -A scripts/bundle.ts [--output FILE]` (default `dist/bundle/service.js`;
- * the directory of FILE is emptied first: it holds the bundle only).
+ * `deno run -A scripts/bundle.ts [--output FILE] [--apiBaseUrl URL] [--jwksUrl URL]` (default
+ * `dist/bundle/service.js`; the directory of FILE is emptied first: it holds the bundle only).
+ * The two URLs are the platform's production addresses the build carries
+ * ({@linkcode productionAddresses}; also `SERVICE_BUILD_API_BASE_URL`, `SERVICE_BUILD_JWKS_URL`):
+ * without them the build has none, and every command needs an address from the user.
  *
  * @module
  */
@@ -116,11 +119,93 @@ export const WORKER_NAME = "simulate_worker.ts";
 export const WORKERS: readonly (readonly [string, string])[] = [[WORKER_SOURCE, WORKER_NAME]];
 
 /**
+ * The platform's production addresses a build carries (`lib/platform/production.ts`): the
+ * release workflow's setting, empty by default. A build without them never assumes an address.
+ */
+export interface ProductionAddresses {
+  /** The production API's base URL (`--apiBaseUrl` of compile/pack, `SERVICE_BUILD_API_BASE_URL`). */
+  apiBaseUrl?: string;
+  /** The production JWKS URL (`--jwksUrl` of compile/pack, `SERVICE_BUILD_JWKS_URL`). */
+  jwksUrl?: string;
+}
+
+/** The markers of `lib/platform/production.ts` the bundle's addresses replace. */
+const ADDRESS_MARKERS = {
+  apiBaseUrl: "__SERVICE_BUILD_API_BASE_URL__",
+  jwksUrl: "__SERVICE_BUILD_JWKS_URL__",
+} as const;
+
+/**
+ * The production addresses of a build from its flags, else the variables `SERVICE_BUILD_*`
+ * (the release workflow sets them from its repository variables); each must be an http(s) URL
+ * without credentials. Empty or absent: none.
+ */
+export function productionAddresses(
+  flags: ProductionAddresses,
+  env: (name: string) => string | undefined = (n) => Deno.env.get(n),
+): ProductionAddresses {
+  const pick = (flag: string | undefined, variable: string, what: string) => {
+    const v = (flag ?? env(variable) ?? "").trim();
+    if (v === "") return undefined;
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      throw new Error(`${what} ${JSON.stringify(v)} is not a URL`);
+    }
+    if ((u.protocol !== "https:" && u.protocol !== "http:") || u.username || u.password) {
+      throw new Error(`${what} ${JSON.stringify(v)}: expected an http(s) URL without credentials`);
+    }
+    return v;
+  };
+  return {
+    apiBaseUrl: pick(flags.apiBaseUrl, "SERVICE_BUILD_API_BASE_URL", "--apiBaseUrl"),
+    jwksUrl: pick(flags.jwksUrl, "SERVICE_BUILD_JWKS_URL", "--jwksUrl"),
+  };
+}
+
+/**
+ * Writes the build's production addresses into the bundle in `dir` in place of the markers
+ * of `lib/platform/production.ts` (an address not given: `""`, none). Each marker must be
+ * found exactly once, so a renamed or inlined marker fails the build instead of shipping a
+ * build that silently has no address.
+ */
+async function embedAddresses(dir: string, addresses: ProductionAddresses): Promise<void> {
+  const found = { apiBaseUrl: 0, jwksUrl: 0 };
+  for await (const e of Deno.readDir(dir)) {
+    if (!e.name.endsWith(".js")) continue;
+    const path = `${dir}/${e.name}`;
+    let text = await Deno.readTextFile(path);
+    let changed = false;
+    for (const key of ["apiBaseUrl", "jwksUrl"] as const) {
+      const marker = JSON.stringify(ADDRESS_MARKERS[key]);
+      const parts = text.split(marker);
+      if (parts.length === 1) continue;
+      found[key] += parts.length - 1;
+      text = parts.join(JSON.stringify(addresses[key] ?? ""));
+      changed = true;
+    }
+    if (changed) await Deno.writeTextFile(path, text);
+  }
+  for (const key of ["apiBaseUrl", "jwksUrl"] as const) {
+    if (found[key] !== 1) {
+      throw new Error(
+        `the bundle holds the marker ${ADDRESS_MARKERS[key]} ${found[key]} times (expected once)`,
+      );
+    }
+  }
+}
+
+/**
  * Bundles `main.ts` into `output` (the entry module) with its chunks beside
  * it, and the workers beside them ({@linkcode WORKERS}); the directory of
- * `output` is emptied first. Throws with deno's last lines when it fails.
+ * `output` is emptied first; the production addresses given are written in
+ * (none: the build has none). Throws with deno's last lines when it fails.
  */
-export async function bundle(output: string = BUNDLE_PATH): Promise<string> {
+export async function bundle(
+  output: string = BUNDLE_PATH,
+  addresses: ProductionAddresses = {},
+): Promise<string> {
   const dir = output.replace(/\/[^/]*$/, "");
   await Deno.remove(dir, { recursive: true }).catch(() => {});
   await Deno.mkdir(dir, { recursive: true });
@@ -136,6 +221,7 @@ export async function bundle(output: string = BUNDLE_PATH): Promise<string> {
     }
   }
   await Deno.rename(`${dir}/main.js`, output);
+  await embedAddresses(dir, addresses);
   for (const [source, file] of WORKERS) {
     await runBundle(["--output", `${dir}/${file}`, `${ROOT}${source}`]);
   }
@@ -157,9 +243,17 @@ async function runBundle(args: string[]): Promise<void> {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ args: Deno.args, options: { output: { type: "string" } } });
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      output: { type: "string" },
+      apiBaseUrl: { type: "string" },
+      jwksUrl: { type: "string" },
+    },
+  });
   try {
-    console.error(`bundle: wrote ${await bundle(values.output ?? BUNDLE_PATH)}`);
+    const addresses = productionAddresses(values);
+    console.error(`bundle: wrote ${await bundle(values.output ?? BUNDLE_PATH, addresses)}`);
   } catch (e) {
     console.error(`bundle: ${(e as Error).message}`);
     Deno.exit(1);

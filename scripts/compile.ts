@@ -1,6 +1,8 @@
 /**
- * `deno task compile [--target T] [--output P]`: builds the self-contained
- * `service` executable with `deno compile` and explicit permissions.
+ * `deno task compile [--target T] [--output P] [--apiBaseUrl URL] [--jwksUrl URL]`: builds the
+ * self-contained `service` executable with `deno compile` and explicit permissions. The two
+ * URLs (or `SERVICE_BUILD_API_BASE_URL`, `SERVICE_BUILD_JWKS_URL`) are the platform's production
+ * addresses the binary carries (`scripts/bundle.ts`); without them it carries none.
  *
  * It embeds the bundle of `scripts/bundle.ts` (the entry module, its chunks
  * and the workers: the whole directory is included, so no chunk depends on
@@ -17,17 +19,29 @@
  */
 
 import { parseArgs } from "node:util";
-import { bundle, PERMISSIONS, ROOT as root, RUNTIME_FLAGS, V8_FLAGS } from "./bundle.ts";
+import {
+  bundle,
+  PERMISSIONS,
+  productionAddresses,
+  ROOT as root,
+  RUNTIME_FLAGS,
+  V8_FLAGS,
+} from "./bundle.ts";
 const { values } = parseArgs({
   args: Deno.args,
-  options: { target: { type: "string" }, output: { type: "string" } },
+  options: {
+    target: { type: "string" },
+    output: { type: "string" },
+    apiBaseUrl: { type: "string" },
+    jwksUrl: { type: "string" },
+  },
 });
 
 const output = values.output ??
   `${root}dist/service${values.target?.includes("windows") ? ".exe" : ""}`;
 let entry: string;
 try {
-  entry = await bundle();
+  entry = await bundle(undefined, productionAddresses(values));
 } catch (e) {
   console.error(`compile: ${(e as Error).message}`);
   Deno.exit(1);

@@ -1,6 +1,8 @@
 /**
- * `deno task pack`: builds the npm package `service-cli` and writes the
- * tarball `npm publish` uploads to `dist/service-cli-<version>.tgz`.
+ * `deno task pack [--apiBaseUrl URL] [--jwksUrl URL]`: builds the npm package `service-cli` and
+ * writes the tarball `npm publish` uploads to `dist/service-cli-<version>.tgz`. The URLs (or
+ * `SERVICE_BUILD_API_BASE_URL`, `SERVICE_BUILD_JWKS_URL`) are the platform's production
+ * addresses the package carries (`scripts/bundle.ts`); without them it carries none.
  *
  * The package holds the program as bundled modules in `lib/program/`
  * (`scripts/bundle.ts`: the entry `service.js`, its chunks and the workers,
@@ -18,7 +20,17 @@
  * @module
  */
 
-import { bundle, LAUNCH_FLAGS, PERMISSIONS, ROOT, RUNTIME_FLAGS, V8_FLAGS } from "./bundle.ts";
+import { parseArgs } from "node:util";
+import {
+  bundle,
+  LAUNCH_FLAGS,
+  PERMISSIONS,
+  type ProductionAddresses,
+  productionAddresses,
+  ROOT,
+  RUNTIME_FLAGS,
+  V8_FLAGS,
+} from "./bundle.ts";
 import { ensureNodeModules } from "./ensure_deps.ts";
 
 /** The published package's name. */
@@ -71,8 +83,11 @@ function binScript(prefix: string[]): string {
   });\n`;
 }
 
-/** Builds the package in `dist/npm/` and packs it; returns the tarball's path. */
-export async function pack(): Promise<string> {
+/**
+ * Builds the package in `dist/npm/` and packs it; returns the tarball's path. `addresses`: the
+ * platform's production addresses the package carries (`scripts/bundle.ts`; default none).
+ */
+export async function pack(addresses: ProductionAddresses = {}): Promise<string> {
   const dir = `${ROOT}dist/npm/`;
   await Deno.remove(dir, { recursive: true }).catch(() => {});
   await Deno.mkdir(`${dir}bin`, { recursive: true });
@@ -80,7 +95,7 @@ export async function pack(): Promise<string> {
   // A fresh clone has no node_modules yet: the bundle needs the program's packages (viem, zod).
   await ensureNodeModules("pack", "runtime");
   try {
-    await bundle(`${dir}lib/program/service.js`);
+    await bundle(`${dir}lib/program/service.js`, addresses);
   } catch (e) {
     throw new Error(
       `${(e as Error).message}\nIf a module is missing, run "npm ci" in ${ROOT} (or remove ` +
@@ -109,7 +124,11 @@ export async function pack(): Promise<string> {
 
 if (import.meta.main) {
   try {
-    console.error(`pack: wrote ${await pack()}`);
+    const { values } = parseArgs({
+      args: Deno.args,
+      options: { apiBaseUrl: { type: "string" }, jwksUrl: { type: "string" } },
+    });
+    console.error(`pack: wrote ${await pack(productionAddresses(values))}`);
   } catch (e) {
     console.error(`pack: ${(e as Error).message}`);
     Deno.exit(1);

@@ -51,6 +51,11 @@ export interface CommandContext {
    * environment alone.
    */
   sources?: () => Promise<LoadedSources>;
+  /**
+   * For each flag a leaf took from a source (environment, `.env`, profile): where from
+   * (`parseFlags`'s `origins`); set by {@linkcode leaf} for its handler.
+   */
+  origins?: ReadonlyMap<string, string>;
 }
 
 /** A runnable command or group. */
@@ -136,7 +141,8 @@ export const connectionFlags = {
     type: "string",
     env: "SERVICE_API_BASE_URL",
     placeholder: "URL",
-    description: "API base URL, with or without /v1 (default: production).",
+    description:
+      "API base URL, with or without /v1 (default: the build's production address, if any).",
   },
   timeout: {
     type: "duration",
@@ -278,12 +284,53 @@ export function leaf<S extends FlagSpecs>(
         wide: f.wide === true,
       });
       try {
-        return await spec.run(parsed as never, { ...ctx, out, path, loaded });
+        return await spec.run(parsed as never, {
+          ...ctx,
+          out,
+          path,
+          loaded,
+          origins: parsed.origins,
+        });
       } finally {
         await out.clearProgress().catch(() => {});
       }
     },
   };
+}
+
+/** One verb of a {@linkcode group}: its summary, and its command loaded on demand. */
+export interface GroupVerb {
+  /** One line for the group's help. */
+  summary: string;
+  /** Loads the verb's command. */
+  load: () => Promise<Command>;
+}
+
+/**
+ * The verbs of a group: each entry a command declared beside the group (taken as it is, its
+ * own summary) or a `[summary, loader]` pair for a verb in a module of its own, imported only
+ * when run. The one way groups declare verbs.
+ *
+ * @example
+ * ```ts
+ * declare const list: Command;
+ * const verbs = groupVerbs({
+ *   list,
+ *   tail: ["Follow.", async () => (await import("./notifications/tail.ts")).tailCommand],
+ * });
+ * ```
+ */
+export function groupVerbs(
+  entries: Record<string, Command | readonly [string, () => Promise<Command>]>,
+): Record<string, GroupVerb> {
+  return Object.fromEntries(
+    Object.entries(entries).map(([name, e]) => [
+      name,
+      Array.isArray(e)
+        ? { summary: e[0], load: e[1] }
+        : { summary: (e as Command).summary, load: () => Promise.resolve(e as Command) },
+    ]),
+  );
 }
 
 /**

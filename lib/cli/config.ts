@@ -91,8 +91,8 @@ const setCommand = leaf({
       // absolute and normalized (`./api.pem`, `keys/../api.pem`: `/work/app/api.pem`)
       const path = ctx.cwd === undefined ? f.privateKey : resolve(ctx.cwd, f.privateKey);
       // Checked as every command will use it: a readable, unencrypted RSA key.
-      const { loadCredentials } = await import("../platform/mod.ts");
-      await loadCredentials({ apiKey: "unused", privateKey: path });
+      const { checkPrivateKeyFile } = await import("../platform/credentials.ts");
+      await checkPrivateKeyFile(path);
       update.privateKey = path;
     }
     if (Object.keys(update).length === 0) {

@@ -20,12 +20,14 @@ import {
   connectionFlags,
   formatFlag,
   group,
+  groupVerbs,
   leaf,
   platformClient,
 } from "./command.ts";
 import { CliError, ExitCode, UsageError } from "./errors.ts";
 import { NOTIFICATION_SORT_FIELDS, NOTIFICATION_STATUSES } from "../core/mod.ts";
 import { webhookIdFlag } from "./webhooks/common.ts";
+import { waitTimeoutFlag } from "./notifications/follow_job.ts";
 
 const DAY = 86_400_000;
 
@@ -328,9 +330,7 @@ const resendByResource = leaf({
     const plural = count === 1 ? "" : "s";
     if (flags.dryRun) {
       if (ctx.out.format === "table") {
-        await ctx.out.write(
-          `would resend ${count} notification${plural} of resource ${resourceId}\n`,
-        );
+        await ctx.out.text(`would resend ${count} notification${plural} of resource ${resourceId}`);
       } else {
         await ctx.out.object({ dryRun: true, count });
       }
@@ -387,6 +387,7 @@ const resendFailed = leaf({
       hidden: true,
       description: "The old name of --pollingInterval (as `service rpc` spells it).",
     },
+    ...waitTimeoutFlag,
   },
   examples: ["service notifications resend-failed --webhookId $W --wait"],
   async run({ flags, given }, ctx) {
@@ -422,6 +423,7 @@ const resendFailed = leaf({
       client,
       { webhookId, jobId: r.jobId, kind: "failed" },
       flags.pollInterval ?? flags.pollingInterval,
+      flags.waitTimeout,
     );
     if (given.has("format") && ctx.out.format !== "table") {
       await ctx.out.object({ accepted: true, ...job, idempotencyKey: r.idempotencyKey });
@@ -440,23 +442,20 @@ const resendFailed = leaf({
 export const notificationsCommand: Command = group(
   "A webhook's notifications: list, follow, inspect attempts, resend one, by resource, " +
     "all failed or all of the last 24 hours.",
-  {
-    list: { summary: list.summary, load: () => Promise.resolve(list) },
-    get: { summary: get.summary, load: () => Promise.resolve(get) },
-    attempts: { summary: attempts.summary, load: () => Promise.resolve(attempts) },
-    resend: { summary: resend.summary, load: () => Promise.resolve(resend) },
-    "resend-by-resource": {
-      summary: resendByResource.summary,
-      load: () => Promise.resolve(resendByResource),
-    },
-    "resend-failed": { summary: resendFailed.summary, load: () => Promise.resolve(resendFailed) },
-    "resend-all": {
-      summary: "Resend every notification (any status) of the last 24 hours.",
-      load: async () => (await import("./notifications/resend_all.ts")).resendAllCommand,
-    },
-    tail: {
-      summary: "New notifications and status changes as they happen (--follow).",
-      load: async () => (await import("./notifications/tail.ts")).tailCommand,
-    },
-  },
+  groupVerbs({
+    list,
+    get,
+    attempts,
+    resend,
+    "resend-by-resource": resendByResource,
+    "resend-failed": resendFailed,
+    "resend-all": [
+      "Resend every notification (any status) of the last 24 hours.",
+      async () => (await import("./notifications/resend_all.ts")).resendAllCommand,
+    ],
+    tail: [
+      "New notifications and status changes as they happen (--follow).",
+      async () => (await import("./notifications/tail.ts")).tailCommand,
+    ],
+  }),
 );

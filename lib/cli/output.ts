@@ -7,6 +7,10 @@
  * shortened in the middle; `--wide` prints them whole); piped, they are as
  * they always were. A reader that goes away (`| head`) ends the command
  * quietly: {@linkcode StdoutClosedError}, exit 0.
+ * Every string shown to a person (tables, `key: value` objects, prose on
+ * either stream: {@linkcode Output.text}, `log`, `warn`, `error`, progress)
+ * goes through `shown()` (`shown.ts`): secrets redacted, control characters
+ * escaped (`\x1b`, `\n`). JSON and ndjson records, and `write`, are as given.
  * Commands never touch `console` or `Deno.std*`: they get an {@linkcode Io}.
  *
  * @module
@@ -14,6 +18,7 @@
 
 import { CliError, ExitCode } from "./errors.ts";
 import { cell, cells, type Column, layout, row, type TableLayout } from "./table.ts";
+import { shown } from "./shown.ts";
 
 /** A byte sink, as `Deno.stdout` is. */
 export interface Writer {
@@ -111,6 +116,7 @@ export async function writeAll(w: Writer, text: string | Uint8Array): Promise<vo
 }
 
 export { shortenMiddle } from "./table.ts";
+export { escapeControls, shown } from "./shown.ts";
 export type { Column } from "./table.ts";
 
 /** Rows a terminal table measures its widths from before printing (the rest stream). */
@@ -156,7 +162,10 @@ export class Output {
     return next;
   }
 
-  /** Writes text to standard output as it is (erasing a progress line first). */
+  /**
+   * Writes text to standard output as it is (erasing a progress line first): JSON, help, text
+   * this program composed. A line holding anything from outside goes through {@linkcode text}.
+   */
   write(text: string): Promise<void> {
     return this.#serial(async () => {
       await this.#erase();
@@ -164,11 +173,26 @@ export class Output {
     });
   }
 
-  /** Writes a line to standard error (erasing a progress line first). */
+  /**
+   * Prose for people on standard output: one line, secrets redacted and control characters
+   * escaped (a newline in it too), then a newline.
+   */
+  text(line: string): Promise<void> {
+    return this.write(shown(line) + "\n");
+  }
+
+  /**
+   * Writes one line to standard error (erasing a progress line first), secrets redacted and
+   * control characters escaped: a newline in `line` is shown as `\n`, so one call is one line.
+   */
   log(line: string): Promise<void> {
+    return this.#stderrLine(shown(line));
+  }
+
+  #stderrLine(text: string): Promise<void> {
     return this.#serial(async () => {
       await this.#erase();
-      await writeAll(this.io.stderr, line + "\n");
+      await writeAll(this.io.stderr, text + "\n");
     });
   }
 
@@ -179,12 +203,14 @@ export class Output {
 
   /** A warning on standard error, yellow on a terminal. */
   async warn(line: string): Promise<void> {
-    await this.log(this.color ? `\x1b[33mwarning:\x1b[0m ${line}` : `warning: ${line}`);
+    const text = shown(line);
+    await this.#stderrLine(this.color ? `\x1b[33mwarning:\x1b[0m ${text}` : `warning: ${text}`);
   }
 
   /** An error line on standard error, red on a terminal. */
   async error(line: string): Promise<void> {
-    await this.log(this.color ? `\x1b[31merror:\x1b[0m ${line}` : `error: ${line}`);
+    const text = shown(line);
+    await this.#stderrLine(this.color ? `\x1b[31merror:\x1b[0m ${text}` : `error: ${text}`);
   }
 
   /**
@@ -197,7 +223,7 @@ export class Output {
     // cosmetic and must not become an unhandled rejection.
     return this.#serial(async () => {
       this.#progressShown = true;
-      await writeAll(this.io.stderr, `\r\x1b[2K${text}`);
+      await writeAll(this.io.stderr, `\r\x1b[2K${shown(text)}`);
     }).catch(() => {});
   }
 
@@ -299,9 +325,11 @@ export class Output {
     columns: Column[],
     sample: readonly string[][] = [],
   ): Promise<(rows: readonly string[][]) => Promise<void>> {
+    // Cells from cells() are shown() already; cells a command made itself are made so here.
+    const safe = (rows: readonly string[][]) => rows.map((r) => r.map(shown));
     const table: TableLayout = layout(
       columns,
-      sample,
+      safe(sample),
       this.#fits() ? this.io.stdoutColumns : undefined,
     );
     const head = row(table, columns.map((c) => c.header.toUpperCase()));
@@ -309,7 +337,7 @@ export class Output {
       this.color && this.io.stdoutIsTerminal ? `\x1b[1m${head.trimEnd()}\x1b[0m\n` : head,
     );
     return async (rows) => {
-      if (rows.length) await this.write(rows.map((r) => row(table, r)).join(""));
+      if (rows.length) await this.write(safe(rows).map((r) => row(table, r)).join(""));
     };
   }
 

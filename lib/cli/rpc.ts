@@ -19,6 +19,7 @@ import type { Output } from "./output.ts";
 import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
 import { VERSION } from "../version.ts";
 import { showBanner } from "./rpc/banner.ts";
+import { platformAddress } from "./platform_address.ts";
 import { checkRpcFlags } from "./rpc/flag_checks.ts";
 import { rpcFlags } from "./rpc/flags.ts";
 
@@ -68,6 +69,8 @@ export const rpcCommand = leaf({
           : `Chain ${wantedChain} has no built-in public node: give --rpcUrl.`,
       );
     }
+    // Where the API key goes (none known: exit 2 before any network use); --emulator: its own.
+    const address = f.emulator ? undefined : platformAddress(f.apiBaseUrl, ctx.origins);
     let upstream: InstanceType<typeof rpc.Upstream>;
     try {
       upstream = rpc.connectUpstream(rpcUrl);
@@ -235,6 +238,7 @@ export const rpcCommand = leaf({
               address: bridge.address,
               wsAddress: bridge.wsAddress,
               upstream: upstream.shownUrl,
+              platform: `${client.baseUrl} (${address ? `from ${address.from}` : "--emulator"})`,
             }, stopped);
           }
           const sig = await stopped;

@@ -121,7 +121,10 @@ export async function run(args: string[], ctx: CommandContext): Promise<number> 
     if (error instanceof StdoutClosedError) return exitCodeFor(error);
     const color = !args.includes("--no-color") && !args.includes("--noColor");
     const out = new Output(ctx.io, { verbose, color });
-    await out.error(describeError(error, verbose));
+    // One printer line per line of the description: the printer escapes a newline inside one.
+    const [first, ...more] = describeError(error, verbose).split("\n");
+    await out.error(first);
+    for (const line of more) await out.log(line);
     return exitCodeFor(error);
   }
 }

@@ -11,6 +11,8 @@
  * @module
  */
 
+import { shown } from "./shown.ts";
+
 /** A column of a table. */
 export interface Column {
   /** Header text. */
@@ -50,13 +52,14 @@ const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?$
 
 /**
  * Renders a cell: times (ms numbers in fields named like `*At`/`*Time`) as ISO,
- * objects as JSON.
+ * objects as JSON; every cell as a terminal may be shown it (`shown.ts`: secrets
+ * redacted, control characters escaped, so a newline cannot forge a row).
  */
 export function cell(v: unknown, key: string): string {
   if (v === undefined || v === null) return "-";
   if (typeof v === "number" && TIME_FIELD.test(key) && v > 1e11) return new Date(v).toISOString();
-  if (typeof v === "object") return JSON.stringify(v);
-  return String(v);
+  if (typeof v === "object") return shown(JSON.stringify(v));
+  return shown(String(v));
 }
 
 /** The cells of `record` under `columns`. */

@@ -13,10 +13,14 @@ import {
   connectionFlags,
   formatFlag,
   group,
+  groupVerbs,
   leaf,
   platformClient,
 } from "./command.ts";
 import { WEBHOOK_COLUMNS as COLUMNS, webhookIdFlag } from "./webhooks/common.ts";
+
+/** The flags of a verb about one endpoint: the connection, the format and `--webhookId`. */
+const webhookVerbFlags = { ...connectionFlags, ...formatFlag, ...webhookIdFlag } as const;
 
 const list = leaf({
   summary: "List the webhook endpoints.",
@@ -50,7 +54,7 @@ const list = leaf({
 const get = leaf({
   summary: "Show one webhook endpoint.",
   usage: "--webhookId ID",
-  flags: { ...connectionFlags, ...formatFlag, ...webhookIdFlag },
+  flags: webhookVerbFlags,
   examples: ["service webhooks get --webhookId 3fa85f64-5717-4562-b3fc-2c963f66afa6"],
   async run({ flags }, ctx) {
     const id = flags.webhookId;
@@ -63,13 +67,14 @@ const get = leaf({
   },
 });
 
-function setEnabled(enabled: boolean) {
-  return leaf({
+/** `enable`/`disable`: `summary` for the group's list; the help's first line says more. */
+function setEnabled(enabled: boolean, summary: string): Command {
+  const command = leaf({
     summary: enabled
       ? "Reactivate a suspended (or disabled) endpoint: Update Webhook with enabled=true. No cooldown."
       : "Disable an endpoint: Update Webhook with enabled=false.",
     usage: "--webhookId ID",
-    flags: { ...connectionFlags, ...formatFlag, ...webhookIdFlag },
+    flags: webhookVerbFlags,
     examples: [`service webhooks ${enabled ? "enable" : "disable"} --webhookId $WEBHOOK`],
     async run({ flags }, ctx) {
       const id = flags.webhookId;
@@ -80,10 +85,10 @@ function setEnabled(enabled: boolean) {
       const before = enabled ? await getWebhook(client, id).catch(() => undefined) : undefined;
       const after = await updateWebhook(client, id, { enabled });
       if (ctx.out.format === "table") {
-        await ctx.out.write(
+        await ctx.out.text(
           `${id}: ${
             before && before.status !== after.status ? `${before.status} -> ` : ""
-          }${after.status}\n`,
+          }${after.status}`,
         );
       } else {
         await ctx.out.object(after);
@@ -91,12 +96,13 @@ function setEnabled(enabled: boolean) {
       return 0;
     },
   });
+  return { ...command, summary };
 }
 
 const metrics = leaf({
   summary: "Show the last active hour's error rate of an endpoint (percent).",
   usage: "--webhookId ID",
-  flags: { ...connectionFlags, ...formatFlag, ...webhookIdFlag },
+  flags: webhookVerbFlags,
   examples: ["service webhooks metrics --webhookId $WEBHOOK --format json"],
   async run({ flags }, ctx) {
     const id = flags.webhookId;
@@ -107,7 +113,7 @@ const metrics = leaf({
     const value = await getErrorRate(client, id);
     const obj = { webhookId: id, metric: "LAST_ACTIVE_HOUR_ERROR_RATE", value: Number(value) };
     if (ctx.out.format === "table") {
-      await ctx.out.write(`${id}: last active hour error rate ${value}%\n`);
+      await ctx.out.text(`${id}: last active hour error rate ${value}%`);
     } else await ctx.out.object(obj);
     return 0;
   },
@@ -117,37 +123,31 @@ const metrics = leaf({
 export const webhooksCommand: Command = group(
   "Webhook endpoints (Webhooks V2): create, list, change, delete, reactivate, error rate; " +
     "verify a delivery; a local receiver.",
-  {
-    list: { summary: list.summary, load: () => Promise.resolve(list) },
-    get: { summary: get.summary, load: () => Promise.resolve(get) },
-    enable: {
-      summary: "Reactivate a suspended endpoint (enabled=true).",
-      load: () => Promise.resolve(setEnabled(true)),
-    },
-    disable: {
-      summary: "Disable an endpoint (enabled=false).",
-      load: () => Promise.resolve(setEnabled(false)),
-    },
-    metrics: { summary: metrics.summary, load: () => Promise.resolve(metrics) },
-    create: {
-      summary: "Create an endpoint (--url, --events).",
-      load: async () => (await import("./webhooks/create.ts")).createCommand,
-    },
-    update: {
-      summary: "Change an endpoint's url, events, description or enabled.",
-      load: async () => (await import("./webhooks/update.ts")).updateCommand,
-    },
-    delete: {
-      summary: "Delete an endpoint (asks on a terminal; --yes in scripts).",
-      load: async () => (await import("./webhooks/delete.ts")).deleteCommand,
-    },
-    verify: {
-      summary: "Check a delivery's signature against its raw body (exit 0 valid, 1 invalid).",
-      load: async () => (await import("./webhooks/verify.ts")).verifyCommand,
-    },
-    listen: {
-      summary: "A local receiver: prints deliveries, forwards them to your app, records attempts.",
-      load: async () => (await import("./webhooks/listen.ts")).listenCommand,
-    },
-  },
+  groupVerbs({
+    list,
+    get,
+    enable: setEnabled(true, "Reactivate a suspended endpoint (enabled=true)."),
+    disable: setEnabled(false, "Disable an endpoint (enabled=false)."),
+    metrics,
+    create: [
+      "Create an endpoint (--url, --events).",
+      async () => (await import("./webhooks/create.ts")).createCommand,
+    ],
+    update: [
+      "Change an endpoint's url, events, description or enabled.",
+      async () => (await import("./webhooks/update.ts")).updateCommand,
+    ],
+    delete: [
+      "Delete an endpoint (asks on a terminal; --yes in scripts).",
+      async () => (await import("./webhooks/delete.ts")).deleteCommand,
+    ],
+    verify: [
+      "Check a delivery's signature against its raw body (exit 0 valid, 1 invalid).",
+      async () => (await import("./webhooks/verify.ts")).verifyCommand,
+    ],
+    listen: [
+      "A local receiver: prints deliveries, forwards them to your app, records attempts.",
+      async () => (await import("./webhooks/listen.ts")).listenCommand,
+    ],
+  }),
 );

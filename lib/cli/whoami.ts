@@ -3,17 +3,19 @@
  * `.env` or a profile) with one cheap authenticated request (the first vault
  * account page, one item) through the platform client, and prints which
  * environment answered: its base URL, a name for it (production, sandbox,
- * local, custom), the profile in use and where the API key came from. Nothing
+ * local, custom), where that address came from (`--apiBaseUrl`, a variable, a
+ * profile, the build), the profile in use and where the API key came from. Nothing
  * secret is printed, not even part of the key. Refused credentials exit 3.
  *
  * @module
  */
 
 import { connectionFlags, formatFlag, leaf, platformClient } from "./command.ts";
+import { platformAddress } from "./platform_address.ts";
 
-/** Names an environment by its base URL. */
+/** Names an environment by its base URL (`productionUrl`: the build's, `""` when it has none). */
 export function environmentName(baseUrl: string, productionUrl: string): string {
-  if (baseUrl === productionUrl) return "production";
+  if (productionUrl !== "" && baseUrl === productionUrl) return "production";
   const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, "");
   if (/^sandbox[.-]/i.test(host)) return "sandbox";
   if (host === "localhost" || host === "::1" || /^127\./.test(host)) return "local";
@@ -31,12 +33,21 @@ export const whoamiCommand = leaf({
   ],
   async run({ flags: f, origins }, ctx) {
     const client = await platformClient(f, ctx);
-    const { listVaultAccounts, PRODUCTION_BASE_URL } = await import("../platform/mod.ts");
+    const address = platformAddress(f.apiBaseUrl, origins);
+    const { listVaultAccounts, buildApiBaseUrl, normalizeBaseUrl } = await import(
+      "../platform/mod.ts"
+    );
     for await (const _ of listVaultAccounts(client, { limit: 1, signal: ctx.signal })) break;
+    const production = buildApiBaseUrl();
     await ctx.out.object({
       ok: true,
-      environment: environmentName(client.baseUrl, PRODUCTION_BASE_URL),
+      environment: environmentName(
+        client.baseUrl,
+        production === "" ? "" : normalizeBaseUrl(production),
+      ),
       apiBaseUrl: client.baseUrl,
+      // where the address the key went to came from: a flag, a variable, a profile, the build
+      apiBaseUrlFrom: address.from,
       // no profile in use: no `profile` field (rather than `"profile": ""`)
       ...(ctx.loaded?.profile ? { profile: ctx.loaded.profile } : {}),
       apiKeyFrom: origins.get("apiKey") ?? "--apiKey",

@@ -15,6 +15,10 @@ import { signRequestToken } from "./jwt.ts";
 import { noReplayFetch } from "./no_replay_fetch.ts";
 import { VERSION } from "../version.ts";
 import { BodyRefused, readBody } from "../core/read_body.ts";
+import { rememberSecret, rememberToken } from "../core/redact.ts";
+
+/** Page cursors of one listing remembered to tell a cursor that comes back (a loop). */
+export const MAX_CURSORS_REMEMBERED = 10_000;
 
 /** Largest platform answer read: 16 MiB (a page of a list is a few KiB); larger is an error. */
 export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
@@ -192,7 +196,9 @@ type Outcome =
  * ```ts
  * import { loadCredentials } from "./credentials.ts";
  * declare const apiKey: string;
- * const client = new PlatformClient(await loadCredentials({ apiKey, privateKey: "api.pem" }));
+ * const client = new PlatformClient(
+ *   await loadCredentials({ apiKey, privateKey: "api.pem", apiBaseUrl: "http://127.0.0.1:8080" }),
+ * );
  * const { data } = await client.request("GET", "/v1/webhooks", { operation: "list webhooks" });
  * ```
  */
@@ -208,6 +214,7 @@ export class PlatformClient {
   /** A client for these credentials; see {@linkcode ClientOptions} for the defaults. */
   constructor(credentials: Credentials, options: ClientOptions = {}) {
     this.#creds = credentials;
+    rememberSecret(credentials.apiKey); // redacted wherever a printer shows the platform's words
     this.baseUrl = credentials.baseUrl;
     this.#o = {
       // Never let the runtime re-send a POST on its own (see no_replay_fetch.ts).
@@ -324,6 +331,7 @@ export class PlatformClient {
       nonce: o.uuid(),
       nowMs: o.now(),
     });
+    rememberToken(token);
     const headers: Record<string, string> = {
       ...o.headers,
       "User-Agent": this.#userAgent,
@@ -453,7 +461,9 @@ export class PlatformClient {
   /**
    * Follows `next` cursors of a `{data, next}` list, yielding each item as it
    * arrives; stops when `next` is null, absent or empty. Only one page is held
-   * at a time. `onPage` sees each page (e.g. for `total` and progress).
+   * at a time. `onPage` sees each page (e.g. for `total` and progress). A
+   * `next` the platform already gave (among the last {@linkcode MAX_CURSORS_REMEMBERED})
+   * would loop forever: a {@linkcode PlatformResponseError} naming it.
    */
   async *paginate<Item>(
     path: string,
@@ -464,6 +474,7 @@ export class PlatformClient {
       },
   ): AsyncGenerator<Item> {
     let cursor: string | undefined = options.query?.pageCursor as string | undefined;
+    const seen = new Set<string>();
     for (;;) {
       const { data } = await this.request("GET", path, {
         ...options,
@@ -472,6 +483,15 @@ export class PlatformClient {
       options.onPage?.(data);
       for (const item of data.data) yield item;
       if (!data.next) return;
+      if (seen.has(data.next) || data.next === cursor) {
+        throw new PlatformResponseError(
+          options.operation,
+          `the page cursor ${JSON.stringify(data.next.slice(0, 100))} came back again`,
+          { baseUrl: this.baseUrl },
+        );
+      }
+      if (cursor !== undefined) seen.add(cursor);
+      if (seen.size > MAX_CURSORS_REMEMBERED) seen.delete(seen.values().next().value!);
       cursor = data.next;
     }
   }

@@ -9,9 +9,8 @@
 import { fromBase64 } from "../core/mod.ts";
 import { RsaSigner } from "../core/rsa_signer.ts";
 import { CredentialsError } from "./errors.ts";
-
-/** The production API (vendor host written neutrally, see README "Names"). */
-export const PRODUCTION_BASE_URL = "https://api.service.io";
+import { rememberSecret } from "../core/redact.ts";
+import { buildApiBaseUrl, NO_ADDRESS } from "./production.ts";
 
 /** Ready-to-use credentials. */
 export interface Credentials {
@@ -226,7 +225,7 @@ export interface CredentialInput {
   apiKey?: string;
   /** A file path, or the PEM text itself. */
   privateKey?: string;
-  /** Base URL; default production. */
+  /** Base URL; default the production address the build carries (none: an error). */
   apiBaseUrl?: string;
   /** Reads the key file as text; default {@linkcode readPrivateKeyFile} (bounded, regular files only). */
   readTextFile?: (path: string) => Promise<string>;
@@ -268,30 +267,24 @@ export function checkApiKey(apiKey: string): void {
 }
 
 /**
- * Checks and loads the credentials. Missing pieces and unreadable or
- * malformed keys throw {@linkcode CredentialsError} naming the flag and its
- * environment variable, never the secret.
+ * Checks that `path` holds a readable, unencrypted RSA private key, as every command will load
+ * it (`service config set` before it stores the path): the errors of
+ * {@linkcode loadCredentials}, naming the file, never the key.
  *
  * @example
  * ```ts
- * declare const apiKey: string;
- * const creds = await loadCredentials({ apiKey, privateKey: "./api.pem" });
+ * await checkPrivateKeyFile("./api.pem");
  * ```
  */
-export async function loadCredentials(input: CredentialInput): Promise<Credentials> {
-  const missing: string[] = [];
-  if (!input.apiKey) missing.push("--apiKey (or SERVICE_API_KEY)");
-  if (!input.privateKey) missing.push("--privateKey (or SERVICE_API_PRIVATE_KEY_PATH)");
-  if (missing.length) {
-    throw new CredentialsError(
-      `Missing credentials: ${
-        missing.join(" and ")
-      }. Give the API key and the path of its RSA private key.`,
-    );
-  }
-  checkApiKey(input.apiKey!);
-  const baseUrl = normalizeBaseUrl(input.apiBaseUrl || PRODUCTION_BASE_URL);
-  const value = input.privateKey!;
+export async function checkPrivateKeyFile(path: string): Promise<void> {
+  await readKey(path, readPrivateKeyFile);
+}
+
+/** The PEM text of `value` (a path, or the text itself) and what it is called in messages. */
+async function readKey(
+  value: string,
+  read: (path: string) => Promise<string>,
+): Promise<{ pem: string; signer: RsaSigner }> {
   let pem: string;
   let source: string;
   if (value.includes("-----BEGIN")) {
@@ -300,7 +293,7 @@ export async function loadCredentials(input: CredentialInput): Promise<Credentia
   } else {
     source = `the file ${JSON.stringify(value)}`;
     try {
-      pem = await (input.readTextFile ?? readPrivateKeyFile)(value);
+      pem = await read(value);
     } catch (e) {
       if (e instanceof CredentialsError) throw e;
       const why = e instanceof Deno.errors.NotFound
@@ -317,6 +310,43 @@ export async function loadCredentials(input: CredentialInput): Promise<Credentia
       );
     }
   }
-  const privateKey = await importPrivateKeySigner(pem, source);
-  return { apiKey: input.apiKey!, privateKey, baseUrl };
+  return { pem, signer: await importPrivateKeySigner(pem, source) };
+}
+
+/**
+ * Checks and loads the credentials. Missing pieces and unreadable or
+ * malformed keys throw {@linkcode CredentialsError} naming the flag and its
+ * environment variable, never the secret.
+ *
+ * @example
+ * ```ts
+ * declare const apiKey: string;
+ * const creds = await loadCredentials({ apiKey, privateKey: "./api.pem", apiBaseUrl: "http://127.0.0.1:8080" });
+ * ```
+ */
+export async function loadCredentials(input: CredentialInput): Promise<Credentials> {
+  const missing: string[] = [];
+  if (!input.apiKey) missing.push("--apiKey (or SERVICE_API_KEY)");
+  if (!input.privateKey) missing.push("--privateKey (or SERVICE_API_PRIVATE_KEY_PATH)");
+  if (missing.length) {
+    throw new CredentialsError(
+      `Missing credentials: ${
+        missing.join(" and ")
+      }. Give the API key and the path of its RSA private key.`,
+    );
+  }
+  checkApiKey(input.apiKey!);
+  const address = input.apiBaseUrl || buildApiBaseUrl();
+  if (address) normalizeBaseUrl(address); // a malformed address reports before the key is read
+  const { pem, signer: privateKey } = await readKey(
+    input.privateKey!,
+    input.readTextFile ?? readPrivateKeyFile,
+  );
+  // Both are redacted by value wherever the platform's words are shown (lib/core/redact.ts).
+  rememberSecret(input.apiKey);
+  rememberSecret(pem);
+  // No address of our own: the user's, else the production address this build carries;
+  // checked after the key so that a key's mistake reports first, and before any request.
+  if (!address) throw new CredentialsError(NO_ADDRESS);
+  return { apiKey: input.apiKey!, privateKey, baseUrl: normalizeBaseUrl(address) };
 }

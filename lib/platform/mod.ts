@@ -20,9 +20,9 @@ export {
   loadCredentials,
   MAX_PRIVATE_KEY_BYTES,
   normalizeBaseUrl,
-  PRODUCTION_BASE_URL,
   readPrivateKeyFile,
 } from "./credentials.ts";
+export { buildApiBaseUrl, buildJwksUrl, NO_ADDRESS } from "./production.ts";
 export type { CredentialInput, Credentials } from "./credentials.ts";
 export {
   CredentialsError,

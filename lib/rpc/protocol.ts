@@ -9,6 +9,7 @@
  */
 
 import { BaseError, type BaseErrorOptions } from "../core/mod.ts";
+import { redact } from "../core/redact.ts";
 import {
   PlatformApiError,
   PlatformResponseError,
@@ -87,11 +88,12 @@ export class RpcError extends BaseError {
     this.data = data;
   }
 
-  /** The wire form. */
+  /** The wire form; its message redacted (`lib/core/redact.ts`: the platform may echo a secret). */
   toJSON(): RpcErrorObject {
+    const message = redact(this.message);
     return this.data === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, data: this.data };
+      ? { code: this.code, message }
+      : { code: this.code, message, data: this.data };
   }
 }
 

@@ -2,7 +2,8 @@
  * A JWKS read from a URL for {@linkcode verifyWebhookSignatureWithKeys}: fetched once,
  * on first use, and fetched again only when a signature names a `kid` the
  * cached set lacks (a key rotation), at most once per `cooldownMs` so that
- * forged `kid`s cannot make a receiver hammer the key server. `fetch` is
+ * forged `kid`s cannot make a receiver hammer the key server. A redirect is
+ * refused, not followed (as the platform client refuses them). `fetch` is
  * injected (default: the global one); nothing else here does I/O.
  *
  * @module
@@ -98,10 +99,22 @@ export class RemoteJwks implements JwksResolver {
     try {
       res = await this.#fetch(this.url, {
         headers: { accept: "application/json" },
+        // Not followed, as the platform client does not: whoever answers a redirect must not
+        // choose the keys that deliveries are trusted by.
+        redirect: "manual",
         signal: AbortSignal.timeout(this.#timeoutMs),
       });
     } catch (e) {
       throw new JwksUnavailableError(`Cannot fetch the JWKS at ${this.url}.`, { cause: e });
+    }
+    if (res.status >= 300 && res.status < 400) {
+      await res.body?.cancel();
+      const location = res.headers.get("location");
+      throw new JwksUnavailableError(
+        `The JWKS at ${this.url} redirects${
+          location ? ` to ${location.slice(0, 200)}` : ""
+        }: redirects are not followed. Give the keys' own address as --jwks if you trust it.`,
+      );
     }
     if (!res.ok) {
       await res.body?.cancel();

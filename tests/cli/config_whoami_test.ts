@@ -73,6 +73,7 @@ Deno.test("config set stores the key file's path 0600, list/show never print the
     ok: true,
     environment: "local",
     apiBaseUrl: emu.apiBaseUrl.replace(/\/v1\/?$/, ""),
+    apiBaseUrlFrom: "--apiBaseUrl (profile local)",
     profile: "local",
     apiKeyFrom: "--apiKey (profile local)",
   });

@@ -213,7 +213,9 @@ Deno.test("listen --respond answers every delivery itself: 410 makes the notific
     );
     // the port is taken now: a second listener on it says so (exit 1)
     const port = new URL(url).port;
-    const second = await runCli(["webhooks", "listen", "--port", port]);
+    const second = await runCli(["webhooks", "listen", "--port", port], {
+      env: { SERVICE_API_BASE_URL: emu.ready.apiBaseUrl },
+    });
     assert.deepEqual(second.code, 1);
     assert.match(second.stderr, new RegExp(`Port ${port} on 127.0.0.1 is in use`));
     assert.deepEqual(await listen.stop("SIGTERM"), 0);

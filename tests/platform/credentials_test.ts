@@ -34,8 +34,9 @@ Deno.test("the private key loads from a file path or from the PEM text", async (
   const dir = await Deno.makeTempDir();
   try {
     await Deno.writeTextFile(`${dir}/k.pem`, keys.pkcs8Pem);
-    const a = await loadCredentials({ apiKey: "k", privateKey: `${dir}/k.pem` });
-    const b = await loadCredentials({ apiKey: "k", privateKey: keys.pkcs1Pem });
+    const apiBaseUrl = "http://127.0.0.1:9";
+    const a = await loadCredentials({ apiKey: "k", privateKey: `${dir}/k.pem`, apiBaseUrl });
+    const b = await loadCredentials({ apiKey: "k", privateKey: keys.pkcs1Pem, apiBaseUrl });
     // both are the shared RS256 signer, and the two PEM forms hold the same key
     assert.ok(a.privateKey instanceof RsaSigner && b.privateKey instanceof RsaSigner);
     assert.deepEqual([a.privateKey.alg, b.privateKey.alg], ["RS256", "RS256"]);

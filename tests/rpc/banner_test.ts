@@ -65,6 +65,8 @@ Deno.test("HTTP: stdout is the address alone; stderr names chain, asset, every a
   assert.deepEqual(shown.map((m) => Number(m[1])), accounts.map((_, i) => i));
   assert.match(stderr, new RegExp(`^Listening on ${address.replaceAll(".", "\\.")}$`, "m"));
   assert.match(stderr, new RegExp(`^Reads go to ${stack.anvil.url.replaceAll(".", "\\.")}$`, "m"));
+  // where the key goes, and where that address came from (issue 35)
+  assert.match(stderr, /^The API key goes to http:\/\/127\.0\.0\.1:\d+\S* \(from --apiBaseUrl\)$/m);
   assert.ok(!stderr.includes(stack.emulator.apiKey), "no API key in the banner");
 });
 

@@ -9,7 +9,8 @@
  * One platform call does it: resend by query (`POST …/notifications/
  * resend_by_query` with `statuses`, `startTime`, `endTime`, `events`,
  * `resourceId`), which answers a job; `--wait` follows the job to its end
- * with progress on standard error. The platform takes a window of at most 24
+ * with progress on standard error, and gives up (exit 7) on a job that makes
+ * no progress for `--waitTimeout` (default 10 minutes). The platform takes a window of at most 24
  * hours that starts within the last 72; for a longer or older `--since`, or
  * a platform that does not serve the call (404/405), the command lists the
  * window and resends one by one (`resend_one_by_one.ts`). `--dryRun` lists
@@ -22,12 +23,13 @@ import { connectionFlags, formatFlag, leaf, platformClient } from "../command.ts
 import { CliError, ExitCode, UsageError } from "../errors.ts";
 import { webhookIdFlag } from "../webhooks/common.ts";
 import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
-import { resendOneByOne } from "./resend_one_by_one.ts";
-import { followResendJob } from "./follow_job.ts";
+import { MAX_RESENDS_PER_RUN, resendOneByOne, tooMany } from "./resend_one_by_one.ts";
+import { followResendJob, waitTimeoutFlag } from "./follow_job.ts";
 
 export { defaultRunKey, resendKey } from "./resend_one_by_one.ts";
 
 const HOUR = 3_600_000;
+const KNOWN: ReadonlySet<string> = new Set(NOTIFICATION_STATUSES);
 const DAY = 24 * HOUR;
 
 /** The `resend-all` verb. */
@@ -76,12 +78,20 @@ export const resendAllCommand = leaf({
       max: 600_000,
       description: "With --wait: longest time between job polls.",
     },
+    ...waitTimeoutFlag,
     dryRun: { type: "boolean", description: "Count what would be resent; resend nothing." },
     idempotencyKey: {
       type: "string",
       placeholder: "KEY",
       description:
         "Idempotency-Key of the bulk call; one by one, the run key the per-notification keys come from.",
+    },
+    maxNotifications: {
+      type: "integer",
+      default: MAX_RESENDS_PER_RUN,
+      min: 1,
+      max: 10_000_000,
+      description: "Listed one by one or by --dryRun: at most this many (more: exit 1).",
     },
     concurrency: {
       type: "integer",
@@ -130,46 +140,57 @@ export const resendAllCommand = leaf({
         );
       }
     }
-    // list the window: for --dryRun, and for the one-by-one path
-    const ids: string[] = [];
-    const byStatus: Record<string, number> = {};
-    for await (
-      const n of api.listNotifications(client, webhookId, {
-        startTime: since,
-        sortBy: "createdAt",
-        order: "ASC",
-        pageSize: 100,
-        ...filters,
-      }, (page) => void out.progress(`listing: ${ids.length + page.data.length} notifications`))
-    ) {
-      ids.push(n.id);
-      byStatus[n.status] = (byStatus[n.status] ?? 0) + 1;
-    }
-    await out.clearProgress();
-    const counted = Object.fromEntries(
-      NOTIFICATION_STATUSES.filter((s) => byStatus[s]).map((s) => [s, byStatus[s]]),
-    );
+    // list the window, one page at a time: counted for --dryRun, resent as listed otherwise
+    let listedCount = 0;
+    const listed = async function* () {
+      for await (
+        const n of api.listNotifications(client, webhookId, {
+          startTime: since,
+          sortBy: "createdAt",
+          order: "ASC",
+          pageSize: 100,
+          ...filters,
+        }, (page) => {
+          listedCount += page.data.length;
+          if (flags.dryRun) void out.progress(`listing: ${listedCount} notifications`);
+        })
+      ) {
+        yield { id: n.id, status: n.status };
+      }
+    };
     if (flags.dryRun) {
+      const byStatus: Record<string, number> = {};
+      let count = 0;
+      for await (const n of listed()) {
+        if (++count > flags.maxNotifications) throw tooMany(sinceIso, flags.maxNotifications);
+        // only the statuses we know are counted: a platform's own words must not grow the tally
+        if (KNOWN.has(n.status)) byStatus[n.status] = (byStatus[n.status] ?? 0) + 1;
+      }
+      await out.clearProgress();
+      const counted = Object.fromEntries(
+        NOTIFICATION_STATUSES.filter((s) => byStatus[s]).map((s) => [s, byStatus[s]]),
+      );
       if (out.format === "table") {
         const breakdown = Object.entries(counted).map(([s, c]) => `${c} ${s}`).join(", ") ||
           "none";
-        await out.write(
-          `would resend ${ids.length} notification${
-            ids.length === 1 ? "" : "s"
-          } created since ${sinceIso} (${breakdown})\n`,
+        await out.text(
+          `would resend ${count} notification${
+            count === 1 ? "" : "s"
+          } created since ${sinceIso} (${breakdown})`,
         );
       } else {
-        await out.object({ dryRun: true, count: ids.length, since: sinceIso, statuses: counted });
+        await out.object({ dryRun: true, count, since: sinceIso, statuses: counted });
       }
       return 0;
     }
     return await resendOneByOne(ctx, client, {
       webhookId,
-      ids,
+      listed: listed(),
+      listedSoFar: () => listedCount,
       idempotencyKey: flags.idempotencyKey,
       since,
-      statuses: counted,
       concurrency: flags.concurrency,
+      max: flags.maxNotifications,
       printSummary: given.has("format") && out.format !== "table",
     });
 
@@ -204,6 +225,7 @@ export const resendAllCommand = leaf({
         client,
         { webhookId, jobId: r.jobId, kind: "query" },
         flags.pollingInterval,
+        flags.waitTimeout,
       );
       if (json) await out.object({ accepted: true, ...job, idempotencyKey: r.idempotencyKey });
       if (job.status === "FAILED") {

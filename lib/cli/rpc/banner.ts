@@ -26,6 +26,8 @@ export interface RpcBannerInfo {
   wsAddress?: string;
   /** Where reads go (the node, its URL redacted). */
   upstream: string;
+  /** Where the API key and signing go: the platform's address and where it came from. */
+  platform?: string;
 }
 
 /**
@@ -52,6 +54,7 @@ export function rpcBanner(info: RpcBannerInfo): string {
   else if (info.accounts.length === 0) lines.push("(none: no vault account holds this asset)");
   else info.accounts.forEach((a, i) => lines.push(`(${i}) ${a}`));
   lines.push("", `Reads go to ${info.upstream}`);
+  if (info.platform !== undefined) lines.push(`The API key goes to ${info.platform}`);
   if (info.transport === "ipc") lines.push(`Listening on ${info.address} (IPC socket)`);
   else lines.push(`Listening on ${info.address}`);
   if (info.wsAddress !== undefined) lines.push(`WebSocket on ${info.wsAddress}`);
@@ -98,5 +101,6 @@ export async function showBanner(
   }
   done = true;
   if (abort.signal.aborted) return;
-  await out.log(rpcBanner({ ...info, accounts }).trimEnd());
+  // One log line per banner line: the printer escapes a newline inside a line.
+  for (const line of rpcBanner({ ...info, accounts }).trimEnd().split("\n")) await out.log(line);
 }

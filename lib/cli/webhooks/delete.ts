@@ -60,7 +60,7 @@ export const deleteCommand = leaf({
     const client = await platformClient(flags, ctx);
     const { deleteWebhook } = await import("../../platform/mod.ts");
     const gone = await deleteWebhook(client, id);
-    if (ctx.out.format === "table") await ctx.out.write(`${id}: deleted\n`);
+    if (ctx.out.format === "table") await ctx.out.text(`${id}: deleted`);
     else await ctx.out.object({ deleted: true, id, ...(gone ? { webhook: gone } : {}) });
     return 0;
   },

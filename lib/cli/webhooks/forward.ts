@@ -5,7 +5,11 @@
  * the platform gets: the app's status and body; 502 when the app cannot be
  * reached (connection refused, reset, DNS); 504 when it does not answer
  * within the timeout. Redirects are not followed (the platform does not
- * follow them either).
+ * follow them either). The app's answer is streamed, never held whole: the
+ * platform needs only its status, so at most {@linkcode MAX_APP_ANSWER_BYTES}
+ * of its body are kept and passed on, and the rest is not read (the
+ * connection is closed), so an app that answers without end cannot grow the
+ * receiver.
  *
  * @module
  */
@@ -23,6 +27,46 @@ const HOP_BY_HOP = new Set([
   "content-length",
 ]);
 
+/** The most of the app's answer body kept and passed on to the platform: 64 KiB. */
+export const MAX_APP_ANSWER_BYTES = 64 * 1024;
+
+/** The first `max` bytes of `body`, and whether there was more (then the rest is cancelled). */
+async function firstBytes(
+  body: ReadableStream<Uint8Array> | null,
+  max: number,
+): Promise<{ bytes: Uint8Array; cut: boolean }> {
+  if (!body) return { bytes: new Uint8Array(), cut: false };
+  const reader = body.getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  let cut = false;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      const room = max - total;
+      if (value.length > room) {
+        parts.push(value.subarray(0, room));
+        total += room;
+        cut = true;
+        break;
+      }
+      parts.push(value);
+      total += value.length;
+    }
+  } finally {
+    if (cut) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+  const bytes = new Uint8Array(total);
+  let o = 0;
+  for (const p of parts) {
+    bytes.set(p, o);
+    o += p.length;
+  }
+  return { bytes, cut };
+}
+
 /** What the app answered, as the platform will see it. */
 export interface ForwardResult {
   /** The status the platform gets. */
@@ -31,6 +75,8 @@ export interface ForwardResult {
   body: Uint8Array;
   /** The app's content type, if any. */
   contentType: string | null;
+  /** Whether the app's body was longer than {@linkcode MAX_APP_ANSWER_BYTES} (then cut). */
+  cut?: boolean;
   /** Why the app was not reached, when it was not (then `status` is 502 or 504). */
   problem?: string;
 }
@@ -52,10 +98,12 @@ export async function forwardDelivery(
       redirect: "manual",
       signal: AbortSignal.timeout(timeoutMs),
     });
+    const { bytes, cut } = await firstBytes(res.body, MAX_APP_ANSWER_BYTES);
     return {
       status: res.status,
-      body: new Uint8Array(await res.arrayBuffer()),
+      body: bytes,
       contentType: res.headers.get("content-type"),
+      ...(cut ? { cut } : {}),
     };
   } catch (e) {
     const timedOut = e instanceof DOMException && e.name === "TimeoutError";

@@ -2,17 +2,23 @@
  * Where `service webhooks verify` and `listen` get the keys that signed a
  * delivery: `--jwks URL|FILE`, else the JWKS next to the API the user points
  * at (`<origin of --apiBaseUrl>/.well-known/jwks.json`: the emulator serves
- * its own there), else the production platform's
- * (`https://keys.service.io/.well-known/jwks.json`).
+ * its own there; the build's production JWKS when `--apiBaseUrl` is the
+ * build's production API), else the production JWKS the build carries
+ * (`lib/platform/production.ts`). A build without one never assumes a key
+ * set: with neither flag, a usage error (exit 2) says what to give.
  *
  * @module
  */
 
 import { UsageError } from "../errors.ts";
 import type { Jwks, JwksResolver } from "../../webhooks/signature.ts";
+import { buildApiBaseUrl, buildJwksUrl } from "../../platform/production.ts";
 
-/** The production platform's JWKS (vendor host written neutrally, see README "Names"). */
-export const PRODUCTION_JWKS_URL = "https://keys.service.io/.well-known/jwks.json";
+/** With neither `--jwks` nor `--apiBaseUrl` in a build without a production JWKS (exit 2). */
+export const NO_JWKS: string =
+  "No keys to check signatures against: give --jwks URL|FILE (the platform's JWKS), or " +
+  "--apiBaseUrl of the platform that signs (the emulator serves its own); this build carries " +
+  "no production JWKS address.";
 
 /** A key set and where it came from (for messages). */
 export interface JwksSource {
@@ -23,8 +29,8 @@ export interface JwksSource {
 }
 
 /**
- * Resolves `--jwks` (a URL or a file) or the default from `apiBaseUrl`.
- * A file that cannot be read or is not a JWKS is a usage error (exit 2).
+ * Resolves `--jwks` (a URL or a file) or the default from `apiBaseUrl`, else the build's.
+ * A file that cannot be read or is not a JWKS, or no source at all, is a usage error (exit 2).
  */
 export async function jwksSource(
   jwks: string | undefined,
@@ -60,7 +66,11 @@ export async function jwksSource(
     } catch {
       throw new UsageError(`Invalid value for --apiBaseUrl: not a URL.`);
     }
-    url = `${origin}/.well-known/jwks.json`;
-  } else url = PRODUCTION_JWKS_URL;
+    const production = buildApiBaseUrl();
+    url = production !== "" && buildJwksUrl() !== "" && new URL(production).origin === origin
+      ? buildJwksUrl()
+      : `${origin}/.well-known/jwks.json`;
+  } else if (buildJwksUrl() !== "") url = buildJwksUrl();
+  else throw new UsageError(NO_JWKS);
   return { keys: new RemoteJwks(url), where: url };
 }

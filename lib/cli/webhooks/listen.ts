@@ -18,8 +18,8 @@
  *   `sentTime` being the arrival time; lines are written in arrival order
  *   (what the reader needs), whatever order the answers finish in.
  * - Signatures are checked against `--jwks`, else the JWKS of `--apiBaseUrl`
- *   (the emulator's `/.well-known/jwks.json`), else the production
- *   platform's; a delivery is answered the same whether it verified or not
+ *   (the emulator's `/.well-known/jwks.json`), else the production JWKS
+ *   the build carries (none: exit 2); a delivery is answered the same whether it verified or not
  *   (the line says which, and why not).
  *
  * @module
@@ -28,7 +28,7 @@
 import { formatFlag, leaf } from "../command.ts";
 import { CliError, UsageError } from "../errors.ts";
 import { whenStopped } from "../stop_signals.ts";
-import { writeAll } from "../output.ts";
+import { shown, writeAll } from "../output.ts";
 import { checkEndpointUrl } from "./common.ts";
 import { jwksSource } from "./jwks_source.ts";
 import { type BoundedServer, serveBounded } from "../../core/bounded_server.ts";
@@ -80,7 +80,7 @@ export const listenCommand = leaf({
     "line per delivery; runs until Ctrl-C. With --forwardTo, the platform gets the app's status\n" +
     "(502 when the app is unreachable, 504 when it does not answer in --forwardTimeout);\n" +
     "otherwise --respond STATUS (default 200). --record appends breaker simulate input lines.\n" +
-    "Signatures: --jwks, else <--apiBaseUrl's origin>/.well-known/jwks.json, else production's.",
+    "Signatures: --jwks, else <--apiBaseUrl's origin>/.well-known/jwks.json, else the build's.",
   flags: {
     ...formatFlag,
     port: {
@@ -244,15 +244,17 @@ export const listenCommand = leaf({
         };
         if (out.format === "table") {
           print(
-            [
-              line.time,
-              line.eventType || "-",
-              line.resourceId ?? "-",
-              line.notificationId ?? "-",
-              c.ok ? "signature ok" : `signature INVALID (${c.reason})`,
-              `-> ${status}`,
-              `${duration} ms`,
-            ].join("  ") + (forwardProblem ? `  (${forwardProblem})` : "") + "\n",
+            shown(
+              [
+                line.time,
+                line.eventType || "-",
+                line.resourceId ?? "-",
+                line.notificationId ?? "-",
+                c.ok ? "signature ok" : `signature INVALID (${c.reason})`,
+                `-> ${status}`,
+                `${duration} ms`,
+              ].join("  ") + (forwardProblem ? `  (${forwardProblem})` : ""),
+            ) + "\n",
           );
         } else print(JSON.stringify(line) + "\n");
       }).catch(() => {});

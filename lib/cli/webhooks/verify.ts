@@ -21,7 +21,7 @@ export const verifyCommand = leaf({
   description:
     "--body is the raw request body as received (- reads standard input), --signature the\n" +
     "Service-Webhook-Signature header's value. Keys: --jwks, else <--apiBaseUrl's origin>/.well-known/jwks.json\n" +
-    "(the emulator's), else the production platform's JWKS.\n" +
+    "(the emulator's), else the production JWKS this build carries (none: give one of them).\n" +
     "Reasons: missing, malformed, unsupported-alg, unknown-kid, bad-key, mismatch.",
   flags: {
     ...formatFlag,
@@ -85,7 +85,7 @@ export const verifyCommand = leaf({
     const { verifyWebhookSignatureWithKeys } = await import("../../webhooks/signature.ts");
     const check = await verifyWebhookSignatureWithKeys(body, flags.signature, source.keys);
     if (check.ok) {
-      if (ctx.out.format === "table") await ctx.out.write(`valid: signed by key ${check.kid}\n`);
+      if (ctx.out.format === "table") await ctx.out.text(`valid: signed by key ${check.kid}`);
       else await ctx.out.object({ valid: true, kid: check.kid });
       return 0;
     }

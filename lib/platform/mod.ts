@@ -54,6 +54,8 @@ export {
   updateWebhook,
 } from "./webhooks.ts";
 export type { NotificationQuery, ResendQuery, WebhookCreate } from "./webhooks.ts";
+export { DEFAULT_WAIT_TIMEOUT_MS, followResendJob } from "./resend_job.ts";
+export type { FollowedJob, FollowOptions } from "./resend_job.ts";
 export { getFirstAddress, listVaultAccounts } from "./vaults.ts";
 export type { VaultAccount, VaultAddress } from "./vaults.ts";
 export { listWhitelistedAddresses } from "./wallets.ts";

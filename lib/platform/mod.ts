@@ -54,8 +54,10 @@ export {
   updateWebhook,
 } from "./webhooks.ts";
 export type { NotificationQuery, ResendQuery, WebhookCreate } from "./webhooks.ts";
-export { DEFAULT_WAIT_TIMEOUT_MS, followResendJob } from "./resend_job.ts";
+export { followResendJob } from "./resend_job.ts";
 export type { FollowedJob, FollowOptions } from "./resend_job.ts";
+export { NotificationTail } from "./notification_tail.ts";
+export type { TailLine } from "./notification_tail.ts";
 export { getFirstAddress, listVaultAccounts } from "./vaults.ts";
 export type { VaultAccount, VaultAddress } from "./vaults.ts";
 export { listWhitelistedAddresses } from "./wallets.ts";

@@ -26,8 +26,6 @@ import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
 import { MAX_RESENDS_PER_RUN, resendOneByOne, tooMany } from "./resend_one_by_one.ts";
 import { followResendJob, waitTimeoutFlag } from "./follow_job.ts";
 
-export { defaultRunKey, resendKey } from "./resend_one_by_one.ts";
-
 const HOUR = 3_600_000;
 const KNOWN: ReadonlySet<string> = new Set(NOTIFICATION_STATUSES);
 const DAY = 24 * HOUR;

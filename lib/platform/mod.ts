@@ -5,8 +5,7 @@
  * @module
  */
 
-export { abortableSleep, parseRetryAfter, PlatformClient, queryString } from "./client.ts";
-export { noReplayFetch } from "./no_replay_fetch.ts";
+export { abortableSleep, PlatformClient } from "./client.ts";
 export type {
   AnswerSchema,
   ApiResponse,
@@ -33,7 +32,7 @@ export {
   PlatformTimeoutError,
   PlatformUnreachableError,
 } from "./errors.ts";
-export { sha256Hex, signRequestToken, TOKEN_LIFETIME_SECONDS } from "./jwt.ts";
+export { sha256Hex, signRequestToken } from "./jwt.ts";
 export type { RequestClaims } from "./jwt.ts";
 export type { Notification, NotificationAttempt, Page, ResendJob, Webhook } from "./schemas.ts";
 export {

@@ -240,14 +240,8 @@ export const MAX_API_KEY_LENGTH = 512;
  * {@linkcode MAX_API_KEY_LENGTH} characters. The message says what is wrong
  * and never repeats any part of the key (a key with a newline would otherwise
  * end up in an "invalid header value" error, retried as a network error).
- *
- * @example
- * ```ts
- * checkApiKey("3f2a1b4c-0000-4000-8000-000000000000"); // fine
- * checkApiKey("bad key\nx"); // throws CredentialsError
- * ```
  */
-export function checkApiKey(apiKey: string): void {
+function checkApiKey(apiKey: string): void {
   let why: string | undefined;
   if (apiKey.length > MAX_API_KEY_LENGTH) {
     why = `it is longer than ${MAX_API_KEY_LENGTH} characters`;

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { SendProgress } from "../../lib/rpc/send_progress.ts";
-import { addressFlags, resumeHint } from "../../lib/cli/rpc.ts";
+import { addressFlags, resumeHint } from "../../lib/rpc/mod.ts";
 
 function progress() {
   let now = 0;

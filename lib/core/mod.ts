@@ -27,7 +27,6 @@ export {
   RESEND_JOB_STATUSES,
   TRANSACTION_FAILURE_STATUSES,
   TRANSACTION_FINAL_STATUSES,
-  TRANSACTION_PROGRESS_STATUSES,
   TRANSACTION_SENT_STATUSES,
   TRANSACTION_STATUSES,
   transactionStatusInWords,
@@ -38,6 +37,5 @@ export type {
   NotificationStatus,
   ResendJobStatus,
   TransactionStatus,
-  WebhookEventType,
   WebhookStatus,
 } from "./vocabulary.ts";

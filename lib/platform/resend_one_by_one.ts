@@ -25,6 +25,31 @@ const HOUR = 3_600_000;
 const KNOWN: ReadonlySet<string> = new Set(NOTIFICATION_STATUSES);
 
 /**
+ * Notifications counted by status: only the statuses of the vocabulary, so a
+ * platform's own words cannot grow the tally.
+ *
+ * @example
+ * ```ts
+ * const tally = new StatusTally();
+ * for (const s of ["FAILED", "FAILED", "SOMETHING_NEW"]) tally.add(s);
+ * tally.counts(); // { FAILED: 2 }
+ * ```
+ */
+export class StatusTally {
+  #by: Record<string, number> = {};
+  /** Counts one notification of `status`. */
+  add(status: string): void {
+    if (KNOWN.has(status)) this.#by[status] = (this.#by[status] ?? 0) + 1;
+  }
+  /** The counts in the vocabulary's order, without zeros. */
+  counts(): Record<string, number> {
+    return Object.fromEntries(
+      NOTIFICATION_STATUSES.filter((s) => this.#by[s]).map((s) => [s, this.#by[s]]),
+    );
+  }
+}
+
+/**
  * The `Idempotency-Key` of one notification's resend in a run: a SHA-256 of
  * the run key, the webhook id and the notification id, written as a UUID.
  *
@@ -123,7 +148,7 @@ export async function resendOneByOne(
   const { webhookId } = run;
   let stopped: string | undefined;
   void run.stopped?.then((why) => stopped = why);
-  const byStatus: Record<string, number> = {};
+  const tally = new StatusTally();
   let taken = 0;
   let resent = 0;
   let replayed = 0;
@@ -144,8 +169,7 @@ export async function resendOneByOne(
       overMax = true;
       return undefined;
     }
-    // only the statuses we know are counted: a platform's own words must not grow the tally
-    if (KNOWN.has(r.value.status)) byStatus[r.value.status] = (byStatus[r.value.status] ?? 0) + 1;
+    tally.add(r.value.status);
     return r.value.id;
   };
   const worker = async () => {
@@ -181,8 +205,6 @@ export async function resendOneByOne(
   } finally {
     await iterator.return?.(undefined).catch(() => {});
   }
-  const statuses = Object.fromEntries(
-    NOTIFICATION_STATUSES.filter((s) => byStatus[s]).map((s) => [s, byStatus[s]]),
-  );
+  const statuses = tally.counts();
   return { taken, resent, replayed, refused, firstRefused, statuses, overMax, fatal, stopped };
 }

@@ -4,6 +4,7 @@ import {
   PlatformClient,
   resendKey,
   resendOneByOne,
+  StatusTally,
 } from "../../lib/platform/mod.ts";
 import { makeTestKeys } from "../support/keys.ts";
 import { startRecordingServer } from "../support/recording_server.ts";
@@ -98,4 +99,16 @@ Deno.test("resendOneByOne ends on a listing error and reports it as fatal", asyn
   } finally {
     await srv.close();
   }
+});
+
+Deno.test("StatusTally counts the vocabulary's statuses in its order and ignores other words", () => {
+  const tally = new StatusTally();
+  for (const s of ["ON_HOLD", "FAILED", "__proto__", "FAILED", "NEW_STATUS", "COMPLETED"]) {
+    tally.add(s);
+  }
+  assert.deepEqual(Object.entries(tally.counts()), [
+    ["COMPLETED", 1],
+    ["FAILED", 2],
+    ["ON_HOLD", 1],
+  ]);
 });

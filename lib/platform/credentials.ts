@@ -100,35 +100,9 @@ function pemBody(pem: string, label: string): Uint8Array | undefined {
 
 /**
  * Imports an RSA private key from PEM text (PKCS#8 `PRIVATE KEY` or PKCS#1
- * `RSA PRIVATE KEY`) for RS256 signing. `source` names where it came from, for
+ * `RSA PRIVATE KEY`) as the project's shared RSA signer
+ * (`lib/core/rsa_signer.ts`, RS256). `source` names where it came from, for
  * messages; the key text is never part of a message.
- *
- * @example
- * ```ts
- * declare const pemText: string; // "-----BEGIN PRIVATE KEY-----\n..."
- * const key = await importPrivateKeyPem(pemText, "--privateKey");
- * ```
- */
-export async function importPrivateKeyPem(pem: string, source: string): Promise<CryptoKey> {
-  const pkcs8 = pemToPkcs8(pem, source);
-  try {
-    return await crypto.subtle.importKey(
-      "pkcs8",
-      pkcs8 as BufferSource,
-      { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" },
-      false,
-      ["sign"],
-    );
-  } catch {
-    throw unreadable(source);
-  } finally {
-    pkcs8.fill(0);
-  }
-}
-
-/**
- * Like {@linkcode importPrivateKeyPem}, but the project's shared RSA signer
- * (`lib/core/rsa_signer.ts`, RS256).
  *
  * @example
  * ```ts

@@ -14,7 +14,6 @@ export type {
   RequestOptions,
 } from "./client.ts";
 export {
-  importPrivateKeyPem,
   importPrivateKeySigner,
   loadCredentials,
   MAX_PRIVATE_KEY_BYTES,

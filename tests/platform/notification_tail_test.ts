@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
-import { loadCredentials, NotificationTail, PlatformClient } from "../../lib/platform/mod.ts";
-import { makeTestKeys } from "../support/keys.ts";
-import { startRecordingServer } from "../support/recording_server.ts";
+import { NotificationTail } from "../../lib/platform/mod.ts";
+import { clientFor, startRecordingServer } from "../support/recording_server.ts";
 
-const keys = await makeTestKeys();
 const SINCE = Date.parse("2026-01-01T00:00:00Z");
 
 function notification(id: string, status: string, createdAt: number, updatedAt: number) {
@@ -13,14 +11,7 @@ function notification(id: string, status: string, createdAt: number, updatedAt: 
 Deno.test("NotificationTail reports new notifications, then each status change once", async () => {
   const srv = startRecordingServer({ status: 200, body: { data: [], next: null } });
   try {
-    const client = new PlatformClient(
-      await loadCredentials({
-        apiKey: "3f1d2c4b-0000-4000-8000-00000000abcd",
-        privateKey: keys.pkcs8Pem,
-        apiBaseUrl: srv.url,
-      }),
-      { retries: 0 },
-    );
+    const client = await clientFor(srv.url);
     const older = notification("n0", "FAILED", SINCE - 60_000, SINCE + 1_000);
     const n1 = notification("n1", "IN_PROGRESS", SINCE + 2_000, SINCE + 2_000);
     const n1Done = notification("n1", "COMPLETED", SINCE + 2_000, SINCE + 9_000);

@@ -1,18 +1,6 @@
 import assert from "node:assert/strict";
-import { followResendJob, loadCredentials, PlatformClient } from "../../lib/platform/mod.ts";
-import { makeTestKeys } from "../support/keys.ts";
-import { startRecordingServer } from "../support/recording_server.ts";
-
-const keys = await makeTestKeys();
-
-async function clientFor(url: string) {
-  const creds = await loadCredentials({
-    apiKey: "3f1d2c4b-0000-4000-8000-00000000abcd",
-    privateKey: keys.pkcs8Pem,
-    apiBaseUrl: url,
-  });
-  return new PlatformClient(creds, { retries: 0 });
-}
+import { followResendJob } from "../../lib/platform/mod.ts";
+import { clientFor, startRecordingServer } from "../support/recording_server.ts";
 
 const job = (status: string, processed: number) => ({
   status: 200,

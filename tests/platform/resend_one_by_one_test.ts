@@ -1,24 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  loadCredentials,
-  PlatformClient,
-  resendKey,
-  resendOneByOne,
-  StatusTally,
-} from "../../lib/platform/mod.ts";
-import { makeTestKeys } from "../support/keys.ts";
-import { startRecordingServer } from "../support/recording_server.ts";
-
-const keys = await makeTestKeys();
-
-async function clientFor(url: string) {
-  const creds = await loadCredentials({
-    apiKey: "3f1d2c4b-0000-4000-8000-00000000abcd",
-    privateKey: keys.pkcs8Pem,
-    apiBaseUrl: url,
-  });
-  return new PlatformClient(creds, { retries: 0 });
-}
+import { resendKey, resendOneByOne, StatusTally } from "../../lib/platform/mod.ts";
+import { clientFor, startRecordingServer } from "../support/recording_server.ts";
 
 async function* listing(n: number) {
   for (let i = 1; i <= n; i++) yield { id: `n${i}`, status: i % 2 ? "FAILED" : "COMPLETED" };
@@ -80,13 +62,14 @@ Deno.test("resendOneByOne stops at max and says the listing held more", async ()
   }
 });
 
+async function* broken() {
+  yield { id: "n1", status: "FAILED" };
+  throw new Error("page 2 failed");
+}
+
 Deno.test("resendOneByOne ends on a listing error and reports it as fatal", async () => {
   const srv = startRecordingServer({ status: 202 });
   try {
-    async function* broken() {
-      yield { id: "n1", status: "FAILED" };
-      throw new Error("page 2 failed");
-    }
     const r = await resendOneByOne(await clientFor(srv.url), {
       webhookId: "w1",
       listed: broken(),

@@ -14,7 +14,7 @@
 import { leaf, platformClient } from "./command.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { EmulatorConfigError } from "../emulator/errors.ts";
-import type { EmulatorOptions } from "../emulator/mod.ts";
+import type { EmulatorOptions, RunningEmulator } from "../emulator/mod.ts";
 import type { Output } from "./output.ts";
 import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
 import { VERSION } from "../version.ts";
@@ -307,15 +307,7 @@ async function startEmulatorFor(
   chainId: bigint | undefined,
   out: Output,
   delays: Pick<EmulatorOptions, "approvalDelay" | "signingDelay">,
-): Promise<
-  {
-    apiBaseUrl: string;
-    apiKey: string;
-    privateKeyPem: string;
-    assetId: string;
-    stop(): Promise<void>;
-  }
-> {
+): Promise<RunningEmulator> {
   const { startEmulator } = await import("../emulator/mod.ts");
   try {
     return await startEmulator({

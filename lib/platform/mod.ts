@@ -35,6 +35,7 @@ export { sha256Hex, signRequestToken } from "./jwt.ts";
 export type { RequestClaims } from "./jwt.ts";
 export type { Notification, NotificationAttempt, Page, ResendJob, Webhook } from "./schemas.ts";
 export {
+  countResendByResource,
   createWebhook,
   deleteWebhook,
   getErrorRate,

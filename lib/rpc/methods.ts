@@ -263,7 +263,13 @@ function localMethod(
 /**
  * Signing and key-management methods never go to the node, which may hold
  * keys of its own (anvil's unlocked dev accounts): those not answered above
- * are refused with 4200.
+ * are refused with -32601 (method not found), as a node answers a method it
+ * does not serve. Clients rely on that code: viem retries a failed
+ * `eth_sendTransaction` as `wallet_sendTransaction` and rethrows the first
+ * error (the bridge's "nonce too low", a BLOCKED transaction's reason) only
+ * when the fallback answers -32601 or -32004; any other code hides it.
+ * `wallet_sendTransaction` is not served as `eth_sendTransaction` on purpose:
+ * that retry would send a refused transaction a second time.
  */
 export function isKeyMethod(method: string): boolean {
   return method.startsWith("personal_") || method.startsWith("eth_sign") ||
@@ -272,7 +278,7 @@ export function isKeyMethod(method: string): boolean {
 
 function refuseKeyMethod(method: string): RpcError {
   return new RpcError(
-    RpcErrorCode.unsupportedMethod,
+    RpcErrorCode.methodNotFound,
     `${method} is not supported: accounts here sign through the custody platform (see eth_accounts, eth_sendTransaction, personal_sign, eth_signTypedData_v4).`,
   );
 }

@@ -26,9 +26,9 @@ import { RpcError, RpcErrorCode } from "./protocol.ts";
  * before passing it on.
  */
 export class StaleNonceError extends RpcError {
-  /** A -32000 `nonce too low` error with `message`. */
-  constructor(message: string) {
-    super(RpcErrorCode.server, message);
+  /** A -32000 `nonce too low` error with `message` (and `data`, if any). */
+  constructor(message: string, data?: unknown) {
+    super(RpcErrorCode.server, message, data);
     this.name = "StaleNonceError";
   }
 }

@@ -233,7 +233,10 @@ export class CustodySigner implements Signer {
     if (progress) this.#underWay.add(progress);
     let txId: string | undefined;
     try {
-      const hash = await this.#sendNow(identity, body, signal, progress, (id) => txId = id);
+      const hash = await this.#sendNow(identity, body, signal, progress, (id) => {
+        txId = id;
+        progress?.created(id);
+      });
       progress?.finished(hash);
       return hash;
     } catch (e) {

@@ -205,7 +205,11 @@ export class SendProgress {
    */
   unfinished(): string {
     this.#dropGone();
-    const what = this.#status ? transactionStatusInWords(this.#status) : "not created yet";
+    const what = this.#status
+      ? transactionStatusInWords(this.#status)
+      : this.#txId
+      ? "pending"
+      : "not created yet";
     const tx = this.#txId ? `platform transaction ${this.#txId}` : "send";
     const head = `${tx} (${this.#label}) is still ${what} after ${
       seconds(this.#now() - this.#start)

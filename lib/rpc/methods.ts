@@ -308,6 +308,8 @@ export class Dispatcher {
   readonly maxBatch: number;
   readonly #batcher: UpstreamBatcher;
   readonly #trace: ((line: string) => void) | undefined;
+  /** The local calls under way (sends, signatures), for {@linkcode Dispatcher.settled}. */
+  readonly #underWay = new Set<Promise<unknown>>();
 
   /** Builds a dispatcher from its options. */
   constructor(options: DispatcherOptions) {
@@ -414,11 +416,37 @@ export class Dispatcher {
     call: CallContext | undefined,
   ): Promise<RpcResponse> {
     const id = request.id ?? null;
+    const answer = (async () => {
+      try {
+        return success(id, await fn(paramsOf(request), this, call));
+      } catch (e) {
+        return failure(id, e);
+      }
+    })();
+    this.#underWay.add(answer);
     try {
-      return success(id, await fn(paramsOf(request), this, call));
-    } catch (e) {
-      return failure(id, e);
+      return await answer;
+    } finally {
+      this.#underWay.delete(answer);
     }
+  }
+
+  /**
+   * Resolves when every local call under way has its answer, or after
+   * `ms`: the bridge, stopping, aborts its sends (their clients are told
+   * which platform transaction goes on) and waits for those answers before
+   * it closes the connections they go out on.
+   */
+  async settled(ms: number): Promise<void> {
+    if (this.#underWay.size === 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.#underWay]),
+      new Promise((r) => timer = setTimeout(r, ms)),
+    ]);
+    clearTimeout(timer);
+    // the transports write each answer once its promise resolves: let them
+    await new Promise((r) => setTimeout(r, 0));
   }
 
   async #batch(

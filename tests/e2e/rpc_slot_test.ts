@@ -264,3 +264,40 @@ Deno.test("viem shows the bridge's own errors: nonce too low, and a BLOCKED tran
     await bridge.stop();
   }
 });
+
+Deno.test("a client still waiting when the bridge stops is told which platform transaction goes on (error.data.txId); stderr says it once, as true without a child", async () => {
+  const bridge = await stack.bridge(["--http", "--vaultAccountIds", "0"]);
+  const known = new Set((await platformTransactions(stack)).map((t) => t.id));
+  await hold(stack, 1);
+  try {
+    const waiting = send(bridge.address, { from: VAULT0, to: VAULT1, value: "0x41" });
+    const held = await waitFor(
+      "the send held",
+      async () =>
+        (await platformTransactions(stack)).find((t) =>
+          !known.has(t.id) && t.status === "PENDING_AUTHORIZATION"
+        ),
+    );
+    await bridge.stop();
+    const r = await waiting;
+    assert.ok(r.error, JSON.stringify(r));
+    assert.match(
+      r.error.message,
+      new RegExp(
+        `The bridge is stopping; .* Platform transaction ${held.id} continues on the platform\\.`,
+      ),
+    );
+    assert.equal((r.error.data as { txId?: string }).txId, held.id);
+    const stderr = bridge.stderr();
+    assert.match(
+      stderr,
+      new RegExp(
+        `platform transaction ${held.id} \\(from ${VAULT0}\\) is still .* as the bridge stops: it continues on the platform; a repeat through a new bridge would be a second transaction: check ${held.id} on the platform before sending again\\.`,
+      ),
+    );
+    assert.doesNotMatch(stderr, /--resume|its hash will be printed here|request was abandoned/);
+    await approve(stack, held.id);
+  } finally {
+    await clearFaults(stack);
+  }
+});

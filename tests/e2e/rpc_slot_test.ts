@@ -16,7 +16,7 @@ import {
   platformTransactions,
 } from "../support/slow_custody.ts";
 import { waitFor } from "../support/wait_for.ts";
-import { startAnvil } from "../support/tools.ts";
+import { foundryBin, startAnvil } from "../support/tools.ts";
 import { startBridgeProcess } from "../support/rpc.ts";
 import { startEmulator } from "../../lib/emulator/mod.ts";
 import { createTransaction, loadCredentials, PlatformClient } from "../../lib/platform/mod.ts";
@@ -47,14 +47,35 @@ async function send(address: string, tx: Record<string, unknown>): Promise<Answe
 
 const hex = (n: number | bigint) => "0x" + n.toString(16);
 
-Deno.test("two bridge processes, one nonce, different transfers: the second is refused naming the first's platform transaction; one transaction at that nonce", async () => {
+/** Runs `program args` to its end: exit code and output. */
+async function run(program: string, args: string[]) {
+  const out = await new Deno.Command(program, { args, stdout: "piped", stderr: "piped" }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test("two bridge processes, one nonce, different transfers (curl, then cast): the second is refused naming the first's platform transaction; one transaction at that nonce", async () => {
   const flags = ["--http", "--vaultAccountIds", "0", "--externalTxIdPrefix", "two-"];
   const [a, b] = await Promise.all([stack.bridge(flags), stack.bridge([...flags, "--verbose"])]);
   const n = await nonceOf(stack, VAULT0);
   const to = "0x000000000000000000000000000000000000bEEF";
+  const cast = foundryBin("cast");
   await hold(stack, 1);
   try {
-    const first = send(a.address, { from: VAULT0, to, value: "0x22", nonce: hex(n) });
+    // bridge 1: curl asks nonce n, value 0x22; custody holds it for approval
+    const first = run("curl", [
+      "-s",
+      "-H",
+      "content-type: application/json",
+      "--data",
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "eth_sendTransaction",
+        params: [{ from: VAULT0, to, value: "0x22", nonce: hex(n) }],
+      }),
+      a.address,
+    ]);
     const held = await waitFor(
       "bridge 1's send held for approval",
       async () =>
@@ -62,29 +83,39 @@ Deno.test("two bridge processes, one nonce, different transfers: the second is r
           t.status === "PENDING_AUTHORIZATION" && t.externalTxId?.startsWith("two-")
         ),
     );
-    const second = await send(b.address, { from: VAULT0, to, value: "0x23", nonce: hex(n) });
-    assert.ok(second.error, JSON.stringify(second));
-    assert.match(second.error.message, new RegExp(`Platform transaction ${held.id}`));
-    assert.match(second.error.message, /not this send: amount/);
-    assert.equal((second.error.data as { txId?: string }).txId, held.id);
-    // the same transfer re-priced (other fees) through bridge 2 joins bridge 1's send
-    const joined = send(b.address, {
-      from: VAULT0,
+    // bridge 2: cast asks the same nonce for another transfer (value 0x23): refused, naming it
+    const common = ["--unlocked", "--from", VAULT0, "--nonce", String(n), "--rpc-url", b.address];
+    const other = await run(cast, ["send", ...common, "--value", "35", to]);
+    assert.notEqual(other.code, 0, other.stdout);
+    assert.match(other.stderr, new RegExp(`Platform transaction ${held.id}`));
+    assert.match(
+      other.stderr,
+      /not this send: amount 0\.000000000000000034 \(asked 0\.000000000000000035\)/,
+    );
+    // the same transfer re-priced (its own fees) through bridge 2 joins bridge 1's send
+    const joined = run(cast, [
+      "send",
+      ...common,
+      "--value",
+      "34",
+      "--gas-price",
+      "3gwei",
+      "--priority-gas-price",
+      "1gwei",
+      "--json",
       to,
-      value: "0x22",
-      nonce: hex(n),
-      maxFeePerGas: "0x77359400",
-      maxPriorityFeePerGas: "0x3b9aca00",
-    });
+    ]);
     await waitFor(
       "bridge 2 to follow the held send",
       () => b.stderr().includes(`held by platform transaction ${held.id} `),
     );
     await approve(stack, held.id);
     const [r1, r2] = await Promise.all([first, joined]);
-    assert.ok(r1.result, JSON.stringify(r1));
-    assert.equal(r2.result, r1.result, JSON.stringify(r2));
-    const mined = await anvilCall(stack.anvil.url, "eth_getTransactionByHash", [r1.result]);
+    const hash = (JSON.parse(r1.stdout) as Answer).result;
+    assert.ok(hash, r1.stdout);
+    assert.equal(r2.code, 0, r2.stderr);
+    assert.equal((JSON.parse(r2.stdout) as { transactionHash: string }).transactionHash, hash);
+    const mined = await anvilCall(stack.anvil.url, "eth_getTransactionByHash", [hash]);
     assert.equal(BigInt(mined.nonce), BigInt(n));
     assert.equal(BigInt(mined.value), 0x22n);
     await waitFor("the send mined", async () => await nonceOf(stack, VAULT0) === n + 1);

@@ -22,10 +22,15 @@ import { RpcError, RpcErrorCode } from "./protocol.ts";
 
 /** A transaction as the node answers `eth_getTransactionByHash` (the fields compared). */
 export interface ChainTransaction {
+  /** The sender. */
   from?: string;
+  /** The destination; null for a contract creation. */
   to?: string | null;
+  /** The nonce, hex. */
   nonce?: string;
+  /** The value in wei, hex. */
   value?: string;
+  /** The call data, hex. */
   input?: string;
 }
 

@@ -111,6 +111,9 @@ function finalFailure(e: unknown): boolean {
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
+/** How many slots' platform transactions a bridge remembers to name in a refusal: 10,000. */
+const SLOTS_KEPT = 10_000;
+
 /** Signs and sends through the platform. */
 export class CustodySigner implements Signer {
   readonly #o: CustodyOptions;
@@ -127,7 +130,10 @@ export class CustodySigner implements Signer {
   readonly #slots: SendSlots;
   /** Per vault: the transactions in flight without a nonce when its next nonce was last judged. */
   readonly #inFlight = new Map<string, Transaction[]>();
-  /** The platform transaction of each slot this bridge created or joined (for refusals). */
+  /**
+   * The platform transaction of each slot this bridge created or joined (for refusals), the
+   * latest {@linkcode SLOTS_KEPT}.
+   */
   readonly #slotTx = new Map<string, string>();
 
   /** Builds a signer; nothing is fetched until the first call. */
@@ -322,7 +328,7 @@ export class CustodySigner implements Signer {
         async (id, adopted) => {
           created();
           onCreated(id);
-          if (identity.slot !== undefined) this.#slotTx.set(identity.slot, id);
+          if (identity.slot !== undefined) this.#holds(identity.slot, id);
           if (adopt && !adopted) await this.#notRaced(id, vaultId, identity);
         },
         adopt,
@@ -431,7 +437,7 @@ export class CustodySigner implements Signer {
               );
               created = true;
               onCreated(existing.id);
-              if (identity.slot !== undefined) this.#slotTx.set(identity.slot, existing.id);
+              if (identity.slot !== undefined) this.#holds(identity.slot, existing.id);
               const done = await this.#tx.follow(
                 existing.id,
                 existing.externalTxId,
@@ -462,6 +468,13 @@ export class CustodySigner implements Signer {
     } finally {
       if (!keep) ticket.release();
     }
+  }
+
+  /** Notes that platform transaction `id` holds `slot` (the oldest note goes past the bound). */
+  #holds(slot: string, id: string): void {
+    this.#slotTx.delete(slot);
+    this.#slotTx.set(slot, id);
+    if (this.#slotTx.size > SLOTS_KEPT) this.#slotTx.delete(this.#slotTx.keys().next().value!);
   }
 
   /** A stale nonce's error, naming the transactions in flight that take the nonces before. */

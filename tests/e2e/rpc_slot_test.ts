@@ -241,7 +241,10 @@ Deno.test("anvil restarted under a kept emulator state: the identical nonce-0 se
         await anvilCall(anvil.url, "eth_getTransactionByHash", [again.result]) ?? undefined,
       15_000,
     ).catch(() => null);
-    assert.ok(onChain, `answered ${again.result}, which the restarted chain does not have`);
+    assert.ok(
+      onChain,
+      `answered ${again.result}, which the restarted chain does not have; the bridge said:\n${bridge.stderr()}`,
+    );
     assert.equal(BigInt(onChain.nonce), 0n);
     assert.match(bridge.stderr(), /which the chain does not have: a new attempt/);
   } finally {

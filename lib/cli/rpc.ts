@@ -15,6 +15,7 @@ import { leaf, platformClient } from "./command.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { EmulatorConfigError } from "../emulator/errors.ts";
 import type { EmulatorOptions } from "../emulator/mod.ts";
+import type { ChainTransaction } from "../rpc/send_proof.ts";
 import type { Output } from "./output.ts";
 import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
 import { VERSION } from "../version.ts";
@@ -166,9 +167,12 @@ export const rpcCommand = leaf({
         txTimeoutMs: f.txTimeout,
         joinRetries: f.joinRetries,
         progress: f.quiet ? undefined : (line) => void out.log(line),
-        resumeHint: () => resumeHint(rest, fixedAddress),
+        resumeHint: (waitFor) => resumeHint(rest, fixedAddress, waitFor),
+        platformInProcess: !!f.emulator,
         pendingNonce: async (address) =>
           BigInt(await upstream.request("eth_getTransactionCount", [address, "pending"]) as string),
+        chainTransaction: async (hash) =>
+          await upstream.request("eth_getTransactionByHash", [hash]) as ChainTransaction | null,
         log,
       });
 
@@ -277,15 +281,19 @@ export const rpcCommand = leaf({
 });
 
 /**
- * What the bridge tells a user whose client stopped waiting for a send: for
- * `forge script`, to run the same command again with `--resume` (forge then
- * sends the unsent transactions again, with their nonces, and the bridge finds
- * the one that was under way); else that a repeat of the request joins it.
+ * What the bridge tells, once as it stops, a user whose `forge script` gave
+ * up on sends still under way: to wait until `waitFor` (the first platform
+ * transaction not yet sent, if any) has landed, then run the same command
+ * again with `--resume` (forge then sends the unsent transactions again, with
+ * their nonces, and the new bridge finds the one that was under way by its
+ * slot). Undefined for any other child: each send's own line says what a
+ * repeat does.
  */
 export function resumeHint(
   child: readonly string[] | undefined,
   addressFlags: string | null = "",
-): string {
+  waitFor?: string,
+): string | undefined {
   const tool = child?.[0]?.split(/[\\/]/).pop();
   if (tool === "forge" && child!.includes("script")) {
     const same = addressFlags === null
@@ -293,11 +301,14 @@ export function resumeHint(
       : addressFlags
       ? `, with ${addressFlags} added to the bridge's flags (forge --resume sends to the address it recorded)`
       : "";
+    const wait = waitFor
+      ? `wait until platform transaction ${waitFor} has landed (forge gives up again while it waits for approval), then `
+      : "";
     return child!.includes("--resume")
-      ? `forge picks the script up again when the same command is run again${same}`
-      : `to pick the script up again, run the same command with --resume added to forge script's arguments${same}: the new bridge joins this transaction`;
+      ? `to pick the script up again, ${wait}run the same command again${same}: the new bridge finds the transactions already made`
+      : `to pick the script up again, ${wait}run the same command with --resume added to forge script's arguments${same}: the new bridge finds the transactions already made`;
   }
-  return "a repeat of the same request joins it";
+  return undefined;
 }
 
 /**

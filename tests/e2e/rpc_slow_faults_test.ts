@@ -241,10 +241,11 @@ Deno.test("a bridge SIGKILLed with a send held for approval: the same send throu
   await lost;
   const b = await stack.bridge(flags);
   const again = post(b.address, first);
-  // the new bridge's create is refused (the derived externalTxId exists): it follows the held one
+  // the new bridge counts the held transaction in flight (it takes the nonce asked for), finds it
+  // by the slot's derived externalTxId, proves it is the same send and follows it
   await waitFor(
     "the new bridge to find the held transaction",
-    () => b.stderr().includes(`but the platform has it: ${h1.id}`),
+    () => b.stderr().includes(`held by platform transaction ${h1.id} `),
   );
   await admin(`/transactions/${h1.id}/approve`);
   const r1 = await again;

@@ -2,8 +2,8 @@
  * `deno task compile [--target T] [--output P]`: builds the self-contained
  * `service` executable with `deno compile` and explicit permissions.
  *
- * It embeds the bundle of `scripts/bundle.ts` (the entry module, its chunks
- * and the workers: the whole directory is included, so no chunk depends on
+ * It embeds the bundle of `scripts/bundle.ts` (the entry module and its
+ * chunks: the whole directory is included, so no chunk depends on
  * `deno compile` finding its dynamic import), the same files the npm package
  * ships, with the same permissions and V8 flags, so the package test
  * (`tests/package/npm_package_test.ts`) runs what the binary contains.
@@ -41,7 +41,7 @@ const args = [
   ...(V8_FLAGS.length ? [`--v8-flags=${V8_FLAGS.join(",")}`] : []),
   "--output",
   output,
-  // the chunks and the --jobs worker, found by URL beside the program
+  // the chunks, found by URL beside the program
   "--include",
   entry.replace(/\/[^/]*$/, ""),
   ...(values.target ? ["--target", values.target] : []),

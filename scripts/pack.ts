@@ -3,7 +3,7 @@
  * tarball `npm publish` uploads to `dist/service-cli-<version>.tgz`.
  *
  * The package holds the program as bundled modules in `lib/program/`
- * (`scripts/bundle.ts`: the entry `service.js`, its chunks and the workers,
+ * (`scripts/bundle.ts`: the entry `service.js`, and its chunks,
  * what `deno compile` embeds), a tiny Node launcher, and two
  * commands: `service` and `service-json-rpc` (= `service rpc`, a drop-in for
  * the platform's own bridge). The Deno runtime is not in the tarball: it is

@@ -164,6 +164,15 @@ export class Output {
     });
   }
 
+  /**
+   * Prose for people on standard output: one line, then a newline. (The
+   * `bounds` branch gives this method the printer's escaping and redaction;
+   * breaker's prose already goes through it.)
+   */
+  text(line: string): Promise<void> {
+    return this.write(line + "\n");
+  }
+
   /** Writes a line to standard error (erasing a progress line first). */
   log(line: string): Promise<void> {
     return this.#serial(async () => {

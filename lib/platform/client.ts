@@ -454,6 +454,11 @@ export class PlatformClient {
    * Follows `next` cursors of a `{data, next}` list, yielding each item as it
    * arrives; stops when `next` is null, absent or empty. Only one page is held
    * at a time. `onPage` sees each page (e.g. for `total` and progress).
+   *
+   * Bounded against a platform that misbehaves: a page holding more items
+   * than the `pageSize` asked for, or a `next` cursor that was already
+   * followed in this listing (a loop), is a {@linkcode PlatformResponseError}
+   * naming it (the cursors followed are kept, a few bytes per page).
    */
   async *paginate<Item>(
     path: string,
@@ -464,14 +469,34 @@ export class PlatformClient {
       },
   ): AsyncGenerator<Item> {
     let cursor: string | undefined = options.query?.pageCursor as string | undefined;
+    const pageSize = options.query?.pageSize;
+    const followed = new Set<string>();
+    const operation = options.operation;
     for (;;) {
       const { data } = await this.request("GET", path, {
         ...options,
         query: { ...options.query, pageCursor: cursor },
       });
+      if (typeof pageSize === "number" && data.data.length > pageSize) {
+        throw new PlatformResponseError(
+          operation,
+          `a page of ${data.data.length} items, more than the pageSize ${pageSize} asked for`,
+          { baseUrl: this.baseUrl },
+        );
+      }
       options.onPage?.(data);
       for (const item of data.data) yield item;
       if (!data.next) return;
+      if (data.next === cursor || followed.has(data.next)) {
+        throw new PlatformResponseError(
+          operation,
+          `the next cursor ${
+            JSON.stringify(data.next.slice(0, 100))
+          } repeats one already followed: the listing would loop`,
+          { baseUrl: this.baseUrl },
+        );
+      }
+      if (cursor !== undefined) followed.add(cursor);
       cursor = data.next;
     }
   }

@@ -165,18 +165,20 @@ export async function listNotificationsPage(
   return r.data;
 }
 
-/** Every notification matching the query, following `next` to the end. */
+/** Every notification matching the query, following `next` to the end (`signal` stops it). */
 export function listNotifications(
   client: PlatformClient,
   webhookId: string,
   q: NotificationQuery,
   onPage?: (page: Page<Notification>) => void,
+  signal?: AbortSignal,
 ): AsyncGenerator<Notification> {
   return client.paginate(`/v1/webhooks/${seg(webhookId)}/notifications`, {
     operation: `list notifications of webhook ${JSON.stringify(webhookId)}`,
     query: notificationQuery(q),
     schema: pageSchema(NotificationSchema),
     onPage,
+    signal,
   });
 }
 
@@ -199,12 +201,13 @@ export async function getNotification(
   return r.data;
 }
 
-/** The delivery attempts of a notification, following pages. */
+/** The delivery attempts of a notification, following pages (`signal` stops it). */
 export function listAttempts(
   client: PlatformClient,
   webhookId: string,
   notificationId: string,
   pageSize?: number,
+  signal?: AbortSignal,
 ): AsyncGenerator<NotificationAttempt> {
   return client.paginate(
     `/v1/webhooks/${seg(webhookId)}/notifications/${seg(notificationId)}/attempts`,
@@ -212,6 +215,7 @@ export function listAttempts(
       operation: `list the attempts of notification ${JSON.stringify(notificationId)}`,
       query: { pageSize },
       schema: pageSchema(NotificationAttemptSchema),
+      signal,
     },
   );
 }

@@ -28,16 +28,16 @@ import {
   type NotificationAttempt,
   type PlatformClient,
   type Webhook,
-} from "../../platform/mod.ts";
+} from "../platform/mod.ts";
 import {
   classifyOutcome,
   emptyRecord,
   fieldsToRecord,
-  type InvalidLineError,
   type LogRecord,
   MAX_ATTEMPTS,
-} from "../../webhooks/mod.ts";
+} from "../webhooks/mod.ts";
 import { AttemptMerge } from "./attempt_merge.ts";
+import { BreakerError } from "./errors.ts";
 
 /**
  * How far before the window notifications are read, so that the retries of
@@ -92,6 +92,65 @@ export interface PlatformLogProgress {
   attempts: number;
 }
 
+const DAY = 86_400_000;
+
+/**
+ * The window of a read: `since`, or `from`/`to` (epoch ms); default the 24
+ * hours before `now`. A {@linkcode BreakerError} `usage` when both starts
+ * are given or it starts after it ends.
+ *
+ * @example
+ * ```ts
+ * platformWindow({ since: Date.now() - 3_600_000 }, Date.now()); // the last hour
+ * ```
+ */
+export function platformWindow(
+  w: { since?: number; from?: number; to?: number },
+  now: number,
+): { from: number; to: number } {
+  if (w.since !== undefined && w.from !== undefined) {
+    throw new BreakerError(
+      "usage",
+      "--since and --from both give the window's start: give one of them.",
+    );
+  }
+  const to = w.to ?? now;
+  const from = w.since ?? w.from ?? to - DAY;
+  if (from > to) {
+    throw new BreakerError(
+      "usage",
+      `The window starts (${new Date(from).toISOString()}) after it ends (${
+        new Date(to).toISOString()
+      }): give --from before --to.`,
+    );
+  }
+  return { from, to };
+}
+
+/**
+ * The most attempts one notification may list: 1,000 (a series has at most
+ * 10, so 100 resends). More is a misbehaving platform: the read stops with a
+ * {@linkcode BreakerError} naming the notification.
+ */
+export const MAX_ATTEMPTS_PER_NOTIFICATION = 1_000;
+
+/**
+ * The most notifications one read takes: 1,000,000 (a window that needs
+ * more is narrowed with `--from`/`--to`).
+ */
+export const MAX_NOTIFICATIONS = 1_000_000;
+
+/**
+ * The most attempts the time-order merge holds at once: 200,000 (the
+ * attempts of notifications already read that were sent after the newest
+ * notification's creation: retries still to come). More cannot be put in
+ * time order within the bound: the read stops with a {@linkcode BreakerError}.
+ */
+export const MAX_HELD = 200_000;
+
+/** The page size asked for (a page holding more is refused by the client). */
+const PAGE_SIZE = 100;
+
 /** Options of {@linkcode readPlatformLog}. */
 export interface PlatformLogOptions {
   /** The endpoint. */
@@ -104,12 +163,16 @@ export interface PlatformLogOptions {
   lookbackMs?: number;
   /** Attempt lists read at once; default 8. */
   concurrency?: number;
-  /** Count and skip an attempt the validator refuses instead of throwing it. Default false. */
+  /** Count and skip an attempt the validator refuses instead of stopping. Default false. */
   skipInvalid?: boolean;
+  /** The bounds, for tests; defaults {@linkcode MAX_ATTEMPTS_PER_NOTIFICATION}, {@linkcode MAX_NOTIFICATIONS}, {@linkcode MAX_HELD}. */
+  bounds?: { attempts?: number; notifications?: number; held?: number };
+  /** Stops the read (between requests) when aborted, with its reason. */
+  signal?: AbortSignal;
   /** Called after each notification's attempts are taken in. */
   onProgress?: (p: PlatformLogProgress) => void;
-  /** Called with each refused attempt (with `skipInvalid`). */
-  onInvalid?: (e: InvalidLineError) => void;
+  /** Called with each refused attempt in words (with `skipInvalid`). */
+  onInvalid?: (message: string) => void;
 }
 
 interface Fetched {
@@ -117,17 +180,33 @@ interface Fetched {
   attempts: NotificationAttempt[];
 }
 
+/** One attempt held by the merge, flat. */
+interface Held {
+  id: string;
+  sentTime: number;
+  responseCode: number | undefined;
+  failureReason: string | undefined;
+  duration: number | undefined;
+}
+
+const iso = (t: number) => Number.isFinite(t) ? new Date(t).toISOString() : String(t);
+
 /**
  * Reads the window's attempts of one endpoint from the platform and hands
  * them to `emit` in time order (ties: the notifications' creation order,
  * then the order the API lists them). `emit` may keep the record only by
- * copying it. Throws the client's errors (`PlatformApiError`, ...), and the
- * validator's {@linkcode InvalidLineError} unless `skipInvalid`.
+ * copying it. Throws the client's errors (`PlatformApiError`,
+ * `PlatformResponseError` for a page larger than asked or a repeated
+ * cursor, ...), and a {@linkcode BreakerError}: `platform-bound` when the
+ * platform's answers break a bound above or cannot be put in time order
+ * (notifications out of creation order or created outside the query, an
+ * attempt sent before its notification was created), `invalid-attempt` for
+ * an attempt the validator refuses (unless `skipInvalid`).
  *
  * @example
  * ```ts
- * import type { PlatformClient } from "../../platform/mod.ts";
- * import type { Simulation } from "../../webhooks/mod.ts";
+ * import type { PlatformClient } from "../platform/mod.ts";
+ * import type { Simulation } from "../webhooks/mod.ts";
  * declare const client: PlatformClient, sim: Simulation;
  * const facts = await readPlatformLog(client, { webhookId: "w1", from: Date.now() - 86_400_000, to: Date.now() }, (r) => sim.feed(r));
  * ```
@@ -137,10 +216,14 @@ export async function readPlatformLog(
   options: PlatformLogOptions,
   emit: (r: LogRecord) => void,
 ): Promise<PlatformFacts> {
-  const { webhookId, from, to } = options;
+  const { webhookId, from, to, signal } = options;
   const concurrency = options.concurrency ?? 8;
   const lookback = options.lookbackMs ?? RETRY_LOOKBACK_MS;
-  const merge = new AttemptMerge<{ a: NotificationAttempt; id: string }>();
+  const maxAttempts = options.bounds?.attempts ?? MAX_ATTEMPTS_PER_NOTIFICATION;
+  const maxNotifications = options.bounds?.notifications ?? MAX_NOTIFICATIONS;
+  const maxHeld = options.bounds?.held ?? MAX_HELD;
+  const start = Math.max(0, from - lookback);
+  const merge = new AttemptMerge<Held>();
   const facts: Omit<PlatformFacts, "webhook"> = {
     notifications: 0,
     statuses: {},
@@ -155,29 +238,30 @@ export async function readPlatformLog(
   let total: number | undefined;
   const rec = emptyRecord();
   let line = 0;
+  const bound = (message: string) => new BreakerError("platform-bound", message);
 
-  const out = (item: { a: NotificationAttempt; id: string }) => {
-    const a = item.a;
-    if (a.sentTime < from || a.sentTime > to) {
-      facts.outsideWindow++;
-      return;
-    }
-    const err = fieldsToRecord(
-      rec,
-      line + 1,
+  const out = (a: Held) => {
+    const err = fieldsToRecord(rec, line + 1, {
       webhookId,
-      a.sentTime,
-      undefined,
-      a.responseCode ?? undefined,
-      a.failureReason ?? undefined,
-      item.id,
-      undefined,
-      a.duration ?? undefined,
-    );
+      sentTime: a.sentTime,
+      responseCode: a.responseCode,
+      failureReason: a.failureReason,
+      notificationId: a.id,
+      duration: a.duration,
+    });
     if (err !== null) {
       facts.invalid++;
-      if (!options.skipInvalid) throw err;
-      options.onInvalid?.(err);
+      const what = `an attempt of notification ${JSON.stringify(a.id)} sent at ${
+        iso(a.sentTime)
+      }: ${err.message.replace(/^line \d+: /, "")}`;
+      if (!options.skipInvalid) {
+        throw new BreakerError(
+          "invalid-attempt",
+          `The platform listed an invalid attempt: ${what}. Pass --skipInvalid to count and skip such attempts.`,
+          { cause: err },
+        );
+      }
+      options.onInvalid?.(`skipped ${what}`);
       return;
     }
     line++;
@@ -186,6 +270,7 @@ export async function readPlatformLog(
     emit(rec);
   };
 
+  let newest = start;
   const take = ({ n, attempts }: Fetched) => {
     facts.notifications++;
     facts.statuses[n.status] = (facts.statuses[n.status] ?? 0) + 1;
@@ -195,10 +280,38 @@ export async function readPlatformLog(
       facts.gapCount++;
       if (facts.gaps.length < 20) facts.gaps.push(gap);
     }
-    for (const a of attempts) merge.push(a.sentTime, { a, id: n.id });
+    for (const a of attempts) {
+      if (a.sentTime < n.createdAt) {
+        throw bound(
+          `The platform lists an attempt of notification ${JSON.stringify(n.id)} sent at ${
+            iso(a.sentTime)
+          }, before the notification was created (${
+            iso(n.createdAt)
+          }): its attempts cannot be put in time order.`,
+        );
+      }
+      if (a.sentTime < from || a.sentTime > to) {
+        facts.outsideWindow++; // not replayed: never held
+        continue;
+      }
+      merge.push(a.sentTime, {
+        id: n.id,
+        sentTime: a.sentTime,
+        responseCode: a.responseCode ?? undefined,
+        failureReason: a.failureReason ?? undefined,
+        duration: a.duration ?? undefined,
+      });
+    }
     // every notification not taken in yet was created at or after this one,
     // so none of its attempts can come before n.createdAt
     for (const item of merge.release(n.createdAt)) out(item);
+    if (merge.size > maxHeld) {
+      throw bound(
+        `The platform's attempts cannot be put in time order within ${maxHeld} held at once (at notification ${
+          JSON.stringify(n.id)
+        }, created ${iso(n.createdAt)}): narrow the window with --from/--to.`,
+      );
+    }
     options.onProgress?.({ notifications: facts.notifications, total, attempts: facts.attempts });
   };
 
@@ -206,34 +319,61 @@ export async function readPlatformLog(
   const fetchOne = (n: Notification): Promise<Fetched> => {
     const p = (async () => {
       const attempts: NotificationAttempt[] = [];
-      for await (const a of listAttempts(client, webhookId, n.id, 100)) attempts.push(a);
+      for await (const a of listAttempts(client, webhookId, n.id, PAGE_SIZE, signal)) {
+        if (attempts.length === maxAttempts) {
+          throw bound(
+            `The platform lists more than ${maxAttempts} attempts for notification ${
+              JSON.stringify(n.id)
+            } (a series has at most ${MAX_ATTEMPTS}): refused as a misbehaving answer.`,
+          );
+        }
+        signal?.throwIfAborted();
+        attempts.push(a);
+      }
       return { n, attempts };
     })();
     p.catch(() => {}); // awaited in order below; an early failure is not "unhandled"
     return p;
   };
+  let listed = 0;
   for await (
     const n of listNotifications(
       client,
       webhookId,
-      {
-        order: "ASC",
-        sortBy: "createdAt",
-        pageSize: 100,
-        startTime: Math.max(0, from - lookback),
-        endTime: to,
-      },
+      { order: "ASC", sortBy: "createdAt", pageSize: PAGE_SIZE, startTime: start, endTime: to },
       (page) => {
         if (page.total !== undefined) total ??= page.total;
       },
+      signal,
     )
   ) {
+    signal?.throwIfAborted();
+    if (++listed > maxNotifications) {
+      throw bound(
+        `The platform lists more than ${maxNotifications} notifications for the window: narrow it with --from/--to.`,
+      );
+    }
+    if (!(n.createdAt >= newest && n.createdAt <= to)) {
+      throw bound(
+        `The platform lists notification ${JSON.stringify(n.id)} created at ${iso(n.createdAt)}, ${
+          n.createdAt > to
+            ? `after the end asked for (${iso(to)})`
+            : n.createdAt < start
+            ? `before the start asked for (${iso(start)})`
+            : `before the one listed ahead of it (${
+              iso(newest)
+            }), though they were asked in creation order`
+        }: its attempts cannot be put in time order.`,
+      );
+    }
+    newest = n.createdAt;
     inflight.push(fetchOne(n));
     if (inflight.length >= concurrency) take(await inflight.shift()!);
   }
   while (inflight.length > 0) take(await inflight.shift()!);
   for (const item of merge.drain()) out(item);
   facts.peakHeld = merge.peak;
+  signal?.throwIfAborted();
   const webhook = await getWebhook(client, webhookId);
   return { webhook, ...facts };
 }

@@ -8,14 +8,14 @@
  * @module
  */
 
-import { iso, type SimulationResult } from "../../webhooks/mod.ts";
-import type { PlatformFacts } from "./platform_log.ts";
+import { iso, type SimulationResult } from "../webhooks/mod.ts";
+import { type PlatformFacts, RETRY_LOOKBACK_MS } from "./platform_log.ts";
 import type { WindowWitness } from "./window_witness.ts";
 
 /** One finding. */
 export interface Finding {
   /** `agree` (the platform confirms the replay) or a disagreement's kind. */
-  kind: "agree" | "status" | "suppressed" | "unlisted-attempts" | "reactivated";
+  kind: "agree" | "status" | "in-flight" | "suppressed" | "unlisted-attempts" | "reactivated";
   /** The endpoint. */
   webhookId: string;
   /** In words. */
@@ -28,8 +28,8 @@ export interface Finding {
  *
  * @example
  * ```ts
- * import type { SimulationResult } from "../../webhooks/mod.ts";
- * import type { PlatformFacts } from "./platform_log.ts";
+ * import type { SimulationResult } from "../webhooks/mod.ts";
+ * import { type PlatformFacts, RETRY_LOOKBACK_MS } from "./platform_log.ts";
  * import type { WindowWitness } from "./window_witness.ts";
  * declare const result: SimulationResult, facts: PlatformFacts, witness: WindowWitness;
  * declare const from: number; // the window's start (ms)
@@ -54,6 +54,10 @@ export function platformFindings(
   const updated = w.updatedAt;
   const updatedText = updated === undefined ? "" : ` (last updated ${iso(updated)})`;
 
+  // what the API lets us check about a difference: unlisted attempts, or nothing
+  const unchecked = facts.gapCount > 0
+    ? `; ${facts.gapCount} notification(s) have attempts the API does not list (below), which the replay cannot count`
+    : "; the attempts the API lists do not account for it, and the API gives nothing more to check";
   if (w.status === "SUSPENDED" && replayStatus !== "SUSPENDED") {
     const before = updated !== undefined && updated < from;
     say(
@@ -61,7 +65,7 @@ export function platformFindings(
       `The platform has the endpoint SUSPENDED${updatedText}, but the replay of the window does not end suspended${
         before
           ? ": it was suspended before the window began; widen --since/--from to include it."
-          : ": an attempt the API does not list, or a rule that differs from breaker.md, made the difference."
+          : `${unchecked}.`
       }`,
     );
   } else if (w.status === "SUSPENDED" && lastSuspension !== undefined) {
@@ -70,7 +74,7 @@ export function platformFindings(
         "status",
         `The platform suspended the endpoint at ${iso(updated)}, before the attempt at ${
           iso(lastSuspension.time)
-        } at which the replay suspends it: the platform counted attempts the API does not list, or decided otherwise.`,
+        } at which the replay suspends it${unchecked}.`,
       );
     } else {
       say(
@@ -97,18 +101,37 @@ export function platformFindings(
         "status",
         `The replay suspends the endpoint at ${
           iso(lastSuspension.time)
-        }, but the platform shows it ${w.status}${updatedText}, not updated since: the platform did not suspend it there.`,
+        }, but the platform shows it ${w.status}${updatedText}, not updated since: the platform did not suspend it there${unchecked}.`,
       );
     }
   }
 
+  const flying = witness.inFlight.get(webhookId);
+  if (flying !== undefined) {
+    say(
+      "in-flight",
+      `${flying.count} attempt(s), the first sent at ${
+        iso(flying.first)
+      } (line ${flying.line}), were already in flight when the endpoint was suspended: they were sent before the outcome that suspended it came in at ${
+        iso(flying.decidedAt)
+      } (that attempt's sentTime plus its duration). The platform sends several deliveries at once, so it had sent them before it decided; the replay counts them as suppressed.`,
+    );
+  }
   const sup = witness.suppressed.get(webhookId);
   if (sup !== undefined) {
     say(
       "suppressed",
-      `The platform made ${sup.count} attempt(s), the first at ${
+      `The platform made ${sup.count} attempt(s) after the endpoint's suspension, the first at ${
         iso(sup.first)
-      } (line ${sup.line}), while the replay had the endpoint suspended: either it was reactivated in between (the API does not list reactivations) or the platform did not suspend it when the replay does.`,
+      } (line ${sup.line})${
+        Number.isNaN(sup.decidedAt)
+          ? " (the attempts give no duration, so in-flight ones cannot be told apart)"
+          : ""
+      }, which the replay counts as suppressed. ${
+        out.some((f) => f.kind === "reactivated")
+          ? "The platform shows the endpoint reactivated since (above)."
+          : "The API does not list reactivations, so why it sent them cannot be checked here."
+      }`,
     );
   }
 
@@ -122,4 +145,25 @@ export function platformFindings(
     );
   }
   return out;
+}
+
+/**
+ * The platform's side of a read in words (the table view and `explain`):
+ * the endpoint's status now, the notifications read and their statuses,
+ * the attempts inside the window.
+ *
+ * @example
+ * ```ts
+ * import { type PlatformFacts, RETRY_LOOKBACK_MS } from "./platform_log.ts";
+ * declare const facts: PlatformFacts;
+ * platformSummary(facts, Date.now() - 86_400_000, Date.now());
+ * ```
+ */
+export function platformSummary(f: PlatformFacts, from: number, to: number): string {
+  const statuses = Object.entries(f.statuses).sort().map(([s, n]) => `${n} ${s}`).join(", ");
+  return `The platform: endpoint ${f.webhook.id} is ${f.webhook.status} now; ${f.notifications} notification(s) created from ${
+    iso(Math.max(0, from - RETRY_LOOKBACK_MS))
+  } (8 h before the window, for their retries) to ${iso(to)}${
+    statuses ? ` (${statuses})` : ""
+  }, ${f.attempts} of their ${f.attemptsListed} attempt(s) sent inside the window.`;
 }

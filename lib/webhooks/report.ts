@@ -211,6 +211,7 @@ function describePolicy(c: BreakerConfig): Record<string, unknown> {
  *
  * @example
  * ```ts
+ * import type { SimulationResult } from "./simulate.ts";
  * declare const result: SimulationResult; // replayed under two policies
  * comparisonSummary(result, compareEndpoints(result), 0).avoided;
  * ```

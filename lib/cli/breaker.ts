@@ -25,17 +25,12 @@ import {
   readDeliveryLog,
   renderPlot,
 } from "../webhooks/mod.ts";
-import {
-  explain,
-  type Finding,
-  openLog,
-  platformFindings,
-  platformSummary,
-  Replay,
-  type WhatIf,
-  whatIfs,
-  writeWhole,
-} from "../breaker/mod.ts";
+// the plain replay's modules only: the platform's (client, schemas) load with --webhookId
+import { explain, type WhatIf, whatIfs } from "../breaker/explain.ts";
+import { openLog } from "../breaker/file_chunks.ts";
+import type { Finding } from "../breaker/platform_check.ts";
+import { Replay } from "../breaker/replay.ts";
+import { writeWhole } from "../breaker/saved_log.ts";
 import { notificationJson, printResult } from "./breaker/tables.ts";
 import type { PlatformRead } from "./breaker/from_platform.ts";
 
@@ -389,14 +384,22 @@ const simulate = leaf({
       }
 
       let findings: Finding[] = [];
-      if (platformRead !== null) {
-        findings = platformFindings(result, platformRead.facts, replay.witness!, platformRead.from);
+      const check = platformRead === null ? null : await import("../breaker/platform_check.ts");
+      if (check !== null && platformRead !== null) {
+        findings = check.platformFindings(
+          result,
+          platformRead.facts,
+          replay.witness!,
+          platformRead.from,
+        );
       }
       if (explainView) {
         const told = explain(result, replay.witness!.suspensions, candidates);
         if (out.format === "table") {
-          if (platformRead !== null) {
-            await out.text(platformSummary(platformRead.facts, platformRead.from, platformRead.to));
+          if (check !== null && platformRead !== null) {
+            await out.text(
+              check.platformSummary(platformRead.facts, platformRead.from, platformRead.to),
+            );
           }
           for (const line of told.lines) await out.text(line);
         } else if (out.format === "json") {

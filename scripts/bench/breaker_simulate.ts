@@ -67,7 +67,7 @@ function rng(seed: number) {
   };
 }
 
-async function generate(path: string, smallPath: string): Promise<void> {
+export async function generate(path: string, smallPath: string): Promise<void> {
   const rnd = rng(42);
   const enc = new TextEncoder();
   const big = await Deno.open(path, { write: true, create: true, truncate: true });
@@ -354,7 +354,9 @@ if (import.meta.main) {
       console.log(
         `(b') ${against}, one core: ${fmt(med(olds))} s (${fmt(best(olds))} s), ratio (b')/(a) ${
           median(olds.map((o, i) => o.seconds / as[i].seconds)).toFixed(2)
-        }, peak RSS ${peak(olds).toFixed(0)} MB; (b)/(b') ${r.toFixed(2)} median; ${
+        }, peak RSS ${peak(olds).toFixed(0)} MB, CPU ${cpu(olds)} s; (b)/(b') ${
+          r.toFixed(2)
+        } median (CPU ${median(bs.map((b, i) => b.cpuSeconds / olds[i].cpuSeconds)).toFixed(2)}); ${
           sameOutput ? "same output" : "OUTPUT DIFFERS"
         }`,
       );

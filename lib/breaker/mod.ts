@@ -42,6 +42,7 @@ export {
   MAX_ATTEMPTS_PER_NOTIFICATION,
   MAX_HELD,
   MAX_NOTIFICATIONS,
+  MAX_PAGES,
   platformWindow,
   readPlatformLog,
   RETRY_LOOKBACK_MS,

@@ -151,6 +151,15 @@ export const MAX_HELD = 200_000;
 /** The page size asked for (a page holding more is refused by the client). */
 const PAGE_SIZE = 100;
 
+/**
+ * The most pages one listing may take: 20 for a notification's attempts
+ * (its 1,000 in full pages take 10), and for the window's notifications
+ * twice what {@linkcode MAX_NOTIFICATIONS} takes in full pages (20,000).
+ * More (pages nearly empty with a new `next` forever) is a misbehaving
+ * platform: a {@linkcode BreakerError} naming the listing.
+ */
+export const MAX_PAGES = { attempts: 20, notifications: 20_000 };
+
 /** Options of {@linkcode readPlatformLog}. */
 export interface PlatformLogOptions {
   /** The endpoint. */
@@ -319,7 +328,17 @@ export async function readPlatformLog(
   const fetchOne = (n: Notification): Promise<Fetched> => {
     const p = (async () => {
       const attempts: NotificationAttempt[] = [];
-      for await (const a of listAttempts(client, webhookId, n.id, PAGE_SIZE, signal)) {
+      let pages = 0;
+      const onPage = () => {
+        if (++pages > MAX_PAGES.attempts) {
+          throw bound(
+            `The platform lists the attempts of notification ${
+              JSON.stringify(n.id)
+            } over more than ${MAX_PAGES.attempts} pages: refused as a misbehaving answer.`,
+          );
+        }
+      };
+      for await (const a of listAttempts(client, webhookId, n.id, PAGE_SIZE, signal, onPage)) {
         if (attempts.length === maxAttempts) {
           throw bound(
             `The platform lists more than ${maxAttempts} attempts for notification ${
@@ -336,12 +355,18 @@ export async function readPlatformLog(
     return p;
   };
   let listed = 0;
+  let pages = 0;
   for await (
     const n of listNotifications(
       client,
       webhookId,
       { order: "ASC", sortBy: "createdAt", pageSize: PAGE_SIZE, startTime: start, endTime: to },
       (page) => {
+        if (++pages > MAX_PAGES.notifications) {
+          throw bound(
+            `The platform lists the window's notifications over more than ${MAX_PAGES.notifications} pages: refused as a misbehaving answer; narrow the window with --from/--to.`,
+          );
+        }
         if (page.total !== undefined) total ??= page.total;
       },
       signal,

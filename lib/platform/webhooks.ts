@@ -201,13 +201,14 @@ export async function getNotification(
   return r.data;
 }
 
-/** The delivery attempts of a notification, following pages (`signal` stops it). */
+/** The delivery attempts of a notification, following pages (`onPage` sees each; `signal` stops it). */
 export function listAttempts(
   client: PlatformClient,
   webhookId: string,
   notificationId: string,
   pageSize?: number,
   signal?: AbortSignal,
+  onPage?: (page: Page<NotificationAttempt>) => void,
 ): AsyncGenerator<NotificationAttempt> {
   return client.paginate(
     `/v1/webhooks/${seg(webhookId)}/notifications/${seg(notificationId)}/attempts`,
@@ -216,6 +217,7 @@ export function listAttempts(
       query: { pageSize },
       schema: pageSchema(NotificationAttemptSchema),
       signal,
+      onPage,
     },
   );
 }

@@ -130,6 +130,18 @@ Deno.test("hostile platform: pages of 100 attempts for one notification forever:
   );
 });
 
+Deno.test("hostile platform: empty pages of attempts with a new next forever: exit 6 naming the notification", async () => {
+  await endsWith(
+    {
+      "GET /v1/webhooks/:id/notifications": () =>
+        json({ data: [notification("n1", NOW - HOUR)], next: null }),
+      "GET /v1/webhooks/:id/notifications/:n/attempts": () => json({ data: [], next: fresh() }),
+    },
+    6,
+    /the attempts of notification "n1" over more than 20 pages/,
+  );
+});
+
 Deno.test("hostile platform: notifications created long before the window, pages forever: exit 6", async () => {
   let id = 0;
   await endsWith(

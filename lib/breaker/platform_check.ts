@@ -106,24 +106,40 @@ export function platformFindings(
     }
   }
 
+  // attempts sent after the replay's suspension but before the platform's took effect: before
+  // the deciding outcome came in (sentTime + duration), or before the platform recorded the
+  // suspension it shows now (it decides as outcomes come in, several deliveries at once)
   const flying = witness.inFlight.get(webhookId);
-  if (flying !== undefined) {
+  const sup = witness.suppressed.get(webhookId);
+  const platformAt = w.status === "SUSPENDED" && updated !== undefined ? updated : -Infinity;
+  const early = (witness.suppressedTimes.get(webhookId) ?? []).filter(([t]) => t <= platformAt);
+  const inFlight = (flying?.count ?? 0) + early.length;
+  if (inFlight > 0) {
+    const first = flying ?? { first: early[0][0], line: early[0][1], decidedAt: NaN };
+    const known = [
+      Number.isNaN(first.decidedAt)
+        ? ""
+        : `before the outcome that suspends it in the replay came in (${
+          iso(first.decidedAt)
+        }: that attempt's sentTime plus its duration)`,
+      early.length > 0 ? `before the platform recorded the suspension (${iso(platformAt)})` : "",
+    ].filter((x) => x !== "").join(", or ");
     say(
       "in-flight",
-      `${flying.count} attempt(s), the first sent at ${
-        iso(flying.first)
-      } (line ${flying.line}), were already in flight when the endpoint was suspended: they were sent before the outcome that suspended it came in at ${
-        iso(flying.decidedAt)
-      } (that attempt's sentTime plus its duration). The platform sends several deliveries at once, so it had sent them before it decided; the replay counts them as suppressed.`,
+      `${inFlight} attempt(s), the first sent at ${
+        iso(first.first)
+      } (line ${first.line}), were already in flight when the endpoint was suspended: sent after the attempt at which the replay suspends it but ${known}. The platform delivers several at once and decides as each outcome comes in; the replay counts them as suppressed.`,
     );
   }
-  const sup = witness.suppressed.get(webhookId);
-  if (sup !== undefined) {
+  const later = (sup?.count ?? 0) - early.length;
+  if (sup !== undefined && later > 0) {
+    const kept = witness.suppressedTimes.get(webhookId) ?? [];
+    const [t, line] = kept[early.length] ?? [sup.first, sup.line];
     say(
       "suppressed",
-      `The platform made ${sup.count} attempt(s) after the endpoint's suspension, the first at ${
-        iso(sup.first)
-      } (line ${sup.line})${
+      `The platform made ${later} attempt(s) after the endpoint's suspension, the first at ${
+        iso(t)
+      } (line ${line})${
         Number.isNaN(sup.decidedAt)
           ? " (the attempts give no duration, so in-flight ones cannot be told apart)"
           : ""

@@ -55,6 +55,9 @@ export interface Counted {
 /** The most suspensions kept per run (the first ones). */
 const KEEP = 10;
 
+/** The most suppressed attempts whose times are kept per endpoint. */
+const KEEP_SUPPRESSED = 10_000;
+
 /** See the module doc. */
 export class WindowWitness {
   readonly #windowMs: number;
@@ -70,6 +73,12 @@ export class WindowWitness {
   readonly inFlight = new Map<string, Counted>();
   /** Attempts sent later while the first policy had their endpoint suspended, per endpoint. */
   readonly suppressed = new Map<string, Counted>();
+  /**
+   * The first {@linkcode KEEP_SUPPRESSED} of those, per endpoint, as
+   * [sentTime, line]: to tell those sent before the platform recorded its
+   * suspension (it decides when outcomes come in, in their order).
+   */
+  readonly suppressedTimes = new Map<string, [number, number][]>();
 
   /** `windowMs`: the first policy's window. */
   constructor(windowMs: number) {
@@ -86,6 +95,11 @@ export class WindowWitness {
     }
     if (t.suspended) {
       const into = r.time <= t.decidedAt ? this.inFlight : this.suppressed;
+      if (into === this.suppressed) {
+        let kept = this.suppressedTimes.get(r.webhookId);
+        if (kept === undefined) this.suppressedTimes.set(r.webhookId, kept = []);
+        if (kept.length < KEEP_SUPPRESSED) kept.push([r.time, r.line]);
+      }
       const s = into.get(r.webhookId);
       if (s === undefined) {
         into.set(r.webhookId, { count: 1, first: r.time, line: r.line, decidedAt: t.decidedAt });

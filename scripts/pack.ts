@@ -5,7 +5,7 @@
  * addresses the package carries (`scripts/bundle.ts`); without them it carries none.
  *
  * The package holds the program as bundled modules in `lib/program/`
- * (`scripts/bundle.ts`: the entry `service.js`, its chunks and the workers,
+ * (`scripts/bundle.ts`: the entry `service.js`, and its chunks,
  * what `deno compile` embeds), a tiny Node launcher, and two
  * commands: `service` and `service-json-rpc` (= `service rpc`, a drop-in for
  * the platform's own bridge). The Deno runtime is not in the tarball: it is

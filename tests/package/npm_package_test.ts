@@ -1,7 +1,6 @@
 /**
  * The npm package as users get it: `deno task pack`'s tarball
- * (`dist/service-cli-<version>.tgz`, holding the bundle — entry, chunks and
- * workers — that `deno compile` also embeds) installed with `npm install -g` into a
+ * (`dist/service-cli-<version>.tgz`, holding the bundle — entry and chunks — that `deno compile` also embeds) installed with `npm install -g` into a
  * temporary prefix with an empty HOME, its Deno runtime resolved by npm as
  * an optional dependency from a registry (a local one, see
  * `local_registry.ts`); then, with the registry pointed at
@@ -117,7 +116,6 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
       "package/bin/service.cjs",
       "package/lib/launch.cjs",
       "package/lib/program/service.js",
-      "package/lib/program/simulate_worker.ts",
       "package/package.json",
     ]);
 
@@ -271,15 +269,6 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
       assert.deepEqual(source.code, 0, source.stderr);
       assert.deepEqual(r.stdout, source.stdout);
       assert.match(r.stdout, /"type":"summary"/);
-      // --jobs starts worker threads from a module beside the bundle: it must be in the package
-      const jobs = await sh(
-        "service",
-        ["breaker", "simulate", "deliveries.ndjson", "--format", "ndjson", "--jobs", "2"],
-        env,
-        `${tmp}/work`,
-      );
-      assert.deepEqual(jobs.code, 0, jobs.stderr);
-      assert.deepEqual(jobs.stdout, source.stdout);
     });
 
     await t.step(

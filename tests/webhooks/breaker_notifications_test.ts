@@ -76,9 +76,6 @@ Deno.test("notification table: those in progress come out in first-seen order al
   t.attempt("w2", "c", { responseCode: 500 }, T0 + 10_000, 4); // takes it
   t.attempt("w1", "d", { responseCode: 500 }, T0 + 10_000, 5);
   assert.deepEqual([...t.entries()].map((n) => n.notificationId), ["b", "c", "d"]);
-  const data = t.toData();
-  assert.deepEqual(data.ids, ["b", "c", "d"]);
-  assert.deepEqual([...data.firstLine], [2, 4, 5]);
 });
 
 function simulate(args: string[], options: { env?: Record<string, string>; stdin?: string } = {}) {
@@ -178,7 +175,8 @@ Deno.test("breaker simulate --notifications: the spill file is private, gone fro
       const held = await waitFor("the child to open its spill file", async () => {
         for (const fd of Deno.readDirSync(`/proc/${child.pid}/fd`)) {
           const target = await Deno.readLink(`/proc/${child.pid}/fd/${fd.name}`).catch(() => "");
-          if (target.startsWith(tmp)) {
+          // (between its open and its removal the link has no " (deleted)" yet: look again)
+          if (target.startsWith(tmp) && target.endsWith(" (deleted)")) {
             assert.match(target, /service-breaker-notifications-.* \(deleted\)$/);
             return `/proc/${child.pid}/fd/${fd.name}`;
           }
@@ -189,6 +187,9 @@ Deno.test("breaker simulate --notifications: the spill file is private, gone fro
       child.kill("SIGKILL"); // no clean-up runs at all
       await w.close().catch(() => {});
     } finally {
+      try {
+        child.kill("SIGKILL"); // also when a check above failed: the child waits on stdin
+      } catch { /* ended */ }
       await child.status;
     }
     assert.deepEqual([...Deno.readDirSync(tmp)], []);

@@ -63,7 +63,7 @@ const ROOT = new URL("../../", import.meta.url).pathname;
  * so that the whole gate takes under 5 minutes on a quiet 2-core machine.
  */
 const SIZES = {
-  http: { pairs: 5, seconds: 2, connections: 16 },
+  http: { pairs: 6, repeat: 2, seconds: 1, connections: 16 },
   send: { pairs: 7, sends: 5 },
   startup: { pairs: 7, repeat: 3 },
   breaker: { pairs: 3, repeat: 2, lines: 2_000_000, endpoints: 1000 },
@@ -226,7 +226,7 @@ async function bridgeOf(
 // ---- the figures
 
 async function httpFigures(sides: readonly [Side, Side]): Promise<Figure[]> {
-  const { pairs, seconds, connections } = SIZES.http;
+  const { pairs, repeat, seconds, connections } = SIZES.http;
   const anvil = await startAnvil();
   own(() => anvil.stop());
   const key = await tempPrivateKey();
@@ -240,13 +240,14 @@ async function httpFigures(sides: readonly [Side, Side]): Promise<Figure[]> {
   const rps = await paired(sides, pairs, "higher", async (s) => {
     const r = await wrk(bridges.get(s.name)!.address, BLOCK_NUMBER, load);
     return r.rps;
-  });
+  }, { repeat });
   // added p50: the bridge's p50 at 1 connection less anvil's, anvil measured first in each pair
   let direct = NaN;
   const added = await paired(sides, pairs, "lower", async (s) => {
     const p50 = (await wrk(bridges.get(s.name)!.address, BLOCK_NUMBER, one)).p50;
     return p50 - direct;
   }, {
+    repeat,
     before: async () => {
       direct = (await wrk(anvil.url, BLOCK_NUMBER, one)).p50;
     },

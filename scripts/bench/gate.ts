@@ -38,7 +38,7 @@ import {
 import { startStack } from "../../tests/support/rpc_stack.ts";
 import { benchProgram, type Program } from "./program.ts";
 import { wrk } from "./wrk.ts";
-import { rssSampler } from "./proc.ts";
+import { rssSampler, threadsCpuUs } from "./proc.ts";
 import { send } from "./rpc_send.ts";
 import { wallMs } from "./rpc_startup.ts";
 import { generate, measure } from "./breaker_simulate.ts";
@@ -237,8 +237,13 @@ async function httpFigures(sides: readonly [Side, Side]): Promise<Figure[]> {
   const load = { connections, seconds };
   const one = { connections: 1, seconds };
   for (const b of bridges.values()) await wrk(b.address, BLOCK_NUMBER, { connections, seconds: 1 });
+  // the bridge's CPU time per request too (context: it hardly moves with the machine's load)
+  const cpuPerRequest: Record<string, number[]> = { REF: [], now: [] };
   const rps = await paired(sides, pairs, "higher", async (s) => {
-    const r = await wrk(bridges.get(s.name)!.address, BLOCK_NUMBER, load);
+    const b = bridges.get(s.name)!;
+    const cpu0 = threadsCpuUs(b.process.pid);
+    const r = await wrk(b.address, BLOCK_NUMBER, load);
+    cpuPerRequest[s.name].push((threadsCpuUs(b.process.pid) - cpu0) / (r.rps * seconds));
     return r.rps;
   }, { repeat });
   // added p50: the bridge's p50 at 1 connection less anvil's, anvil measured first in each pair
@@ -253,7 +258,11 @@ async function httpFigures(sides: readonly [Side, Side]): Promise<Figure[]> {
     },
   });
   // context, in the same run: anvil alone and the proxies in front of it
-  const context: string[] = [];
+  const context: string[] = [
+    `the bridge's CPU time per request at 16 connections, median: REF ${
+      median(cpuPerRequest.REF).toFixed(0)
+    } µs, now ${median(cpuPerRequest.now).toFixed(0)} µs`,
+  ];
   const proxies = [() => startNginx(anvil.port), () => startHaproxy(anvil.port)];
   let proxied = 0;
   const anvilRps = (await wrk(anvil.url, BLOCK_NUMBER, load)).rps;

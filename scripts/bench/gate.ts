@@ -540,7 +540,10 @@ async function main(): Promise<number> {
       cwd: ROOT,
       stdout: "piped",
     }).output()).stdout.length > 0;
-    console.log(`REF: ${choice.ref} = ${sha.slice(0, 12)} (${choice.why}), built in ${refRoot}`);
+    const named = sha.startsWith(choice.ref)
+      ? sha.slice(0, 12)
+      : `${choice.ref} = ${sha.slice(0, 12)}`;
+    console.log(`REF: ${named} (${choice.why}), built in ${refRoot}`);
     console.log(`now: the working tree ${ROOT}${dirty ? " (with uncommitted changes)" : ""}`);
     const [refProgram, nowProgram] = [await benchProgram(refRoot), await benchProgram()];
     own(() => refProgram.cleanup());

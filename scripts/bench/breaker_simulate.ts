@@ -37,23 +37,6 @@
 import { parseArgs } from "node:util";
 
 const root = new URL("../../", import.meta.url).pathname;
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    lines: { type: "string", default: "5000000" },
-    small: { type: "string", default: "1000000" },
-    endpoints: { type: "string", default: "1000" },
-    keep: { type: "boolean", default: false },
-    file: { type: "string" },
-    "small-file": { type: "string" },
-    runs: { type: "string", default: "3" },
-    against: { type: "string" },
-  },
-});
-const LINES = Number(values.lines);
-const SMALL = Math.min(Number(values.small), LINES);
-const ENDPOINTS = Number(values.endpoints);
-const RUNS = Math.max(1, Number(values.runs));
 
 /** Deterministic pseudo-random numbers (no Math.random: the same log each run). */
 function rng(seed: number) {
@@ -67,11 +50,30 @@ function rng(seed: number) {
   };
 }
 
-export async function generate(path: string, smallPath: string): Promise<void> {
+/** The size of a generated log, and the optional file of its first lines. */
+export interface LogShape {
+  /** Attempts (lines) in the log. */
+  lines: number;
+  /** Endpoints (webhook ids) they go to. */
+  endpoints: number;
+  /** Also writes the first `small.lines` lines to `small.path`. */
+  small?: { path: string; lines: number };
+}
+
+/**
+ * Writes a deterministic delivery log of `shape.lines` attempts to `path` (the
+ * same bytes for the same shape, every run; see the module doc).
+ */
+export async function generate(path: string, shape: LogShape): Promise<void> {
+  const LINES = shape.lines;
+  const ENDPOINTS = shape.endpoints;
+  const SMALL = shape.small ? Math.min(shape.small.lines, LINES) : 0;
   const rnd = rng(42);
   const enc = new TextEncoder();
   const big = await Deno.open(path, { write: true, create: true, truncate: true });
-  const small = await Deno.open(smallPath, { write: true, create: true, truncate: true });
+  const small = shape.small
+    ? await Deno.open(shape.small.path, { write: true, create: true, truncate: true })
+    : undefined;
   // each endpoint has a health profile: healthy, flaky (in the band), or failing in bursts
   const profile = Array.from(
     { length: ENDPOINTS },
@@ -136,7 +138,7 @@ export async function generate(path: string, smallPath: string): Promise<void> {
       const lines = buf.split("\n");
       lines.pop();
       const before = i + 1 - lines.length; // lines written before this buffer
-      if (before < SMALL) {
+      if (small && before < SMALL) {
         // the small file is exactly the first SMALL lines (it missed the last buffer's share)
         const keep = Math.min(lines.length, SMALL - before);
         const part = enc.encode(lines.slice(0, keep).join("\n") + "\n");
@@ -147,7 +149,7 @@ export async function generate(path: string, smallPath: string): Promise<void> {
     }
   }
   big.close();
-  small.close();
+  small?.close();
 }
 
 /** A retry due at `at`: attempt number `attempt` of notification `id` to endpoint `ep`. */
@@ -194,7 +196,8 @@ class Heap {
   }
 }
 
-interface Measured {
+/** What {@linkcode measure} saw of one child process. */
+export interface Measured {
   seconds: number;
   /** CPU time (user + system, all threads) of the child: its work, whatever else runs. */
   cpuSeconds: number;
@@ -213,7 +216,16 @@ const PIN: string[] = await (async () => {
   }
 })();
 
-async function measure(args: string[], pinned = false, discard = false): Promise<Measured> {
+/**
+ * Runs `deno <args>` in the checkout (pinned to one core when `pinned` and
+ * `taskset` exists; stdout kept unless `discard`) and measures its wall time,
+ * CPU time and peak RSS (VmHWM, polled every 25 ms until it exits).
+ */
+export async function measure(
+  args: string[],
+  pinned = false,
+  discard = false,
+): Promise<Measured> {
   const t0 = performance.now();
   const cmd = pinned && PIN.length ? PIN[0] : Deno.execPath();
   const child = new Deno.Command(cmd, {
@@ -253,6 +265,23 @@ async function measure(args: string[], pinned = false, discard = false): Promise
 }
 
 if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      lines: { type: "string", default: "5000000" },
+      small: { type: "string", default: "1000000" },
+      endpoints: { type: "string", default: "1000" },
+      keep: { type: "boolean", default: false },
+      file: { type: "string" },
+      "small-file": { type: "string" },
+      runs: { type: "string", default: "3" },
+      against: { type: "string" },
+    },
+  });
+  const LINES = Number(values.lines);
+  const SMALL = Math.min(Number(values.small), LINES);
+  const ENDPOINTS = Number(values.endpoints);
+  const RUNS = Math.max(1, Number(values.runs));
   const dir = await Deno.makeTempDir({ prefix: "breaker-bench-" });
   const big = values.file ?? `${dir}/deliveries-${LINES}.ndjson`;
   const small = values["small-file"] ?? `${dir}/deliveries-${SMALL}.ndjson`;
@@ -261,7 +290,11 @@ if (import.meta.main) {
       console.error(
         `generating ${LINES.toLocaleString("en-US")} attempts for ${ENDPOINTS} endpoints...`,
       );
-      await generate(big, small);
+      await generate(big, {
+        lines: LINES,
+        endpoints: ENDPOINTS,
+        small: { path: small, lines: SMALL },
+      });
     }
     const size = (await Deno.stat(big)).size;
     console.error(`log: ${(size / 1e6).toFixed(0)} MB`);

@@ -189,6 +189,11 @@ Deno.test("breaker simulate --notifications: the spill file is private, gone fro
       child.kill("SIGKILL"); // no clean-up runs at all
       await w.close().catch(() => {});
     } finally {
+      // a failure above must not leave the child waiting on its standard input (and this test
+      // waiting on the child): it ends here either way
+      try {
+        child.kill("SIGKILL");
+      } catch { /* already ended */ }
       await child.status;
     }
     assert.deepEqual([...Deno.readDirSync(tmp)], []);

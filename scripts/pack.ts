@@ -71,9 +71,13 @@ function binScript(prefix: string[]): string {
   });\n`;
 }
 
-/** Builds the package in `dist/npm/` and packs it; returns the tarball's path. */
-export async function pack(): Promise<string> {
-  const dir = `${ROOT}dist/npm/`;
+/**
+ * Builds the package in `<out>npm/` and packs it into `out` (default the checkout's `dist/`);
+ * returns the tarball's path. A test packs into a directory of its own, so that it may run
+ * beside `deno task pack`.
+ */
+export async function pack(out: string = `${ROOT}dist/`): Promise<string> {
+  const dir = `${out}npm/`;
   await Deno.remove(dir, { recursive: true }).catch(() => {});
   await Deno.mkdir(`${dir}bin`, { recursive: true });
   await Deno.mkdir(`${dir}lib`, { recursive: true });
@@ -97,14 +101,14 @@ export async function pack(): Promise<string> {
   await Deno.copyFile(`${ROOT}README.md`, `${dir}README.md`);
   await Deno.writeTextFile(`${dir}package.json`, JSON.stringify(await manifest(), null, 2) + "\n");
   const { code, stdout, stderr } = await new Deno.Command("npm", {
-    args: ["pack", "--json", "--pack-destination", `${ROOT}dist`],
+    args: ["pack", "--json", "--pack-destination", out],
     cwd: dir,
     stdout: "piped",
     stderr: "piped",
   }).output();
   if (code !== 0) throw new Error(`npm pack failed: ${new TextDecoder().decode(stderr).trim()}`);
   const [info] = JSON.parse(new TextDecoder().decode(stdout));
-  return `${ROOT}dist/${info.filename}`;
+  return `${out}${info.filename}`;
 }
 
 if (import.meta.main) {

@@ -32,14 +32,26 @@ export interface FileTime {
  * ```
  */
 export function fileTimes(junit: string): FileTime[] {
+  const cases = [...junit.matchAll(/<testcase\b[^>]*>/g)].map((m) => ({
+    name: /\bname="([^"]*)"/.exec(m[0])?.[1] ?? "",
+    file: /\bclassname="([^"]*)"/.exec(m[0])?.[1].replace(/^\.\//, "") ?? "?",
+    seconds: Number(/\btime="([^"]*)"/.exec(m[0])?.[1] ?? 0),
+  }));
+  // a step is a testcase named "<its test> &gt; <step>": its time is in its test's already
+  const names = new Set(cases.map((c) => `${c.file}\n${c.name}`));
+  const isStep = (c: { file: string; name: string }) => {
+    for (let i = c.name.indexOf(" &gt; "); i > 0; i = c.name.indexOf(" &gt; ", i + 1)) {
+      if (names.has(`${c.file}\n${c.name.slice(0, i)}`)) return true;
+    }
+    return false;
+  };
   const byFile = new Map<string, FileTime>();
-  for (const m of junit.matchAll(/<testcase\b[^>]*>/g)) {
-    const file = /\bclassname="([^"]*)"/.exec(m[0])?.[1].replace(/^\.\//, "") ?? "?";
-    const seconds = Number(/\btime="([^"]*)"/.exec(m[0])?.[1] ?? 0);
-    const row = byFile.get(file) ?? { file, tests: 0, seconds: 0 };
+  for (const c of cases) {
+    if (isStep(c)) continue;
+    const row = byFile.get(c.file) ?? { file: c.file, tests: 0, seconds: 0 };
     row.tests++;
-    row.seconds += seconds;
-    byFile.set(file, row);
+    row.seconds += c.seconds;
+    byFile.set(c.file, row);
   }
   return [...byFile.values()].sort((a, b) => b.seconds - a.seconds);
 }

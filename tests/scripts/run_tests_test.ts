@@ -156,12 +156,14 @@ Deno.test("deno task test prints no Check lines and no punycode deprecation warn
   assert.equal(/punycode|DEP0040/.test(text.replace(/loads[_ ]punycode/g, "")), false, text);
 });
 
-Deno.test("the profile sums each file's test times from deno's JUnit report, longest first", () => {
+Deno.test("the profile sums each file's test times from deno's JUnit report (steps are in their tests), longest first", () => {
   const junit = `<testsuites name="deno test" tests="3" time="9.5">
     <testsuite name="./tests/a_test.ts" tests="2">
         <testcase name="one" classname="./tests/a_test.ts" time="1.5" line="1" col="6">
         </testcase>
         <testcase name="two" classname="./tests/a_test.ts" time="2.0" line="2" col="6">
+        </testcase>
+        <testcase name="two &gt; a step" classname="./tests/a_test.ts" time="1.9" line="3" col="6">
         </testcase>
     </testsuite>
     <testsuite name="./tests/b_test.ts" tests="1">

@@ -96,15 +96,17 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
   await Deno.mkdir(`${tmp}/work`);
   const anvil = await startAnvil();
   try {
-    const tarball = await pack();
-    assert.deepEqual(tarball, `${ROOT}dist/${PACKAGE_NAME}-${VERSION}.tgz`);
+    // packed into this test's own directory: `deno task pack` (the README test) may run beside it
+    const dist = `${tmp}/dist/`;
+    const tarball = await pack(dist);
+    assert.deepEqual(tarball, `${dist}${PACKAGE_NAME}-${VERSION}.tgz`);
     const listing = await sh("tar", ["tzf", tarball], userEnv(tmp), tmp);
     const files = listing.stdout.trim().split("\n").sort();
     // the program's chunks (one per lazily loaded part, hashed names) are the only other files
     const chunks = files.filter((f) => /^package\/lib\/program\/[\w-]+-[A-Z0-9]{8}\.js$/.test(f));
     assert.ok(chunks.length >= 10, `the program is split into chunks: ${files.join(" ")}`);
     // split so that a start parses only what its command needs: the entry is the dispatch only
-    const program = `${ROOT}dist/npm/lib/program/`;
+    const program = `${dist}npm/lib/program/`;
     const entry = await Deno.readTextFile(`${program}service.js`);
     let total = 0;
     for await (const e of Deno.readDir(program)) total += (await Deno.stat(program + e.name)).size;

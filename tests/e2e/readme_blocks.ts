@@ -1,23 +1,56 @@
 /**
- * Reading the README's examples for the README tests: its fenced `sh`
- * blocks as command lines (backslash continuations joined, comments and
- * blank lines dropped), shell-like word splitting, and a free port. Used by
- * `readme_walkthrough_test.ts` (the webhook walk-through) and
- * `readme_commands_test.ts` (every other block).
+ * Reading the documentation's examples for the README tests: the fenced `sh`
+ * blocks of README.md and of every `docs/*.md` as command lines (backslash
+ * continuations joined, comments and blank lines dropped), shell-like word
+ * splitting, and a free port. Used by `readme_walkthrough_test.ts` (the
+ * webhook walk-through) and `readme_commands_test.ts` (every other block).
  *
  * @module
  */
 
 import { ROOT } from "../support/tools.ts";
 
-/** The README's text. */
-export const README: string = await Deno.readTextFile(`${ROOT}README.md`);
+/** One documentation file: its path from the checkout's root and its text. */
+export interface DocFile {
+  /** `README.md` or `docs/<name>.md`. */
+  path: string;
+  /** The file's text. */
+  text: string;
+}
+
+/**
+ * Every `docs/*.md` in reading order (the order of README.md's "Documentation" list, then any
+ * other by name), then README.md, whose examples are copies of lines of `docs/`: the files whose
+ * examples the tests run, in the order they run them.
+ */
+export async function docFiles(): Promise<DocFile[]> {
+  const readme = await Deno.readTextFile(`${ROOT}README.md`);
+  const names: string[] = [];
+  for await (const e of Deno.readDir(`${ROOT}docs`)) {
+    if (e.isFile && e.name.endsWith(".md")) names.push(`docs/${e.name}`);
+  }
+  const list = readme.slice(readme.indexOf("\n## Documentation"));
+  const listed = [...list.matchAll(/\]\((docs\/[\w-]+\.md)\)/g)].map((m) => m[1]);
+  const order = [...new Set(listed)].filter((p) => names.includes(p));
+  const paths = [...order, ...names.filter((n) => !order.includes(n)).sort(), "README.md"];
+  return await Promise.all(
+    paths.map(async (path) => ({ path, text: await Deno.readTextFile(`${ROOT}${path}`) })),
+  );
+}
+
+/** README.md and every `docs/*.md`, read once. */
+export const DOCS: DocFile[] = await docFiles();
+
+/** The text of README.md and every `docs/*.md`, one after the other. */
+export const README: string = DOCS.map((d) => d.text).join("\n");
 
 /** The marker before the walk-through block (run by readme_walkthrough_test.ts). */
 export const WALKTHROUGH_MARKER = "<!-- walkthrough";
 
-/** One fenced `sh` block: its first line number in README.md and its command lines. */
+/** One fenced `sh` block: where it is and its command lines. */
 export interface ShBlock {
+  /** The file it is in (`README.md`, `docs/rpc.md`, ...). */
+  file: string;
   /** 1-based line of the opening fence. */
   line: number;
   /** True for the block after the walk-through marker. */
@@ -33,18 +66,21 @@ export function commandLines(text: string): string[] {
     .filter((l) => l !== "");
 }
 
-/** Every fenced `sh` block of `readme`, in order. */
-export function shBlocks(readme: string = README): ShBlock[] {
+/** Every fenced `sh` block of `docs` (`docs/*.md` in reading order, then README.md), in order. */
+export function shBlocks(docs: DocFile[] = DOCS): ShBlock[] {
   const blocks: ShBlock[] = [];
-  const marker = readme.indexOf(WALKTHROUGH_MARKER);
-  let walkthroughAt = -1;
-  if (marker >= 0) walkthroughAt = readme.indexOf("```sh\n", marker);
-  for (const m of readme.matchAll(/```sh\n([\s\S]*?)```/g)) {
-    blocks.push({
-      line: readme.slice(0, m.index).split("\n").length,
-      walkthrough: m.index === walkthroughAt,
-      commands: commandLines(m[1]),
-    });
+  for (const { path, text } of docs) {
+    const marker = text.indexOf(WALKTHROUGH_MARKER);
+    let walkthroughAt = -1;
+    if (marker >= 0) walkthroughAt = text.indexOf("```sh\n", marker);
+    for (const m of text.matchAll(/```sh\n([\s\S]*?)```/g)) {
+      blocks.push({
+        file: path,
+        line: text.slice(0, m.index).split("\n").length,
+        walkthrough: m.index === walkthroughAt,
+        commands: commandLines(m[1]),
+      });
+    }
   }
   return blocks;
 }

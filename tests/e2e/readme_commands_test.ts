@@ -1,8 +1,11 @@
 /**
- * Every command of the README's `sh` blocks runs here, as written, against a
- * real anvil and the emulator: the lines are read from README.md
- * (`readme_blocks.ts`), so a changed example is a tested example. The
- * walk-through block is `readme_walkthrough_test.ts`'s. Each line is run by
+ * Every command of the `sh` blocks of README.md and of every `docs/*.md`
+ * runs here, as written, against a real anvil and the emulator: the lines are
+ * read from the files (`readme_blocks.ts`), so a changed example is a tested
+ * example, in reading order (`docs/` as README.md's "Documentation" list
+ * orders it, then README.md). A line written in several files (README.md's
+ * examples are copies of lines of `docs/`) runs once, where it first appears. The walk-through block is `readme_walkthrough_test.ts`'s.
+ * Each line is run by
  * `sh` in a scratch directory with `service` and `service-json-rpc` on PATH
  * (`deno run -A main.ts`, the module the npm package and the binaries
  * bundle), anvil/cast/forge, and the variables the examples use set to real
@@ -18,7 +21,7 @@
  * directory.
  *
  * Lines that cannot run here are listed in NOT_HERE with the reason; a
- * README line that is neither run nor listed fails the test, and so does a
+ * documented line that is neither run nor listed fails the test, and so does a
  * NOT_HERE entry that matches nothing.
  */
 
@@ -27,9 +30,9 @@ import { type Anvil, foundryBin, ROOT, runCli, startAnvil } from "../support/too
 import { type CliChild, spawnCli } from "./cli_child.ts";
 import { cleanEnv } from "../support/main_command.ts";
 import { waitFor } from "../support/wait_for.ts";
-import { freePort, shBlocks } from "./readme_blocks.ts";
+import { DOCS, freePort, shBlocks } from "./readme_blocks.ts";
 
-/** README lines that cannot run here, and why. */
+/** Documented lines that cannot run here, and why. */
 const NOT_HERE: { pattern: RegExp; why: string }[] = [
   {
     pattern: /^npm i -g \.\/(dist\/)?service-cli-\*\.tgz$/,
@@ -66,8 +69,8 @@ const LONG_RUNNING = [
   /^service rpc --http --rpcUrl \$NODE$/,
   /^service notifications tail .*--follow$/,
   /^service webhooks listen /,
-  /^service emulator --rpcUrl [^ ]+$/,
-  /^service emulator --rpcUrl [^ ]+ --approvalDelay /,
+  // the emulator itself (flags only, with or without a node), not a verb such as `trigger`
+  /^service emulator(?: --\w+(?: [^-\s]\S*)?)*$/,
 ];
 
 /** Expected exit codes other than 0. */
@@ -118,11 +121,24 @@ async function csvGz(ndjson: string): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-Deno.test("every command in the README's sh blocks runs here, or is listed with the reason", async () => {
+Deno.test("every command in the sh blocks of README.md and docs/ runs here, or is listed with the reason", async () => {
+  assert.ok(DOCS.length >= 6, `README.md and docs/: ${DOCS.map((d) => d.path).join(" ")}`);
   const blocks = shBlocks().filter((b) => !b.walkthrough);
-  const lines = blocks.flatMap((b) => b.commands.map((c) => ({ block: b.line, text: c })));
-  // sample output (the emulator's ready line) is not a command
-  const commands = lines.filter((l) => !l.text.startsWith("{"));
+  for (const d of DOCS) {
+    if (/\n```sh\n/.test(d.text) && !d.text.includes("<!-- walkthrough")) {
+      assert.ok(blocks.some((b) => b.file === d.path), `${d.path}'s sh blocks are read`);
+    }
+  }
+  const lines = blocks.flatMap((b) =>
+    b.commands.map((c) => ({ block: `${b.file} block at line ${b.line}`, text: c }))
+  );
+  // sample output (the emulator's ready line) is not a command; a line written twice runs once
+  const seen = new Set<string>();
+  const commands = lines.filter((l) => {
+    if (l.text.startsWith("{") || seen.has(l.text)) return false;
+    seen.add(l.text);
+    return true;
+  });
   const notHere = (t: string) => NOT_HERE.find((n) => n.pattern.test(t));
   for (const n of NOT_HERE) {
     assert.ok(
@@ -131,7 +147,7 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
     );
   }
   const toRun = commands.filter((c) => !notHere(c.text));
-  assert.ok(toRun.length >= 30, `only ${toRun.length} README commands to run`);
+  assert.ok(toRun.length >= 30, `only ${toRun.length} documented commands to run`);
 
   const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "service-readme-" }));
   const bin = `${tmp}/bin`;
@@ -258,7 +274,7 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
           printedAddress.replace(/^http:/, "ws:") || "PORT/TOKEN",
         )
         .replaceAll("npx -y deno@2.9.6 ", `"${deno}" `);
-      const where = `README.md block at line ${block}: ${text}`;
+      const where = `${block}: ${text}`;
       if (Deno.env.get("README_TEST_DEBUG")) console.error(new Date().toISOString(), where);
       // the node the examples start is the test's anvil, already running (as in the walk-through
       // test): `sh -c "anvil &"` would leave an anvil holding the output pipe open
@@ -287,7 +303,8 @@ Deno.test("every command in the README's sh blocks runs here, or is listed with 
         if (args[0] === "rpc") printedAddress = first.trim();
         // the examples' $BASE/$KEY/... stay the plain emulator's: one with custody delays would
         // make every later transaction example wait its minutes
-        if (args[0] === "emulator" && !line.includes("Delay")) {
+        // (and one with a node: the examples after it send transactions)
+        if (args[0] === "emulator" && line.includes("--rpcUrl") && !line.includes("Delay")) {
           const r = JSON.parse(first);
           Object.assign(env, {
             BASE: r.apiBaseUrl,

@@ -1,6 +1,6 @@
 /**
- * The README cannot rot: its webhook walk-through (the `sh` block after the
- * `<!-- walkthrough ... -->` marker) is read from README.md and run as
+ * The docs cannot rot: the webhook walk-through (the `sh` block after the
+ * `<!-- walkthrough ... -->` marker, in `docs/emulator.md`) is read and run as
  * written, line by line: `anvil &` starts a real anvil, `service ... &` is
  * spawned and its first line awaited, `export K=<field>` takes the value
  * from what was printed before (the emulator's ready line, the webhook's
@@ -8,8 +8,8 @@
  * are swapped for free ones (8545 -> anvil's, 4000 -> a free port, 3000 ->
  * the app: a real receiver that checks each signature with jose).
  *
- * And every `service webhooks` / `service notifications` example line in the
- * README names a verb that exists and only flags that verb's `--help` lists.
+ * And every `service webhooks` / `service notifications` example line in
+ * README.md and `docs/` names a verb that exists and only flags that verb's `--help` lists.
  */
 import assert from "node:assert/strict";
 import { type Anvil, runCli, startAnvil } from "../support/tools.ts";
@@ -22,11 +22,11 @@ import { freePort, README, shBlocks, words } from "./readme_blocks.ts";
 /** The lines of the sh block after the walkthrough marker. */
 function walkthrough(): string[] {
   const block = shBlocks().find((b) => b.walkthrough);
-  assert.ok(block, "the README has a walkthrough marker followed by a sh block");
+  assert.ok(block, "the docs have a walkthrough marker followed by a sh block");
   return block.commands;
 }
 
-Deno.test("the README's webhook walk-through runs as written", async () => {
+Deno.test("the docs' webhook walk-through runs as written", async () => {
   const lines = walkthrough();
   assert.ok(lines.every((l) => /^(anvil &|service |export )/.test(l)), lines.join("\n"));
   const appOptions: { jwksUrl?: string } = {};
@@ -102,7 +102,7 @@ Deno.test("the README's webhook walk-through runs as written", async () => {
   }
 });
 
-Deno.test("every webhooks/notifications example in the README names a real verb and real flags", async () => {
+Deno.test("every webhooks/notifications example in README.md and docs/ names a real verb and real flags", async () => {
   const examples = [
     ...README.matchAll(/^(?:\S+ \| )?service (webhooks|notifications) (\S+)(.*)$/gm),
   ]
@@ -122,7 +122,7 @@ Deno.test("every webhooks/notifications example in the README names a real verb 
       const camel = "--" + flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
       assert.ok(
         new RegExp(`${camel}[ =\\]\n]`).test(help),
-        `README: "service ${key}${e.rest}" uses ${flag}, which "service ${key} --help" does not list`,
+        `docs: "service ${key}${e.rest}" uses ${flag}, which "service ${key} --help" does not list`,
       );
     }
   }

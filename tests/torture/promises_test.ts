@@ -1,18 +1,16 @@
 /**
- * The README's "What we promise" section stays true: every test it points at
- * (`file`: "test name") exists in that file under that exact name, and the
- * section points at least at the tests of each promise.
+ * The promises stay true: every test `docs/promises.md` points at
+ * (`file`: "test name") exists in that file under that exact name, the file
+ * points at least at the tests of each promise, and README.md's "What we
+ * promise" names each of them in brief.
  */
 
 import assert from "node:assert/strict";
 import { ROOT } from "../support/tools.ts";
 
-Deno.test("every test the README's promises point at exists under that name", async () => {
-  const readme = await Deno.readTextFile(`${ROOT}README.md`);
-  const start = readme.indexOf("## What we promise");
-  assert.notEqual(start, -1, "the section is there");
-  const end = readme.indexOf("\n## ", start + 1);
-  const section = readme.slice(start, end).replace(/\s*\n\s*/g, " ");
+Deno.test("every test the promises point at exists under that name", async () => {
+  const promises = await Deno.readTextFile(`${ROOT}docs/promises.md`);
+  const section = promises.replace(/\s*\n\s*/g, " ");
   const refs = [...section.matchAll(/`(tests\/[\w/]+\.ts)`: ((?:"[^"]+"(?:, )?)+)/g)];
   let names = 0;
   for (const [, file, list] of refs) {
@@ -21,7 +19,7 @@ Deno.test("every test the README's promises point at exists under that name", as
       names++;
       assert.ok(
         source.includes(JSON.stringify(name)),
-        `README names a test that ${file} does not have: ${JSON.stringify(name)}`,
+        `docs/promises.md names a test that ${file} does not have: ${JSON.stringify(name)}`,
       );
     }
   }
@@ -36,4 +34,17 @@ Deno.test("every test the README's promises point at exists under that name", as
   ) {
     assert.ok(section.includes(promise), promise);
   }
+});
+
+Deno.test("README.md's promises in brief name every promise of docs/promises.md", async () => {
+  const readme = await Deno.readTextFile(`${ROOT}README.md`);
+  const start = readme.indexOf("## What we promise");
+  assert.notEqual(start, -1, "the section is there");
+  const brief = readme.slice(start, readme.indexOf("\n## ", start + 1));
+  assert.ok(brief.includes("docs/promises.md"), "it links to the full statement");
+  const promises = await Deno.readTextFile(`${ROOT}docs/promises.md`);
+  const titles = [...promises.matchAll(/^\*\*([^*]+?)[.:]?\*\*/gm)].map((m) => m[1])
+    .filter((t) => t !== "The cost, stated");
+  assert.ok(titles.length >= 7, titles.join(" | "));
+  for (const title of titles) assert.ok(brief.includes(`**${title}`), title);
 });

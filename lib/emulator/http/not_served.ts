@@ -3,7 +3,7 @@
  * names the call, says the emulator does not serve it, and lists the calls
  * it serves in the same area (`/v1/<area>/...`), so a client never reads a
  * 405 that took a path for an id. The served list comes from the route
- * table, as does the README's "Served" list (checked by a test).
+ * table, as does the "Served" list of docs/emulator.md (checked by a test).
  *
  * @module
  */
@@ -44,7 +44,7 @@ export function notServed(method: string, path: string, routes: readonly Route[]
   const near = servedCalls(routes).filter((c) => c.split(" ")[1].startsWith(`/${area}`));
   const list = near.length
     ? `It serves, under /${area}: ${near.join(", ")}.`
-    : 'See the README\'s "Served" list for the calls it serves.';
+    : 'See the "Served" list of docs/emulator.md for the calls it serves.';
   return new ApiError(
     404,
     `The emulator does not serve ${method} ${path}: it stands in for part of the platform API only. ${list}`,
@@ -53,10 +53,10 @@ export function notServed(method: string, path: string, routes: readonly Route[]
 }
 
 /**
- * The README's "Served" list, made from the route table: one bullet per
+ * The "Served" list of docs/emulator.md, made from the route table: one bullet per
  * platform call with its area, and "needs the node" for the calls that
- * need `--rpcUrl`. `scripts/readme_served.ts` writes it into the README and
- * a test checks that the README holds exactly this (one short line per
+ * need `--rpcUrl`. `scripts/readme_served.ts` writes it into docs/emulator.md
+ * and a test checks that the file holds exactly this (one short line per
  * call, so `deno fmt` leaves it as it is).
  *
  * @example

@@ -167,12 +167,23 @@ export function serveBounded(
       g.exempt = true;
       g.pinned = true;
       webSockets++;
+      let counted = true;
       const gone = () => {
+        if (!counted) return;
+        counted = false;
         webSockets--;
         guard.forget(g);
       };
       if (socket.readyState === WebSocket.CLOSED) gone();
-      else socket.addEventListener("close", gone, { once: true });
+      else {
+        socket.addEventListener("close", gone, { once: true });
+        // an upgrade that fails (the client left first) ends with an error and no close event
+        socket.addEventListener("error", () => {
+          if (socket.readyState !== WebSocket.OPEN && socket.readyState !== WebSocket.CLOSING) {
+            gone();
+          }
+        });
+      }
       g.close = () => {
         try {
           socket.close(1001, "closed by the server (too many connections, or stopping)");

@@ -37,3 +37,32 @@ Deno.test("ws: a WebSocket counts against the cap while open; a silent one that 
     await server.close();
   }
 });
+
+Deno.test("ws: upgrades whose client leaves at once are not left counted against the cap", async () => {
+  const dispatcher = {} as Dispatcher; // never called: no message is sent
+  const upgrade = createWebSocketHandler({ dispatcher });
+  const server = await serveBounded((request, info) => Promise.resolve(upgrade(request, info)), {
+    hostname: "127.0.0.1",
+    port: 0,
+    upgrades: true,
+  });
+  try {
+    for (let i = 0; i < 20; i++) {
+      const c = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
+      await c.write(
+        new TextEncoder().encode(
+          `GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+        ),
+      );
+      c.close();
+    }
+    await waitFor(
+      () => `${server.connections} connections still counted`,
+      () => server.connections === 0,
+      5_000,
+    );
+  } finally {
+    await server.close();
+  }
+});

@@ -29,11 +29,13 @@ import type { RequestInfo, UpgradedConnection } from "../core/bounded_server.ts"
 export const DEFAULT_MAX_UNSENT_BYTES = 16 * 1024 * 1024;
 
 /**
- * Default time a WebSocket may stay silent: pinged after 10 s without a
- * frame, closed when no pong has come 10 s later (every client library
- * answers pings by itself).
+ * Default time a WebSocket may stay silent: pinged after 30 s without a
+ * frame, closed when no pong has come 30 s later (every client library
+ * answers pings by itself; a busy subscriber reads its pings late, behind
+ * its notifications: 10 s dropped the 1,000 subscribers of
+ * `scripts/bench/ws_fanout.ts` on a loaded machine).
  */
-export const DEFAULT_WS_IDLE_TIMEOUT_S = 20;
+export const DEFAULT_WS_IDLE_TIMEOUT_S = 60;
 
 /** Default bound of requests in flight per WebSocket connection. */
 export const DEFAULT_MAX_INFLIGHT = 4096;

@@ -24,6 +24,7 @@ import {
 import { mainCommand } from "../support/main_command.ts";
 import { type EmulatorProcess, startEmulatorProcess } from "../support/emulator_process.ts";
 import { closedWithin, rawUpgrade } from "../support/raw_peers.ts";
+import { waitFor } from "../support/wait_for.ts";
 
 const FILE_LIMIT = 256;
 const FLOOD = 300;
@@ -306,7 +307,7 @@ Deno.test("torture: 300 idle IPC connections under ulimit -n 256 leave the IPC b
   }
 });
 
-Deno.test("torture: 200 silent WebSockets under ulimit -n 256 hold at most 3/4 of the bridge's cap, and are closed when they do not answer pings", async () => {
+Deno.test("torture: 200 silent WebSockets under ulimit -n 256 hold at most 3/4 of the bridge's cap; others are served during and after", async () => {
   let bridge: BridgeProcess | undefined;
   const sockets: Deno.Conn[] = [];
   try {
@@ -330,12 +331,14 @@ Deno.test("torture: 200 silent WebSockets under ulimit -n 256 hold at most 3/4 o
     // plain requests are served meanwhile
     const during = await httpRpc(bridge.address, CHAIN_ID);
     assert.equal((during.json() as { result: string }).result, "0x7a69");
-    // the silent ones are pinged after 10 s and closed 10 s later
-    const closed = await Promise.all(
-      sockets.filter((_, i) => statuses[i] === 101).map((c) => closedWithin(c, 30_000)),
-    );
-    assert.equal(closed.filter((c) => !c).length, 0, "silent WebSockets still open after 30 s");
-    // then a real WebSocket client is served (it answers pings by itself)
+    // once they leave (or, silent, are closed 60 s after a ping: tests/rpc/ws_idle_test.ts),
+    // a real WebSocket client is served
+    closeAll(sockets);
+    await waitFor("a WebSocket admitted again", async () => {
+      const { conn, status } = await rawUpgrade(Number(u.port), u.pathname);
+      conn.close();
+      return status === 101;
+    }, 10_000);
     const ws = new WebSocket(bridge.address.replace("http:", "ws:"));
     const answer = await new Promise<string>((resolve, reject) => {
       ws.onopen = () => ws.send(JSON.stringify(CHAIN_ID));

@@ -152,6 +152,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       port: options.port ?? 0,
       onShed: options.trace,
     });
+    options.trace?.(server.engineDescription);
     const shownHost = host.includes(":") ? `[${host}]` : host;
     return {
       address: `http://${shownHost}:${server.port}${path}`,

@@ -2,8 +2,7 @@
  * `service` as bundled JavaScript: `deno bundle --code-splitting` of
  * `main.ts` with every npm package (viem, zod) inlined, into one directory: the
  * entry module (`service.js`) and, beside it, one chunk per lazily imported
- * part (each command, each transport, the code they share) and the worker
- * modules. Split, not one module: with one module every command's code is
+ * part (each command, each transport, the code they share). Split, not one module: with one module every command's code is
  * parsed at every start (medians of 11 paired runs: `--version` 68 ms and
  * 49 MB against 30 ms and 35 MB split; `rpc --http -- true` 81 ms and 56 MB
  * against 49 ms and 45 MB). The npm package
@@ -103,21 +102,6 @@ export const RUNTIME_FLAGS: readonly string[] = ["--unstable-no-legacy-abort"];
 export const V8_FLAGS: readonly string[] = ["--max-semi-space-size=2"];
 
 /**
- * The worker module of `breaker simulate --jobs`, started by URL relative to
- * the program (`new URL("./simulate_worker.ts", import.meta.url)`): bundled
- * beside the program's own bundle under this name, so the bundle, the npm
- * package and the binary (`--include`) all find it.
- */
-export const WORKER_SOURCE = "lib/cli/breaker/simulate_worker.ts";
-/** The worker bundle's file name, beside the program's bundle. */
-export const WORKER_NAME = "simulate_worker.ts";
-
-/**
- * Every worker module started by URL relative to the program, as
- * `[source, file name beside the bundle]`: the `--jobs` worker.
- */
-export const WORKERS: readonly (readonly [string, string])[] = [[WORKER_SOURCE, WORKER_NAME]];
-
 /**
  * The platform's production addresses a build carries (`lib/platform/production.ts`): the
  * release workflow's setting, empty by default. A build without them never assumes an address.
@@ -198,8 +182,7 @@ async function embedAddresses(dir: string, addresses: ProductionAddresses): Prom
 
 /**
  * Bundles `main.ts` into `output` (the entry module) with its chunks beside
- * it, and the workers beside them ({@linkcode WORKERS}); the directory of
- * `output` is emptied first; the production addresses given are written in
+ * it; the directory of `output` is emptied first; the production addresses given are written in
  * (none: the build has none). Throws with deno's last lines when it fails.
  */
 export async function bundle(
@@ -222,9 +205,6 @@ export async function bundle(
   }
   await Deno.rename(`${dir}/main.js`, output);
   await embedAddresses(dir, addresses);
-  for (const [source, file] of WORKERS) {
-    await runBundle(["--output", `${dir}/${file}`, `${ROOT}${source}`]);
-  }
   return output;
 }
 

@@ -4,8 +4,8 @@
  * URLs (or `SERVICE_BUILD_API_BASE_URL`, `SERVICE_BUILD_JWKS_URL`) are the platform's production
  * addresses the binary carries (`scripts/bundle.ts`); without them it carries none.
  *
- * It embeds the bundle of `scripts/bundle.ts` (the entry module, its chunks
- * and the workers: the whole directory is included, so no chunk depends on
+ * It embeds the bundle of `scripts/bundle.ts` (the entry module and its
+ * chunks: the whole directory is included, so no chunk depends on
  * `deno compile` finding its dynamic import), the same files the npm package
  * ships, with the same permissions and V8 flags, so the package test
  * (`tests/package/npm_package_test.ts`) runs what the binary contains.
@@ -55,7 +55,7 @@ const args = [
   ...(V8_FLAGS.length ? [`--v8-flags=${V8_FLAGS.join(",")}`] : []),
   "--output",
   output,
-  // the chunks and the --jobs worker, found by URL beside the program
+  // the chunks, found by URL beside the program
   "--include",
   entry.replace(/\/[^/]*$/, ""),
   ...(values.target ? ["--target", values.target] : []),

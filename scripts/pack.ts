@@ -5,7 +5,7 @@
  * addresses the package carries (`scripts/bundle.ts`); without them it carries none.
  *
  * The package holds the program as bundled modules in `lib/program/`
- * (`scripts/bundle.ts`: the entry `service.js`, its chunks and the workers,
+ * (`scripts/bundle.ts`: the entry `service.js`, and its chunks,
  * what `deno compile` embeds), a tiny Node launcher, and two
  * commands: `service` and `service-json-rpc` (= `service rpc`, a drop-in for
  * the platform's own bridge). The Deno runtime is not in the tarball: it is
@@ -84,11 +84,16 @@ function binScript(prefix: string[]): string {
 }
 
 /**
- * Builds the package in `dist/npm/` and packs it; returns the tarball's path. `addresses`: the
- * platform's production addresses the package carries (`scripts/bundle.ts`; default none).
+ * Builds the package in `<out>npm/` and packs it into `out` (default the checkout's `dist/`);
+ * returns the tarball's path. A test packs into a directory of its own, so that it may run
+ * beside `deno task pack`. `addresses`: the platform's production addresses the package carries
+ * (`scripts/bundle.ts`; default none).
  */
-export async function pack(addresses: ProductionAddresses = {}): Promise<string> {
-  const dir = `${ROOT}dist/npm/`;
+export async function pack(
+  out: string = `${ROOT}dist/`,
+  addresses: ProductionAddresses = {},
+): Promise<string> {
+  const dir = `${out}npm/`;
   await Deno.remove(dir, { recursive: true }).catch(() => {});
   await Deno.mkdir(`${dir}bin`, { recursive: true });
   await Deno.mkdir(`${dir}lib`, { recursive: true });
@@ -112,14 +117,14 @@ export async function pack(addresses: ProductionAddresses = {}): Promise<string>
   await Deno.copyFile(`${ROOT}README.md`, `${dir}README.md`);
   await Deno.writeTextFile(`${dir}package.json`, JSON.stringify(await manifest(), null, 2) + "\n");
   const { code, stdout, stderr } = await new Deno.Command("npm", {
-    args: ["pack", "--json", "--pack-destination", `${ROOT}dist`],
+    args: ["pack", "--json", "--pack-destination", out],
     cwd: dir,
     stdout: "piped",
     stderr: "piped",
   }).output();
   if (code !== 0) throw new Error(`npm pack failed: ${new TextDecoder().decode(stderr).trim()}`);
   const [info] = JSON.parse(new TextDecoder().decode(stdout));
-  return `${ROOT}dist/${info.filename}`;
+  return `${out}${info.filename}`;
 }
 
 if (import.meta.main) {
@@ -128,7 +133,7 @@ if (import.meta.main) {
       args: Deno.args,
       options: { apiBaseUrl: { type: "string" }, jwksUrl: { type: "string" } },
     });
-    console.error(`pack: wrote ${await pack(productionAddresses(values))}`);
+    console.error(`pack: wrote ${await pack(undefined, productionAddresses(values))}`);
   } catch (e) {
     console.error(`pack: ${(e as Error).message}`);
     Deno.exit(1);

@@ -17,25 +17,22 @@
 import { type Command, connectionFlags, formatFlag, group, leaf } from "./command.ts";
 import { CliError, ExitCode, UsageError } from "./errors.ts";
 import { type FlagSpecs, parseFlags } from "./flags.ts";
+import { Output } from "./output.ts";
 import {
   type BreakerConfig,
-  copyRecord,
   DEFAULT_BREAKER_CONFIG,
   DeliveryLogError,
-  type LogRecord,
-  notificationRecord,
   readDeliveryLog,
   renderPlot,
-  Simulation,
-  type SimulationResult,
 } from "../webhooks/mod.ts";
-import { fileChunks } from "./breaker/file_chunks.ts";
-import { NotificationSpill } from "./breaker/notification_spill.ts";
+// the plain replay's modules only: the platform's (client, schemas) load with --webhookId
+import { explain, type WhatIf, whatIfs } from "../breaker/explain.ts";
+import { openLog } from "../breaker/file_chunks.ts";
+import type { Finding } from "../breaker/platform_check.ts";
+import { Replay } from "../breaker/replay.ts";
+import { writeWhole } from "../breaker/saved_log.ts";
 import { notificationJson, printResult } from "./breaker/tables.ts";
-import { WindowWitness } from "./breaker/window_witness.ts";
-import { explain, type WhatIf, whatIfs } from "./breaker/explain.ts";
 import type { PlatformRead } from "./breaker/from_platform.ts";
-import type { Finding } from "./breaker/platform_check.ts";
 
 /** The policy flags of breaker.md §3 (also what `--compare` accepts). */
 const POLICY_FLAGS = {
@@ -125,15 +122,6 @@ const SIMULATE_FLAGS = {
   sort: {
     type: "boolean",
     description: "Sort the log by time first (buffers the whole log in memory).",
-  },
-  jobs: {
-    type: "integer",
-    min: 1,
-    max: 64,
-    default: 1,
-    placeholder: "N",
-    description:
-      "Replay in N worker threads, each taking a share of the webhooks (same results; FILE only, not with --sort or --plot; with --webhookId one endpoint is one thread).",
   },
   explain: {
     type: "boolean",
@@ -228,29 +216,6 @@ function comparePolicy(text: string, base: PolicyValues, path: string): BreakerC
   return toConfig(merged as PolicyValues, " in --compare");
 }
 
-async function openInput(
-  file: string | undefined,
-  stdin: ReadableStream<Uint8Array>,
-): Promise<AsyncIterable<Uint8Array>> {
-  if (file === undefined || file === "-") return stdin;
-  try {
-    const st = await Deno.stat(file);
-    if (st.isDirectory) {
-      throw new CliError(`Cannot read "${file}": it is a directory. Give a log file.`);
-    }
-  } catch (e) {
-    if (e instanceof CliError) throw e;
-    if (e instanceof Deno.errors.NotFound) {
-      throw new CliError(`Cannot read "${file}": no such file. Check the path.`);
-    }
-    if (e instanceof Deno.errors.PermissionDenied) {
-      throw new CliError(`Cannot read "${file}": permission denied.`);
-    }
-    throw new CliError(`Cannot read "${file}": ${(e as Error).message}.`);
-  }
-  return fileChunks(file);
-}
-
 /** The one-line message of a {@linkcode DeliveryLogError}, by its reason code. */
 function deliveryLogMessage(e: DeliveryLogError, input: string | undefined): string {
   switch (e.reason) {
@@ -270,18 +235,6 @@ function deliveryLogMessage(e: DeliveryLogError, input: string | undefined): str
         input ?? "FILE"
       } | service breaker simulate.`;
     }
-  }
-}
-
-async function writePlot(path: string, text: string): Promise<void> {
-  // write next to the target, then rename: no half-written file on failure
-  const tmp = `${path}.tmp-${crypto.randomUUID().slice(0, 8)}`;
-  try {
-    await Deno.writeTextFile(tmp, text);
-    await Deno.rename(tmp, path);
-  } catch (e) {
-    await Deno.remove(tmp).catch(() => {});
-    throw new CliError(`Cannot write the plot to "${path}": ${(e as Error).message}.`);
   }
 }
 
@@ -357,110 +310,49 @@ const simulate = leaf({
         `Invalid value "${flags.plot}" for --plot: expected a file name ending in .svg or .html.`,
       );
     }
-    const input = remote ? null : await openInput(file, ctx.io.stdin);
-    // --jobs needs a regular file (each worker reads it whole; a FIFO's bytes would be split)
-    const parallel = flags.jobs > 1 && file !== undefined && file !== "-" && !flags.sort &&
-      flags.plot === undefined && !explainView && (await Deno.stat(file)).isFile;
-    // a comparison or an explanation prints no notification lines: none are kept
-    const notifications = flags.notifications === true && policies.length === 1;
-    // notifications that reached their final status, until the output reaches them
-    const spills: NotificationSpill[] = [];
-    const witness = new WindowWitness(policyA.windowMs);
+    const input = remote
+      ? null
+      : file === undefined || file === "-"
+      ? ctx.io.stdin
+      : await openLog(file);
+    // warnings are written one after the other (two writes at once could lose one)
+    let warned: Promise<void> = Promise.resolve();
+    const warn = (text: string) => {
+      warned = warned.then(() => out.warn(text));
+    };
+    const replay = await Replay.create({
+      policies,
+      // a comparison or an explanation prints no notification lines: none are kept
+      notifications: flags.notifications === true && policies.length === 1,
+      plot: flags.plot !== undefined,
+      witness: explainView || remote,
+      sort: flags.sort === true,
+      onWarning: warn,
+    });
     let platformRead: PlatformRead | null = null;
     try {
-      if (notifications && !parallel) spills.push(await NotificationSpill.create());
-      const spill = spills[0];
-      const sim = new Simulation({
-        policies,
-        notifications,
-        plot: flags.plot !== undefined,
-        onNotificationFinal: (n, line) => spill.add(line, JSON.stringify(notificationRecord(n))),
-        onEvent: (i, e) => witness.onEvent(i, e),
-      });
-      let warnedSeconds = false;
       let warnedInvalid = 0;
-      // warnings are written one after the other (two writes at once could lose one)
-      let warned: Promise<void> = Promise.resolve();
-      const warn = (text: string) => {
-        warned = warned.then(() => out.warn(text));
-      };
-      const feed = (r: LogRecord) => {
-        if (!warnedSeconds && r.time > 0 && r.time < 1e11) {
-          warnedSeconds = true;
-          warn(
-            `line ${r.line}: time ${r.time} is in ${
-              new Date(r.time).getUTCFullYear()
-            }; sentTime is epoch milliseconds, not seconds.`,
-          );
-        }
-        witness.before(r);
-        sim.feed(r);
-      };
-      const sorted: LogRecord[] | null = flags.sort ? [] : null;
       let stats;
-      let parallelResult: SimulationResult | null = null;
       try {
-        if (parallel) {
-          const { simulateParallel } = await import("./breaker/simulate_parallel.ts");
-          const o = await simulateParallel({
-            path: file,
-            jobs: flags.jobs,
-            policies,
-            notifications,
-            skipInvalid: flags.skipInvalid === true,
-          });
-          spills.push(...o.finals);
-          // the warnings one thread gives, in line order
-          const warnings: { line: number; text: string }[] = o.invalid.map((e) => ({
-            line: e.line,
-            text: `skipped ${e.message}`,
-          }));
-          if (o.seconds !== null) {
-            warnings.push({
-              line: o.seconds.line,
-              text: `line ${o.seconds.line}: time ${o.seconds.time} is in ${
-                new Date(o.seconds.time).getUTCFullYear()
-              }; sentTime is epoch milliseconds, not seconds.`,
-            });
-          }
-          for (const w of warnings.sort((a, b) => a.line - b.line)) warn(w.text);
-          warnedInvalid = o.stats.invalidLines;
-          stats = o.stats;
-          parallelResult = o.result;
-        } else if (remote) {
+        if (remote) {
           const { readFromPlatform } = await import("./breaker/from_platform.ts");
           platformRead = await readFromPlatform(
             { ...flags, webhookId: flags.webhookId! },
             ctx,
-            sorted ? (r) => sorted.push(copyRecord(r)) : feed,
+            replay.feed,
             warn,
           );
-          const f = platformRead.facts;
-          warnedInvalid = f.invalid;
-          stats = {
-            lines: f.attempts + f.invalid,
-            records: f.attempts,
-            invalidLines: f.invalid,
-            format: "platform",
-            scanned: 0,
-          };
+          stats = platformRead.stats;
+          warnedInvalid = stats.invalidLines;
         } else {
-          stats = await readDeliveryLog(
-            input!,
-            sorted ? (r) => sorted.push(copyRecord(r)) : feed,
-            {
-              skipInvalid: flags.skipInvalid === true,
-              notificationIds: flags.notifications === true,
-              onInvalid: (e) => {
-                if (warnedInvalid++ < 3) warn(`skipped ${e.message}`);
-              },
-              onProgress: (n) => out.progress(`${n.toLocaleString("en-US")} lines read`),
+          stats = await readDeliveryLog(input!, replay.feed, {
+            skipInvalid: flags.skipInvalid === true,
+            notificationIds: flags.notifications === true,
+            onInvalid: (e) => {
+              if (warnedInvalid++ < 3) warn(`skipped ${e.message}`);
             },
-          );
-        }
-        if (sorted) {
-          sorted.sort((x, y) => x.time - y.time); // stable: ties keep input order
-          for (const r of sorted) feed(r);
+            onProgress: (n) => out.progress(`${n.toLocaleString("en-US")} lines read`),
+          });
         }
       } catch (e) {
         await out.clearProgress();
@@ -476,12 +368,13 @@ const simulate = leaf({
       );
       if (warnedInvalid > 3) warn(`skipped ${warnedInvalid} invalid lines in all.`);
       await warned;
-      const result = parallelResult ?? sim.finish();
+      const result = replay.finish();
       const invalidLines = stats.invalidLines;
 
       if (flags.plot !== undefined) {
-        await writePlot(
+        await writeWhole(
           flags.plot,
+          "the plot",
           renderPlot(result, policyA, {
             maxPanels: flags.plotWebhooks,
             kind: /\.html?$/i.test(flags.plot) ? "html" : "svg",
@@ -491,19 +384,24 @@ const simulate = leaf({
       }
 
       let findings: Finding[] = [];
-      if (platformRead !== null) {
-        const { platformFindings } = await import("./breaker/platform_check.ts");
-        findings = platformFindings(result, platformRead.facts, witness, platformRead.from);
+      const check = platformRead === null ? null : await import("../breaker/platform_check.ts");
+      if (check !== null && platformRead !== null) {
+        findings = check.platformFindings(
+          result,
+          platformRead.facts,
+          replay.witness!,
+          platformRead.from,
+        );
       }
       if (explainView) {
-        const told = explain(result, witness.suspensions, candidates);
+        const told = explain(result, replay.witness!.suspensions, candidates);
         if (out.format === "table") {
-          const lines = [...told.lines];
-          if (platformRead !== null) {
-            const { platformSummary } = await import("./breaker/from_platform.ts");
-            lines.unshift(platformSummary(platformRead));
+          if (check !== null && platformRead !== null) {
+            await out.text(
+              check.platformSummary(platformRead.facts, platformRead.from, platformRead.to),
+            );
           }
-          await out.write(lines.join("\n") + "\n");
+          for (const line of told.lines) await out.text(line);
         } else if (out.format === "json") {
           await out.write(JSON.stringify({ ...told.record, platform: findings }, null, 2) + "\n");
           findings = [];
@@ -513,7 +411,7 @@ const simulate = leaf({
           out,
           result,
           invalidLines,
-          notifications ? () => notificationJson(spills, result) : undefined,
+          replay.spill ? () => notificationJson(replay.spill!, result) : undefined,
         );
       }
       if (findings.length > 0) {
@@ -524,7 +422,7 @@ const simulate = leaf({
         ? ExitCode.suspension
         : ExitCode.ok;
     } finally {
-      for (const s of spills) s.close();
+      replay.close();
     }
   },
 });
@@ -551,15 +449,25 @@ const simulateCommand: Command = {
   run: (args, ctx, path) => simulate.run(joinCompareValue(args), ctx, path),
 };
 
+const explainHelp = (path: string) =>
+  simulate.help(path).replace(
+    /^[^\n]*\n/,
+    "Why was an endpoint suspended? `breaker simulate --explain`: the moment, the error rate,\nthe attempts and status codes that made it, the thresholds, and which what-if avoids it.\n",
+  );
+
 const explainCommand: Command = {
   summary: "Why was an endpoint suspended? The replay in words, with the what-ifs that avoid it.",
-  help: (path: string) =>
-    simulate.help(path).replace(
-      /^[^\n]*\n/,
-      "Why was an endpoint suspended? `breaker simulate --explain`: the moment, the error rate,\nthe attempts and status codes that made it, the thresholds, and which what-if avoids it.\n",
-    ),
+  help: explainHelp,
   flags: simulate.flags,
-  run: (args, ctx, path) => simulate.run(["--explain", ...joinCompareValue(args)], ctx, path),
+  async run(args, ctx, path) {
+    const end = args.indexOf("--");
+    const asked = args.slice(0, end === -1 ? args.length : end);
+    if (asked.includes("--help") || asked.includes("-h")) {
+      await new Output(ctx.io).write(explainHelp(path)); // its own summary first
+      return ExitCode.ok;
+    }
+    return await simulate.run(["--explain", ...joinCompareValue(args)], ctx, path);
+  },
 };
 
 /** `service breaker` (`simulate`, and `explain`: the same replay told in words). */

@@ -17,6 +17,7 @@ import {
 } from "../platform/errors.ts";
 import { ChildNotFoundError, ChildStartError, SocketPathError } from "../rpc/errors.ts";
 import { EmulatorConfigError } from "../emulator/errors.ts";
+import { BreakerError } from "../breaker/errors.ts";
 
 /** Exit codes of `service`, exactly as cli.md defines them. */
 export const ExitCode = {
@@ -101,6 +102,10 @@ export function exitCodeFor(error: unknown): number {
   if (error instanceof PlatformResponseError) return ExitCode.platform;
   if (error instanceof PlatformTimeoutError) return ExitCode.timeout;
   if (error instanceof PlatformUnreachableError) return ExitCode.platform;
+  if (error instanceof BreakerError) {
+    if (error.reason === "platform-bound") return ExitCode.platform; // the answers broke a bound
+    if (error.reason === "usage") return ExitCode.usage;
+  }
   return ExitCode.failed;
 }
 

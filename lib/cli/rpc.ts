@@ -15,6 +15,7 @@ import { leaf, platformClient } from "./command.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { EmulatorConfigError } from "../emulator/errors.ts";
 import type { EmulatorOptions, RunningEmulator } from "../emulator/mod.ts";
+import type { ChainTransaction } from "../rpc/send_proof.ts";
 import type { Output } from "./output.ts";
 import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
 import { VERSION } from "../version.ts";
@@ -167,9 +168,12 @@ export const rpcCommand = leaf({
         txTimeoutMs: f.txTimeout,
         joinRetries: f.joinRetries,
         progress: f.quiet ? undefined : (line) => void out.log(line),
-        resumeHint: () => resumeHint(rest, fixedAddress),
+        resumeHint: (waitFor) => resumeHint(rest, fixedAddress, waitFor),
+        platformInProcess: !!f.emulator,
         pendingNonce: async (address) =>
           BigInt(await upstream.request("eth_getTransactionCount", [address, "pending"]) as string),
+        chainTransaction: async (hash) =>
+          await upstream.request("eth_getTransactionByHash", [hash]) as ChainTransaction | null,
         log,
       });
 

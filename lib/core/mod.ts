@@ -16,6 +16,7 @@ export type { BaseErrorOptions } from "./errors.ts";
 export { BadRequestError, ConflictError, NotFoundError } from "./domain_errors.ts";
 export { hostnameOf, isLoopbackHost, sameText } from "./loopback.ts";
 export { blockedPortReason } from "./blocked_ports.ts";
+export { MinHeap } from "./min_heap.ts";
 export { RsaSigner } from "./rsa_signer.ts";
 export type { RsaAlg } from "./rsa_signer.ts";
 export { RsaVerifier } from "./rsa_verifier.ts";

@@ -5,19 +5,23 @@
  * at most `maxBytes` per body (a larger declared `Content-Length` is refused
  * before reading), at most `timeoutMs` to receive it (a body trickled byte by
  * byte), and, with a {@linkcode BodyBudget}, at most the budget's bytes held
- * by all bodies being read at once.
+ * by all bodies being read at once. {@linkcode textWithin} is the cheap form
+ * for the small bodies of a hot path: one shared coarse clock instead of a
+ * timer per body.
  *
  * @module
  */
 
+import { BaseError } from "./errors.ts";
+
 /** Why a body was refused: the HTTP status to answer and a message. */
-export class BodyRefused extends Error {
+export class BodyRefused extends BaseError {
+  override name = "BodyRefused";
   /** 413 (too large), 408 (too slow) or 503 (the budget of all bodies is used up). */
   readonly status: 413 | 408 | 503;
   /** Builds the refusal. */
   constructor(status: 413 | 408 | 503, message: string) {
     super(message);
-    this.name = "BodyRefused";
     this.status = status;
   }
 }
@@ -107,4 +111,61 @@ export async function readBody(
     o += p.length;
   }
   return all;
+}
+
+interface Pending {
+  readonly deadline: number;
+  readonly timeoutMs: number;
+  readonly reject: (e: unknown) => void;
+}
+
+/** Small bodies being read with a deadline; checked by one ticker. */
+const pending = new Set<Pending>();
+let ticker: ReturnType<typeof setInterval> | undefined;
+
+function tick(): void {
+  const now = Date.now();
+  for (const p of pending) {
+    if (p.deadline <= now) {
+      pending.delete(p);
+      p.reject(
+        new BodyRefused(408, `Request too slow: the body must arrive within ${p.timeoutMs} ms.`),
+      );
+    }
+  }
+  if (pending.size === 0) {
+    clearInterval(ticker);
+    ticker = undefined;
+  }
+}
+
+/**
+ * The body as text, or a {@linkcode BodyRefused} 408 when it has not all
+ * arrived within `timeoutMs` (checked every 250 ms, so up to 250 ms late).
+ * For bodies already known to be small (a declared `Content-Length`); the
+ * caller answers the 408 with `Connection: close`.
+ *
+ * @example
+ * ```ts
+ * declare const request: Request;
+ * const text = await textWithin(request, 10_000);
+ * ```
+ */
+export function textWithin(request: Request, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const p: Pending = { deadline: Date.now() + timeoutMs, timeoutMs, reject };
+    pending.add(p);
+    if (ticker === undefined) {
+      const t = setInterval(tick, 250);
+      Deno.unrefTimer(t);
+      ticker = t;
+    }
+    request.text().then((text) => {
+      pending.delete(p);
+      resolve(text);
+    }, (e) => {
+      pending.delete(p);
+      reject(e);
+    });
+  });
 }

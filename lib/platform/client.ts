@@ -448,9 +448,12 @@ export class PlatformClient {
   /**
    * Follows `next` cursors of a `{data, next}` list, yielding each item as it
    * arrives; stops when `next` is null, absent or empty. Only one page is held
-   * at a time. `onPage` sees each page (e.g. for `total` and progress). A
-   * `next` the platform already gave (among the last {@linkcode MAX_CURSORS_REMEMBERED})
-   * would loop forever: a {@linkcode PlatformResponseError} naming it.
+   * at a time. `onPage` sees each page (e.g. for `total` and progress).
+   *
+   * Bounded against a platform that misbehaves: a page holding more items
+   * than the `pageSize` asked for, or a `next` cursor already followed in this
+   * listing (among the last {@linkcode MAX_CURSORS_REMEMBERED}: a loop), is a
+   * {@linkcode PlatformResponseError} naming it.
    */
   async *paginate<Item>(
     path: string,
@@ -461,24 +464,37 @@ export class PlatformClient {
       },
   ): AsyncGenerator<Item> {
     let cursor: string | undefined = options.query?.pageCursor as string | undefined;
-    const seen = new Set<string>();
+    const pageSize = options.query?.pageSize;
+    const followed = new Set<string>();
+    const operation = options.operation;
     for (;;) {
       const { data } = await this.request("GET", path, {
         ...options,
         query: { ...options.query, pageCursor: cursor },
       });
-      options.onPage?.(data);
-      for (const item of data.data) yield item;
-      if (!data.next) return;
-      if (seen.has(data.next) || data.next === cursor) {
+      if (typeof pageSize === "number" && data.data.length > pageSize) {
         throw new PlatformResponseError(
-          options.operation,
-          `the page cursor ${JSON.stringify(data.next.slice(0, 100))} came back again`,
+          operation,
+          `a page of ${data.data.length} items, more than the pageSize ${pageSize} asked for`,
           { baseUrl: this.baseUrl },
         );
       }
-      if (cursor !== undefined) seen.add(cursor);
-      if (seen.size > MAX_CURSORS_REMEMBERED) seen.delete(seen.values().next().value!);
+      options.onPage?.(data);
+      for (const item of data.data) yield item;
+      if (!data.next) return;
+      if (data.next === cursor || followed.has(data.next)) {
+        throw new PlatformResponseError(
+          operation,
+          `the next cursor ${
+            JSON.stringify(data.next.slice(0, 100))
+          } repeats one already followed: the listing would loop`,
+          { baseUrl: this.baseUrl },
+        );
+      }
+      if (cursor !== undefined) followed.add(cursor);
+      if (followed.size > MAX_CURSORS_REMEMBERED) {
+        followed.delete(followed.values().next().value!);
+      }
       cursor = data.next;
     }
   }

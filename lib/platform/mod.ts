@@ -65,7 +65,13 @@ export { listWhitelistedAddresses } from "./wallets.ts";
 export type { WhitelistedAddress, WhitelistedWalletType } from "./wallets.ts";
 export { findNativeAssetId, getAsset, listBlockchains } from "./blockchains.ts";
 export type { Asset, Blockchain } from "./blockchains.ts";
-export { createTransaction, findTransactionByExternalId, getTransaction } from "./transactions.ts";
+export {
+  cancelTransaction,
+  createTransaction,
+  findTransactionByExternalId,
+  getTransaction,
+  listTransactions,
+} from "./transactions.ts";
 export type { CreateTransactionResponse, Transaction, TransactionRequest } from "./transactions.ts";
 // Types the exports above name, re-exported so that this barrel documents them.
 export type {

@@ -154,3 +154,34 @@ export async function findTransactionByExternalId(
     throw e;
   }
 }
+
+/**
+ * Lists transactions (`GET /v1/transactions`) matching `query` (the
+ * platform's filters: `status` comma-separated, `sourceType`/`sourceId`,
+ * `assets`, `orderBy`, `sort`, `limit`): the first page only.
+ */
+export async function listTransactions(
+  client: PlatformClient,
+  query: Record<string, string | number>,
+  signal?: AbortSignal,
+): Promise<Transaction[]> {
+  const r = await client.request("GET", "/v1/transactions", {
+    operation: "list transactions",
+    query,
+    schema: z.array(TransactionSchema),
+    signal,
+  });
+  return r.data;
+}
+
+/** Cancels a transaction not yet signed (`POST /v1/transactions/{id}/cancel`). */
+export async function cancelTransaction(
+  client: PlatformClient,
+  id: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  await client.request("POST", `/v1/transactions/${encodeURIComponent(id)}/cancel`, {
+    operation: `cancel transaction ${JSON.stringify(id)}`,
+    signal,
+  });
+}

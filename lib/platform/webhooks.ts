@@ -167,18 +167,20 @@ export async function listNotificationsPage(
   return r.data;
 }
 
-/** Every notification matching the query, following `next` to the end. */
+/** Every notification matching the query, following `next` to the end (`signal` stops it). */
 export function listNotifications(
   client: PlatformClient,
   webhookId: string,
   q: NotificationQuery,
   onPage?: (page: Page<Notification>) => void,
+  signal?: AbortSignal,
 ): AsyncGenerator<Notification> {
   return client.paginate(`/v1/webhooks/${seg(webhookId)}/notifications`, {
     operation: `list notifications of webhook ${JSON.stringify(webhookId)}`,
     query: notificationQuery(q),
     schema: pageSchema(NotificationSchema),
     onPage,
+    signal,
   });
 }
 
@@ -201,12 +203,14 @@ export async function getNotification(
   return r.data;
 }
 
-/** The delivery attempts of a notification, following pages. */
+/** The delivery attempts of a notification, following pages (`onPage` sees each; `signal` stops it). */
 export function listAttempts(
   client: PlatformClient,
   webhookId: string,
   notificationId: string,
   pageSize?: number,
+  signal?: AbortSignal,
+  onPage?: (page: Page<NotificationAttempt>) => void,
 ): AsyncGenerator<NotificationAttempt> {
   return client.paginate(
     `/v1/webhooks/${seg(webhookId)}/notifications/${seg(notificationId)}/attempts`,
@@ -214,6 +218,8 @@ export function listAttempts(
       operation: `list the attempts of notification ${JSON.stringify(notificationId)}`,
       query: { pageSize },
       schema: pageSchema(NotificationAttemptSchema),
+      signal,
+      onPage,
     },
   );
 }

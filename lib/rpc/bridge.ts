@@ -93,6 +93,9 @@ export async function nodeChainId(upstream: Upstream): Promise<bigint> {
   return BigInt(r);
 }
 
+/** How long a stopping bridge waits for its aborted calls to answer their clients: 1 s. */
+const STOP_ANSWER_MS = 1_000;
+
 /** Starts serving. */
 export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const stop = new AbortController();
@@ -118,6 +121,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   });
   const finish = async (closeTransport: () => Promise<void>) => {
     stop.abort(new DOMException("the bridge is stopping", "AbortError"));
+    // the aborted sends answer their clients (with the platform transaction that goes on) first
+    await dispatcher.settled(STOP_ANSWER_MS);
     hub.close();
     await closeTransport();
     options.upstream.close();
@@ -147,6 +152,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       port: options.port ?? 0,
       onShed: options.trace,
     });
+    options.trace?.(server.engineDescription);
     const shownHost = host.includes(":") ? `[${host}]` : host;
     return {
       address: `http://${shownHost}:${server.port}${path}`,

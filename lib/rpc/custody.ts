@@ -14,6 +14,8 @@
  */
 
 import type { Transaction, TransactionRequest } from "../platform/mod.ts";
+import { type Adoption, SendSlots } from "./send_slot.ts";
+import type { ChainTransaction } from "./send_proof.ts";
 import { TRANSACTION_SENT_STATUSES } from "../core/mod.ts";
 import type { Signer } from "./methods.ts";
 import { RpcError, RpcErrorCode, toRpcError } from "./protocol.ts";
@@ -58,6 +60,13 @@ export interface CustodyOptions extends PlatformTransactionOptions {
    */
   pendingNonce?: (address: string) => Promise<bigint>;
   /**
+   * The chain's transaction by hash (`eth_getTransactionByHash`), null when
+   * the chain lacks it: a platform transaction found holding a send's slot
+   * is adopted only when its hash is on the chain and is the send
+   * (`send_slot.ts`). Without it, found hashes are not checked on chain.
+   */
+  chainTransaction?: (hash: string) => Promise<ChainTransaction | null>;
+  /**
    * How long a send waits for an earlier nonce while no send of its account
    * arrives or finishes; default {@linkcode DEFAULT_NONCE_QUIET_MS} (10 s).
    */
@@ -76,8 +85,15 @@ export interface CustodyOptions extends PlatformTransactionOptions {
    * standard error unless `--quiet`; default none.
    */
   progress?: (line: string) => void;
-  /** What a progress line says to run when a client gave up (read when said); default generic. */
-  resumeHint?: () => string;
+  /**
+   * What the bridge says, once, when it stops with sends under way whose
+   * clients gave up: how to pick the work up again (`forge script
+   * --resume`), given the first platform transaction not yet sent (to wait
+   * for); undefined: nothing beyond each send's line. Read when said.
+   */
+  resumeHint?: (waitFor: string | undefined) => string | undefined;
+  /** The platform is the emulator in this process (`rpc --emulator`): it stops with the bridge. */
+  platformInProcess?: boolean;
   /**
    * Whether a send without a nonce, repeated after its client gave up,
    * joins the earlier one (see `send_book.ts`); default true (`--joinRetries`).
@@ -95,6 +111,9 @@ function finalFailure(e: unknown): boolean {
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
+/** How many slots' platform transactions a bridge remembers to name in a refusal: 10,000. */
+const SLOTS_KEPT = 10_000;
+
 /** Signs and sends through the platform. */
 export class CustodySigner implements Signer {
   readonly #o: CustodyOptions;
@@ -108,6 +127,14 @@ export class CustodySigner implements Signer {
   readonly #afterCreate = new WeakSet<object>();
   /** The progress of each send under way. */
   readonly #underWay = new Set<SendProgress>();
+  readonly #slots: SendSlots;
+  /** Per vault: the transactions in flight without a nonce when its next nonce was last judged. */
+  readonly #inFlight = new Map<string, Transaction[]>();
+  /**
+   * The platform transaction of each slot this bridge created or joined (for refusals), the
+   * latest {@linkcode SLOTS_KEPT}.
+   */
+  readonly #slotTx = new Map<string, string>();
 
   /** Builds a signer; nothing is fetched until the first call. */
   constructor(options: CustodyOptions) {
@@ -115,9 +142,24 @@ export class CustodySigner implements Signer {
     this.#now = options.now ?? Date.now;
     this.#tx = new PlatformTransactions({ ...options, now: this.#now });
     this.#directory = new WorkspaceDirectory({ ...options, now: this.#now });
-    this.#gate = options.pendingNonce
+    this.#slots = new SendSlots({
+      client: options.client,
+      chainTransaction: options.chainTransaction,
+      log: options.log,
+    });
+    const chainNonce = options.pendingNonce;
+    this.#gate = chainNonce
       ? new NonceGate({
-        pendingNonce: options.pendingNonce,
+        // The nonce a send created now gets: the chain's next (pending included), after every
+        // transaction of the vault in flight on the platform without a nonce yet (another
+        // bridge's, another tool's): the platform numbers them first.
+        pendingNonce: async (address) => {
+          const chain = await chainNonce(address);
+          const vaultId = await this.#directory.vaultOf(address);
+          const inFlight = await this.#slots.inFlight(vaultId, options.assetId);
+          this.#inFlight.set(vaultId, inFlight);
+          return chain + BigInt(inFlight.length);
+        },
         quietMs: options.nonceQuietMs ?? DEFAULT_NONCE_QUIET_MS,
         log: options.log,
       })
@@ -190,19 +232,36 @@ export class CustodySigner implements Signer {
   ): Promise<string> {
     const progress = this.#progress(
       `${identity.nonce === undefined ? "" : `nonce ${identity.nonce} `}from ${identity.from}`,
+      identity.nonce !== undefined,
     );
     watch.onAllGone = () => progress?.allGone();
     watch.onJoin = () => progress?.joined();
     if (progress) this.#underWay.add(progress);
-    let created = false;
+    let txId: string | undefined;
     try {
-      const hash = await this.#sendNow(identity, body, signal, progress, () => created = true);
+      const hash = await this.#sendNow(identity, body, signal, progress, (id) => {
+        txId = id;
+        progress?.created(id);
+      });
       progress?.finished(hash);
       return hash;
     } catch (e) {
-      const error = toRpcError(e);
-      if (created) this.#afterCreate.add(error);
-      progress?.failed(error.message);
+      let error = toRpcError(e);
+      const stopping = signal?.aborted === true;
+      if (stopping && txId !== undefined) {
+        // The bridge stops under the send: the client it cuts off learns which transaction it was.
+        error = new RpcError(
+          error.code,
+          `${error.message} Platform transaction ${txId} ${
+            this.#o.platformInProcess
+              ? "stops with the bridge's in-process emulator"
+              : "continues on the platform"
+          }.`,
+          { txId },
+        );
+      }
+      if (txId !== undefined) this.#afterCreate.add(error);
+      if (!stopping) progress?.failed(error.message); // else the bridge's stop line says it
       throw error;
     } finally {
       if (progress) this.#underWay.delete(progress);
@@ -214,13 +273,29 @@ export class CustodySigner implements Signer {
    * stops: the transactions go on on the platform); none without `progress`.
    */
   unfinished(): string[] {
-    return [...this.#underWay].map((p) => p.unfinished());
+    const under = [...this.#underWay];
+    const lines = under.map((p) => p.unfinished());
+    // Once: how to pick the work up again (forge --resume), and which transaction to wait for.
+    const resumable = under.filter((p) => p.txId !== undefined && p.mode.nonce);
+    if (resumable.length && !this.#o.platformInProcess) {
+      const advice = this.#o.resumeHint?.(resumable.find((p) => !p.sent)?.txId);
+      if (advice) lines.push(advice);
+    }
+    return lines;
   }
 
-  #progress(label: string): SendProgress | undefined {
+  #progress(label: string, nonce = false): SendProgress | undefined {
     const write = this.#o.progress;
     return write
-      ? new SendProgress(label, { write, now: this.#now, resumeHint: this.#o.resumeHint })
+      ? new SendProgress(label, {
+        write,
+        now: this.#now,
+        mode: {
+          nonce,
+          joins: this.#o.joinRetries ?? true,
+          platformInProcess: this.#o.platformInProcess ?? false,
+        },
+      })
       : undefined;
   }
 
@@ -230,7 +305,7 @@ export class CustodySigner implements Signer {
     body: TransactionRequest,
     signal: AbortSignal | undefined,
     progress: SendProgress | undefined,
-    onCreated: () => void,
+    onCreated: (id: string) => void,
   ): Promise<string> {
     const dest = body.destination;
     if (
@@ -243,18 +318,20 @@ export class CustodySigner implements Signer {
     const from = identity.from;
     const vaultId = await this.#directory.vaultOf(from, signal);
     body.source = { type: "VAULT_ACCOUNT", id: vaultId };
-    const derive = identity.nonce === undefined ? undefined : identity;
+    const adopt = identity.nonce === undefined ? undefined : this.#slots.adoption(identity, body);
     const run = (created: () => void) =>
       this.#tx.run(
         body,
         signal,
         (t) => !!t.txHash,
         undefined,
-        () => {
+        async (id, adopted) => {
           created();
-          onCreated();
+          onCreated(id);
+          if (identity.slot !== undefined) this.#holds(identity.slot, id);
+          if (adopt && !adopted) await this.#notRaced(id, vaultId, identity);
         },
-        derive,
+        adopt,
         progress,
       );
     if (identity.nonce === undefined || !this.#gate) {
@@ -280,14 +357,42 @@ export class CustodySigner implements Signer {
         }
       });
     }
-    return await this.#sendInOrder(
-      vaultId,
-      this.#gate.claim(vaultId, from, identity.nonce),
-      run,
-      identity,
-      signal,
-      progress,
-      onCreated,
+    let ticket: NonceTicket;
+    try {
+      ticket = this.#gate.claim(vaultId, from, identity.nonce);
+    } catch (e) {
+      // The slot is this bridge's already, for another transfer (the same one joined it).
+      const holder = identity.slot === undefined ? undefined : this.#slotTx.get(identity.slot);
+      if (!(e instanceof RpcError) || holder === undefined) throw e;
+      throw new RpcError(
+        e.code,
+        `${e.message} It is held by platform transaction ${holder}, for another transfer (a request joins it only with the same destination, value and data).`,
+        { txId: holder },
+      );
+    }
+    return await this.#sendInOrder(vaultId, ticket, run, adopt!, signal, progress, onCreated);
+  }
+
+  /**
+   * After the transaction `id` of a send with a nonce was created: when a
+   * transaction of another process was created just before it (not counted
+   * when its nonce was judged), that one takes the nonce: `id` is cancelled
+   * while it still can be and the send refused (see `send_slot.ts`).
+   */
+  async #notRaced(id: string, vaultId: string, identity: SendIdentity): Promise<void> {
+    const before = this.#inFlight.get(vaultId) ?? [];
+    const rivals = await this.#slots.racedBy(id, before, vaultId, this.#o.assetId).catch(
+      () => [] as Transaction[], // cannot tell: as before
+    );
+    if (rivals.length === 0) return;
+    const rival = rivals[0].id;
+    const cancelled = await this.#slots.cancel(id);
+    throw new RpcError(
+      RpcErrorCode.server,
+      cancelled
+        ? `nonce ${identity.nonce} of ${identity.from} was taken at the same moment by platform transaction ${rival} (created by another process just before this send's ${id}); ${id} was cancelled and nothing was sent. Check ${rival}, then send again with the account's next nonce.`
+        : `nonce ${identity.nonce} of ${identity.from} was taken at the same moment by platform transaction ${rival} (created by another process just before this send's ${id}), and ${id} could no longer be cancelled: it lands at a later nonce than asked.`,
+      { txId: id, rival, status: cancelled ? "CANCELLED" : undefined },
     );
   }
 
@@ -303,10 +408,10 @@ export class CustodySigner implements Signer {
     vaultId: string,
     ticket: NonceTicket,
     run: (created: () => void) => Promise<Transaction>,
-    identity: SendIdentity,
+    adopt: Adoption,
     signal: AbortSignal | undefined,
     progress: SendProgress | undefined,
-    onCreated: () => void,
+    onCreated: (id: string) => void,
   ): Promise<string> {
     let created = false;
     let keep = false;
@@ -322,15 +427,18 @@ export class CustodySigner implements Signer {
           }
           try {
             if (stale) {
-              // Used on chain: by this very send, made earlier by another bridge process?
-              const existing = await this.#tx.findEarlier(identity, signal);
-              if (!existing) throw stale;
+              // Taken (on chain, or by a transaction in flight): by this very send, made earlier
+              // by another bridge process? (Proven, or refused naming what holds the slot.)
+              const identity = adopt.identity;
+              const existing = await this.#tx.findEarlier(adopt, signal);
+              if (!existing) throw this.#staleWithHolders(stale, vaultId);
               this.#o.log?.(
-                `nonce ${identity.nonce} of ${identity.from} was used by platform transaction ${existing.id} (${existing.externalTxId}), the same send made earlier: following it`,
+                `nonce ${identity.nonce} of ${identity.from} is held by platform transaction ${existing.id} (${existing.externalTxId}), proven to be the same send made earlier: following it`,
               );
               created = true;
-              onCreated();
-              return (await this.#tx.follow(
+              onCreated(existing.id);
+              if (identity.slot !== undefined) this.#holds(identity.slot, existing.id);
+              const done = await this.#tx.follow(
                 existing.id,
                 existing.externalTxId,
                 this.#tx.deadline(),
@@ -338,7 +446,9 @@ export class CustodySigner implements Signer {
                 (t) => !!t.txHash,
                 TRANSACTION_SENT_STATUSES,
                 progress,
-              )).txHash!;
+              );
+              await adopt.landed(done, signal);
+              return done.txHash!;
             }
             return (await run(() => created = true)).txHash!;
           } finally {
@@ -358,6 +468,26 @@ export class CustodySigner implements Signer {
     } finally {
       if (!keep) ticket.release();
     }
+  }
+
+  /** Notes that platform transaction `id` holds `slot` (the oldest note goes past the bound). */
+  #holds(slot: string, id: string): void {
+    this.#slotTx.delete(slot);
+    this.#slotTx.set(slot, id);
+    if (this.#slotTx.size > SLOTS_KEPT) this.#slotTx.delete(this.#slotTx.keys().next().value!);
+  }
+
+  /** A stale nonce's error, naming the transactions in flight that take the nonces before. */
+  #staleWithHolders(stale: StaleNonceError, vaultId: string): StaleNonceError {
+    const inFlight = this.#inFlight.get(vaultId) ?? [];
+    if (inFlight.length === 0) return stale;
+    const ids = inFlight.map((t) => t.id);
+    return new StaleNonceError(
+      `${stale.message} Counted in that: platform transaction${ids.length > 1 ? "s" : ""} ${
+        ids.join(", ")
+      } of this account, in flight on the platform without a nonce yet (they take the next nonces).`,
+      { inFlight: ids },
+    );
   }
 
   /** EIP-191 (`personal_sign`, `eth_sign`): the 65-byte signature as hex. */

@@ -12,14 +12,22 @@
 import type { Dispatcher } from "./methods.ts";
 import { exactIds, RpcError, RpcErrorCode, validateRequest } from "./protocol.ts";
 import { hostnameOf, isLoopbackHost, sameText } from "../core/loopback.ts";
-import { type BoundedHandler, type RequestInfo, serveBounded } from "../core/bounded_server.ts";
-import { BodyBudget, BodyRefused, readBody } from "../core/read_body.ts";
+import {
+  type BoundedHandler,
+  describeEngine,
+  type RequestInfo,
+  serveBounded,
+} from "../core/bounded_server.ts";
+import { BodyBudget, BodyRefused, readBody, textWithin } from "../core/read_body.ts";
 
 /** Default largest request body: 64 MiB (far above the largest contract deployment). */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /** Default time to receive a request body (larger than 64 KiB): 60 s. */
 export const DEFAULT_BODY_TIMEOUT_MS = 60_000;
+
+/** Time to receive a body of at most 64 KiB (declared): 10 s, like a request's headers. */
+export const SMALL_BODY_TIMEOUT_MS = 10_000;
 
 /** Default bytes all bodies being received at once may hold: 128 MiB (then 503). */
 export const DEFAULT_MAX_BODY_BYTES_IN_FLIGHT = 128 * 1024 * 1024;
@@ -46,7 +54,7 @@ export interface HttpHandlerOptions {
    * Answers a WebSocket upgrade that passed the same checks (see `ws.ts`);
    * without it an upgrade is refused as any non-POST request.
    */
-  upgrade?: (request: Request) => Response;
+  upgrade?: (request: Request, info?: Pick<RequestInfo, "upgraded" | "canUpgrade">) => Response;
 }
 
 const JSON_HEADERS = { "content-type": "application/json" };
@@ -135,7 +143,10 @@ export function createHttpHandler(
       );
     }
     if (options.upgrade && request.headers.get("upgrade")?.toLowerCase() === "websocket") {
-      return options.upgrade(request);
+      const bounded = (info as Partial<RequestInfo> | undefined)?.upgraded
+        ? info as RequestInfo
+        : undefined;
+      return options.upgrade(request, bounded);
     }
     if (request.method === "OPTIONS" && cors) {
       return new Response(null, {
@@ -168,7 +179,10 @@ export function createHttpHandler(
       text = await readLimited(request, max, bodyTimeout, budget);
     } catch (e) {
       if (e instanceof BodyRefused) {
-        return rpcErrorResponse(e.status, RpcErrorCode.invalidRequest, e.message);
+        const refused = rpcErrorResponse(e.status, RpcErrorCode.invalidRequest, e.message);
+        // the rest of a body that did not come in time is not waited for
+        if (e.status === 408) refused.headers.set("connection", "close");
+        return refused;
       }
       return rpcErrorResponse(
         400,
@@ -219,9 +233,10 @@ function withCors(r: Response, cors: Record<string, string> | undefined): Respon
 }
 
 /**
- * Bodies up to this size (declared by `Content-Length`) are read without a
- * timer (the hot path): a client trickling one holds at most this much, and
- * the connection cap bounds how many do.
+ * Bodies up to this size (declared by `Content-Length`) are read whole, with
+ * {@linkcode SMALL_BODY_TIMEOUT_MS} on the shared coarse clock (the hot
+ * path): a client trickling one holds at most this much, for at most that
+ * long, and the connection cap bounds how many do.
  */
 const SMALL_BODY_BYTES = 64 * 1024;
 
@@ -232,7 +247,7 @@ async function readLimited(
   budget: BodyBudget,
 ): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
-  if (declared <= SMALL_BODY_BYTES) return await request.text();
+  if (declared <= SMALL_BODY_BYTES) return await textWithin(request, SMALL_BODY_TIMEOUT_MS);
   const bytes = await readBody(request, { maxBytes: max, timeoutMs, budget });
   return new TextDecoder().decode(bytes);
 }
@@ -243,6 +258,8 @@ export interface HttpServer {
   hostname: string;
   /** The bound port. */
   port: number;
+  /** Which per-connection server is in use, in words (`--verbose`). */
+  engineDescription: string;
   /** Stops accepting and closes connections. */
   close(): Promise<void>;
 }
@@ -264,5 +281,10 @@ export async function serveHttp(
     upgrades: true, // WebSocket on the same address (ws.ts)
     onError: () => rpcErrorResponse(500, RpcErrorCode.internal, "Internal error of the bridge."),
   });
-  return { hostname: server.hostname, port: server.port, close: () => server.close() };
+  return {
+    hostname: server.hostname,
+    port: server.port,
+    engineDescription: describeEngine(server.engine),
+    close: () => server.close(),
+  };
 }

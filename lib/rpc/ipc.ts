@@ -14,10 +14,19 @@
  * without reading fills its own socket buffer, not the bridge's memory; a
  * subscriber that does not read its notifications is dropped.
  *
+ * Connections have the bounds of every listener (`../core/connection_guard.ts`):
+ * a cap (half the descriptor limit, 16 to 1,024) where the oldest idle
+ * connection is shed for a new one (one with subscriptions or a request in
+ * flight never is), a first request within 60 s, and an accept loop that
+ * survives running out of descriptors by shedding idle connections and
+ * backing off. A served connection that stays idle is kept (IPC clients such
+ * as ethers hold one for the life of their process) until the cap needs it.
+ *
  * @module
  */
 
 import { makeOwnedTempDir, removeStaleOwnedDirs } from "../core/owned_temp_dir.ts";
+import { acceptLoop, ConnectionGuard, type Guarded } from "../core/connection_guard.ts";
 import { SocketInUseError, SocketPathError } from "./errors.ts";
 import { FramingError, JsonStreamDecoder } from "./json_stream.ts";
 import type { Dispatcher } from "./methods.ts";
@@ -26,6 +35,9 @@ import type { SubscriptionHub } from "./subscriptions.ts";
 
 /** Default bound of unsent answer bytes per connection before reading pauses: 4 MiB. */
 export const DEFAULT_IPC_MAX_UNSENT_BYTES = 4 * 1024 * 1024;
+
+/** Time for a new IPC connection to send its first complete request: 60 s. */
+export const IPC_FIRST_REQUEST_TIMEOUT_MS = 60_000;
 
 /** Default bound of requests in flight per connection before reading pauses. */
 export const DEFAULT_IPC_MAX_INFLIGHT = 1024;
@@ -42,6 +54,10 @@ export interface IpcOptions {
   onDropped?: (reason: string) => void;
   /** Subscriptions; without it `eth_subscribe` answers -32601. */
   hub?: SubscriptionHub;
+  /** Open connections at most; default: half the descriptor limit, 16 to 1,024. */
+  maxConnections?: number;
+  /** Told each time connections are shed or timed out (for `--verbose` logs). */
+  onShed?: (why: string) => void;
   /** Unsent bytes above which reading pauses (and a notification drops the connection). */
   maxUnsentBytes?: number;
   /** Requests in flight above which reading pauses. */
@@ -147,12 +163,17 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
     throw new SocketPathError(path, `${why}. Choose another --ipcPath`, { cause: e });
   }
   await Deno.chmod(path, 0o600);
-  const conns = new Set<Deno.Conn>();
+  const guard = new ConnectionGuard({
+    max: options.maxConnections,
+    headerTimeoutMs: IPC_FIRST_REQUEST_TIMEOUT_MS,
+    idleTimeoutMs: Infinity,
+    onShed: options.onShed,
+  });
   let closed = false;
 
   const maxUnsent = options.maxUnsentBytes ?? DEFAULT_IPC_MAX_UNSENT_BYTES;
   const maxInflight = options.maxInflight ?? DEFAULT_IPC_MAX_INFLIGHT;
-  const serveConn = async (conn: Deno.Conn) => {
+  const serveConn = async (conn: Deno.Conn, g: Guarded) => {
     const frames = new JsonStreamDecoder({ maxFrameBytes: options.maxFrameBytes });
     let writes: Promise<void> = Promise.resolve();
     let alive = true;
@@ -247,12 +268,18 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
           }
           const gone = new AbortController();
           unanswered.add(gone);
+          g.inflight++;
+          g.lastActive = Date.now();
           const p: Promise<void> = options.dispatcher.handleValue(value, text, extra, {
             clientGone: gone.signal,
           }).then(async (answer) => {
             if (answer !== undefined && alive) await write(answer);
             if (!alive) gone.abort(); // never written: never received
           }).finally(() => {
+            g.inflight--;
+            g.served = true;
+            g.lastActive = Date.now();
+            g.pinned = (session?.size ?? 0) > 0;
             unanswered.delete(gone);
             inflight.delete(p);
             wake();
@@ -268,24 +295,19 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
       while (alive && inflight.size) await Promise.all([...inflight]);
       await writes;
       close();
-      conns.delete(conn);
+      guard.forget(g);
     }
   };
 
-  (async () => {
-    try {
-      for await (const conn of listener) {
-        if (closed) {
-          conn.close();
-          break;
-        }
-        conns.add(conn);
-        serveConn(conn);
-      }
-    } catch {
-      // listener closed
-    }
-  })();
+  guard.start();
+  const loop = acceptLoop(listener, guard, (conn, g) => {
+    g.close = () => {
+      try {
+        conn.close();
+      } catch { /* closed */ }
+    };
+    void serveConn(conn, g);
+  });
 
   return {
     path,
@@ -295,11 +317,8 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
       try {
         listener.close();
       } catch { /* closed */ }
-      for (const c of conns) {
-        try {
-          c.close();
-        } catch { /* closed */ }
-      }
+      await loop;
+      guard.closeAll();
       await Deno.remove(path!).catch(() => {});
       if (dir) await Deno.remove(dir, { recursive: true }).catch(() => {});
     },

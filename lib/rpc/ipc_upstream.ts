@@ -4,13 +4,13 @@
  * the same streaming decoder as the bridge's own IPC server; a small pool of
  * connections with one request in flight each, so answers need no id
  * matching. A request unanswered after the timeout (default 120 s, as over
- * HTTP) fails and its connection is closed (`request_timeouts.ts`).
+ * HTTP) fails and its connection is closed (`node_connections.ts`, as for
+ * the HTTP client).
  *
  * @module
  */
 
-import { ConnectionPool } from "./connection_pool.ts";
-import { RequestTimeouts } from "./request_timeouts.ts";
+import { NodeConnections } from "./node_connections.ts";
 import { JsonStreamDecoder } from "./json_stream.ts";
 import { Upstream, UpstreamClient, UpstreamError } from "./upstream.ts";
 import { WsUpstreamClient } from "./node_stream.ts";
@@ -110,8 +110,7 @@ export class IpcUpstreamClient extends Upstream {
   readonly url: string;
   /** The socket path (not a secret). */
   readonly shownUrl: string;
-  readonly #pool: ConnectionPool<IpcConnection>;
-  readonly #timeouts: RequestTimeouts;
+  readonly #nodes: NodeConnections<IpcConnection>;
 
   /**
    * Creates a client for the socket at `path`; nothing is opened yet. `timeoutMs`: how long a
@@ -121,9 +120,10 @@ export class IpcUpstreamClient extends Upstream {
     super();
     this.url = path;
     this.shownUrl = path;
-    this.#pool = new ConnectionPool<IpcConnection>({
+    this.#nodes = new NodeConnections<IpcConnection>({
       max: options.maxConnections ?? 32,
-      error: (message, cause) => new UpstreamError(message, { cause }),
+      timeoutMs: options.timeoutMs ?? 120_000,
+      error: UpstreamError,
       shownUrl: this.shownUrl,
       open: async (onClose) => {
         return new IpcConnection(
@@ -132,38 +132,18 @@ export class IpcUpstreamClient extends Upstream {
         );
       },
     });
-    this.#timeouts = new RequestTimeouts(
-      options.timeoutMs ?? 120_000,
-      () => this.#pool.connections,
-      () => this.#pool.closed,
-      (message) => new UpstreamError(message),
-    );
   }
 
   /** Sends one message; a message that does not end in a newline gets one. */
   async send(body: string | Uint8Array): Promise<string> {
     const text = typeof body === "string" ? body : decoder.decode(body);
     const bytes = encoder.encode(text.endsWith("\n") ? text : text + "\n");
-    const conn = await this.#pool.acquire();
-    try {
-      const pending = conn.send(bytes);
-      this.#timeouts.arm();
-      const answer = await pending;
-      this.#pool.release(conn);
-      return answer;
-    } catch (e) {
-      conn.close();
-      if (e instanceof UpstreamError) throw e;
-      throw new UpstreamError(
-        `the node at ${this.shownUrl} failed: ${e instanceof Error ? e.message : String(e)}`,
-        { cause: e },
-      );
-    }
+    return await this.#nodes.exchange((c) => c.send(bytes));
   }
 
   /** Closes every connection; later sends fail. */
   close(): void {
-    this.#pool.close();
+    this.#nodes.close();
   }
 }
 

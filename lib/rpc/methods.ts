@@ -263,7 +263,13 @@ function localMethod(
 /**
  * Signing and key-management methods never go to the node, which may hold
  * keys of its own (anvil's unlocked dev accounts): those not answered above
- * are refused with 4200.
+ * are refused with -32601 (method not found), as a node answers a method it
+ * does not serve. Clients rely on that code: viem retries a failed
+ * `eth_sendTransaction` as `wallet_sendTransaction` and rethrows the first
+ * error (the bridge's "nonce too low", a BLOCKED transaction's reason) only
+ * when the fallback answers -32601 or -32004; any other code hides it.
+ * `wallet_sendTransaction` is not served as `eth_sendTransaction` on purpose:
+ * that retry would send a refused transaction a second time.
  */
 export function isKeyMethod(method: string): boolean {
   return method.startsWith("personal_") || method.startsWith("eth_sign") ||
@@ -272,7 +278,7 @@ export function isKeyMethod(method: string): boolean {
 
 function refuseKeyMethod(method: string): RpcError {
   return new RpcError(
-    RpcErrorCode.unsupportedMethod,
+    RpcErrorCode.methodNotFound,
     `${method} is not supported: accounts here sign through the custody platform (see eth_accounts, eth_sendTransaction, personal_sign, eth_signTypedData_v4).`,
   );
 }
@@ -302,6 +308,8 @@ export class Dispatcher {
   readonly maxBatch: number;
   readonly #batcher: UpstreamBatcher;
   readonly #trace: ((line: string) => void) | undefined;
+  /** The local calls under way (sends, signatures), for {@linkcode Dispatcher.settled}. */
+  readonly #underWay = new Set<Promise<unknown>>();
 
   /** Builds a dispatcher from its options. */
   constructor(options: DispatcherOptions) {
@@ -408,11 +416,37 @@ export class Dispatcher {
     call: CallContext | undefined,
   ): Promise<RpcResponse> {
     const id = request.id ?? null;
+    const answer = (async () => {
+      try {
+        return success(id, await fn(paramsOf(request), this, call));
+      } catch (e) {
+        return failure(id, e);
+      }
+    })();
+    this.#underWay.add(answer);
     try {
-      return success(id, await fn(paramsOf(request), this, call));
-    } catch (e) {
-      return failure(id, e);
+      return await answer;
+    } finally {
+      this.#underWay.delete(answer);
     }
+  }
+
+  /**
+   * Resolves when every local call under way has its answer, or after
+   * `ms`: the bridge, stopping, aborts its sends (their clients are told
+   * which platform transaction goes on) and waits for those answers before
+   * it closes the connections they go out on.
+   */
+  async settled(ms: number): Promise<void> {
+    if (this.#underWay.size === 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.#underWay]),
+      new Promise((r) => timer = setTimeout(r, ms)),
+    ]);
+    clearTimeout(timer);
+    // the transports write each answer once its promise resolves: let them
+    await new Promise((r) => setTimeout(r, 0));
   }
 
   async #batch(

@@ -35,6 +35,7 @@ export { Upstream } from "./upstream.ts";
 export type { UpstreamOptions } from "./upstream.ts";
 export { CustodySigner, DEFAULT_TX_TIMEOUT_MS } from "./custody.ts";
 export type { CustodyOptions } from "./custody.ts";
+export type { ChainTransaction } from "./send_proof.ts";
 export type { PlatformTransactionOptions } from "./platform_transaction.ts";
 export type { Dispatcher, LocalMethod, Signer } from "./methods.ts";
 export type { SubscriptionHub, SubscriptionSession } from "./subscriptions.ts";

@@ -6,9 +6,10 @@
  * asks for nonces itself (forge broadcasting a script: n, n+1, n+2 at once)
  * must therefore have its transactions created in nonce order, whatever order
  * its requests arrive in. The gate holds a send whose nonce is ahead of the
- * account's next one until the earlier nonces have been sent (or until the
- * account's sends have been quiet for a while: a gap that nobody fills is
- * sent as the platform numbers it, as before), refuses a nonce this bridge
+ * account's next one until the earlier nonces have been sent (a gap that
+ * nobody fills while the account's sends are quiet for a while is refused:
+ * the platform would give the send the next nonce, not the one asked for),
+ * refuses a nonce this bridge
  * has already sent or is sending (exactly once), and refuses a nonce the
  * chain has already used (a truly stale one). Sends that ask for no nonce are
  * counted too ({@linkcode NonceGate.took}): the nonce the platform gave one is
@@ -26,9 +27,9 @@ import { RpcError, RpcErrorCode } from "./protocol.ts";
  * before passing it on.
  */
 export class StaleNonceError extends RpcError {
-  /** A -32000 `nonce too low` error with `message`. */
-  constructor(message: string) {
-    super(RpcErrorCode.server, message);
+  /** A -32000 `nonce too low` error with `message` (and `data`, if any). */
+  constructor(message: string, data?: unknown) {
+    super(RpcErrorCode.server, message, data);
     this.name = "StaleNonceError";
   }
 }
@@ -39,9 +40,10 @@ export interface NonceGateOptions {
   pendingNonce: (address: string) => Promise<bigint>;
   /**
    * How long a send that waits for an earlier nonce waits without any send
-   * of its account arriving or finishing before it gives up the order and is sent as the
-   * platform numbers it; default 10 s (a script's sends arrive within
-   * milliseconds; a busy machine may hold one back for seconds).
+   * of its account arriving or finishing before it is refused (it would land
+   * at the account's next nonce, not at its own); default 10 s (a script's
+   * sends arrive within milliseconds; a busy machine may hold one back for
+   * seconds).
    */
   quietMs?: number;
   /** Logs a send that waits or gives up waiting (`--verbose`). */
@@ -144,8 +146,6 @@ export class NonceTicket {
   /** The nonce the caller asked for. */
   readonly nonce: bigint;
   #gaveUp = false;
-  /** The nonce the platform will give it when it was sent out of order; else undefined. */
-  #took: bigint | undefined;
 
   /** Made by {@linkcode NonceGate.claim}. */
   constructor(options: NonceGateOptions, lane: Lane, address: string, nonce: bigint) {
@@ -157,8 +157,9 @@ export class NonceTicket {
 
   /**
    * Inside the account's queue: `send` when the nonce is the account's next
-   * one (or waiting gave up), `wait` while an earlier nonce is missing;
-   * throws when the chain has already used the nonce.
+   * one, `wait` while an earlier nonce is missing; throws when the chain has
+   * already used the nonce, or when the missing one did not come within the
+   * quiet time (the send would land at another nonce than asked).
    */
   async check(): Promise<"send" | "wait"> {
     const chain = await this.#o.pendingNonce(this.#address);
@@ -175,16 +176,18 @@ export class NonceTicket {
       );
       return "wait";
     }
-    this.#took = next;
-    this.#o.log?.(
-      `nonce ${this.nonce} of ${this.#address}: nonce ${next} did not come; sent as the platform numbers it`,
+    this.#o.log?.(`nonce ${this.nonce} of ${this.#address}: nonce ${next} did not come; refused`);
+    throw new RpcError(
+      RpcErrorCode.server,
+      `nonce too high: the transaction asks for nonce ${this.nonce} but ${this.#address} is at ${next}, and no send of nonce ${next} came within ${
+        Math.round((this.#o.quietMs ?? DEFAULT_NONCE_QUIET_MS) / 100) / 10
+      } s; custody numbers an account's transactions in the order they are created, so it would land at ${next}, not ${this.nonce}. Send nonce ${next} first.`,
     );
-    return "send";
   }
 
   /**
    * Outside the queue: resolves when a send of the account finishes, or
-   * after the quiet time (then the next {@linkcode check} gives up the order).
+   * after the quiet time (then the next {@linkcode check} refuses a send still ahead).
    */
   park(signal?: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -213,13 +216,10 @@ export class NonceTicket {
 
   /**
    * The transaction was sent: the nonce stays taken, and the account is past
-   * the nonce it got (the one asked for, or when it gave up waiting the
-   * account's next one: a later send asking for that one is then refused as
-   * stale, never given another nonce in its place).
+   * it (a later send asking for it is refused as stale).
    */
   sent(): void {
-    const got = this.#took ?? this.nonce;
-    if (got + 1n > this.#lane.after) this.#lane.after = got + 1n;
+    if (this.nonce + 1n > this.#lane.after) this.#lane.after = this.nonce + 1n;
   }
 
   /** The transaction was not sent: the nonce may be asked for again. */

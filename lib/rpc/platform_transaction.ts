@@ -25,6 +25,7 @@ import {
 import { TRANSACTION_FAILURE_STATUSES, TRANSACTION_SENT_STATUSES } from "../core/mod.ts";
 import { RpcError, RpcErrorCode } from "./protocol.ts";
 import { derivedExternalTxId, type SendIdentity } from "./send_identity.ts";
+import type { Adoption } from "./send_slot.ts";
 import type { SendProgress } from "./send_progress.ts";
 
 /** Options of {@linkcode PlatformTransactions}; defaults stated per field. */
@@ -108,18 +109,22 @@ export class PlatformTransactions {
   }
 
   /**
-   * The platform transaction of `identity` made earlier (by another bridge
-   * process) and not failed, found by its derived `externalTxId`s.
+   * The platform transaction that holds the slot of `adoption` (made earlier,
+   * by another bridge process), found by its derived `externalTxId`s and
+   * proven to be this send (`adoption.judge` throws when it is another);
+   * failed ones and ones whose hash the chain lacks are passed over.
    */
   async findEarlier(
-    identity: SendIdentity,
+    adoption: Adoption,
     signal: AbortSignal | undefined,
   ): Promise<{ id: string; externalTxId: string } | undefined> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const externalTxId = await derivedExternalTxId(this.#prefix(), identity, attempt);
+      const externalTxId = await derivedExternalTxId(this.#prefix(), adoption.identity, attempt);
       const found = await findTransactionByExternalId(this.#o.client, externalTxId, signal);
       if (!found) return undefined;
-      if (!isFailure(found.status)) return { id: found.id, externalTxId };
+      if (isFailure(found.status)) continue;
+      if (await adoption.judge(found, signal) === "gone") continue;
+      return { id: found.id, externalTxId };
     }
     return undefined;
   }
@@ -135,22 +140,25 @@ export class PlatformTransactions {
 
   /**
    * Creates the transaction exactly once and polls it to a final state.
-   * With `derive` (a send whose caller gave a nonce) its `externalTxId`
-   * comes from the send's identity, so another bridge process finds it.
+   * With `adopt` (a send whose caller gave a nonce) its `externalTxId`
+   * comes from the send's slot, so another bridge process finds it; a
+   * transaction found holding it is followed only once proven this send
+   * (see `send_slot.ts`), and its hash only once the chain has it.
+   * `onCreated` may refuse what was created (it then cancels it itself).
    */
   async run(
     body: TransactionRequest,
     signal: AbortSignal | undefined,
     succeeded: (t: Transaction) => boolean,
     successStatuses: readonly string[] = TRANSACTION_SENT_STATUSES,
-    onCreated?: () => void,
-    derive?: SendIdentity,
+    onCreated?: (id: string, adopted: boolean) => void | Promise<void>,
+    adopt?: Adoption,
     progress?: SendProgress,
   ): Promise<Transaction> {
     const deadline = this.deadline();
-    const { id, externalTxId } = await this.#create(body, derive, deadline, signal);
-    onCreated?.();
-    return await this.follow(
+    const { id, externalTxId, adopted } = await this.#create(body, adopt, deadline, signal);
+    await onCreated?.(id, adopted);
+    const done = await this.follow(
       id,
       externalTxId,
       deadline,
@@ -159,6 +167,8 @@ export class PlatformTransactions {
       successStatuses,
       progress,
     );
+    if (adopted && adopt) await adopt.landed(done, signal);
+    return done;
   }
 
   /** Polls the platform transaction `id` until it succeeded or failed, or the deadline. */
@@ -223,17 +233,20 @@ export class PlatformTransactions {
 
   /**
    * Creates a transaction at most once, even when answers are lost. With
-   * `derive`, an `externalTxId` already used by a failed transaction of the
-   * same send (an earlier attempt, rejected or cancelled) moves on to the
-   * send's next attempt; one used by a live transaction is that transaction.
+   * `adopt`, an `externalTxId` already used by a failed transaction at the
+   * same slot (an earlier attempt, rejected or cancelled) or by one whose
+   * hash the chain lacks moves on to the slot's next attempt; one used by a
+   * live transaction is that transaction once proven this send (else the
+   * judge's error).
    */
   async #create(
     body: TransactionRequest,
-    derive: SendIdentity | undefined,
+    adopt: Adoption | undefined,
     deadline: number,
     signal: AbortSignal | undefined,
-  ): Promise<{ id: string; externalTxId: string }> {
+  ): Promise<{ id: string; externalTxId: string; adopted: boolean }> {
     const client = this.#o.client;
+    const derive: SendIdentity | undefined = adopt?.identity;
     let attempt = 1;
     let externalTxId = derive
       ? await derivedExternalTxId(this.#prefix(), derive, attempt)
@@ -249,7 +262,7 @@ export class PlatformTransactions {
         this.#log(
           `platform transaction ${created.id} created (${body.operation}, externalTxId ${externalTxId})`,
         );
-        return { id: created.id, externalTxId };
+        return { id: created.id, externalTxId, adopted: false };
       } catch (e) {
         const lost = ambiguous(e);
         const duplicate = e instanceof PlatformApiError && e.status === 400;
@@ -262,13 +275,19 @@ export class PlatformTransactions {
         } catch (lookupError) {
           if (!ambiguous(lookupError)) throw lookupError;
         }
+        const ours = lostFor.has(externalTxId); // perhaps this call's own create, unheard
+        // Not this call's own: taken only as this send, proven (the judge throws otherwise).
+        const verdict = found && adopt && !ours
+          ? (isFailure(found.status) ? "failed" : await adopt.judge(found, signal))
+          : undefined;
         if (
-          found && derive && duplicate && !lostFor.has(externalTxId) &&
-          isFailure(found.status) && attempt < MAX_ATTEMPTS
+          found && adopt && duplicate && !ours && attempt < MAX_ATTEMPTS &&
+          (verdict === "failed" || verdict === "gone")
         ) {
-          // An earlier attempt of this send, not this call's, failed: asked again, it is a new one.
+          // An earlier attempt at this slot, not this call's, failed or left no trace on the
+          // chain: asked again, it is a new one.
           attempt++;
-          externalTxId = await derivedExternalTxId(this.#prefix(), derive, attempt);
+          externalTxId = await derivedExternalTxId(this.#prefix(), derive!, attempt);
           key = client.newIdempotencyKey();
           continue;
         }
@@ -278,7 +297,7 @@ export class PlatformTransactions {
               e instanceof Error ? e.name : "an error"
             }, but the platform has it: ${found.id}`,
           );
-          return { id: found.id, externalTxId };
+          return { id: found.id, externalTxId, adopted: verdict !== undefined };
         }
         if (!lost) throw e;
         if (this.#now() >= deadline) throw e;

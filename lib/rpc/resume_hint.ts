@@ -6,15 +6,19 @@
  */
 
 /**
- * What the bridge tells a user whose client stopped waiting for a send: for
- * `forge script`, to run the same command again with `--resume` (forge then
- * sends the unsent transactions again, with their nonces, and the bridge finds
- * the one that was under way); else that a repeat of the request joins it.
+ * What the bridge tells, once as it stops, a user whose `forge script` gave
+ * up on sends still under way: to wait until `waitFor` (the first platform
+ * transaction not yet sent, if any) has landed, then run the same command
+ * again with `--resume` (forge then sends the unsent transactions again, with
+ * their nonces, and the new bridge finds the one that was under way by its
+ * slot). Undefined for any other child: each send's own line says what a
+ * repeat does.
  */
 export function resumeHint(
   child: readonly string[] | undefined,
   addressFlags: string | null = "",
-): string {
+  waitFor?: string,
+): string | undefined {
   const tool = child?.[0]?.split(/[\\/]/).pop();
   if (tool === "forge" && child!.includes("script")) {
     const same = addressFlags === null
@@ -22,11 +26,14 @@ export function resumeHint(
       : addressFlags
       ? `, with ${addressFlags} added to the bridge's flags (forge --resume sends to the address it recorded)`
       : "";
+    const wait = waitFor
+      ? `wait until platform transaction ${waitFor} has landed (forge gives up again while it waits for approval), then `
+      : "";
     return child!.includes("--resume")
-      ? `forge picks the script up again when the same command is run again${same}`
-      : `to pick the script up again, run the same command with --resume added to forge script's arguments${same}: the new bridge joins this transaction`;
+      ? `to pick the script up again, ${wait}run the same command again${same}: the new bridge finds the transactions already made`
+      : `to pick the script up again, ${wait}run the same command with --resume added to forge script's arguments${same}: the new bridge finds the transactions already made`;
   }
-  return "a repeat of the same request joins it";
+  return undefined;
 }
 
 /**

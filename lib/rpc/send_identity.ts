@@ -2,8 +2,11 @@
  * The identity of a send: what makes two `eth_sendTransaction` requests the
  * same transaction. A client that times out and sends its request again
  * sends the same chain, sender, nonce (when it gave one), destination,
- * value, data, gas and fee fields; the bridge joins such a repeat to the send
- * already under way instead of paying twice (see `send_book.ts`).
+ * value and data; the bridge joins such a repeat to the send already under
+ * way instead of paying twice (see `send_book.ts`). Gas and fee fields are
+ * not part of it: a retry re-priced for a moved base fee (`forge script
+ * --resume`, a wallet's speed-up) is the same intent, and custody sends each
+ * transaction once at the fee it was created with.
  *
  * The identity is taken from the platform request the send becomes
  * (`toTransactionRequest`), so every spelling of a field that means the same
@@ -11,10 +14,12 @@
  * same identity; the `note` and the vault account id are left out (the sender
  * address stands for the account).
  *
- * A send whose caller gave a nonce also gets an `externalTxId` derived from
- * its identity ({@linkcode derivedExternalTxId}), so that another bridge
- * process (a re-run, `forge script --resume`) finds the platform transaction
- * that already exists instead of creating a second one.
+ * With a nonce, (chain, sender, nonce) is one **slot**: at most one
+ * transaction can take it. Such a send gets an `externalTxId` derived from
+ * its slot alone ({@linkcode derivedExternalTxId}), so that another bridge
+ * process (a re-run, `forge script --resume`, a second bridge) finds the
+ * platform transaction that holds the slot whatever it transfers, and then
+ * joins it (the same transfer) or refuses (another one): see `send_slot.ts`.
  *
  * @module
  */
@@ -24,8 +29,10 @@ import { toHex } from "../core/mod.ts";
 
 /** What identifies one send. */
 export interface SendIdentity {
-  /** The canonical text of every field that makes the transaction (the join key). */
+  /** The canonical text of the slot and the transfer (the join key; no fee or gas field). */
   readonly key: string;
+  /** The canonical text of (chain, sender, nonce); undefined without a nonce. */
+  readonly slot: string | undefined;
   /** The nonce the caller asked for, if any. */
   readonly nonce: bigint | undefined;
   /** The sender, as given. */
@@ -54,33 +61,33 @@ export function sendIdentity(
   const dest = body.destination as { oneTimeAddress?: { address?: string } } | undefined;
   const data = (body.extraParameters as { contractCallData?: string } | undefined)
     ?.contractCallData;
-  const key = JSON.stringify([
+  const slot = [
     chainId.toString(),
     from.toLowerCase(),
     nonce === undefined ? null : nonce.toString(),
+  ];
+  const key = JSON.stringify([
+    ...slot,
     body.operation ?? null,
     dest?.oneTimeAddress?.address?.toLowerCase() ?? null,
     body.amount ?? null,
     data?.toLowerCase() ?? null,
-    body.gasLimit ?? null,
-    body.maxFee ?? null,
-    body.priorityFee ?? null,
-    body.fee ?? null,
-    body.feeLevel ?? null,
   ]);
-  return { key, nonce, from };
+  return { key, slot: nonce === undefined ? undefined : JSON.stringify(slot), nonce, from };
 }
 
 /** Hex digits of the identity's digest in a derived `externalTxId` (128 bits). */
 const DIGEST_HEX = 32;
 
 /**
- * The `externalTxId` of attempt `attempt` (from 1) of the send `identity`:
- * `<prefix><digest>` for the first, `<prefix><digest>-<attempt>` after a
- * platform transaction of the same identity ended in failure (REJECTED,
- * CANCELLED, ...): a send asked for again after a rejection is a new attempt,
- * while a send asked for again while the first is pending or after it
- * succeeded finds that one.
+ * The `externalTxId` of attempt `attempt` (from 1) at the slot of `identity`
+ * (a send with a nonce): `<prefix><digest of the slot>` for the first,
+ * `<prefix><digest>-<attempt>` after a platform transaction at the slot ended
+ * in failure (REJECTED, CANCELLED, ...) or its hash is not on the chain (a
+ * restarted dev chain): the slot asked for again is then a new attempt,
+ * while a slot asked for again while its transaction is pending or after it
+ * landed finds that one. Fee and gas fields are not in the digest, so a
+ * re-priced retry finds the first attempt.
  *
  * @example
  * ```ts
@@ -94,8 +101,9 @@ export async function derivedExternalTxId(
   identity: SendIdentity,
   attempt: number,
 ): Promise<string> {
+  if (identity.slot === undefined) throw new TypeError("a derived externalTxId needs a nonce");
   const digest = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(identity.key)),
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(identity.slot)),
   );
   const hex = toHex(digest).slice(0, DIGEST_HEX);
   return attempt <= 1 ? `${prefix}${hex}` : `${prefix}${hex}-${attempt}`;

@@ -10,8 +10,7 @@
  */
 
 import { BaseError, type BaseErrorOptions, toBase64 } from "../core/mod.ts";
-import { ConnectionPool } from "./connection_pool.ts";
-import { RequestTimeouts } from "./request_timeouts.ts";
+import { NodeConnections } from "./node_connections.ts";
 
 /** The node could not be reached or answered with something that is not JSON-RPC. */
 export class UpstreamError extends BaseError {
@@ -316,8 +315,7 @@ export class UpstreamClient extends Upstream {
   readonly #port: number;
   readonly #tls: boolean;
   readonly #headPrefix: string;
-  readonly #pool: ConnectionPool<Connection>;
-  readonly #timeouts: RequestTimeouts;
+  readonly #nodes: NodeConnections<Connection>;
 
   /** Creates a client for `url` (http or https); no connection is opened yet. */
   constructor(url: string, options: UpstreamOptions = {}) {
@@ -339,9 +337,10 @@ export class UpstreamClient extends Upstream {
     this.#headPrefix = `POST ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n` +
       `User-Agent: service-rpc\r\nAccept: application/json\r\n${auth}` +
       `Content-Type: application/json\r\nContent-Length: `;
-    this.#pool = new ConnectionPool<Connection>({
+    this.#nodes = new NodeConnections<Connection>({
       max: options.maxConnections ?? 64,
-      error: (message, cause) => new UpstreamError(message, { cause }),
+      timeoutMs: options.timeoutMs ?? 120_000,
+      error: UpstreamError,
       shownUrl: this.shownUrl,
       open: async (onClose) => {
         const conn = this.#tls
@@ -351,12 +350,6 @@ export class UpstreamClient extends Upstream {
         return new Connection(conn, onClose);
       },
     });
-    this.#timeouts = new RequestTimeouts(
-      options.timeoutMs ?? 120_000,
-      () => this.#pool.connections,
-      () => this.#pool.closed,
-      (message) => new UpstreamError(message),
-    );
   }
 
   /**
@@ -368,28 +361,11 @@ export class UpstreamClient extends Upstream {
     const bytes = typeof body === "string" ? encoder.encode(body) : body;
     const head = encoder.encode(this.#headPrefix + bytes.length + "\r\n\r\n");
     // One retry on a reused connection that the node closed while idle.
-    for (let attempt = 0;; attempt++) {
-      const conn = await this.#pool.acquire();
-      try {
-        const pending = conn.send(head, bytes);
-        this.#timeouts.arm();
-        const text = await pending;
-        this.#pool.release(conn);
-        return text;
-      } catch (e) {
-        conn.close();
-        if (e instanceof UpstreamError) throw e;
-        if (attempt === 0 && conn.uses > 1 && !this.#pool.closed) continue;
-        throw new UpstreamError(
-          `the node at ${this.shownUrl} failed: ${e instanceof Error ? e.message : String(e)}`,
-          { cause: e },
-        );
-      }
-    }
+    return await this.#nodes.exchange((c) => c.send(head, bytes), (c) => c.uses > 1);
   }
 
   /** Closes every connection; later sends fail. */
   close(): void {
-    this.#pool.close(); // an armed sweep then finds the pool closed and stops
+    this.#nodes.close();
   }
 }

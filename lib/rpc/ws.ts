@@ -11,7 +11,11 @@
  * was already queued has drained and the messages it sent before the drop
  * have been read (so the close frame is not lost to a connection reset; a
  * client that keeps sending is not waited for), at most 30 s later, instead
- * of being buffered for ever.
+ * of being buffered for ever. A connection silent for half of `idleTimeout`
+ * is pinged, and closed when no pong comes by the end of it (Deno's
+ * `idleTimeout`); the bounded server counts each WebSocket against its
+ * connection cap, of which WebSockets may hold three quarters (then an
+ * upgrade is answered 503).
  *
  * @module
  */
@@ -19,9 +23,19 @@
 import type { Dispatcher } from "./methods.ts";
 import { exactIds, RpcErrorCode } from "./protocol.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
+import type { RequestInfo, UpgradedConnection } from "../core/bounded_server.ts";
 
 /** Default bound of unsent bytes per connection before it is dropped: 16 MiB. */
 export const DEFAULT_MAX_UNSENT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Default time a WebSocket may stay silent: pinged after 30 s without a
+ * frame, closed when no pong has come 30 s later (every client library
+ * answers pings by itself; a busy subscriber reads its pings late, behind
+ * its notifications: 10 s dropped the 1,000 subscribers of
+ * `scripts/bench/ws_fanout.ts` on a loaded machine).
+ */
+export const DEFAULT_WS_IDLE_TIMEOUT_S = 60;
 
 /** Default bound of requests in flight per WebSocket connection. */
 export const DEFAULT_MAX_INFLIGHT = 4096;
@@ -38,6 +52,8 @@ export interface WebSocketOptions {
   maxInflight?: number;
   /** Called for each dropped connection (for `--verbose` logs and tests). */
   onDropped?: (reason: string) => void;
+  /** Seconds without a frame before a ping, doubled before the close; default {@linkcode DEFAULT_WS_IDLE_TIMEOUT_S}. */
+  idleTimeoutSeconds?: number;
 }
 
 /** How long a dropped connection's queue may take to drain before the socket is closed anyway. */
@@ -86,13 +102,30 @@ export function isWebSocketUpgrade(request: Request): boolean {
  * };
  * ```
  */
-export function createWebSocketHandler(options: WebSocketOptions): (request: Request) => Response {
+export function createWebSocketHandler(
+  options: WebSocketOptions,
+): (request: Request, info?: Pick<RequestInfo, "upgraded" | "canUpgrade">) => Response {
   const maxUnsent = options.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES;
   const maxInflight = options.maxInflight ?? DEFAULT_MAX_INFLIGHT;
-  return (request) => {
+  const idleTimeout = options.idleTimeoutSeconds ?? DEFAULT_WS_IDLE_TIMEOUT_S;
+  return (request, info) => {
+    if (info && !info.canUpgrade()) {
+      return new Response(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: null,
+          error: {
+            code: RpcErrorCode.internal,
+            message:
+              "Busy: too many WebSocket connections are open; try again, or use HTTP for requests.",
+          },
+        }),
+        { status: 503, headers: { "content-type": "application/json", connection: "close" } },
+      );
+    }
     let upgraded: { socket: WebSocket; response: Response };
     try {
-      upgraded = Deno.upgradeWebSocket(request, { idleTimeout: 0 });
+      upgraded = Deno.upgradeWebSocket(request, { idleTimeout });
     } catch {
       return new Response(
         JSON.stringify({
@@ -104,6 +137,7 @@ export function createWebSocketHandler(options: WebSocketOptions): (request: Req
       );
     }
     const { socket, response } = upgraded;
+    const conn: UpgradedConnection = info?.upgraded(socket) ?? { touch() {} };
     let inflight = 0;
     let open = true;
     /** Characters received so far (also after a drop): a dropped client's close waits for quiet. */
@@ -162,6 +196,7 @@ export function createWebSocketHandler(options: WebSocketOptions): (request: Req
       const data = event.data as string | ArrayBuffer;
       received += typeof data === "string" ? data.length : data.byteLength;
       if (!open) return;
+      conn.touch();
       const text = typeof data === "string" ? data : new TextDecoder().decode(data);
       let value: unknown;
       try {

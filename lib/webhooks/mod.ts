@@ -93,7 +93,7 @@ export type { WindowAttempt, WindowErrors } from "./window_error_rate.ts";
 export { readDeliveryLog } from "./log/delivery_log.ts";
 export type { ReadOptions, ReadStats } from "./log/delivery_log.ts";
 export { copyRecord, emptyRecord, fieldsToRecord } from "./log/log_record.ts";
-export type { LogRecord } from "./log/log_record.ts";
+export type { LogFields, LogRecord } from "./log/log_record.ts";
 export { DeliveryLogError } from "./log/delivery_log_error.ts";
 export type { DeliveryLogReason, InvalidLineError } from "./log/delivery_log_error.ts";
 export { iso, Simulation } from "./simulate.ts";
@@ -107,16 +107,12 @@ export type {
   SimulationResult,
   SuspendedEvent,
 } from "./simulate.ts";
-export type {
-  NotificationReport,
-  NotificationTable,
-  NotificationTableData,
-  OnFinal,
-} from "./notification_table.ts";
+export type { NotificationReport, NotificationTable, OnFinal } from "./notification_table.ts";
 export type { RateSeries } from "./rate_series.ts";
 export {
   compareEndpoints,
   comparisonRecord,
+  comparisonSummary,
   eventRecord,
   notificationRecord,
   notificationRecords,

@@ -25,24 +25,6 @@ import {
 const STATUSES: ScheduleStatus[] = ["IN_PROGRESS", "COMPLETED", "FAILED"];
 const CODE: Record<ScheduleStatus, number> = { IN_PROGRESS: 0, COMPLETED: 1, FAILED: 2 };
 
-/** A {@linkcode NotificationTable} as plain data ({@linkcode NotificationTable.toData}). */
-export interface NotificationTableData {
-  /** Notification ids, by entry. */
-  ids: string[];
-  /** Their webhooks. */
-  webhooks: string[];
-  /** Status codes (0 IN_PROGRESS, 1 COMPLETED, 2 FAILED). */
-  status: Uint8Array;
-  /** Attempts in the current series. */
-  attempts: Uint32Array;
-  /** Last sent time (NaN: none). */
-  last: Float64Array;
-  /** Next attempt due (NaN: none). */
-  next: Float64Array;
-  /** The line where each was first seen. */
-  firstLine: Float64Array;
-}
-
 /** Called with a notification that reached its final status, and the line of that attempt. */
 export type OnFinal = (report: NotificationReport, line: number) => void;
 
@@ -172,55 +154,6 @@ export class NotificationTable {
     // a reused slot is out of order (and without onFinal none is: then this sort finds them sorted)
     slots.sort((a, b) => this.#firstLine[a] - this.#firstLine[b]);
     return slots;
-  }
-
-  /** The table (the notifications kept) as plain data, in first-seen order, e.g. to post it from a worker. */
-  toData(): NotificationTableData {
-    const order = this.#order();
-    const pick = <T extends Uint8Array | Uint32Array | Float64Array>(a: T, out: T): T => {
-      order.forEach((i, k) => (out[k] = a[i]));
-      return out;
-    };
-    const n = order.length;
-    return {
-      ids: order.map((i) => this.#ids[i]!),
-      webhooks: order.map((i) => this.#webhooks[i]),
-      status: pick(this.#status, new Uint8Array(n)),
-      attempts: pick(this.#attempts, new Uint32Array(n)),
-      last: pick(this.#last, new Float64Array(n)),
-      next: pick(this.#next, new Float64Array(n)),
-      firstLine: pick(this.#firstLine, new Float64Array(n)),
-    };
-  }
-
-  /**
-   * One table from the tables of disjoint sets of webhooks (the `--jobs`
-   * partitions), in first-seen order by the line where each notification
-   * first appeared: the same order one table fed the whole log would have.
-   */
-  static merge(retry: RetryConfig, parts: NotificationTableData[]): NotificationTable {
-    const t = new NotificationTable(retry);
-    const order: [number, number][] = [];
-    parts.forEach((p, j) => {
-      for (let i = 0; i < p.ids.length; i++) order.push([j, i]);
-    });
-    order.sort((a, b) => parts[a[0]].firstLine[a[1]] - parts[b[0]].firstLine[b[1]]);
-    for (const [j, i] of order) {
-      const p = parts[j];
-      const k = t.#ids.length;
-      if (k === t.#status.length) t.#grow();
-      let byId = t.#index.get(p.webhooks[i]);
-      if (byId === undefined) t.#index.set(p.webhooks[i], byId = new Map());
-      byId.set(p.ids[i], k);
-      t.#ids.push(p.ids[i]);
-      t.#webhooks.push(p.webhooks[i]);
-      t.#status[k] = p.status[i];
-      t.#attempts[k] = p.attempts[i];
-      t.#last[k] = p.last[i];
-      t.#next[k] = p.next[i];
-      t.#firstLine[k] = p.firstLine[i];
-    }
-    return t;
   }
 
   /** The notifications kept, in first-seen order (created on the fly: the table stays compact). */

@@ -8,7 +8,9 @@
  */
 
 import { BadRequestError } from "../core/mod.ts";
+import type { BreakerConfig } from "./circuit_breaker.ts";
 import type { NotificationReport } from "./notification_table.ts";
+import { humanDuration } from "./plot.ts";
 import { iso, type SimulationEvent, type SimulationResult } from "./simulate.ts";
 
 /**
@@ -187,5 +189,54 @@ export function comparisonRecord(c: EndpointComparison): Record<string, unknown>
     gained: c.gained.map(iso),
     suppressedA: c.suppressedA,
     suppressedB: c.suppressedB,
+  };
+}
+
+function describePolicy(c: BreakerConfig): Record<string, unknown> {
+  return {
+    window: humanDuration(c.windowMs),
+    immediateAbove: c.immediateAbove,
+    sustainedFrom: c.sustainedFrom,
+    sustainedFor: humanDuration(c.sustainedForMs),
+    minAttempts: c.minAttempts,
+    bandResetsAfterIdle: c.bandResetsAfterIdleMs === null
+      ? null
+      : humanDuration(c.bandResetsAfterIdleMs),
+  };
+}
+
+/**
+ * The summary line of a comparison (§5): both policies, their suspensions
+ * and suppressed attempts, and what B avoids and adds.
+ *
+ * @example
+ * ```ts
+ * import type { SimulationResult } from "./simulate.ts";
+ * declare const result: SimulationResult; // replayed under two policies
+ * comparisonSummary(result, compareEndpoints(result), 0).avoided;
+ * ```
+ */
+export function comparisonSummary(
+  result: SimulationResult,
+  rows: EndpointComparison[],
+  invalidLines: number,
+): { avoided: number; gained: number; webhooksChanged: number } & Record<string, unknown> {
+  const [a, b] = result.policies;
+  let avoided = 0;
+  let gained = 0;
+  for (const r of rows) {
+    avoided += r.avoided.length;
+    gained += r.gained.length;
+  }
+  return {
+    type: "summary",
+    webhooks: result.webhooks,
+    attempts: result.attempts,
+    invalidLines,
+    A: { policy: describePolicy(a.config), suspensions: a.suspensions, suppressed: a.suppressed },
+    B: { policy: describePolicy(b.config), suspensions: b.suspensions, suppressed: b.suppressed },
+    avoided,
+    gained,
+    webhooksChanged: rows.filter((r) => r.avoided.length || r.gained.length).length,
   };
 }

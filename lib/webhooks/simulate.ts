@@ -107,7 +107,7 @@ export interface EndpointReport {
   lastTime: number;
   /** Line of its last record (to name it when a later line goes back in time). */
   lastLine: number;
-  /** Line of its first record (first-seen order, also across `--jobs` partitions). */
+  /** Line of its first record (first-seen order). */
   firstLine: number;
   /** One entry per policy, in the order given. */
   policies: PolicyTrack[];

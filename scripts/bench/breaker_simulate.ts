@@ -1,5 +1,5 @@
 /**
- * Benchmark of `service breaker simulate` (issues 5 and 15).
+ * Benchmark of `service breaker simulate` (issues 5, 15 and 31).
  *
  * Generates a delivery log of 5,000,000 attempts (epoch-ms times, 1,000
  * endpoints, the line shape `notifications attempts` prints plus webhookId
@@ -14,11 +14,11 @@
  *       (main.ts, a child process, as a user runs it);
  *
  * both on ONE core (`taskset -c 0` when it exists), and reports the time
- * ratio (b)/(a) (issue 15's target: <= 0.66, i.e. 1.5x faster than the
- * bare JSON.parse loop); then, on all cores,
+ * ratio (b)/(a) (issue 31's target: <= 0.6); with `--against DIR` also
  *
- *   (c) `--jobs 1` against (d) `--jobs 2` (target: speed-up (c)/(d) >= 1.7
- *       on 2 cores), checking that both print the same bytes;
+ *   (b') the same command from another checkout (e.g. an older commit in a
+ *       temporary worktree), run right after (b) in each round, saying
+ *       whether both print the same bytes, and the ratios (b)/(b');
  *
  * and the peak resident memory of (b) over the first 1,000,000 lines versus
  * all 5,000,000, with and without `--notifications` (target: flat, ratio
@@ -29,7 +29,7 @@
  * median (and best) is reported (the machine is shared).
  * A last run adds `--plot` to show the picture stays small.
  *
- * Usage: deno run -A scripts/bench/breaker_simulate.ts [--lines N] [--small N] [--runs N] [--keep] [--file F --small-file F]
+ * Usage: deno run -A scripts/bench/breaker_simulate.ts [--lines N] [--small N] [--runs N] [--keep] [--file F --small-file F] [--against DIR]
  *
  * @module
  */
@@ -37,22 +37,6 @@
 import { parseArgs } from "node:util";
 
 const root = new URL("../../", import.meta.url).pathname;
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    lines: { type: "string", default: "5000000" },
-    small: { type: "string", default: "1000000" },
-    endpoints: { type: "string", default: "1000" },
-    keep: { type: "boolean", default: false },
-    file: { type: "string" },
-    "small-file": { type: "string" },
-    runs: { type: "string", default: "3" },
-  },
-});
-const LINES = Number(values.lines);
-const SMALL = Math.min(Number(values.small), LINES);
-const ENDPOINTS = Number(values.endpoints);
-const RUNS = Math.max(1, Number(values.runs));
 
 /** Deterministic pseudo-random numbers (no Math.random: the same log each run). */
 function rng(seed: number) {
@@ -66,11 +50,30 @@ function rng(seed: number) {
   };
 }
 
-async function generate(path: string, smallPath: string): Promise<void> {
+/** The size of a generated log, and the optional file of its first lines. */
+export interface LogShape {
+  /** Attempts (lines) in the log. */
+  lines: number;
+  /** Endpoints (webhook ids) they go to. */
+  endpoints: number;
+  /** Also writes the first `small.lines` lines to `small.path`. */
+  small?: { path: string; lines: number };
+}
+
+/**
+ * Writes a deterministic delivery log of `shape.lines` attempts to `path` (the
+ * same bytes for the same shape, every run; see the module doc).
+ */
+export async function generate(path: string, shape: LogShape): Promise<void> {
+  const LINES = shape.lines;
+  const ENDPOINTS = shape.endpoints;
+  const SMALL = shape.small ? Math.min(shape.small.lines, LINES) : 0;
   const rnd = rng(42);
   const enc = new TextEncoder();
   const big = await Deno.open(path, { write: true, create: true, truncate: true });
-  const small = await Deno.open(smallPath, { write: true, create: true, truncate: true });
+  const small = shape.small
+    ? await Deno.open(shape.small.path, { write: true, create: true, truncate: true })
+    : undefined;
   // each endpoint has a health profile: healthy, flaky (in the band), or failing in bursts
   const profile = Array.from(
     { length: ENDPOINTS },
@@ -135,7 +138,7 @@ async function generate(path: string, smallPath: string): Promise<void> {
       const lines = buf.split("\n");
       lines.pop();
       const before = i + 1 - lines.length; // lines written before this buffer
-      if (before < SMALL) {
+      if (small && before < SMALL) {
         // the small file is exactly the first SMALL lines (it missed the last buffer's share)
         const keep = Math.min(lines.length, SMALL - before);
         const part = enc.encode(lines.slice(0, keep).join("\n") + "\n");
@@ -146,7 +149,7 @@ async function generate(path: string, smallPath: string): Promise<void> {
     }
   }
   big.close();
-  small.close();
+  small?.close();
 }
 
 /** A retry due at `at`: attempt number `attempt` of notification `id` to endpoint `ep`. */
@@ -193,7 +196,8 @@ class Heap {
   }
 }
 
-interface Measured {
+/** What {@linkcode measure} saw of one child process. */
+export interface Measured {
   seconds: number;
   /** CPU time (user + system, all threads) of the child: its work, whatever else runs. */
   cpuSeconds: number;
@@ -212,7 +216,16 @@ const PIN: string[] = await (async () => {
   }
 })();
 
-async function measure(args: string[], pinned = false, discard = false): Promise<Measured> {
+/**
+ * Runs `deno <args>` in the checkout (pinned to one core when `pinned` and
+ * `taskset` exists; stdout kept unless `discard`) and measures its wall time,
+ * CPU time and peak RSS (VmHWM, polled every 25 ms until it exits).
+ */
+export async function measure(
+  args: string[],
+  pinned = false,
+  discard = false,
+): Promise<Measured> {
   const t0 = performance.now();
   const cmd = pinned && PIN.length ? PIN[0] : Deno.execPath();
   const child = new Deno.Command(cmd, {
@@ -252,6 +265,23 @@ async function measure(args: string[], pinned = false, discard = false): Promise
 }
 
 if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      lines: { type: "string", default: "5000000" },
+      small: { type: "string", default: "1000000" },
+      endpoints: { type: "string", default: "1000" },
+      keep: { type: "boolean", default: false },
+      file: { type: "string" },
+      "small-file": { type: "string" },
+      runs: { type: "string", default: "3" },
+      against: { type: "string" },
+    },
+  });
+  const LINES = Number(values.lines);
+  const SMALL = Math.min(Number(values.small), LINES);
+  const ENDPOINTS = Number(values.endpoints);
+  const RUNS = Math.max(1, Number(values.runs));
   const dir = await Deno.makeTempDir({ prefix: "breaker-bench-" });
   const big = values.file ?? `${dir}/deliveries-${LINES}.ndjson`;
   const small = values["small-file"] ?? `${dir}/deliveries-${SMALL}.ndjson`;
@@ -260,16 +290,20 @@ if (import.meta.main) {
       console.error(
         `generating ${LINES.toLocaleString("en-US")} attempts for ${ENDPOINTS} endpoints...`,
       );
-      await generate(big, small);
+      await generate(big, {
+        lines: LINES,
+        endpoints: ENDPOINTS,
+        small: { path: small, lines: SMALL },
+      });
     }
     const size = (await Deno.stat(big)).size;
     console.error(`log: ${(size / 1e6).toFixed(0)} MB`);
     const baselineScript = `${root}scripts/bench/json_parse_baseline.ts`;
     const baseline = (file: string) => ["run", "-A", baselineScript, file];
-    const sim = (file: string, ...extra: string[]) => [
+    const simAt = (at: string, file: string, ...extra: string[]) => [
       "run",
       "-A",
-      `${root}main.ts`,
+      `${at}/main.ts`,
       "breaker",
       "simulate",
       file,
@@ -277,33 +311,32 @@ if (import.meta.main) {
       "ndjson",
       ...extra,
     ];
+    const sim = (file: string, ...extra: string[]) => simAt(root, file, ...extra);
+    const against = values.against;
     // warm the page cache and Deno's module cache once
     await measure(baseline(small));
     await measure(sim(small));
+    if (against !== undefined) await measure(simAt(against, small));
     // this machine is shared and noisy: interleave the runs, keep the best and the median
     const as: Measured[] = [];
     const bs: Measured[] = [];
     const smalls: Measured[] = [];
-    const j1: Measured[] = [];
-    const j2: Measured[] = [];
+    const olds: Measured[] = [];
     const nBig: Measured[] = [];
     const nSmall: Measured[] = [];
     for (let i = 0; i < RUNS; i++) {
       as.push(await measure(baseline(big), true));
       bs.push(await measure(sim(big), true));
       smalls.push(await measure(sim(small), true));
-      j1.push(await measure(sim(big, "--jobs", "1")));
-      j2.push(await measure(sim(big, "--jobs", "2")));
+      if (against !== undefined) olds.push(await measure(simAt(against, big), true));
       // millions of notification lines: not kept
       nSmall.push(await measure(sim(small, "--notifications"), false, true));
       nBig.push(await measure(sim(big, "--notifications"), false, true));
     }
-    for (const m of [...as, ...bs, ...smalls, ...j1, ...j2, ...nSmall, ...nBig]) {
+    for (const m of [...as, ...bs, ...smalls, ...olds, ...nSmall, ...nBig]) {
       if (m.code !== 0) throw new Error(`a child failed with exit code ${m.code}`);
     }
-    for (const m of [...j1, ...j2]) {
-      if (m.stdout !== bs[0].stdout) throw new Error("--jobs 2 printed something else");
-    }
+    const sameOutput = olds.every((m) => m.stdout === bs[0].stdout);
     const summary = JSON.parse(bs[0].stdout.trim().split("\n").pop()!);
     const lines: number = summary.attempts;
     const plotFile = `${dir}/plot.svg`;
@@ -315,7 +348,6 @@ if (import.meta.main) {
     const peak = (ms: Measured[]) => Math.max(...ms.map((m) => m.peakRssMb));
     // ratios per run (each pair ran back to back), then their median
     const ratio = median(bs.map((b, i) => b.seconds / as[i].seconds));
-    const speedup = median(j1.map((m, i) => m.seconds / j2[i].seconds));
     const cpuRatio = median(bs.map((b, i) => b.cpuSeconds / as[i].cpuSeconds));
     const cpu = (ms: Measured[]) => median(ms.map((m) => m.cpuSeconds)).toFixed(2);
     const rate = (s: number) => Math.round(LINES / s).toLocaleString("en-US");
@@ -348,23 +380,26 @@ if (import.meta.main) {
     console.log(
       `CPU time (user + system, all threads; robust when the machine is shared): (a) ${
         cpu(as)
-      } s, (b) ${cpu(bs)} s, ratio ${cpuRatio.toFixed(2)} median; --jobs 1 ${cpu(j1)} s, --jobs 2 ${
-        cpu(j2)
-      } s`,
+      } s, (b) ${cpu(bs)} s, ratio ${cpuRatio.toFixed(2)} median`,
     );
-    console.log(
-      `(c) --jobs 1, all cores: ${fmt(med(j1))} s; (d) --jobs 2: ${
-        fmt(med(j2))
-      } s; speed-up (c)/(d): ${
-        speedup.toFixed(2)
-      } median (target >= 1.7 on 2 cores; ${navigator.hardwareConcurrency} cores here); same output`,
-    );
+    if (olds.length > 0) {
+      const r = median(bs.map((b, i) => b.seconds / olds[i].seconds));
+      console.log(
+        `(b') ${against}, one core: ${fmt(med(olds))} s (${fmt(best(olds))} s), ratio (b')/(a) ${
+          median(olds.map((o, i) => o.seconds / as[i].seconds)).toFixed(2)
+        }, peak RSS ${peak(olds).toFixed(0)} MB, CPU ${cpu(olds)} s; (b)/(b') ${
+          r.toFixed(2)
+        } median (CPU ${median(bs.map((b, i) => b.cpuSeconds / olds[i].cpuSeconds)).toFixed(2)}); ${
+          sameOutput ? "same output" : "OUTPUT DIFFERS"
+        }`,
+      );
+    }
     console.log(
       `peak RSS of simulate: ${peak(smalls).toFixed(0)} MB for ${
         SMALL.toLocaleString("en-US")
       } lines, ${peak(bs).toFixed(0)} MB for ${lines.toLocaleString("en-US")} lines (ratio ${
         (peak(bs) / peak(smalls)).toFixed(2)
-      }, target flat); --jobs 2: ${peak(j2).toFixed(0)} MB`,
+      }, target flat)`,
     );
     console.log(
       `peak RSS with --notifications: ${peak(nSmall).toFixed(0)} MB for ${
@@ -381,12 +416,11 @@ if (import.meta.main) {
     const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
     const flat = (a: number, b: number) => b / a <= 1.2; // "flat": at most 20% more for 5x the log
     console.log(
-      `result: one-core time ratio ${ratio.toFixed(2)} (target <= 0.66): ${verdict(ratio <= 0.66)}`,
-    );
-    console.log(
-      `result: --jobs 2 speed-up ${speedup.toFixed(2)} (target >= 1.7 on 2 free cores; load ${
-        Deno.loadavg()[0].toFixed(1)
-      } now): ${verdict(speedup >= 1.7)}`,
+      `result: one-core time ratio ${ratio.toFixed(2)} (target <= 0.6): ${
+        verdict(ratio <= 0.6)
+      }; peak RSS ${peak(bs).toFixed(0)} MB (target <= 80 MB on 2M lines): ${
+        verdict(peak(bs) <= 80)
+      }`,
     );
     console.log(
       `result: peak RSS ${SMALL / 1e6}M -> ${lines / 1e6}M lines ${peak(smalls).toFixed(0)} -> ${

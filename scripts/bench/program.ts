@@ -5,10 +5,14 @@
  * (`BRIDGE_SOURCE=1`). `BRIDGE_V8_FLAGS=<flags>` replaces the V8 flags
  * (comma-separated; empty: V8's defaults), to compare heap sizings.
  *
+ * By default the program is this checkout's; given another checkout's root
+ * (the regression gate's REF worktree, `gate.ts`), it is that checkout's,
+ * built by that checkout's own `scripts/bundle.ts` with its own flags.
+ *
  * @module
  */
 
-import { bundle, LAUNCH_FLAGS, PERMISSIONS, RUNTIME_FLAGS, V8_FLAGS } from "../bundle.ts";
+import * as own from "../bundle.ts";
 
 /** Deno's arguments before the command's own (`rpc ...`), and how to clean up. */
 export interface Program {
@@ -22,23 +26,39 @@ export interface Program {
   cleanup(): Promise<void>;
 }
 
-/** Builds the program a benchmark runs (see the module doc). */
-export async function benchProgram(): Promise<Program> {
-  const v8Flags = Deno.env.get("BRIDGE_V8_FLAGS") ?? V8_FLAGS.join(",");
+/** What a checkout's `scripts/bundle.ts` exports that a benchmark uses. */
+type BundleModule = Pick<
+  typeof own,
+  "bundle" | "PERMISSIONS" | "LAUNCH_FLAGS" | "RUNTIME_FLAGS" | "V8_FLAGS"
+>;
+
+/**
+ * Builds the program a benchmark runs (see the module doc); `root` is the
+ * checkout (ending in `/`; default this one).
+ */
+export async function benchProgram(root?: string): Promise<Program> {
+  const ownRoot = new URL("../../", import.meta.url).pathname;
+  const checkout = root ?? ownRoot;
+  const b: BundleModule = checkout === ownRoot
+    ? own
+    : await import(new URL(`file://${checkout}scripts/bundle.ts`).href);
+  const v8Flags = Deno.env.get("BRIDGE_V8_FLAGS") ?? b.V8_FLAGS.join(",");
   const flags = v8Flags ? [`--v8-flags=${v8Flags}`] : [];
   if (Deno.env.get("BRIDGE_SOURCE") === "1") {
     return {
-      args: ["run", "-A", ...flags, new URL("../../main.ts", import.meta.url).pathname],
-      description: "main.ts",
+      args: ["run", "-A", ...flags, `${checkout}main.ts`],
+      description: `${checkout}main.ts`,
       v8Flags,
       cleanup: () => Promise.resolve(),
     };
   }
   const dir = await Deno.makeTempDir({ prefix: "bench-bundle-" });
-  const entry = await bundle(`${dir}/service.js`);
+  const entry = await b.bundle(`${dir}/service.js`);
   return {
-    args: ["run", ...PERMISSIONS, ...flags, ...LAUNCH_FLAGS, ...RUNTIME_FLAGS, entry],
-    description: "the bundle, as the npm package runs it",
+    args: ["run", ...b.PERMISSIONS, ...flags, ...b.LAUNCH_FLAGS, ...b.RUNTIME_FLAGS, entry],
+    description: checkout === ownRoot
+      ? "the bundle, as the npm package runs it"
+      : `the bundle of ${checkout}, as the npm package runs it`,
     v8Flags,
     cleanup: () => Deno.remove(dir, { recursive: true }),
   };

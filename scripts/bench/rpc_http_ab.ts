@@ -14,6 +14,8 @@
 
 import { startAnvil } from "../../tests/support/tools.ts";
 import { offlineBridgeFlags, startBridgeProcess, tempPrivateKey } from "../../tests/support/rpc.ts";
+import { threadsCpuUs as cpuUs } from "./proc.ts";
+import { wrk as runWrk } from "./wrk.ts";
 
 const other = Deno.args[0];
 if (!other) {
@@ -25,35 +27,8 @@ const conns = Number(Deno.args[3] ?? 16);
 const here = new URL("../../", import.meta.url).pathname;
 const BODY = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] });
 
-function cpuUs(pid: number): number {
-  let ticks = 0;
-  for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/stat`);
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(f[11]) + Number(f[12]);
-    } catch { /* thread gone */ }
-  }
-  return ticks * 10_000;
-}
-
-async function wrk(url: string): Promise<{ rps: number; p50: number }> {
-  const lua = await Deno.makeTempFile({ suffix: ".lua" });
-  await Deno.writeTextFile(
-    lua,
-    `wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = ${
-      JSON.stringify(BODY)
-    }\n`,
-  );
-  const out = await new Deno.Command("wrk", {
-    args: [conns > 1 ? "-t2" : "-t1", `-c${conns}`, `-d${seconds}s`, "--latency", "-s", lua, url],
-    stdout: "piped",
-  }).output();
-  await Deno.remove(lua);
-  const text = new TextDecoder().decode(out.stdout);
-  const m = text.match(/50%\s+([\d.]+)(us|ms|s)/);
-  const p50 = m ? Number(m[1]) * (m[2] === "us" ? 0.001 : m[2] === "s" ? 1000 : 1) : NaN;
-  return { rps: Number(text.match(/Requests\/sec:\s+([\d.]+)/)?.[1]), p50 };
+function wrk(url: string): Promise<{ rps: number; p50: number }> {
+  return runWrk(url, BODY, { connections: conns, seconds });
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

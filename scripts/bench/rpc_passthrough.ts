@@ -15,6 +15,8 @@
 
 import { startAnvil } from "../../tests/support/tools.ts";
 import { offlineBridgeFlags, startBridgeProcess, tempPrivateKey } from "../../tests/support/rpc.ts";
+import { threadsCpuUs as cpuUs } from "./proc.ts";
+import { wrk as runWrk } from "./wrk.ts";
 
 const seconds = Number(Deno.args[0] ?? 5);
 const connections = Number(Deno.args[1] ?? 16);
@@ -33,21 +35,6 @@ const BODIES = {
   }),
 };
 
-const TICK_US = 10_000; // USER_HZ = 100 on Linux
-
-/** CPU time (user + system, all threads) of a process so far, in µs. */
-function cpuUs(pid: number): number {
-  let ticks = 0;
-  for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/stat`);
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(f[11]) + Number(f[12]);
-    } catch { /* thread gone */ }
-  }
-  return ticks * TICK_US;
-}
-
 /** Runs `load` and adds the CPU µs per request of `bridge` and anvil. */
 async function withCpu(
   bridgePid: number | undefined,
@@ -63,32 +50,12 @@ async function withCpu(
   };
 }
 
-async function wrk(
+function wrk(
   url: string,
   body: string,
   conns = connections,
 ): Promise<{ rps: number; p50: number }> {
-  const lua = await Deno.makeTempFile({ suffix: ".lua" });
-  await Deno.writeTextFile(
-    lua,
-    `wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = ${
-      JSON.stringify(body)
-    }\n`,
-  );
-  const out = await new Deno.Command("wrk", {
-    args: [conns > 1 ? "-t2" : "-t1", `-c${conns}`, `-d${seconds}s`, "--latency", "-s", lua, url],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  await Deno.remove(lua);
-  const text = new TextDecoder().decode(out.stdout);
-  const rps = Number(text.match(/Requests\/sec:\s+([\d.]+)/)?.[1]);
-  const m = text.match(/\s50%\s+([\d.]+)(us|ms|s)/);
-  const p50 = m
-    ? Number((Number(m[1]) * (m[2] === "us" ? 0.001 : m[2] === "s" ? 1000 : 1)).toFixed(3))
-    : NaN;
-  if (/Non-2xx/.test(text)) console.error("warning: wrk saw non-2xx answers:\n" + text);
-  return { rps, p50 };
+  return runWrk(url, body, { connections: conns, seconds });
 }
 
 async function ipcLoad(

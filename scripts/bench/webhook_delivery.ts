@@ -33,46 +33,55 @@ import { WebhookSigner } from "../../lib/emulator/webhooks/signer.ts";
 import { startEmulatorOnAnvil } from "../../tests/support/emulator_process.ts";
 import { cpuMs } from "./proc.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    n: { type: "string", default: "4000" },
-    endpoints: { type: "string", default: "4" },
-    rounds: { type: "string", default: "3" },
-  },
-});
-const ROUNDS = Number(values.rounds);
-const N = Number(values.n);
-const ENDPOINTS = Number(values.endpoints);
-const CONCURRENCY = 8 * ENDPOINTS; // what the engine may have in flight
+/** The receiver of deliveries, in this process: counts what arrives (one per notification id). */
+export class Receiver {
+  /** `30pct`: answers 500 to 30% of first attempts (by the id's last byte). */
+  mode: "ok" | "30pct" = "ok";
+  readonly firstSeen: Set<string> = new Set();
+  requests = 0;
+  readonly delivered: Set<string> = new Set();
+  /** Called once `delivered` reaches `target`. */
+  onDelivered: (() => void) | undefined;
+  target = Infinity;
+  readonly server: Deno.HttpServer<Deno.NetAddr>;
+  /** `http://127.0.0.1:PORT`. */
+  readonly url: string;
 
-// ---- the receiver (in this process)
-let mode: "ok" | "30pct" = "ok";
-const firstSeen = new Set<string>();
-let requests = 0;
-const delivered = new Set<string>();
-let onDelivered: (() => void) | undefined;
-let target = Infinity;
-const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
-  const body = await req.text();
-  requests++;
-  if (mode === "30pct") {
-    const id = body.slice(7, 43); // {"id":"<uuid>",...
-    if (!firstSeen.has(id)) {
-      firstSeen.add(id);
-      // 30% (78 of 256): the uuid's last byte mod 10 below 3
-      if (parseInt(id.slice(34, 36), 16) % 10 < 3) {
-        return new Response("no", { status: 500 });
-      }
-    }
-    delivered.add(id);
-  } else {
-    delivered.add(body.slice(7, 43));
+  constructor() {
+    this.server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen() {} },
+      (req) => this.#receive(req),
+    );
+    this.url = `http://127.0.0.1:${this.server.addr.port}`;
   }
-  if (delivered.size >= target) onDelivered?.();
-  return new Response("ok");
-});
-const rxUrl = `http://127.0.0.1:${server.addr.port}`;
+
+  async #receive(req: Request): Promise<Response> {
+    const body = await req.text();
+    this.requests++;
+    const id = body.slice(7, 43); // {"id":"<uuid>",...
+    if (this.mode === "30pct" && !this.firstSeen.has(id)) {
+      this.firstSeen.add(id);
+      // 30% (78 of 256): the uuid's last byte mod 10 below 3
+      if (parseInt(id.slice(34, 36), 16) % 10 < 3) return new Response("no", { status: 500 });
+    }
+    this.delivered.add(id);
+    if (this.delivered.size >= this.target) this.onDelivered?.();
+    return new Response("ok");
+  }
+
+  /** Stops the server. */
+  shutdown(): Promise<void> {
+    return this.server.shutdown();
+  }
+}
+
+/** One emulator run's size: notifications (split over the endpoints) and the program. */
+export interface RunShape {
+  n: number;
+  endpoints: number;
+  /** Deno's arguments that run `service` (default `main.ts` of this checkout). */
+  program?: string[];
+}
 
 /**
  * CPU time in ms of a process's threads by role, from /proc/PID/task (Linux):
@@ -128,24 +137,29 @@ const sample = JSON.stringify({
   webhookId: crypto.randomUUID(),
 });
 
-async function baselineRaw(): Promise<number> {
-  delivered.clear();
-  target = Infinity;
+async function baselineRaw(rx: Receiver, N: number, CONCURRENCY: number): Promise<number> {
+  rx.delivered.clear();
+  rx.target = Infinity;
   const t0 = performance.now();
   await pool(N, CONCURRENCY, async () => {
-    const r = await fetch(`${rxUrl}/raw`, { method: "POST", body: sample });
+    const r = await fetch(`${rx.url}/raw`, { method: "POST", body: sample });
     await r.body?.cancel();
   });
   return N / ((performance.now() - t0) / 1000);
 }
 
 /** POSTs to the receiver, each signed by `signer` first (as a delivery is). */
-async function signedPostsPerSecond(signer: WebhookSigner): Promise<number> {
+async function signedPostsPerSecond(
+  rx: Receiver,
+  signer: WebhookSigner,
+  N: number,
+  CONCURRENCY: number,
+): Promise<number> {
   const t0 = performance.now();
   await pool(N, CONCURRENCY, async (i) => {
     const body = sample + i;
     const sig = await signer.sign(body);
-    const r = await fetch(`${rxUrl}/signed`, {
+    const r = await fetch(`${rx.url}/signed`, {
       method: "POST",
       body,
       headers: { "service-webhook-signature": sig },
@@ -156,18 +170,31 @@ async function signedPostsPerSecond(signer: WebhookSigner): Promise<number> {
 }
 
 /** Also the CPU time of this process per signed POST (signing, client and receiver), in us. */
-async function baselineSigned(): Promise<{ perSecond: number; cpuUs: number }> {
+async function baselineSigned(
+  rx: Receiver,
+  N: number,
+  CONCURRENCY: number,
+): Promise<{ perSecond: number; cpuUs: number }> {
   const signer = await WebhookSigner.generate();
   const cpu0 = selfCpuMs();
-  const perSecond = await signedPostsPerSecond(signer);
+  const perSecond = await signedPostsPerSecond(rx, signer, N, CONCURRENCY);
   return { perSecond, cpuUs: ((selfCpuMs() - cpu0) * 1000) / N };
 }
 
-async function emulatorRun(m: "ok" | "30pct"): Promise<Record<string, number>> {
-  mode = m;
-  delivered.clear();
-  firstSeen.clear();
-  requests = 0;
+/**
+ * One emulator process (`emulator --timeScale 1000` on a fresh anvil) delivering `shape.n`
+ * notifications to `rx` (answering as `m` says); deliveries per second and CPU figures.
+ */
+export async function emulatorRun(
+  rx: Receiver,
+  m: "ok" | "30pct",
+  shape: RunShape,
+): Promise<Record<string, number>> {
+  const { n: N, endpoints: ENDPOINTS } = shape;
+  rx.mode = m;
+  rx.delivered.clear();
+  rx.firstSeen.clear();
+  rx.requests = 0;
   // 30% run: --minAttempts 100 keeps the breaker from judging the first few
   // attempts alone (a first 500 alone is 100% > 80% and would suspend the
   // endpoint: correct, but then nothing is delivered and there is nothing to
@@ -176,17 +203,17 @@ async function emulatorRun(m: "ok" | "30pct"): Promise<Record<string, number>> {
     "--timeScale",
     "1000",
     ...(m === "30pct" ? ["--minAttempts", "100"] : []),
-  ]);
+  ], { program: shape.program });
   try {
     const event = "transaction.created"; // each mode has its own emulator
     for (let e = 0; e < ENDPOINTS; e++) {
       const r = await emu.api("POST", "/v1/webhooks", {
-        body: { url: `${rxUrl}/e${e}`, events: [event] },
+        body: { url: `${rx.url}/e${e}`, events: [event] },
       });
       if (r.status !== 201) throw new Error(`create webhook: ${r.status}`);
     }
-    target = N;
-    const done = new Promise<void>((r) => (onDelivered = r));
+    rx.target = N;
+    const done = new Promise<void>((r) => (rx.onDelivered = r));
     const events = N / ENDPOINTS;
     const BATCH = 250;
     const cpu0 = [cpuMs(emu.process.pid), selfCpuMs()];
@@ -205,7 +232,7 @@ async function emulatorRun(m: "ok" | "30pct"): Promise<Record<string, number>> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new Error(`${m}: only ${delivered.size} of ${N} delivered after 300 s`)),
+        () => reject(new Error(`${m}: only ${rx.delivered.size} of ${N} delivered after 300 s`)),
         300_000,
       );
     });
@@ -228,60 +255,78 @@ async function emulatorRun(m: "ok" | "30pct"): Promise<Record<string, number>> {
       seconds: Number(s.toFixed(3)),
       deliveredPerSecond: Math.round(N / s),
       createdPerSecond: Math.round(N / ((createdAt - t0) / 1000)),
-      attempts: requests,
-      attemptsPerSecond: Math.round(requests / s),
+      attempts: rx.requests,
+      attemptsPerSecond: Math.round(rx.requests / s),
     };
   } finally {
-    onDelivered = undefined;
-    target = Infinity;
+    rx.onDelivered = undefined;
+    rx.target = Infinity;
     await emu.stop();
   }
 }
 
-// Rounds alternate baseline and emulator runs so that the load of a shared
-// machine hits both alike; the summary is the round with the median ratio to
-// signed (the target's baseline).
-const TARGET_RATIO = 0.95;
-const TARGET_RATE = 500;
-const load0 = loadAverage();
-const rounds: Record<string, unknown>[] = [];
-for (let r = 0; r < ROUNDS; r++) {
-  const raw = await baselineRaw();
-  const signed = await baselineSigned();
-  const ok = await emulatorRun("ok");
-  const mixed = await emulatorRun("30pct");
-  const ratio = ok.deliveredPerSecond / signed.perSecond;
-  const round = {
-    round: r + 1,
-    deliveredPerSecond200: ok.deliveredPerSecond,
-    signedPostsPerSecond: Math.round(signed.perSecond),
-    ratioToSignedPosts: Number(ratio.toFixed(3)),
-    targetRatio: `>= ${TARGET_RATIO}x signed (POSTs signed the same way): ${
-      ratio >= TARGET_RATIO ? "met" : "missed"
-    }`,
-    targetRate: `>= ${TARGET_RATE}/s: ${ok.deliveredPerSecond >= TARGET_RATE ? "met" : "missed"}`,
-    emulatorCpuUsPerDelivery: ok.emulatorCpuUsPerDelivery,
-    emulatorCpuUsByThread: {
-      main: ok.emulatorMainCpuUs,
-      other: ok.emulatorOtherThreadsCpuUs,
+if (import.meta.main) await main();
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      n: { type: "string", default: "4000" },
+      endpoints: { type: "string", default: "4" },
+      rounds: { type: "string", default: "3" },
     },
-    benchCpuUsPerDelivery: ok.benchCpuUsPerDelivery,
-    signedCpuUsPerPost: Math.round(signed.cpuUs),
-    rawPostsPerSecond: Math.round(raw),
-    deliveredPerSecond30pct500: mixed.deliveredPerSecond,
-    attempts30pct: mixed.attempts,
-    ratioToRawPosts: Number((ok.deliveredPerSecond / raw).toFixed(3)),
-    ratio30pctTo200: Number((mixed.deliveredPerSecond / ok.deliveredPerSecond).toFixed(3)),
-  };
-  console.log(JSON.stringify(round));
-  rounds.push(round);
+  });
+  const ROUNDS = Number(values.rounds);
+  const N = Number(values.n);
+  const ENDPOINTS = Number(values.endpoints);
+  const CONCURRENCY = 8 * ENDPOINTS; // what the engine may have in flight
+  const shape = { n: N, endpoints: ENDPOINTS };
+  const rx = new Receiver();
+  // Rounds alternate baseline and emulator runs so that the load of a shared
+  // machine hits both alike; the summary is the round with the median ratio to
+  // signed (the target's baseline).
+  const TARGET_RATIO = 0.95;
+  const TARGET_RATE = 500;
+  const load0 = loadAverage();
+  const rounds: Record<string, unknown>[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const raw = await baselineRaw(rx, N, CONCURRENCY);
+    const signed = await baselineSigned(rx, N, CONCURRENCY);
+    const ok = await emulatorRun(rx, "ok", shape);
+    const mixed = await emulatorRun(rx, "30pct", shape);
+    const ratio = ok.deliveredPerSecond / signed.perSecond;
+    const round = {
+      round: r + 1,
+      deliveredPerSecond200: ok.deliveredPerSecond,
+      signedPostsPerSecond: Math.round(signed.perSecond),
+      ratioToSignedPosts: Number(ratio.toFixed(3)),
+      targetRatio: `>= ${TARGET_RATIO}x signed (POSTs signed the same way): ${
+        ratio >= TARGET_RATIO ? "met" : "missed"
+      }`,
+      targetRate: `>= ${TARGET_RATE}/s: ${ok.deliveredPerSecond >= TARGET_RATE ? "met" : "missed"}`,
+      emulatorCpuUsPerDelivery: ok.emulatorCpuUsPerDelivery,
+      emulatorCpuUsByThread: {
+        main: ok.emulatorMainCpuUs,
+        other: ok.emulatorOtherThreadsCpuUs,
+      },
+      benchCpuUsPerDelivery: ok.benchCpuUsPerDelivery,
+      signedCpuUsPerPost: Math.round(signed.cpuUs),
+      rawPostsPerSecond: Math.round(raw),
+      deliveredPerSecond30pct500: mixed.deliveredPerSecond,
+      attempts30pct: mixed.attempts,
+      ratioToRawPosts: Number((ok.deliveredPerSecond / raw).toFixed(3)),
+      ratio30pctTo200: Number((mixed.deliveredPerSecond / ok.deliveredPerSecond).toFixed(3)),
+    };
+    console.log(JSON.stringify(round));
+    rounds.push(round);
+  }
+  const sorted = [...rounds].sort((x, y) =>
+    (x.ratioToSignedPosts as number) - (y.ratioToSignedPosts as number)
+  );
+  console.log(JSON.stringify({
+    summary: { ...sorted[Math.floor(sorted.length / 2)], rounds: ROUNDS, notifications: N },
+    cores: navigator.hardwareConcurrency,
+    loadAverage: { start: load0, end: loadAverage() },
+  }));
+  await rx.shutdown();
 }
-const sorted = [...rounds].sort((x, y) =>
-  (x.ratioToSignedPosts as number) - (y.ratioToSignedPosts as number)
-);
-console.log(JSON.stringify({
-  summary: { ...sorted[Math.floor(sorted.length / 2)], rounds: ROUNDS, notifications: N },
-  cores: navigator.hardwareConcurrency,
-  loadAverage: { start: load0, end: loadAverage() },
-}));
-await server.shutdown();

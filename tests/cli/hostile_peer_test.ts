@@ -127,15 +127,19 @@ Deno.test("listen --forwardTo: an app that answers without end is cut at 64 KiB,
   }
 });
 
-/** A platform whose notification listing never ends: 1,000 new ones a page, a new cursor each. */
+/**
+ * A platform whose notification listing never ends: full pages of the size asked for (a larger
+ * page is refused by the client's pager), a new cursor each.
+ */
 function endlessListing(): Record<string, (r: Request, u: URL) => Response> {
   let page = 0;
   return {
-    "GET /v1/webhooks/*/notifications": () => {
+    "GET /v1/webhooks/*/notifications": (_r, u) => {
       const n = page++;
       const now = Date.now();
+      const size = Number(u.searchParams.get("pageSize") ?? 100);
       return json({
-        data: Array.from({ length: 1000 }, (_, i) => ({
+        data: Array.from({ length: size }, (_, i) => ({
           id: `n-${n}-${i}-${"x".repeat(24)}`,
           createdAt: now,
           updatedAt: now,

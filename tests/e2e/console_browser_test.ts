@@ -17,13 +17,15 @@ import assert from "node:assert/strict";
 import { type EmulatorProcess, startEmulatorOnAnvil } from "../support/emulator_process.ts";
 import { waitFor } from "../support/wait_for.ts";
 import { type ReceiverAnswer, startReceiver } from "../support/receiver.ts";
-import { assertPeer, skipWithout } from "../support/required.ts";
+import { assertPeer } from "../support/required.ts";
 import { ROOT } from "../support/tools.ts";
-
-// Debian's chromium by default; CHROMIUM_PATH names another (e.g. google-chrome on CI runners).
-const CHROMIUM = Deno.env.get("CHROMIUM_PATH") || "/usr/bin/chromium";
-const haveChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
-const skip = skipWithout(haveChromium) && Deno.env.get("CI") !== "true";
+import {
+  type Browser,
+  CHROMIUM,
+  haveChromium,
+  launchChromium,
+  skipBrowser,
+} from "../support/browser.ts";
 const ARTIFACTS = `${Deno.env.get("SERVICE_ARTIFACTS_DIR") || `${ROOT}dist/artifacts`}/console`;
 
 async function trigger(emu: EmulatorProcess, resourceId: string): Promise<string> {
@@ -40,7 +42,7 @@ async function hookStatus(emu: EmulatorProcess, id: string): Promise<string> {
 
 Deno.test({
   name: "console in Chromium: Reactivate, Resend and Resend notifications reach a real receiver",
-  ignore: skip,
+  ignore: skipBrowser,
   async fn() {
     assertPeer(`chromium (${CHROMIUM})`, haveChromium);
     await Deno.mkdir(ARTIFACTS, { recursive: true });
@@ -70,9 +72,7 @@ Deno.test({
         { headers: { "content-type": "text/html" } },
       );
     });
-    const profile = await Deno.makeTempDir({ prefix: "chromium-profile-" });
-    const { chromium } = await import("playwright-core");
-    let context: Awaited<ReturnType<typeof chromium.launchPersistentContext>> | undefined;
+    let browser: Browser | undefined;
     try {
       const created = await emu.api<{ id: string }>("POST", "/v1/webhooks", {
         body: {
@@ -89,21 +89,8 @@ Deno.test({
       const n3 = await trigger(emu, "res-3");
       assert.equal(rc.received.length, 1, "one attempt, then suspended");
 
-      context = await chromium.launchPersistentContext(profile, {
-        executablePath: CHROMIUM,
-        headless: true,
-        viewport: { width: 1280, height: 800 },
-        args: [
-          "--headless",
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-          "--no-first-run",
-        ],
-      });
-      const tab = await context.newPage();
+      browser = await launchChromium({ viewport: { width: 1280, height: 800 } });
+      const tab = await browser.context.newPage();
       const pageErrors: string[] = [];
       tab.on("pageerror", (e) => pageErrors.push(String(e)));
       tab.on("console", (m) => {
@@ -225,11 +212,10 @@ Deno.test({
       await tab.screenshot({ path: `${ARTIFACTS}/5-chain.png` });
       assert.deepEqual(pageErrors, [], "no script error in the page");
     } finally {
-      await context?.close();
+      await browser?.close();
       await foreign.shutdown();
       await rc.close();
       await emu.stop();
-      await Deno.remove(profile, { recursive: true }).catch(() => {});
     }
   },
 });

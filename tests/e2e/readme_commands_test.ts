@@ -105,7 +105,9 @@ async function sh(line: string, cwd: string, env: Record<string, string>) {
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-    signal: AbortSignal.timeout(90_000),
+    // a guard against a hang, not a time limit: the demo line (anvil, the emulator, forge, the
+    // webhook side) took more than 90 s beside the rest of the suite on a loaded machine
+    signal: AbortSignal.timeout(180_000),
   }).output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };

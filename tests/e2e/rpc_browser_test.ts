@@ -11,18 +11,18 @@ import type { BridgeProcess } from "../support/rpc.ts";
 import { anvilCall, type Stack, startStack, VAULT0 } from "../support/rpc_stack.ts";
 import { waitFor } from "../support/wait_for.ts";
 import { loadCredentials, PlatformClient } from "../../lib/platform/mod.ts";
-import { assertPeer, skipWithout } from "../support/required.ts";
-
-// Debian's chromium by default; CHROMIUM_PATH names another (e.g. google-chrome on CI runners).
-const CHROMIUM = Deno.env.get("CHROMIUM_PATH") || "/usr/bin/chromium";
-const haveChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
-// Skipped (and named as skipped) only on a developer machine without a browser; under .ci/run
-// (SERVICE_REQUIRE_ALL=1) or CI=true a missing browser is a failure.
-const skip = skipWithout(haveChromium) && Deno.env.get("CI") !== "true";
+import { assertPeer } from "../support/required.ts";
+import {
+  type Browser,
+  CHROMIUM,
+  haveChromium,
+  launchChromium,
+  skipBrowser,
+} from "../support/browser.ts";
 
 Deno.test({
   name: "a web page cannot make the bridge send: refused, nothing signed",
-  ignore: skip,
+  ignore: skipBrowser,
   async fn() {
     assertPeer(`chromium (${CHROMIUM})`, haveChromium);
     // The real stack: anvil + the emulator (the platform) + the bridge.
@@ -80,25 +80,11 @@ Deno.test({
         </script></body></html>`,
         { headers: { "content-type": "text/html" } },
       ));
-    const profile = await Deno.makeTempDir({ prefix: "chromium-profile-" });
-    const { chromium } = await import("playwright-core");
-    let context: Awaited<ReturnType<typeof chromium.launchPersistentContext>> | undefined;
+    let browser: Browser | undefined;
     try {
       bridge = await stack.bridge(["--vaultAccountIds", "0", "--http", "--verbose"]);
-      context = await chromium.launchPersistentContext(profile, {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          "--headless",
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-          "--no-first-run",
-        ],
-      });
-      const tab = await context.newPage();
+      browser = await launchChromium();
+      const tab = await browser.context.newPage();
       await tab.goto(
         `http://127.0.0.1:${page.addr.port}/?bridge=${encodeURIComponent(bridge.address)}`,
       );
@@ -148,10 +134,9 @@ Deno.test({
       assert.match((await direct.json()).result, /^0x[0-9a-f]{64}$/);
       assert.equal(await countTransactions(), txBefore + 1);
     } finally {
-      await context?.close();
+      await browser?.close();
       await page.shutdown();
       await stack.stop();
-      await Deno.remove(profile, { recursive: true }).catch(() => {});
     }
   },
 });

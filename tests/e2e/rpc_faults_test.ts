@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { httpRpc } from "../support/rpc.ts";
 import { anvilCall, type Stack, startStack, VAULT0 } from "../support/rpc_stack.ts";
-import { loadCredentials, PlatformClient } from "../../lib/platform/mod.ts";
+import * as admin from "../support/slow_custody.ts";
 
 let stack: Stack;
 
@@ -19,57 +19,11 @@ Deno.test.afterAll(async () => {
   await stack?.stop();
 });
 
-async function fault(spec: Record<string, unknown>): Promise<void> {
-  const r = await fetch(`${stack.emulator.adminUrl}/faults`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-api-key": stack.emulator.apiKey },
-    body: JSON.stringify(spec),
-  });
-  const text = await r.text();
-  assert.equal(r.status, 201, text);
-}
-
-/** The fault rules still in force (a rule is removed once its count is used up). */
-async function faultsInForce(): Promise<{ id: string; kind: string; remaining: number | null }[]> {
-  const r = await fetch(`${stack.emulator.adminUrl}/faults`, {
-    headers: { "x-api-key": stack.emulator.apiKey },
-  });
-  const body = await r.json();
-  assert.equal(r.status, 200, JSON.stringify(body));
-  return body.faults;
-}
-
-async function clearFaults(): Promise<void> {
-  const r = await fetch(`${stack.emulator.adminUrl}/faults`, {
-    method: "DELETE",
-    headers: { "x-api-key": stack.emulator.apiKey },
-  });
-  await r.body?.cancel();
-}
-
+const fault = (spec: Record<string, unknown>) => admin.fault(stack, spec);
+const faultsInForce = () => admin.faultsInForce(stack);
+const clearFaults = () => admin.clearFaults(stack);
 /** Platform transactions whose externalTxId starts with `prefix`. */
-async function platformTransactions(
-  prefix: string,
-): Promise<{ id: string; status: string; externalTxId?: string; note?: string }[]> {
-  const client = new PlatformClient(
-    await loadCredentials({
-      apiKey: stack.emulator.apiKey,
-      privateKey: stack.emulator.privateKeyPath,
-      apiBaseUrl: stack.emulator.apiBaseUrl,
-    }),
-  );
-  const { data } = await client.request("GET", "/v1/transactions", {
-    operation: "list transactions",
-    query: { limit: 500 },
-  });
-  const list = (Array.isArray(data) ? data : (data as { data?: unknown[] }).data ?? []) as {
-    id: string;
-    status: string;
-    externalTxId?: string;
-    note?: string;
-  }[];
-  return list.filter((t) => t.externalTxId?.startsWith(prefix));
-}
+const platformTransactions = (prefix: string) => admin.transactionsWithPrefix(stack, prefix);
 
 /** A deterministic PRNG (mulberry32) so a failure can be replayed. */
 function rng(seed: number): () => number {

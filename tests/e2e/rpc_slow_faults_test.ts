@@ -9,10 +9,9 @@
 import assert from "node:assert/strict";
 import { anvilCall, type Stack, startStack, VAULT0 } from "../support/rpc_stack.ts";
 import { waitFor } from "../support/wait_for.ts";
-import { loadCredentials, PlatformClient } from "../../lib/platform/mod.ts";
+import * as custody from "../support/slow_custody.ts";
 
 let stack: Stack;
-let client: PlatformClient;
 
 Deno.test.beforeAll(async () => {
   // approval and signing each take 100-250 ms: longer than the clients' 80 ms below
@@ -20,44 +19,16 @@ Deno.test.beforeAll(async () => {
     approvalDelay: { minMs: 100, maxMs: 250 },
     signingDelay: { minMs: 100, maxMs: 250 },
   });
-  client = new PlatformClient(
-    await loadCredentials({
-      apiKey: stack.emulator.apiKey,
-      privateKey: stack.emulator.privateKeyPath,
-      apiBaseUrl: stack.emulator.apiBaseUrl,
-    }),
-  );
 });
 
 Deno.test.afterAll(async () => {
   await stack?.stop();
 });
 
-async function admin(path: string, body?: unknown): Promise<void> {
-  const r = await fetch(`${stack.emulator.adminUrl}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-api-key": stack.emulator.apiKey },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await r.text();
-  assert.ok(r.status < 300, text);
-}
-
-interface PlatformTx {
-  id: string;
-  status: string;
-  externalTxId?: string;
-  txHash?: string;
-}
-
+/** POST to the emulator's admin endpoint. */
+const admin = (path: string, body?: unknown) => custody.admin(stack, "POST", path, body);
 /** Platform transactions whose externalTxId starts with `prefix`. */
-async function platformTransactions(prefix: string): Promise<PlatformTx[]> {
-  const { data } = await client.request("GET", "/v1/transactions", {
-    operation: "list transactions",
-    query: { limit: 500 },
-  });
-  return (data as PlatformTx[]).filter((t) => t.externalTxId?.startsWith(prefix));
-}
+const platformTransactions = (prefix: string) => custody.transactionsWithPrefix(stack, prefix);
 
 async function nonce(): Promise<bigint> {
   return BigInt(await anvilCall(stack.anvil.url, "eth_getTransactionCount", [VAULT0, "latest"]));
@@ -184,10 +155,7 @@ for (const withNonce of [true, false]) {
           if (a.tries > 1) retried++;
         }
       } finally {
-        await fetch(`${stack.emulator.adminUrl}/faults`, {
-          method: "DELETE",
-          headers: { "x-api-key": stack.emulator.apiKey },
-        }).then((r) => r.body?.cancel());
+        await custody.clearFaults(stack);
         await bridge.stop();
       }
       // the delays did outlast the client: most sends were asked for more than once
@@ -241,10 +209,11 @@ Deno.test("a bridge SIGKILLed with a send held for approval: the same send throu
   await lost;
   const b = await stack.bridge(flags);
   const again = post(b.address, first);
-  // the new bridge's create is refused (the derived externalTxId exists): it follows the held one
+  // the new bridge counts the held transaction in flight (it takes the nonce asked for), finds it
+  // by the slot's derived externalTxId, proves it is the same send and follows it
   await waitFor(
     "the new bridge to find the held transaction",
-    () => b.stderr().includes(`but the platform has it: ${h1.id}`),
+    () => b.stderr().includes(`held by platform transaction ${h1.id} `),
   );
   await admin(`/transactions/${h1.id}/approve`);
   const r1 = await again;

@@ -74,11 +74,25 @@ function subscriptions(bridge: BridgeProcess): number {
   ).length;
 }
 
-/** A promise and its resolver, to wait for a callback as an event. */
-function signal<T>(): { promise: Promise<T>; resolve: (v: T) => void } {
+/**
+ * A callback awaited as an event: `resolve` is the callback, `wait()` its first value; an event
+ * that does not come within 60 s fails the test (a lost subscription must not hang the suite).
+ */
+function signal<T>(): { wait: () => Promise<T>; resolve: (v: T) => void } {
   let resolve!: (v: T) => void;
   const promise = new Promise<T>((r) => resolve = r);
-  return { promise, resolve };
+  const wait = async () => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("the event did not come within 60 s")), 60_000);
+    });
+    try {
+      return await Promise.race([promise, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return { wait, resolve };
 }
 
 Deno.test("viem webSocket(): getBlockNumber, deploy, watchBlocks, watchContractEvent, sendTransaction", async () => {
@@ -130,11 +144,11 @@ Deno.test("viem webSocket(): getBlockNumber, deploy, watchBlocks, watchContractE
       abi: COUNTER.abi,
       functionName: "increment",
     });
-    const args = await event.promise;
+    const args = await event.wait();
     assert.equal(args.by.toLowerCase(), VAULT0.toLowerCase());
     assert.equal(args.number, 1n);
     await anvilCall(stack.anvil.url, "evm_mine");
-    await twoBlocks.promise;
+    await twoBlocks.wait();
     assert.equal(blocks[1], blocks[0] + 1n);
     unwatchBlocks();
     unwatchEvent();
@@ -180,10 +194,10 @@ Deno.test("ethers 6 WebSocketProvider and IpcSocketProvider: on('block'), a cont
       })
         .increment();
       await tx.wait();
-      const [by, number] = await event.promise;
+      const [by, number] = await event.wait();
       assert.equal(by.toLowerCase(), VAULT0.toLowerCase());
       assert.equal(number, 1n);
-      assert.ok(await block.promise > 0);
+      assert.ok(await block.wait() > 0);
       assert.equal(await fromOnChain(tx.hash), VAULT0.toLowerCase());
 
       const sent = await signer.sendTransaction({ to: VAULT1, value: 5n });
@@ -212,7 +226,7 @@ Deno.test("web3.js over WebSocket: block number, newBlockHeaders subscription, a
     const platformBefore = await platformTransactions();
     const receipt = await web3.eth.sendTransaction({ from: VAULT0, to: VAULT1, value: 9n });
     assert.equal(receipt.status, 1n);
-    assert.equal(await header.promise, BigInt(receipt.blockNumber));
+    assert.equal(await header.wait(), BigInt(receipt.blockNumber));
     assert.equal(await fromOnChain(String(receipt.transactionHash)), VAULT0.toLowerCase());
     assert.equal(await platformTransactions(), platformBefore + 1);
     await sub.unsubscribe();

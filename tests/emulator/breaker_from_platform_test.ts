@@ -170,3 +170,64 @@ Deno.test("breaker simulate --webhookId predicts the emulator's suspension from 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("breaker explain: deliveries in flight when the emulator suspended the endpoint are told as in flight, with no unchecked cause", async () => {
+  // three deliveries at once, answered after 100 to 300 ms: when the outcome that suspends the
+  // endpoint comes in, the other slots hold deliveries sent after it (12 notifications and their
+  // retries keep the three slots busy)
+  const emu = await startEmulatorOnAnvil([
+    "--timeScale",
+    String(SCALE),
+    "--webhookConcurrency",
+    "3",
+  ]);
+  let answered = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async () => {
+    const n = answered++;
+    await new Promise((r) => setTimeout(r, 100 + ((n * 7) % 5) * 50));
+    return new Response(null, { status: n === 0 ? 200 : 500 });
+  });
+  const env = {
+    SERVICE_API_BASE_URL: emu.ready.apiBaseUrl,
+    SERVICE_API_KEY: emu.ready.apiKey,
+    SERVICE_API_PRIVATE_KEY_PATH: emu.ready.privateKeyPath,
+  };
+  try {
+    const created = await emu.api<{ id: string }>("POST", "/v1/webhooks", {
+      body: {
+        url: `http://127.0.0.1:${server.addr.port}/hook`,
+        events: ["transaction.status.updated"],
+      },
+    });
+    const W = created.data.id;
+    await emu.api("POST", "/admin/notifications", {
+      body: { eventType: "transaction.status.updated", count: 12 },
+    });
+    await waitFor(
+      "the emulator's suspension",
+      async () =>
+        (await emu.api<{ status: string }>("GET", `/v1/webhooks/${W}`)).data.status ===
+          "SUSPENDED",
+    );
+    await new Promise((r) => setTimeout(r, 800)); // the deliveries in flight end and are listed
+    const ex = await runCli(
+      ["breaker", "explain", "--webhookId", W, "--since", "1h", ...POLICY, "--format", "table"],
+      { env },
+    );
+    assert.equal(ex.code, 0, ex.stderr);
+    assert.match(ex.stdout, new RegExp(`${W} was suspended at \\S+ \\(immediate\\)`));
+    assert.match(
+      ex.stdout,
+      /- \d attempt\(s\), the first sent at \S+ \(line \d+\), were already in flight when the endpoint was suspended/,
+      ex.stdout,
+    );
+    assert.match(ex.stdout, /The platform agrees: it has the endpoint SUSPENDED since/);
+    // nothing offered that was not checked (an attempt the emulator took from its queue before
+    // it suspended may carry a sentTime a few ms after: the API shows no more, and so says nothing
+    // more than that it was made)
+    assert.doesNotMatch(ex.stdout, /either it was reactivated|did not suspend it/);
+  } finally {
+    await server.shutdown();
+    await emu.stop();
+  }
+});

@@ -28,6 +28,38 @@ const creds = () => ({
   SERVICE_API_BASE_URL: "http://127.0.0.1:9",
 });
 
+/** `service rpc` on the test's anvil (asset ETH) with `flags`, around `child`. */
+function bridgeArgs(child: string[], flags: string[] = []): string[] {
+  return ["rpc", "--rpcUrl", anvil.url, "--assetId", "ETH", ...flags, "--", ...child];
+}
+
+/** Runs the bridge around `child` with the test's credentials in the environment. */
+function runBridge(child: string[], flags: string[] = []) {
+  return runCli(bridgeArgs(child, flags), { env: creds() });
+}
+
+/**
+ * Spawns the bridge around `child` (a shell command that prints a pid first) and reads that
+ * pid; the caller signals `bridge` and then calls `done()`.
+ */
+async function spawnBridgeReadingPid(script: string) {
+  const bridge = mainCommand(bridgeArgs(["sh", "-c", script]), { env: creds() }).spawn();
+  const reader = bridge.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  while (!out.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    out += value;
+  }
+  const pid = Number(out.trim());
+  assert.ok(pid > 0, out);
+  const done = async () => {
+    await reader.cancel();
+    await bridge.stderr.cancel();
+  };
+  return { bridge, pid, done };
+}
+
 Deno.test("missing chain configuration exits 2 with one line, never 0", async () => {
   const r = await runCli(["rpc", "--http", "--", "true"], { env: creds() });
   assert.equal(r.code, 2);
@@ -73,79 +105,44 @@ Deno.test("a bad key file with a node that is down reports the key (exit 2), not
 });
 
 Deno.test("the exit code is the child's", async () => {
-  const r = await runCli(
-    ["rpc", "--rpcUrl", anvil.url, "--assetId", "ETH", "--", "sh", "-c", "exit 7"],
-    { env: creds() },
-  );
+  const r = await runBridge(["sh", "-c", "exit 7"]);
   assert.equal(r.code, 7);
 });
 
 Deno.test("a missing child program is a clear error and exit 127", async () => {
-  const r = await runCli(
-    ["rpc", "--rpcUrl", anvil.url, "--assetId", "ETH", "--", "no-such-program-xyz", "a"],
-    { env: creds() },
-  );
+  const r = await runBridge(["no-such-program-xyz", "a"]);
   assert.equal(r.code, 127);
   assert.match(r.stderr, /Cannot run "no-such-program-xyz": no such program/);
   assert.ok(!r.stderr.includes("ENOENT") && !r.stderr.includes("    at "));
 });
 
 Deno.test("every {} in every argument is replaced, {}{} twice", async () => {
-  const r = await runCli(
-    ["rpc", "--http", "--rpcUrl", anvil.url, "--assetId", "ETH", "--", "echo", "{}{}", "x={}"],
-    { env: creds() },
-  );
+  const r = await runBridge(["echo", "{}{}", "x={}"], ["--http"]);
   assert.equal(r.code, 0);
   const m = r.stdout.trim().match(/^(http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32})\1 x=\1$/);
   assert.ok(m, r.stdout);
 });
 
 Deno.test("IPC mode: every {} is the socket path, the same as SERVICE_JSON_RPC_ADDRESS", async () => {
-  const r = await runCli(
-    [
-      "rpc",
-      "--rpcUrl",
-      anvil.url,
-      "--assetId",
-      "ETH",
-      "--",
-      "sh",
-      "-c",
-      'echo "$1"; echo "$SERVICE_JSON_RPC_ADDRESS"',
-      "sh",
-      "{}{} x={}",
-    ],
-    { env: creds() },
-  );
+  const r = await runBridge([
+    "sh",
+    "-c",
+    'echo "$1"; echo "$SERVICE_JSON_RPC_ADDRESS"',
+    "sh",
+    "{}{} x={}",
+  ]);
   assert.equal(r.code, 0, r.stderr);
   const [args, env] = r.stdout.trim().split("\n");
   assert.match(env, /^\/.+\/rpc\.ipc$/);
   assert.equal(args, `${env}${env} x=${env}`);
   // and a client given {} reaches the node through it
-  const cast = await runCli(
-    [
-      "rpc",
-      "--rpcUrl",
-      anvil.url,
-      "--assetId",
-      "ETH",
-      "--",
-      foundryBin("cast"),
-      "chain-id",
-      "--rpc-url",
-      "{}",
-    ],
-    { env: creds() },
-  );
+  const cast = await runBridge([foundryBin("cast"), "chain-id", "--rpc-url", "{}"]);
   assert.equal(cast.code, 0, cast.stderr);
   assert.equal(cast.stdout.trim(), "31337");
 });
 
 Deno.test("no secret in the child's environment or arguments; the address is given", async () => {
-  const r = await runCli(
-    ["rpc", "--http", "--rpcUrl", anvil.url, "--assetId", "ETH", "--", "env"],
-    { env: creds() },
-  );
+  const r = await runBridge(["env"], ["--http"]);
   assert.equal(r.code, 0);
   assert.ok(!r.stdout.includes("SERVICE_API_KEY"));
   assert.ok(!r.stdout.includes("SERVICE_API_PRIVATE_KEY_PATH"));
@@ -154,25 +151,15 @@ Deno.test("no secret in the child's environment or arguments; the address is giv
   assert.match(r.stdout, /^SERVICE_JSON_RPC_ADDRESS=http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}$/m);
   // the key given as a flag does not reach the child either
   const flagged = await runCli(
-    [
-      "rpc",
+    bridgeArgs(["sh", "-c", 'env; echo "ARGS $0 $@"', "{}"], [
       "--apiKey",
       "flag-key-456",
       "--privateKey",
       keyPath,
       "--apiBaseUrl",
       "http://127.0.0.1:9",
-      "--rpcUrl",
-      anvil.url,
-      "--assetId",
-      "ETH",
       "--http",
-      "--",
-      "sh",
-      "-c",
-      'env; echo "ARGS $0 $@"',
-      "{}",
-    ],
+    ]),
   );
   assert.equal(flagged.code, 0);
   assert.ok(!flagged.stdout.includes("flag-key-456"));
@@ -180,72 +167,25 @@ Deno.test("no secret in the child's environment or arguments; the address is giv
 
 Deno.test("cast reaches the node through the bridge over IPC and HTTP; the socket is removed after", async () => {
   const cast = foundryBin("cast");
-  const overIpc = await runCli(
-    [
-      "rpc",
-      "--rpcUrl",
-      anvil.url,
-      "--assetId",
-      "ETH",
-      "--",
-      "sh",
-      "-c",
-      `"${cast}" chain-id --rpc-url "$SERVICE_JSON_RPC_ADDRESS" && echo "$SERVICE_JSON_RPC_ADDRESS"`,
-    ],
-    { env: creds() },
-  );
+  const overIpc = await runBridge([
+    "sh",
+    "-c",
+    `"${cast}" chain-id --rpc-url "$SERVICE_JSON_RPC_ADDRESS" && echo "$SERVICE_JSON_RPC_ADDRESS"`,
+  ]);
   assert.equal(overIpc.code, 0, overIpc.stderr);
   const [chain, path] = overIpc.stdout.trim().split("\n");
   assert.equal(chain, "31337");
   await assert.rejects(Deno.lstat(path));
-  const overHttp = await runCli(
-    [
-      "rpc",
-      "--http",
-      "--rpcUrl",
-      anvil.url,
-      "--assetId",
-      "ETH",
-      "--",
-      cast,
-      "block-number",
-      "--rpc-url",
-      "{}",
-    ],
-    { env: creds() },
-  );
+  const overHttp = await runBridge([cast, "block-number", "--rpc-url", "{}"], ["--http"]);
   assert.equal(overHttp.code, 0, overHttp.stderr);
   assert.match(overHttp.stdout.trim(), /^\d+$/);
 });
 
 Deno.test("SIGTERM to the bridge is forwarded: the child dies and the exit code is 143", async () => {
-  const child = mainCommand(
-    [
-      "rpc",
-      "--rpcUrl",
-      anvil.url,
-      "--assetId",
-      "ETH",
-      "--",
-      "sh",
-      "-c",
-      "echo $$; exec sleep 30",
-    ],
-    { env: creds() },
-  ).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let out = "";
-  while (!out.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    out += value;
-  }
-  const pid = Number(out.trim());
-  assert.ok(pid > 0);
-  child.kill("SIGTERM");
-  const status = await child.status;
-  await reader.cancel();
-  await child.stderr.cancel();
+  const { bridge, pid, done } = await spawnBridgeReadingPid("echo $$; exec sleep 30");
+  bridge.kill("SIGTERM");
+  const status = await bridge.status;
+  await done();
   assert.equal(status.code, 143);
   assert.equal(status.signal, null, "the bridge exits by itself with the child's 128+N");
   // the child is gone (no orphan)
@@ -255,10 +195,7 @@ Deno.test("SIGTERM to the bridge is forwarded: the child dies and the exit code 
 });
 
 Deno.test("a child killed by a signal gives 128+N", async () => {
-  const r = await runCli(
-    ["rpc", "--rpcUrl", anvil.url, "--assetId", "ETH", "--", "sh", "-c", "kill -KILL $$"],
-    { env: creds() },
-  );
+  const r = await runBridge(["sh", "-c", "kill -KILL $$"]);
   assert.equal(r.code, 137);
 });
 
@@ -291,34 +228,13 @@ function gone(pid: number, ms = 5_000): Promise<boolean> {
 }
 
 Deno.test("SIGTERM to the bridge stops the child's whole tree: no grandchild survives", async () => {
-  const child = mainCommand(
-    [
-      "rpc",
-      "--rpcUrl",
-      anvil.url,
-      "--assetId",
-      "ETH",
-      "--",
-      "sh",
-      "-c",
-      "sleep 97 & echo $!; wait",
-    ],
-    { env: creds() },
-  ).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let out = "";
-  while (!out.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    out += value;
-  }
-  const grandchild = Number(out.trim());
-  assert.ok(grandchild > 0, out);
+  const { bridge, pid: grandchild, done } = await spawnBridgeReadingPid(
+    "sleep 97 & echo $!; wait",
+  );
   assert.ok(await running(grandchild), "the grandchild runs before the signal");
-  child.kill("SIGTERM");
-  const status = await child.status;
-  await reader.cancel();
-  await child.stderr.cancel();
+  bridge.kill("SIGTERM");
+  const status = await bridge.status;
+  await done();
   assert.equal(status.code, 143, "cli.md: the child's 128+N");
   assert.equal(status.signal, null);
   const ok = await gone(grandchild);
@@ -335,8 +251,8 @@ Deno.test({
 async function terminalKept() {
   // `script` (util-linux) gives the bridge a pseudo-terminal as stdin/stdout/stderr.
   assertPeer("script (util-linux)", haveScript);
-  const inner = [Deno.execPath(), "run", "-A", `${ROOT}main.ts`, "rpc", "--rpcUrl", anvil.url]
-    .concat(["--assetId", "ETH", "--", "sh", "-c", "ps -o tty= -p $$"])
+  const inner = [Deno.execPath(), "run", "-A", `${ROOT}main.ts`]
+    .concat(bridgeArgs(["sh", "-c", "ps -o tty= -p $$"]))
     .map((a) => `'${a}'`).join(" ");
   const r = await new Deno.Command("script", {
     args: ["-qec", inner, "/dev/null"],
@@ -352,20 +268,11 @@ async function terminalKept() {
 }
 
 Deno.test("without a terminal the child leads a process group of its own", async () => {
-  const r = await runCli(
-    [
-      "rpc",
-      "--rpcUrl",
-      anvil.url,
-      "--assetId",
-      "ETH",
-      "--",
-      "sh",
-      "-c",
-      'ps -o pid=,pgid= -p $$; echo "$PPID"; ps -o pgid= -p "$PPID"',
-    ],
-    { env: creds() },
-  );
+  const r = await runBridge([
+    "sh",
+    "-c",
+    'ps -o pid=,pgid= -p $$; echo "$PPID"; ps -o pgid= -p "$PPID"',
+  ]);
   assert.equal(r.code, 0, r.stderr);
   const [ids, _bridgePid, bridgePgid] = r.stdout.trim().split("\n").map((l) => l.trim());
   const [pid, pgid] = ids.split(/\s+/);

@@ -1,9 +1,10 @@
 /**
  * The custody signer's nonce order against the real emulator and anvil, with
  * a short quiet time (`nonceQuietMs`): a nonce ahead of the account that
- * nobody fills is sent after the quiet time as the platform numbers it, and
- * the nonce it used is then refused to a later send (never swapped: each
- * nonce lands once, and no send lands with a nonce another asked for).
+ * nobody fills is refused after the quiet time (the platform would give it
+ * the account's next nonce), and a used nonce is refused to a later send
+ * (never swapped: each nonce lands once, and no send lands with a nonce
+ * another asked for).
  * The bridge reads the account's nonce from a node that lags behind the
  * platform's (here a second anvil that never sees the platform's
  * transactions, the extreme of a `--rpcUrl` node behind the platform's own),
@@ -38,7 +39,7 @@ async function laggingSigner(fx: Fixture, behind: Anvil, log?: (line: string) =>
   return { signer, lagging };
 }
 
-Deno.test("a nonce gap nobody fills is sent after the quiet time; the skipped nonce is then refused", async () => {
+Deno.test("a nonce gap nobody fills is refused after the quiet time (it would land at another nonce); filled in order, each lands at its own", async () => {
   const fx = await startFixture();
   const behind = await startAnvil(); // the lagging node: same accounts, none of the sends
   try {
@@ -53,20 +54,30 @@ Deno.test("a nonce gap nobody fills is sent after the quiet time; the skipped no
     assert.equal(await lagging(from), n, "both nodes start at the same nonce");
     const hex = (x: bigint) => `0x${x.toString(16)}`;
     const t0 = performance.now();
-    const ahead = await signer.sendTransaction({ from, to: TO, value: "0x1", nonce: hex(n + 2n) });
+    await assert.rejects(
+      signer.sendTransaction({ from, to: TO, value: "0x1", nonce: hex(n + 2n) }),
+      new RegExp(
+        `nonce too high: the transaction asks for nonce ${
+          n + 2n
+        } but 0x[0-9a-fA-F]{40} is at ${n}, .* so it would land at ${n}, not ${
+          n + 2n
+        }\\. Send nonce ${n} first\\.`,
+      ),
+    );
     assert.ok(performance.now() - t0 >= 300, "it waited the quiet time first");
     assert.ok(lines.some((l) => l.includes(`nonce ${n + 2n} of ${from}: nonce ${n} did not come`)));
-    const landed = await anvilTransaction(fx.anvil.url, ahead) as { nonce: string };
-    assert.equal(BigInt(landed.nonce), n, "the platform numbered it");
-    // nonce n is used now: a send asking for it is refused, not given n+1 in its place
+    assert.equal(await pending(from), n, "nothing was sent");
+    // filled in order, each lands with its own nonce
+    for (const k of [n, n + 1n]) {
+      const hash = await signer.sendTransaction({ from, to: TO, value: "0x1", nonce: hex(k) });
+      const landed = await anvilTransaction(fx.anvil.url, hash) as { nonce: string };
+      assert.equal(BigInt(landed.nonce), k);
+    }
+    // nonce n is used now: a send asking for it is refused, not given another in its place
     await assert.rejects(
-      signer.sendTransaction({ from, to: TO, value: "0x1", nonce: hex(n) }),
-      /nonce too low: the transaction asks for nonce \d+ but 0x[0-9a-fA-F]{40} is at \d+/,
+      signer.sendTransaction({ from, to: TO, value: "0x2", nonce: hex(n) }),
+      /nonce too low: nonce \d+ of 0x[0-9a-fA-F]{40} was already sent through this bridge.* It is held by platform transaction \S+, for another transfer/,
     );
-    // the next one in order goes at once and lands with its own nonce
-    const next = await signer.sendTransaction({ from, to: TO, value: "0x1", nonce: hex(n + 1n) });
-    const second = await anvilTransaction(fx.anvil.url, next) as { nonce: string };
-    assert.equal(BigInt(second.nonce), n + 1n);
     assert.equal(await pending(from), n + 2n);
   } finally {
     await behind.stop();

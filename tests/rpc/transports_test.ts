@@ -354,7 +354,7 @@ Deno.test("signing methods never reach the node (anvil would sign with its own d
     ] as const
   ) {
     const r = await httpRpc(http.address, req(method, [...params]));
-    assert.equal((r.json() as { error: { code: number } }).error.code, 4200, method);
+    assert.equal((r.json() as { error: { code: number } }).error.code, -32601, method);
   }
   // subscriptions are refused here, not half-served
   const sub = await httpRpc(http.address, req("eth_subscribe", ["newHeads"]));
@@ -365,7 +365,7 @@ Deno.test("signing methods never reach the node (anvil would sign with its own d
     req("eth_chainId", [], 2),
   ]);
   const items = b.json() as { id: number; error?: { code: number }; result?: string }[];
-  assert.equal(items.find((i) => i.id === 1)?.error?.code, 4200);
+  assert.equal(items.find((i) => i.id === 1)?.error?.code, -32601);
   assert.equal(items.find((i) => i.id === 2)?.result, "0x7a69");
 });
 

@@ -6,13 +6,19 @@
  */
 import assert from "node:assert/strict";
 import {
+  ALONE,
   closingLines,
   combineSummaries,
+  defaultJobs,
+  LONG_FIRST,
+  longFirst,
   SLOW_TESTS,
   SummaryReader,
   TEST_ARGS,
-  testRuns,
+  testFiles,
+  testPlan,
 } from "../../scripts/run_tests.ts";
+import { fileTimes } from "../../scripts/test_profile.ts";
 import { ROOT } from "../support/tools.ts";
 
 const OUTPUT = `running 2 tests from ./tests/e2e/rpc_browser_test.ts
@@ -57,6 +63,22 @@ Deno.test("under SERVICE_REQUIRE_ALL=1 a skip is a failure", () => {
   assert.match(lines.at(-2)!, /SERVICE_REQUIRE_ALL=1 forbids skipping/);
 });
 
+Deno.test("in a --parallel run's output, skipped tests are named with their files; steps are not tests", () => {
+  const s = read(
+    `./tests/e2e/rpc_browser_test.ts => a web page cannot make the bridge send ... ignored (0ms)
+./tests/webhooks/plot_test.ts => steps ... a step ... ignored (0ms)
+./tests/webhooks/plot_test.ts => steps ... ok (1ms)
+./tests/webhooks/plot_test.ts => every plot passes xmllint ... ignored (0ms)
+
+ok | 1 passed | 0 failed | 2 ignored (1 step) (6ms)
+`,
+  );
+  assert.deepEqual(s.skipped, [
+    "./tests/e2e/rpc_browser_test.ts: a web page cannot make the bridge send",
+    "./tests/webhooks/plot_test.ts: every plot passes xmllint",
+  ]);
+});
+
 Deno.test("a run without skips says 0 skipped; a failed run keeps its counts", () => {
   assert.deepEqual(closingLines(read("FAILED | 11 passed (3 steps) | 1 failed (2m)"), true), [
     "tests: 11 passed, 1 failed, 0 skipped",
@@ -69,14 +91,38 @@ Deno.test("output without deno's summary is one failure", () => {
   ]);
 });
 
-Deno.test("without arguments the slow folder runs as its own parallel process beside the rest", () => {
-  const [rest, slow] = testRuns([]);
-  assert.deepEqual(rest.args, [...TEST_ARGS, `--ignore=${SLOW_TESTS}`]);
-  assert.deepEqual(slow.args, [...TEST_ARGS, "--parallel", SLOW_TESTS]);
-  // with arguments, exactly what was asked, once
-  assert.deepEqual(testRuns(["tests/slow/x_test.ts", "--filter", "y"]), [
-    { args: [...TEST_ARGS, "tests/slow/x_test.ts", "--filter", "y"], env: {} },
-  ]);
+Deno.test("without arguments: one type check, the main group in parallel then the files that run alone, tests/slow/ beside them", async () => {
+  const files = await testFiles(ROOT);
+  assert.ok(files.length >= 100, `${files.length} test files`);
+  assert.ok(files.includes("tests/scripts/run_tests_test.ts"));
+  assert.ok(files.every((f) => /^tests\/.+_test\.ts$/.test(f)), files.join(" "));
+  // every LONG_FIRST and ALONE entry names a file that exists
+  for (const l of [...LONG_FIRST, ...ALONE]) assert.ok(files.includes(l), l);
+  const plan = testPlan([], files, 5);
+  assert.deepEqual(plan.check, { args: ["check", "--quiet", ...files], env: {} });
+  const test = [...TEST_ARGS, "--no-check"];
+  const [main, alone] = plan.sequence;
+  assert.equal(plan.sequence.length, 2);
+  assert.deepEqual(main.env, { DENO_JOBS: "5" });
+  assert.deepEqual(main.args.slice(0, test.length + 1), [...test, "--parallel"]);
+  const order = main.args.slice(test.length + 1);
+  assert.deepEqual(order.slice(0, LONG_FIRST.length), [...LONG_FIRST], "the longest first");
+  assert.deepEqual(alone, { args: [...test, ...ALONE], env: {} });
+  const slow = files.filter((f) => f.startsWith(SLOW_TESTS));
+  assert.ok(slow.length >= 3);
+  assert.deepEqual(plan.beside, [{
+    args: [...test, "--parallel", ...slow],
+    env: { DENO_JOBS: String(slow.length) },
+  }]);
+  // each file runs once, in one of the runs
+  assert.deepEqual([...order, ...ALONE, ...slow].sort(), files);
+  assert.deepEqual(longFirst(["b", "c/x", "a", "c/y"], ["c/", "a"]), ["c/x", "c/y", "a", "b"]);
+  assert.equal(defaultJobs(2), 4);
+  // with arguments, exactly what was asked, once (deno test checks what it runs)
+  assert.deepEqual(testPlan(["tests/slow/x_test.ts", "--filter", "y"]), {
+    sequence: [{ args: [...TEST_ARGS, "tests/slow/x_test.ts", "--filter", "y"], env: {} }],
+    beside: [],
+  });
 });
 
 Deno.test("the closing line counts both processes; one without deno's summary fails the whole", () => {
@@ -108,4 +154,25 @@ Deno.test("deno task test prints no Check lines and no punycode deprecation warn
   assert.match(text, /^tests: 1 passed, 0 failed, 0 skipped$/m);
   assert.equal(/^Check /m.test(text), false, text);
   assert.equal(/punycode|DEP0040/.test(text.replace(/loads[_ ]punycode/g, "")), false, text);
+});
+
+Deno.test("the profile sums each file's test times from deno's JUnit report (steps are in their tests), longest first", () => {
+  const junit = `<testsuites name="deno test" tests="3" time="9.5">
+    <testsuite name="./tests/a_test.ts" tests="2">
+        <testcase name="one" classname="./tests/a_test.ts" time="1.5" line="1" col="6">
+        </testcase>
+        <testcase name="two" classname="./tests/a_test.ts" time="2.0" line="2" col="6">
+        </testcase>
+        <testcase name="two &gt; a step" classname="./tests/a_test.ts" time="1.9" line="3" col="6">
+        </testcase>
+    </testsuite>
+    <testsuite name="./tests/b_test.ts" tests="1">
+        <testcase name="x &gt; y" classname="./tests/b_test.ts" time="6.0" line="1" col="6">
+        </testcase>
+    </testsuite>
+</testsuites>`;
+  assert.deepEqual(fileTimes(junit), [
+    { file: "tests/b_test.ts", tests: 1, seconds: 6 },
+    { file: "tests/a_test.ts", tests: 2, seconds: 3.5 },
+  ]);
 });

@@ -42,7 +42,13 @@ Deno.test("forge script fails while the first transaction is held; approved, --r
     // forge gave up and exited: the bridge, stopping with it, says the send goes on and how to resume
     assert.match(
       failed.stderr,
-      /is still waiting for approval after \d+ s as the bridge stops: it continues on the platform; to pick the script up again, run the same command with --resume added to forge script's arguments: the new bridge joins this transaction/,
+      /is still waiting for approval after \d+ s as the bridge stops: it continues on the platform; the same request \(same nonce, destination, value and data\) joins it, through this bridge or a new one\./,
+    );
+    // and once: to wait until it has landed, then resume
+    assert.equal(failed.stderr.split("--resume").length - 1, 1, failed.stderr);
+    assert.match(
+      failed.stderr,
+      /to pick the script up again, wait until platform transaction \S+ has landed .*, then run the same command with --resume added to forge script's arguments: the new bridge finds the transactions already made/,
     );
     await approve(stack, held[0].id);
     await waitFor(

@@ -59,15 +59,26 @@ export interface EmulatorProcess extends EmulatorChild {
   ): Promise<ApiAnswer<T>>;
 }
 
+/** How {@linkcode spawnEmulator} runs the emulator. */
+export interface EmulatorSpawnOptions {
+  /** Runs it under `ulimit -n` this many descriptors. */
+  fileLimit?: number;
+  /** Deno's arguments before `emulator` (default `run -A <checkout>/main.ts`), e.g. a bundle's. */
+  program?: string[];
+}
+
 /**
  * Spawns `deno run -A main.ts emulator ...args` with a clean environment and
  * waits for its ready line (fails after 60 s, with what it wrote on stderr).
  */
 export async function spawnEmulator(
   args: string[],
-  options: { fileLimit?: number } = {},
+  options: EmulatorSpawnOptions = {},
 ): Promise<EmulatorChild> {
-  const child = mainCommand(["emulator", ...args], { fileLimit: options.fileLimit }).spawn();
+  const child = mainCommand(["emulator", ...args], {
+    fileLimit: options.fileLimit,
+    program: options.program,
+  }).spawn();
   let err = "";
   let out = "";
   const dec = new TextDecoder();
@@ -157,7 +168,7 @@ export function apiCaller(client: PlatformClient): EmulatorProcess["api"] {
 export async function startEmulatorProcess(
   rpcUrl: string,
   args: string[] = [],
-  options: { fileLimit?: number } = {},
+  options: EmulatorSpawnOptions = {},
 ): Promise<EmulatorProcess> {
   const emu = await spawnEmulator(["--port", "0", "--rpcUrl", rpcUrl, ...args], options);
   const client = await clientForReady(emu.ready);
@@ -173,11 +184,12 @@ export { waitFor } from "./wait_for.ts";
 /** An emulator process on its own fresh anvil; `stop()` stops both. */
 export async function startEmulatorOnAnvil(
   args: string[] = [],
+  options: EmulatorSpawnOptions = {},
 ): Promise<EmulatorProcess & { anvil: Anvil }> {
   const anvil = await startAnvil();
   let emu: EmulatorProcess;
   try {
-    emu = await startEmulatorProcess(anvil.url, args);
+    emu = await startEmulatorProcess(anvil.url, args, options);
   } catch (e) {
     await anvil.stop();
     throw e;

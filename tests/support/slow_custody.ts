@@ -5,6 +5,8 @@
  * each one a fixed time after it appeared (as an approval policy would).
  * Counts what happened: platform transactions, `eth_sendTransaction`
  * messages the bridge received (its `--verbose` trace), the account's nonce.
+ * The fault helpers (`fault`, `faultsInForce`, `clearFaults`) serve the
+ * fault tests too (`tests/e2e/rpc_faults_test.ts`, `rpc_slow_faults_test.ts`).
  *
  * @module
  */
@@ -19,9 +21,11 @@ export interface PlatformTx {
   txHash?: string;
   externalTxId?: string;
   createdAt?: number;
+  note?: string;
 }
 
-async function admin(stack: Stack, method: string, path: string, body?: unknown) {
+/** A request to the emulator's admin endpoint (`path` under `adminUrl`); throws unless 2xx. */
+export async function admin(stack: Stack, method: string, path: string, body?: unknown) {
   const r = await fetch(`${stack.emulator.adminUrl}${path}`, {
     method,
     headers: { "content-type": "application/json", "x-api-key": stack.emulator.apiKey },
@@ -42,6 +46,23 @@ export async function hold(stack: Stack, count?: number): Promise<void> {
       count,
     },
   );
+}
+
+/** Adds a fault rule (`{kind, ...}`, as `POST /admin/faults` takes it). */
+export async function fault(stack: Stack, spec: Record<string, unknown>): Promise<void> {
+  await admin(stack, "POST", "/faults", spec);
+}
+
+/** The fault rules still in force (a rule is removed once its count is used up). */
+export async function faultsInForce(
+  stack: Stack,
+): Promise<{ id: string; kind: string; remaining: number | null }[]> {
+  const r = await fetch(`${stack.emulator.adminUrl}/faults`, {
+    headers: { "x-api-key": stack.emulator.apiKey },
+  });
+  const body = await r.json();
+  if (r.status !== 200) throw new Error(`GET /faults: ${r.status} ${JSON.stringify(body)}`);
+  return body.faults;
 }
 
 /** Removes every fault rule. */
@@ -68,6 +89,11 @@ export async function platformTransactions(stack: Stack): Promise<PlatformTx[]> 
     query: { limit: 500 },
   });
   return (Array.isArray(data) ? data : (data as { data?: unknown[] }).data ?? []) as PlatformTx[];
+}
+
+/** The platform transactions whose externalTxId starts with `prefix`. */
+export async function transactionsWithPrefix(stack: Stack, prefix: string): Promise<PlatformTx[]> {
+  return (await platformTransactions(stack)).filter((t) => t.externalTxId?.startsWith(prefix));
 }
 
 /** Releases held transactions `holdMs` after each was first seen held. */

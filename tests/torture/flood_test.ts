@@ -1,13 +1,19 @@
 /**
- * Connection floods (issue 25): under `ulimit -n 256`, 300 idle connections
- * that never send a byte (any local process, or a web page, can open them)
- * leave `service rpc --http` and `service emulator` answering valid requests
- * during the flood and after it. Before the bounded server the bridge ended
- * with `Too many open files` and the emulator never answered HTTP again.
+ * Connection floods on every listener (issues 25 and 31): under `ulimit -n
+ * 256`, 300 idle connections that never send a byte (any local process, or a
+ * web page, can open them) leave `service rpc --http`, `service emulator`,
+ * `webhooks listen` and the IPC bridge answering valid requests during the
+ * flood and after it; WebSockets count against the cap; connections that
+ * trickle their headers, or send headers and one byte of a declared body,
+ * are closed by the server's header and body timeouts, and others are served
+ * meanwhile. Before the bounded server the bridge ended with `Too many open
+ * files` and the emulator never answered HTTP again; before issue 31 the IPC
+ * listener stopped accepting for good after EMFILE, WebSockets were not
+ * counted, and unfinished bodies were held for ever.
  */
 
 import assert from "node:assert/strict";
-import { type Anvil, ROOT, startAnvil } from "../support/tools.ts";
+import { type Anvil, foundryBin, ROOT, startAnvil } from "../support/tools.ts";
 import {
   type BridgeProcess,
   httpRpc,
@@ -17,6 +23,8 @@ import {
 } from "../support/rpc.ts";
 import { mainCommand } from "../support/main_command.ts";
 import { type EmulatorProcess, startEmulatorProcess } from "../support/emulator_process.ts";
+import { closedWithin, rawUpgrade } from "../support/raw_peers.ts";
+import { waitFor } from "../support/wait_for.ts";
 
 const FILE_LIMIT = 256;
 const FLOOD = 300;
@@ -239,5 +247,178 @@ Deno.test("torture: the socket directory of a SIGKILLed IPC bridge is removed by
     await assert.rejects(() => Deno.stat(dir), Deno.errors.NotFound);
   } finally {
     await second.stop();
+  }
+});
+
+/** `cast block-number` over the IPC socket `path`, given at most 20 s; its stdout, or why not. */
+async function castBlockNumber(path: string): Promise<string> {
+  try {
+    const out = await new Deno.Command(foundryBin("cast"), {
+      args: ["block-number", "--rpc-url", path],
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.timeout(20_000),
+    }).output();
+    const dec = new TextDecoder();
+    return out.success ? dec.decode(out.stdout).trim() : `failed: ${dec.decode(out.stderr)}`;
+  } catch (e) {
+    return `failed: ${e}`;
+  }
+}
+
+/** Opens `n` connections to the IPC socket `path` (50 at a time). */
+async function floodIpc(path: string, n: number): Promise<Deno.Conn[]> {
+  const conns: Deno.Conn[] = [];
+  for (let i = 0; i < n; i += 50) {
+    conns.push(
+      ...await Promise.all(
+        Array.from(
+          { length: Math.min(50, n - i) },
+          () => Deno.connect({ transport: "unix", path }),
+        ),
+      ),
+    );
+  }
+  return conns;
+}
+
+Deno.test("torture: 300 idle IPC connections under ulimit -n 256 leave the IPC bridge answering cast", async () => {
+  let bridge: BridgeProcess | undefined;
+  let conns: Deno.Conn[] = [];
+  try {
+    bridge = await startBridgeProcess(
+      offlineBridgeFlags(keyPath, anvil.url),
+      {},
+      undefined,
+      { fileLimit: FILE_LIMIT },
+    );
+    const path = bridge.address;
+    conns = await floodIpc(path, FLOOD);
+    assert.match(await castBlockNumber(path), /^\d+$/, bridge.stderr());
+    closeAll(conns);
+    conns = await floodIpc(path, FLOOD);
+    closeAll(conns);
+    assert.match(await castBlockNumber(path), /^\d+$/, bridge.stderr());
+    assert.equal(await alive(bridge.process), true, bridge.stderr());
+    assert.doesNotMatch(bridge.stderr(), /Too many open files|Uncaught/);
+  } finally {
+    closeAll(conns);
+    await bridge?.stop();
+  }
+});
+
+Deno.test("torture: 200 silent WebSockets under ulimit -n 256 hold at most 3/4 of the bridge's cap; others are served during and after", async () => {
+  let bridge: BridgeProcess | undefined;
+  const sockets: Deno.Conn[] = [];
+  try {
+    bridge = await startBridgeProcess(
+      [...offlineBridgeFlags(keyPath, anvil.url), "--http"],
+      {},
+      undefined,
+      { fileLimit: FILE_LIMIT },
+    );
+    const u = new URL(bridge.address);
+    const statuses: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const { conn, status } = await rawUpgrade(Number(u.port), u.pathname);
+      sockets.push(conn);
+      statuses.push(status);
+    }
+    // the cap (128 under this limit) counts WebSockets, which may take 96 of it
+    const upgraded = statuses.filter((s) => s === 101).length;
+    assert.equal(upgraded, 96, `statuses: ${statuses.join(" ")}`);
+    assert.equal(statuses.filter((s) => s === 503).length, 200 - 96);
+    // plain requests are served meanwhile
+    const during = await httpRpc(bridge.address, CHAIN_ID);
+    assert.equal((during.json() as { result: string }).result, "0x7a69");
+    // once they leave (or, silent, are closed 60 s after a ping: tests/rpc/ws_idle_test.ts),
+    // a real WebSocket client is served
+    closeAll(sockets);
+    await waitFor("a WebSocket admitted again", async () => {
+      const { conn, status } = await rawUpgrade(Number(u.port), u.pathname);
+      conn.close();
+      return status === 101;
+    }, 10_000);
+    const ws = new WebSocket(bridge.address.replace("http:", "ws:"));
+    const answer = await new Promise<string>((resolve, reject) => {
+      ws.onopen = () => ws.send(JSON.stringify(CHAIN_ID));
+      ws.onmessage = (e) => resolve(String(e.data));
+      ws.onerror = () => reject(new Error("WebSocket client failed"));
+    });
+    ws.close();
+    assert.equal(JSON.parse(answer).result, "0x7a69");
+    assert.equal(await alive(bridge.process), true, bridge.stderr());
+  } finally {
+    closeAll(sockets);
+    await bridge?.stop();
+  }
+});
+
+/**
+ * Opens `n` connections to `url` that send `head` and then nothing more,
+ * and `n` that trickle a request's headers one byte every 500 ms; returns
+ * them all (the tricklers write until the server closes them).
+ */
+async function stalled(url: string, head: string, n: number): Promise<Deno.Conn[]> {
+  const u = new URL(url);
+  const enc = new TextEncoder();
+  const open = () => Deno.connect({ hostname: u.hostname, port: Number(u.port) });
+  const bodies = await Promise.all(Array.from({ length: n }, open));
+  for (const c of bodies) await c.write(enc.encode(head));
+  const tricklers = await Promise.all(Array.from({ length: n }, open));
+  for (const c of tricklers) {
+    void (async () => {
+      try {
+        await c.write(enc.encode(`GET ${u.pathname} HTTP/1.1\r\nHost: 127.0.0.1\r\n`));
+        for (;;) {
+          await new Promise((r) => setTimeout(r, 500));
+          await c.write(enc.encode("X"));
+        }
+      } catch { /* closed by the server (or by the test at its end) */ }
+    })();
+  }
+  return [...bodies, ...tricklers];
+}
+
+Deno.test("torture: unfinished bodies and trickled headers are closed by every HTTP listener; others are served meanwhile", async () => {
+  let bridge: BridgeProcess | undefined;
+  let emu: EmulatorProcess | undefined;
+  let listen: Awaited<ReturnType<typeof startListen>> | undefined;
+  const conns: Deno.Conn[] = [];
+  const chainId = async (id: number) =>
+    ((await httpRpc(bridge!.address, { ...CHAIN_ID, id })).json() as { result: string }).result;
+  try {
+    [bridge, emu, listen] = await Promise.all([
+      startBridgeProcess([...offlineBridgeFlags(keyPath, anvil.url), "--http"]),
+      startEmulatorProcess(anvil.url, []),
+      startListen(),
+    ]);
+    const bodyHead = (path: string) =>
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+      "Content-Length: 100\r\n\r\n{";
+    conns.push(
+      ...await stalled(bridge.address, bodyHead(new URL(bridge.address).pathname), 40),
+      ...await stalled(emu.ready.apiBaseUrl, bodyHead("/v1/transactions"), 40),
+      ...await stalled(listen.url, bodyHead("/"), 40),
+    );
+    // served meanwhile
+    assert.equal(await chainId(1), "0x7a69");
+    assert.equal((await emu.api("GET", "/v1/vault/accounts/0")).status, 200);
+    const ok = await fetch(listen.url, { method: "POST", body: '{"id":"n1"}' });
+    await ok.body?.cancel();
+    assert.equal(ok.status, 200);
+    // every stalled connection is closed by the server within its timeouts (10 s each)
+    const closed = await Promise.all(conns.map((c) => closedWithin(c, 25_000)));
+    const held = closed.map((c, i) => c ? "" : ["bridge", "emulator", "listen"][Math.floor(i / 80)])
+      .filter(Boolean);
+    assert.equal(held.length, 0, `still open after 25 s: ${held.join(", ")}`);
+    assert.equal(await chainId(2), "0x7a69");
+    assert.equal((await emu.api("GET", "/v1/vault/accounts/1")).status, 200);
+    assert.equal(await alive(bridge.process), true, bridge.stderr());
+    assert.equal(await alive(emu.process), true, emu.stderr());
+    assert.equal(await alive(listen.process), true);
+  } finally {
+    closeAll(conns);
+    await Promise.all([bridge?.stop(), emu?.stop(), listen?.stop()]);
   }
 });

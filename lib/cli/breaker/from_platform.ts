@@ -7,16 +7,21 @@
  * @module
  */
 
-import type { LogRecord } from "../../webhooks/mod.ts";
+import type { LogRecord, ReadStats } from "../../webhooks/mod.ts";
 import { type CommandContext, platformClient } from "../command.ts";
-import { UsageError } from "../errors.ts";
+import { CliError } from "../errors.ts";
+import { STOP_SIGNALS, StopRequest } from "../stop_signals.ts";
 import type { Output } from "../output.ts";
-import { type PlatformFacts, readPlatformLog, RETRY_LOOKBACK_MS } from "./platform_log.ts";
-import { SavedLog } from "./saved_log.ts";
-import type { Finding } from "./platform_check.ts";
+import {
+  type Finding,
+  type PlatformFacts,
+  platformWindow,
+  readPlatformLog,
+  SavedLog,
+} from "../../breaker/mod.ts";
 
-/** The flags this part reads. */
-export interface PlatformFlags {
+/** The flags this part reads (the window, `--save`, `--concurrency`, `--skipInvalid`, the connection). */
+export type PlatformFlags = Parameters<typeof platformClient>[0] & {
   webhookId?: string;
   since?: number;
   from?: number;
@@ -24,12 +29,7 @@ export interface PlatformFlags {
   save?: string;
   concurrency: number;
   skipInvalid?: boolean;
-  apiKey?: string;
-  privateKey?: string;
-  apiBaseUrl?: string;
-  timeout?: number;
-  retries?: number;
-}
+};
 
 /** What a read gives besides the records. */
 export interface PlatformRead {
@@ -43,25 +43,8 @@ export interface PlatformRead {
   requests: number;
   /** Seconds the read took. */
   seconds: number;
-}
-
-const DAY = 86_400_000;
-
-/** The window of the flags: `--since`, or `--from`/`--to`; default the last 24 hours. */
-export function windowOf(flags: PlatformFlags, now: number): { from: number; to: number } {
-  if (flags.since !== undefined && flags.from !== undefined) {
-    throw new UsageError("--since and --from both give the window's start: give one of them.");
-  }
-  const to = flags.to ?? now;
-  const from = flags.since ?? flags.from ?? to - DAY;
-  if (from > to) {
-    throw new UsageError(
-      `The window starts (${new Date(from).toISOString()}) after it ends (${
-        new Date(to).toISOString()
-      }): give --from before --to.`,
-    );
-  }
-  return { from, to };
+  /** The read's counts as a log file's are given. */
+  stats: ReadStats;
 }
 
 /**
@@ -75,7 +58,7 @@ export async function readFromPlatform(
   warn: (text: string) => void,
 ): Promise<PlatformRead> {
   const out = ctx.out;
-  const { from, to } = windowOf(flags, (ctx.now ?? Date.now)());
+  const { from, to } = platformWindow(flags, (ctx.now ?? Date.now)());
   let requests = 0;
   const base = ctx.fetch ?? fetch;
   const counted: typeof fetch = (input, init) => {
@@ -84,6 +67,10 @@ export async function readFromPlatform(
   };
   const client = await platformClient(flags, ctx, { fetch: counted });
   const saved = flags.save === undefined ? null : await SavedLog.create(flags.save);
+  // a stop signal drops the --save temporary file at once, then ends the read
+  const release = saved === null
+    ? () => {}
+    : ctx.takeSignals?.(STOP_SIGNALS, () => saved.discard()) ?? (() => {});
   const started = performance.now();
   let shownAt = 0;
   let invalid = 0;
@@ -96,8 +83,9 @@ export async function readFromPlatform(
         to,
         concurrency: flags.concurrency,
         skipInvalid: flags.skipInvalid,
-        onInvalid: (e) => {
-          if (invalid++ < 3) warn(`skipped ${e.message}`);
+        signal: saved === null ? undefined : ctx.signal,
+        onInvalid: (message) => {
+          if (invalid++ < 3) warn(message);
         },
         onProgress: (p) => {
           const t = performance.now();
@@ -126,23 +114,30 @@ export async function readFromPlatform(
     if (flags.save !== undefined) {
       await out.debug(`wrote ${facts.attempts} line(s) to ${flags.save}`);
     }
-    return { facts, from, to, requests, seconds };
+    const stats: ReadStats = {
+      lines: facts.attempts + facts.invalid,
+      records: facts.attempts,
+      invalidLines: facts.invalid,
+      format: "platform",
+      scanned: 0,
+    };
+    return { facts, from, to, requests, seconds, stats };
   } catch (e) {
     await saved?.abort();
+    const stop = ctx.signal?.reason;
+    if (saved !== null && stop instanceof StopRequest) {
+      throw new CliError(
+        `Stopped by ${stop.signal} before the read ended: nothing was written to "${flags.save}".`,
+        128 + (SIGNAL_NUMBERS[stop.signal] ?? 0),
+      );
+    }
     throw e;
+  } finally {
+    release();
   }
 }
 
-/** The platform's side in words, for the table view and `explain`. */
-export function platformSummary(read: PlatformRead): string {
-  const f = read.facts;
-  const statuses = Object.entries(f.statuses).sort().map(([s, n]) => `${n} ${s}`).join(", ");
-  return `The platform: endpoint ${f.webhook.id} is ${f.webhook.status} now; ${f.notifications} notification(s) created from ${
-    new Date(Math.max(0, read.from - RETRY_LOOKBACK_MS)).toISOString()
-  } (8 h before the window, for their retries) to ${new Date(read.to).toISOString()}${
-    statuses ? ` (${statuses})` : ""
-  }, ${f.attempts} of their ${f.attemptsListed} attempt(s) sent inside the window.`;
-}
+const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
 
 /**
  * Prints the findings after the result: a section of the table, NDJSON
@@ -152,7 +147,8 @@ export function platformSummary(read: PlatformRead): string {
 export async function printFindings(out: Output, findings: Finding[]): Promise<void> {
   if (findings.length === 0) return;
   if (out.format === "table") {
-    await out.write(`\n${findings.map((f) => `- ${f.message}`).join("\n")}\n`);
+    await out.write("\n");
+    for (const f of findings) await out.text(`- ${f.message}`);
   } else if (out.format === "ndjson") {
     await out.write(
       findings.map((f) => JSON.stringify({ type: "platform", ...f })).join("\n") + "\n",

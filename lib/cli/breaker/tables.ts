@@ -12,6 +12,7 @@ import {
   type BreakerConfig,
   compareEndpoints,
   comparisonRecord,
+  comparisonSummary,
   eventRecord,
   humanDuration,
   iso,
@@ -19,7 +20,7 @@ import {
   type SimulationResult,
   summaryRecord,
 } from "../../webhooks/mod.ts";
-import { mergedByLine, type NotificationSpill } from "./notification_spill.ts";
+import type { NotificationSpill } from "../../breaker/mod.ts";
 
 function pct(x: number): string {
   return x < 0 ? "-" : `${(Math.round(x * 1000) / 10).toFixed(1)}%`;
@@ -130,23 +131,8 @@ export const NOTIFICATION_COLUMNS: Column[] = [
 export async function printComparison(out: Output, result: SimulationResult, invalidLines: number) {
   const rows = compareEndpoints(result);
   const [a, b] = result.policies;
-  let avoided = 0;
-  let gained = 0;
-  for (const r of rows) {
-    avoided += r.avoided.length;
-    gained += r.gained.length;
-  }
-  const summary = {
-    type: "summary",
-    webhooks: result.webhooks,
-    attempts: result.attempts,
-    invalidLines,
-    A: { policy: describePolicy(a.config), suspensions: a.suspensions, suppressed: a.suppressed },
-    B: { policy: describePolicy(b.config), suspensions: b.suspensions, suppressed: b.suppressed },
-    avoided,
-    gained,
-    webhooksChanged: rows.filter((r) => r.avoided.length || r.gained.length).length,
-  };
+  const summary = comparisonSummary(result, rows, invalidLines);
+  const { avoided, gained } = summary;
   if (out.format === "table") {
     const policy = (c: BreakerConfig) =>
       `above ${c.immediateAbove} at once; from ${c.sustainedFrom} for ${
@@ -185,32 +171,14 @@ export async function printComparison(out: Output, result: SimulationResult, inv
 }
 
 /**
- * `--compare "--min-attempts 20"`: the value starts with `--`, which the
- * house parser would take for a missing value, so join it to its flag first.
- */
-
-function describePolicy(c: BreakerConfig): Record<string, unknown> {
-  return {
-    window: humanDuration(c.windowMs),
-    immediateAbove: c.immediateAbove,
-    sustainedFrom: c.sustainedFrom,
-    sustainedFor: humanDuration(c.sustainedForMs),
-    minAttempts: c.minAttempts,
-    bandResetsAfterIdle: c.bandResetsAfterIdleMs === null
-      ? null
-      : humanDuration(c.bandResetsAfterIdleMs),
-  };
-}
-
-/**
  * The notification lines of `result` as JSON texts: those that reached their final status
- * (from `spills`, in the order they did), then those still in progress.
+ * (from `spill`, in the order they did), then those still in progress.
  */
 export async function* notificationJson(
-  spills: NotificationSpill[],
+  spill: NotificationSpill,
   result: SimulationResult,
 ): AsyncGenerator<string> {
-  yield* mergedByLine(spills);
+  for await (const [, json] of spill.entries()) yield json;
   for (const r of notificationRecords(result)) yield JSON.stringify(r);
 }
 
@@ -223,9 +191,9 @@ export async function* notificationJson(
  * ```ts
  * import type { Output } from "../output.ts";
  * import type { SimulationResult } from "../../webhooks/mod.ts";
- * import type { NotificationSpill } from "./notification_spill.ts";
- * declare const out: Output, result: SimulationResult, spills: NotificationSpill[];
- * await printResult(out, result, 0, () => notificationJson(spills, result));
+ * import type { NotificationSpill } from "../../breaker/mod.ts";
+ * declare const out: Output, result: SimulationResult, spill: NotificationSpill;
+ * await printResult(out, result, 0, () => notificationJson(spill, result));
  * ```
  */
 export async function printResult(

@@ -31,13 +31,17 @@ import { whenStopped } from "../stop_signals.ts";
 import { shown, writeAll } from "../output.ts";
 import { checkEndpointUrl } from "./common.ts";
 import { jwksSource } from "./jwks_source.ts";
-import { type BoundedServer, serveBounded } from "../../core/bounded_server.ts";
+import {
+  type BoundedServer,
+  DEFAULT_BODY_TIMEOUT_MS,
+  serveBounded,
+} from "../../core/bounded_server.ts";
 import { BodyRefused, readBody } from "../../core/read_body.ts";
 
 /** Largest delivery body accepted: 1 MiB (a platform delivery is a few KiB); 413 beyond. */
 export const MAX_DELIVERY_BYTES = 1024 * 1024;
-/** Time for a delivery's body to arrive: 30 s; 408 beyond. */
-export const DELIVERY_BODY_TIMEOUT_MS = 30_000;
+/** Time for a delivery's body to arrive: 10 s (the server's body timeout); 408 beyond. */
+export const DELIVERY_BODY_TIMEOUT_MS = DEFAULT_BODY_TIMEOUT_MS;
 
 /** One delivery as the listener saw it (the `--format ndjson` line, `event: "delivery"`). */
 export interface DeliveryLine {
@@ -190,7 +194,10 @@ export const listenCommand = leaf({
       } catch (e) {
         if (!(e instanceof BodyRefused)) throw e;
         void out.log(`refused a request: ${e.message}`);
-        return new Response(e.message + "\n", { status: e.status });
+        return new Response(e.message + "\n", {
+          status: e.status,
+          headers: e.status === 408 ? { connection: "close" } : undefined,
+        });
       }
       let json: unknown = null;
       try {

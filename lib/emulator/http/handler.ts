@@ -28,6 +28,8 @@ import { Idempotency } from "./idempotency.ts";
 import { IdempotencyStore } from "./idempotency_store.ts";
 import type { EmulatorContext } from "../context.ts";
 import { dropResponse, RequestFaults } from "../faults/apply.ts";
+import { BodyRefused, readBody as readBounded } from "../../core/read_body.ts";
+import { DEFAULT_BODY_TIMEOUT_MS } from "../../core/bounded_server.ts";
 
 const dec = new TextDecoder();
 
@@ -80,30 +82,15 @@ function errorReplyOf(
   );
 }
 
+/** The body, at most `max` bytes and within the server's body timeout (408 and closed after). */
 async function readBody(request: Request, max: number): Promise<Uint8Array> {
-  const len = Number(request.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(len) && len > max) tooLarge(max);
-  if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > max) {
-      await reader.cancel().catch(() => {});
-      tooLarge(max);
-    }
-    chunks.push(value);
+  try {
+    return await readBounded(request, { maxBytes: max, timeoutMs: DEFAULT_BODY_TIMEOUT_MS });
+  } catch (e) {
+    if (!(e instanceof BodyRefused)) throw e;
+    if (e.status === 413) tooLarge(max);
+    throw new ApiError(e.status, e.message, ErrorCode.badRequest, { Connection: "close" });
   }
-  const out = new Uint8Array(total);
-  let o = 0;
-  for (const c of chunks) {
-    out.set(c, o);
-    o += c.length;
-  }
-  return out;
 }
 
 function tooLarge(max: number): never {

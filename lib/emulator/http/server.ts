@@ -6,7 +6,8 @@
  * out of file descriptors). The server owns each connection, so a response
  * carrying the drop marker (`isDropResponse`; made by `../faults/apply.ts`,
  * where the drop fault is decided) closes it without any answer. Bodies are
- * read by the handler, which stops at `maxBodyBytes` and answers 413.
+ * read by the handler, which stops at `maxBodyBytes` (413) and at the
+ * server's body timeout (408, connection closed).
  *
  * @module
  */

@@ -118,6 +118,25 @@ export class Broadcaster {
         return undefined;
       }
     }
+    // a lack of funds is found before signing, as the platform does: such a transfer never
+    // reaches BROADCASTING and never carries a hash
+    try {
+      const price = fees.type === "eip1559" ? fees.maxFeePerGas : fees.gasPrice;
+      const cost = req.value + gas! * price;
+      const balance = await client.getBalance({ address: account.address });
+      if (balance < cost) {
+        moves.fail(
+          id,
+          "INSUFFICIENT_FUNDS",
+          `insufficient funds: ${account.address} holds ${balance} wei, the transaction needs ${cost}`,
+        );
+        return undefined;
+      }
+    } catch (e) {
+      const c = classifyNodeError(e);
+      moves.fail(id, "NETWORK_ERROR", c.description);
+      return undefined;
+    }
     let sent: Hex | undefined;
     await this.#withLock(req.accountId, async () => {
       for (let attempt = 0; attempt < 2; attempt++) {
@@ -153,9 +172,10 @@ export class Broadcaster {
           })
           : await account.signTransaction({ ...base, type: "legacy", gasPrice: fees.gasPrice });
         const hash = keccak256(raw);
-        // no txHash yet: the chain has none until the node takes the bytes (the SDK: a hash
-        // once CONFIRMING); the hash is kept as the raw bytes it is the keccak of
+        // the hash comes with BROADCASTING, as the platform's own clients expect (the official
+        // EIP-1193 provider answers it there); bytes the node refuses take it away again
         moves.move(id, "BROADCASTING", {
+          txHash: hash,
           nonce: String(nonce),
           gasLimit: gas!.toString(),
           ...(fees.type === "legacy" ? { feeInfo: { gasPrice: formatGwei(fees.gasPrice) } } : {}),
@@ -163,7 +183,7 @@ export class Broadcaster {
         try {
           await client.request({ method: "eth_sendRawTransaction", params: [raw] });
           this.#nonces.set(req.accountId, nonce + 1);
-          moves.move(id, "CONFIRMING", { txHash: hash });
+          moves.move(id, "CONFIRMING");
           sent = hash;
           return;
         } catch (e) {
@@ -173,10 +193,10 @@ export class Broadcaster {
             ctx.log(
               `transaction ${id}: nonce ${nonce} refused (${c.description}); retrying with the node's nonce`,
             );
-            moves.move(id, "PENDING_SIGNATURE", {}, { raw: null, nonce: null });
+            moves.move(id, "PENDING_SIGNATURE", { txHash: "" }, { raw: null, nonce: null });
             continue;
           }
-          return moves.fail(id, c.subStatus, c.description);
+          return moves.fail(id, c.subStatus, c.description, { txHash: "" });
         }
       }
     });

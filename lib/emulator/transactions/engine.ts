@@ -4,10 +4,12 @@
  *
  * SUBMITTED → (PENDING_AUTHORIZATION while held or during an approval delay) →
  * PENDING_SIGNATURE (as long as a signing delay) →
- * BROADCASTING (signed; raw transaction stored; no `txHash` yet) → CONFIRMING
- * (the node took it; `txHash` set, as the SDK says: a hash once CONFIRMING) →
+ * BROADCASTING (signed; raw transaction stored; `txHash` set: the official
+ * EIP-1193 provider ends its wait at BROADCASTING and answers that hash, and the SDK
+ * says BROADCASTING may carry it) → CONFIRMING (the node took it) →
  * COMPLETED (receipt mined with status 1), or FAILED with a `subStatus`
- * (see `node_errors.ts`). Messages go SUBMITTED → PENDING_SIGNATURE →
+ * (see `node_errors.ts`); a transaction the node never took (refused bytes, or a
+ * lack of funds found before signing) ends FAILED without a `txHash`. Messages go SUBMITTED → PENDING_SIGNATURE →
  * COMPLETED with `signedMessages`.
  *
  * Every change goes through one method, `#move`, which checks it against the
@@ -99,7 +101,7 @@ export class TransactionEngine {
     });
     const moves: StatusMoves = {
       move: (id, status, patch, signed) => this.#move(id, status, patch, signed),
-      fail: (id, subStatus, description) => this.#fail(id, subStatus, description),
+      fail: (id, subStatus, description, fields) => this.#fail(id, subStatus, description, fields),
       statusOf: (id) => this.#store.record(id)?.status,
     };
     const stopped = () => this.#stopped;
@@ -216,8 +218,13 @@ export class TransactionEngine {
     return record;
   }
 
-  #fail(id: string, subStatus: string, description: string): void {
-    this.#move(id, "FAILED", { subStatus, errorDescription: description });
+  #fail(
+    id: string,
+    subStatus: string,
+    description: string,
+    fields: Partial<TransactionRecord> = {},
+  ): void {
+    this.#move(id, "FAILED", { ...fields, subStatus, errorDescription: description });
     this.#ctx.log(`transaction ${id} FAILED (${subStatus}): ${description}`);
   }
 

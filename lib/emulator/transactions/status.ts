@@ -150,7 +150,12 @@ export interface StatusMoves {
     signed?: SignedBytes,
   ): TransactionRecord;
   /** Moves transaction `id` to FAILED with `subStatus` and the node's `description`. */
-  fail(id: string, subStatus: string, description: string): void;
+  fail(
+    id: string,
+    subStatus: string,
+    description: string,
+    fields?: Partial<TransactionRecord>,
+  ): void;
   /** The current status of `id`, or `undefined`. */
   statusOf(id: string): EmulatorTransactionStatus | undefined;
 }

@@ -12,6 +12,8 @@
  * @module
  */
 
+import { MinHeap } from "../../core/min_heap.ts";
+
 /** An opaque timer handle of a {@linkcode Clock}. */
 export type TimerHandle = unknown;
 
@@ -68,7 +70,7 @@ interface HeapEntry extends DueEntry {
 export class Scheduler {
   readonly #clock: Clock;
   readonly #onDue: (due: DueEntry[]) => void;
-  #heap: HeapEntry[] = [];
+  readonly #heap = new MinHeap<HeapEntry>(less);
   /** seq → generation of its one valid entry. */
   #scheduled = new Map<number, number>();
   #gen = 0;
@@ -87,7 +89,7 @@ export class Scheduler {
     if (this.#stopped) return;
     const gen = ++this.#gen;
     this.#scheduled.set(seq, gen);
-    heapPush(this.#heap, { due, seq, gen, webhookId });
+    this.#heap.push({ due, seq, gen, webhookId });
     this.#arm();
   }
 
@@ -106,7 +108,9 @@ export class Scheduler {
 
   /** Forgets every entry of an endpoint still waiting for its time. */
   cancelEndpoint(webhookId: string): void {
-    for (const e of this.#heap) if (e.webhookId === webhookId) this.#scheduled.delete(e.seq);
+    for (const e of this.#heap.values()) {
+      if (e.webhookId === webhookId) this.#scheduled.delete(e.seq);
+    }
   }
 
   /** Stops the timer; nothing is handed out or scheduled afterwards. */
@@ -117,7 +121,7 @@ export class Scheduler {
   }
 
   #arm(): void {
-    const top = this.#heap[0];
+    const top = this.#heap.peek();
     if (!top || this.#stopped) return;
     if (this.#timer !== undefined && this.#timerDue <= top.due) return;
     if (this.#timer !== undefined) this.#clock.clearTimer(this.#timer);
@@ -133,8 +137,8 @@ export class Scheduler {
     this.#timerDue = Infinity;
     const now = this.#clock.now();
     const due: DueEntry[] = [];
-    while (this.#heap.length && this.#heap[0].due <= now) {
-      const e = heapPop(this.#heap)!;
+    while (this.#heap.size > 0 && this.#heap.peek()!.due <= now) {
+      const e = this.#heap.pop()!;
       if (this.#scheduled.get(e.seq) !== e.gen) continue; // stale
       due.push({ seq: e.seq, webhookId: e.webhookId });
     }
@@ -143,39 +147,6 @@ export class Scheduler {
   }
 }
 
-// ---- a small binary min-heap on (due, gen)
-
 function less(a: HeapEntry, b: HeapEntry): boolean {
   return a.due < b.due || (a.due === b.due && a.gen < b.gen);
-}
-
-function heapPush(h: HeapEntry[], e: HeapEntry): void {
-  h.push(e);
-  let i = h.length - 1;
-  while (i > 0) {
-    const p = (i - 1) >> 1;
-    if (!less(h[i], h[p])) break;
-    [h[i], h[p]] = [h[p], h[i]];
-    i = p;
-  }
-}
-
-function heapPop(h: HeapEntry[]): HeapEntry | undefined {
-  const top = h[0];
-  const last = h.pop();
-  if (h.length && last) {
-    h[0] = last;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < h.length && less(h[l], h[m])) m = l;
-      if (r < h.length && less(h[r], h[m])) m = r;
-      if (m === i) break;
-      [h[i], h[m]] = [h[m], h[i]];
-      i = m;
-    }
-  }
-  return top;
 }

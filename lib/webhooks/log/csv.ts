@@ -125,17 +125,15 @@ export class CsvReader {
       if (v === "") return undefined;
       return numeric && NUMBER_RE.test(v) ? Number(v) : v;
     };
-    return fieldsToRecord(
-      out,
-      line,
-      get("webhookId", false),
-      get("sentTime", true),
-      get("time", true),
-      get("responseCode", true),
-      get("failureReason", false),
-      get("notificationId", false),
-      get("action", false),
-      get("duration", true),
-    );
+    return fieldsToRecord(out, line, {
+      webhookId: get("webhookId", false),
+      sentTime: get("sentTime", true),
+      time: get("time", true),
+      responseCode: get("responseCode", true),
+      failureReason: get("failureReason", false),
+      notificationId: get("notificationId", false),
+      action: get("action", false),
+      duration: get("duration", true),
+    });
   }
 }

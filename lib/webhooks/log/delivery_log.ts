@@ -18,16 +18,6 @@ import { DeliveryLogError, InvalidLineError } from "./delivery_log_error.ts";
 import { decompressIfGzip } from "./gzip.ts";
 import { emptyRecord, type LogRecord, parseJsonLine } from "./log_record.ts";
 import { NdjsonScanner } from "./ndjson_scanner.ts";
-import {
-  csvLineClaim,
-  lineClaim,
-  NO_CLAIM,
-  PartitionSkipper,
-  webhookPartition,
-} from "./line_claim.ts";
-
-export { lineClaim, webhookPartition };
-
 const utf8 = new TextDecoder();
 
 /**
@@ -63,16 +53,6 @@ export interface ReadOptions {
   progressEvery?: number;
   /** The longest line in bytes; default {@linkcode MAX_LINE_BYTES}. */
   maxLineBytes?: number;
-  /**
-   * Read only the webhooks of one partition (`--jobs`): records whose
-   * {@linkcode webhookPartition} is not `index` are not handed out, and an
-   * invalid line is reported (thrown or counted) only by the partition that
-   * the line's claim names (`line_claim.ts`; partition 0 for a line without
-   * one), so that N readers with indexes 0..N-1 see every record and every
-   * invalid line exactly once between them. Lines that another partition
-   * claims are skipped on their bytes, unparsed.
-   */
-  partition?: { index: number; count: number };
 }
 
 /** What {@linkcode readDeliveryLog} counted. */
@@ -83,8 +63,8 @@ export interface ReadStats {
   records: number;
   /** Lines skipped as invalid (only with `skipInvalid`). */
   invalidLines: number;
-  /** `ndjson` or `csv`, as detected from the first non-blank line. */
-  format: "ndjson" | "csv" | "empty";
+  /** `ndjson` or `csv`, as detected from the first non-blank line (`platform`: read from the platform). */
+  format: "ndjson" | "csv" | "empty" | "platform";
   /** How many lines the byte scanner read (the rest went through `JSON.parse`). */
   scanned: number;
 }
@@ -130,31 +110,7 @@ export async function readDeliveryLog(
     );
   let nextYield = performance.now() + YIELD_EVERY_MS;
 
-  const part = options.partition ?? null;
-  const partIndex = part?.index ?? 0;
-  const partCount = part?.count ?? 1;
-  // partition of each interned webhook id (-1: not computed yet)
-  const partOf: number[] = [];
-  /** Whether the record (valid) belongs to this reader's partition. */
-  const mine = (r: LogRecord): boolean => {
-    if (part === null) return true;
-    const k = r.webhookIndex ?? -1;
-    if (k < 0) return webhookPartition(r.webhookId, partCount) === partIndex;
-    let q = partOf[k];
-    if (q === undefined) partOf[k] = q = webhookPartition(r.webhookId, partCount);
-    return q === partIndex;
-  };
-
-  const skipper = part === null ? null : new PartitionSkipper(partIndex, partCount);
-  /** Which partition reports the line buf[s, e) if it is invalid. */
-  const claimOf = (buf: Uint8Array, s: number, e: number): number => {
-    const c = csv === null
-      ? lineClaim(buf, s, e, partCount)
-      : csvLineClaim(buf, s, e, (csv as CsvReader).index.webhookId, partCount);
-    return c === NO_CLAIM ? 0 : c;
-  };
-  const invalid = (err: InvalidLineError, buf: Uint8Array, s: number, e: number) => {
-    if (part !== null && claimOf(buf, s, e) !== partIndex) return; // another's
+  const invalid = (err: InvalidLineError) => {
     if (!options.skipInvalid) throw err;
     stats.invalidLines++;
     options.onInvalid?.(err);
@@ -176,7 +132,6 @@ export async function readDeliveryLog(
         const header = splitCsvLine(utf8.decode(buf.subarray(s, e)));
         if (header === null) throw new InvalidLineError(lineNo, "line", "bad CSV quoting");
         csv = new CsvReader(header, lineNo);
-        if (skipper !== null) skipper.csvColumn = csv.index.webhookId;
         return;
       }
       stats.format = "ndjson";
@@ -210,10 +165,9 @@ export async function readDeliveryLog(
       rec.webhookIndex = -1;
     }
     if (err !== null) {
-      invalid(err, buf, s, e);
+      invalid(err);
       return;
     }
-    if (!mine(rec)) return;
     if (!decodeNids) rec.notificationId = undefined;
     stats.records++;
     onRecord(rec);
@@ -249,17 +203,7 @@ export async function readDeliveryLog(
     // the fast path scans only up to the chunk's last newline: its loops stop
     // at that "\n" (a control character) and never read past the chunk
     const end = chunk.lastIndexOf(10) + 1;
-    // another partition's lines are skipped unread (on chunks the skipper can take)
-    const skipping = skipper !== null && start < end && skipper.begin(chunk, start, end);
     for (;;) {
-      if (skipping && !first && csvOpen === null && start < end) {
-        const nl = skipper.foreign(start);
-        if (nl !== -1) {
-          lineNo++;
-          start = nl + 1;
-          continue;
-        }
-      }
       if (csv === null && !first && start < end) {
         // the hot path: the scanner reads the line and finds its end in one pass
         const nl = scanner.scanLine(chunk, start, end, true);
@@ -267,14 +211,12 @@ export async function readDeliveryLog(
           lineNo++;
           stats.scanned++;
           const err = scanner.record(rec, lineNo);
-          const s = start;
           start = nl + 1;
           if (err !== null) {
-            invalid(err, chunk, s, nl);
+            invalid(err);
             continue;
           }
           rec.webhookIndex = scanner.webhookIndex;
-          if (!mine(rec)) continue;
           if (!decodeNids) rec.notificationId = undefined;
           stats.records++;
           onRecord(rec);
@@ -298,12 +240,7 @@ export async function readDeliveryLog(
   if (carry !== null && carry.length > 0) handle(carry, 0, carry.length);
   if (csvOpen !== null) {
     const open = csvOpen as { text: string; line: number };
-    invalid(
-      new InvalidLineError(open.line, "line", "bad CSV quoting (a quote is never closed)"),
-      new Uint8Array(),
-      0,
-      0,
-    );
+    invalid(new InvalidLineError(open.line, "line", "bad CSV quoting (a quote is never closed)"));
   }
   stats.lines = lineNo;
   return stats;

@@ -55,29 +55,44 @@ export function describeValue(v: unknown): string {
   return s === undefined ? String(v) : s.length > 60 ? s.slice(0, 57) + "..." : s;
 }
 
+/** The fields of one line as found (a parsed object, a CSV row, the scanner's values, an API attempt). */
+export interface LogFields {
+  /** `webhookId`. */
+  webhookId?: unknown;
+  /** `sentTime`. */
+  sentTime?: unknown;
+  /** `time` (read when `sentTime` is absent). */
+  time?: unknown;
+  /** `responseCode`. */
+  responseCode?: unknown;
+  /** `failureReason`. */
+  failureReason?: unknown;
+  /** `notificationId`. */
+  notificationId?: unknown;
+  /** `action`. */
+  action?: unknown;
+  /** `duration`. */
+  duration?: unknown;
+}
+
 /**
  * Checks the fields of one line and fills `out` (reused between lines for
  * speed). Returns `null`, or the {@linkcode InvalidLineError} to report.
- * The one validator behind the scanner, `JSON.parse` and CSV paths.
+ * The one validator behind the scanner, `JSON.parse`, CSV and platform paths.
  *
  * @example
  * ```ts
  * const rec = emptyRecord();
- * fieldsToRecord(rec, 1, "w1", 1767225600000, undefined, 200, undefined, undefined, undefined, undefined); // null
+ * fieldsToRecord(rec, 1, { webhookId: "w1", sentTime: 1767225600000, responseCode: 200 }); // null
  * ```
  */
 export function fieldsToRecord(
   out: LogRecord,
   line: number,
-  webhookId: unknown,
-  sentTime: unknown,
-  time: unknown,
-  responseCode: unknown,
-  failureReason: unknown,
-  notificationId: unknown,
-  action: unknown,
-  duration: unknown,
+  fields: LogFields,
 ): InvalidLineError | null {
+  let { webhookId, duration } = fields;
+  const { sentTime, time, responseCode, failureReason, notificationId, action } = fields;
   if (typeof webhookId === "number" && Number.isFinite(webhookId)) webhookId = String(webhookId);
   if (typeof webhookId !== "string" || webhookId === "") {
     return new InvalidLineError(
@@ -268,17 +283,5 @@ export function parseJsonLine(
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     return new InvalidLineError(line, "line", "not a JSON object: each line is one attempt object");
   }
-  const o = v as Record<string, unknown>;
-  return fieldsToRecord(
-    out,
-    line,
-    o.webhookId,
-    o.sentTime,
-    o.time,
-    o.responseCode,
-    o.failureReason,
-    o.notificationId,
-    o.action,
-    o.duration,
-  );
+  return fieldsToRecord(out, line, v as LogFields);
 }

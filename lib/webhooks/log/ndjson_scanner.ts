@@ -521,18 +521,7 @@ export class NdjsonScanner {
       rec.duration = dur as number | undefined;
       return null;
     }
-    return fieldsToRecord(
-      rec,
-      line,
-      o.webhookId,
-      o.sentTime,
-      o.time,
-      o.responseCode,
-      o.failureReason,
-      o.notificationId,
-      o.action,
-      o.duration,
-    );
+    return fieldsToRecord(rec, line, o);
   }
 }
 

@@ -6,14 +6,15 @@
  * the replay numbered N.
  *
  * The lines go to a temporary file beside FILE, renamed onto it only when
- * the read is complete: a read that fails or is stopped leaves no
- * half-written log (and an earlier FILE as it was).
+ * the read is complete: a read that fails or is stopped (the command
+ * {@linkcode SavedLog.discard}s it from the SIGINT/SIGTERM/SIGHUP handler)
+ * leaves no half-written log (and an earlier FILE as it was).
  *
  * @module
  */
 
-import type { LogRecord } from "../../webhooks/mod.ts";
-import { CliError } from "../errors.ts";
+import type { LogRecord } from "../webhooks/mod.ts";
+import { BreakerError } from "./errors.ts";
 
 /** A delivery log being written; see the module doc. */
 export class SavedLog {
@@ -31,15 +32,44 @@ export class SavedLog {
     this.#file = file;
   }
 
-  /** Opens the temporary file beside `path`; throws a {@linkcode CliError} naming it. */
+  /**
+   * Opens the temporary file beside `path` (0600), before anything is read:
+   * a `path` that is a directory or not a regular file, or a directory where
+   * no file can be made, is a {@linkcode BreakerError} naming it now.
+   */
   static async create(path: string): Promise<SavedLog> {
+    const refuse = (why: string) =>
+      new BreakerError("file", `Cannot write the log to "${path}": ${why}.`);
+    try {
+      const st = await Deno.stat(path);
+      if (st.isDirectory) throw refuse("it is a directory; give a file name");
+      if (!st.isFile) throw refuse("it is not a regular file");
+    } catch (e) {
+      if (e instanceof BreakerError) throw e;
+      if (!(e instanceof Deno.errors.NotFound)) throw refuse((e as Error).message);
+    }
     const tmp = `${path}.tmp-${crypto.randomUUID().slice(0, 8)}`;
     try {
-      const file = await Deno.open(tmp, { write: true, createNew: true });
+      const file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o600 });
       return new SavedLog(path, tmp, file);
     } catch (e) {
-      throw new CliError(`Cannot write the log to "${path}": ${(e as Error).message}.`);
+      throw refuse((e as Error).message);
     }
+  }
+
+  /**
+   * Drops the temporary file at once, synchronously (from a signal's
+   * handler: the process may end before anything else runs); later writes
+   * are ignored.
+   */
+  discard(): void {
+    this.#failed ??= new Error("discarded");
+    try {
+      this.#file.close();
+    } catch { /* closed already */ }
+    try {
+      Deno.removeSync(this.#tmp);
+    } catch { /* gone already */ }
   }
 
   /** Adds one record as an NDJSON line (written in chunks of 64 KiB). */
@@ -83,18 +113,36 @@ export class SavedLog {
       await Deno.rename(this.#tmp, this.#path);
     } catch (e) {
       await Deno.remove(this.#tmp).catch(() => {});
-      throw new CliError(`Cannot write the log to "${this.#path}": ${(e as Error).message}.`);
+      throw new BreakerError(
+        "file",
+        `Cannot write the log to "${this.#path}": ${(e as Error).message}.`,
+      );
     }
   }
 
   /** Drops the temporary file (after a failed read). */
   async abort(): Promise<void> {
     await this.#pending;
-    try {
-      this.#file.close();
-    } catch {
-      // already closed by commit
-    }
-    await Deno.remove(this.#tmp).catch(() => {});
+    this.discard();
+  }
+}
+
+/**
+ * Writes `text` to `path` whole or not at all (beside it, then renamed): a
+ * {@linkcode BreakerError} `file` naming `what` when it cannot.
+ *
+ * @example
+ * ```ts
+ * await writeWhole("breaker.svg", "the plot", "<svg/>");
+ * ```
+ */
+export async function writeWhole(path: string, what: string, text: string): Promise<void> {
+  const tmp = `${path}.tmp-${crypto.randomUUID().slice(0, 8)}`;
+  try {
+    await Deno.writeTextFile(tmp, text);
+    await Deno.rename(tmp, path);
+  } catch (e) {
+    await Deno.remove(tmp).catch(() => {});
+    throw new BreakerError("file", `Cannot write ${what} to "${path}": ${(e as Error).message}.`);
   }
 }

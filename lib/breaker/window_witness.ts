@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { LogRecord, SimulationEvent, SuspendedEvent } from "../../webhooks/mod.ts";
+import type { LogRecord, SimulationEvent, SuspendedEvent } from "../webhooks/mod.ts";
 
 /** One suspension with what made it. */
 export interface Witnessed {
@@ -34,10 +34,29 @@ interface Track {
   entries: Entry[];
   head: number;
   suspended: boolean;
+  /** The last attempt's duration (ms), when the log gives it. */
+  lastDuration: number | undefined;
+  /** When the platform knew the outcome that suspended it: the tipping attempt's sentTime + duration (NaN: no duration). */
+  decidedAt: number;
+}
+
+/** Attempts of one endpoint counted while it was suspended: how many, the first one's time and line. */
+export interface Counted {
+  /** How many. */
+  count: number;
+  /** The first one's sentTime, epoch ms. */
+  first: number;
+  /** The first one's line. */
+  line: number;
+  /** When the suspension's deciding outcome came in (sentTime + duration of the attempt that tipped it; NaN: unknown). */
+  decidedAt: number;
 }
 
 /** The most suspensions kept per run (the first ones). */
 const KEEP = 10;
+
+/** The most suppressed attempts whose times are kept per endpoint. */
+const KEEP_SUPPRESSED = 10_000;
 
 /** See the module doc. */
 export class WindowWitness {
@@ -45,8 +64,21 @@ export class WindowWitness {
   readonly #tracks = new Map<string, Track>();
   /** Suspensions of the first policy, the first {@linkcode KEEP}. */
   readonly suspensions: Witnessed[] = [];
-  /** Attempts made while the first policy had their endpoint suspended, per endpoint: count and first. */
-  readonly suppressed = new Map<string, { count: number; first: number; line: number }>();
+  /**
+   * Attempts sent after the first policy suspended their endpoint, per
+   * endpoint, but before the outcome that suspended it came in (the
+   * attempt's sentTime plus its duration): already in flight when the
+   * platform decided, as a platform that delivers several at once sends them.
+   */
+  readonly inFlight = new Map<string, Counted>();
+  /** Attempts sent later while the first policy had their endpoint suspended, per endpoint. */
+  readonly suppressed = new Map<string, Counted>();
+  /**
+   * The first {@linkcode KEEP_SUPPRESSED} of those, per endpoint, as
+   * [sentTime, line]: to tell those sent before the platform recorded its
+   * suspension (it decides when outcomes come in, in their order).
+   */
+  readonly suppressedTimes = new Map<string, [number, number][]>();
 
   /** `windowMs`: the first policy's window. */
   constructor(windowMs: number) {
@@ -58,16 +90,23 @@ export class WindowWitness {
     if (r.kind !== "attempt") return;
     let t = this.#tracks.get(r.webhookId);
     if (t === undefined) {
-      t = { entries: [], head: 0, suspended: false };
+      t = { entries: [], head: 0, suspended: false, lastDuration: undefined, decidedAt: NaN };
       this.#tracks.set(r.webhookId, t);
     }
     if (t.suspended) {
-      const s = this.suppressed.get(r.webhookId);
+      const into = r.time <= t.decidedAt ? this.inFlight : this.suppressed;
+      if (into === this.suppressed) {
+        let kept = this.suppressedTimes.get(r.webhookId);
+        if (kept === undefined) this.suppressedTimes.set(r.webhookId, kept = []);
+        if (kept.length < KEEP_SUPPRESSED) kept.push([r.time, r.line]);
+      }
+      const s = into.get(r.webhookId);
       if (s === undefined) {
-        this.suppressed.set(r.webhookId, { count: 1, first: r.time, line: r.line });
+        into.set(r.webhookId, { count: 1, first: r.time, line: r.line, decidedAt: t.decidedAt });
       } else s.count++;
       return;
     }
+    t.lastDuration = r.duration;
     t.entries.push({
       time: r.time,
       outcome: r.responseCode !== undefined ? String(r.responseCode) : String(r.failureReason),
@@ -105,6 +144,7 @@ export class WindowWitness {
         });
       }
       t.suspended = true;
+      t.decidedAt = e.time + (t.lastDuration ?? NaN);
     } else {
       t.suspended = false;
     }

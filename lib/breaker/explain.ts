@@ -7,12 +7,7 @@
  * @module
  */
 
-import {
-  type BreakerConfig,
-  humanDuration,
-  iso,
-  type SimulationResult,
-} from "../../webhooks/mod.ts";
+import { type BreakerConfig, humanDuration, iso, type SimulationResult } from "../webhooks/mod.ts";
 import type { Witnessed } from "./window_witness.ts";
 
 /** A what-if policy: how to ask for it, and the policy. */
@@ -89,7 +84,7 @@ function thresholds(c: BreakerConfig): string {
  *
  * @example
  * ```ts
- * import { DEFAULT_BREAKER_CONFIG, type SimulationResult } from "../../webhooks/mod.ts";
+ * import { DEFAULT_BREAKER_CONFIG, type SimulationResult } from "../webhooks/mod.ts";
  * import type { WindowWitness } from "./window_witness.ts";
  * declare const result: SimulationResult, witness: WindowWitness;
  * const candidates = whatIfs(DEFAULT_BREAKER_CONFIG, undefined);

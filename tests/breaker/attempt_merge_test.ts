@@ -5,8 +5,8 @@
  */
 
 import assert from "node:assert/strict";
-import { AttemptMerge } from "../../lib/cli/breaker/attempt_merge.ts";
-import { attemptGap } from "../../lib/cli/breaker/platform_log.ts";
+import { AttemptMerge } from "../../lib/breaker/attempt_merge.ts";
+import { attemptGap } from "../../lib/breaker/platform_log.ts";
 
 Deno.test("the merge lets out attempts before the frontier in time order, ties in arrival order", () => {
   const m = new AttemptMerge<string>();

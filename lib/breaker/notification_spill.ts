@@ -5,12 +5,12 @@
  * file (mode 0600, removed from its directory as soon as it is open, so
  * that no exit path — an error, Ctrl-C, a kill — leaves it behind), so that
  * memory does not grow with the log. Entries are `LINE<TAB>JSON` lines, in
- * the order they were added; spills of `--jobs` workers are merged by line.
+ * the order they were added.
  *
  * @module
  */
 
-import { CliError, ExitCode } from "../errors.ts";
+import { BreakerError } from "./errors.ts";
 
 const enc = new TextEncoder();
 
@@ -41,7 +41,7 @@ export class NotificationSpill {
 
   /**
    * A new, empty spill file in the system's temporary directory (`TMPDIR`);
-   * throws {@linkcode CliError} when it cannot be made.
+   * throws a {@linkcode BreakerError} when it cannot be made.
    */
   static async create(): Promise<NotificationSpill> {
     let path: string;
@@ -50,11 +50,11 @@ export class NotificationSpill {
       path = await Deno.makeTempFile({ prefix: "service-breaker-notifications-" });
       file = await Deno.open(path, { read: true, write: true });
     } catch (e) {
-      throw new CliError(
+      throw new BreakerError(
+        "file",
         `Cannot create a temporary file for --notifications: ${
           (e as Error).message
         }. Set TMPDIR to a writable directory.`,
-        ExitCode.failed,
         { cause: e },
       );
     }
@@ -75,12 +75,6 @@ export class NotificationSpill {
   add(line: number, json: string): void {
     this.#put(`${line}\t${json}\n`);
     this.#count++;
-  }
-
-  /** Appends entries already joined as `LINE<TAB>JSON\n` text (`count` of them). */
-  addText(text: string, count: number): void {
-    this.#put(text);
-    this.#count += count;
   }
 
   #put(text: string): void {
@@ -133,36 +127,5 @@ export class NotificationSpill {
       } catch { /* gone already */ }
       this.#path = null;
     }
-  }
-}
-
-/**
- * The JSON texts of several spills, each in line order, merged by line (one
- * spill: its own order, whatever its lines).
- *
- * @example
- * ```ts
- * declare const a: NotificationSpill, b: NotificationSpill; // one per worker
- * for await (const json of mergedByLine([a, b])) console.log(json);
- * ```
- */
-export async function* mergedByLine(spills: NotificationSpill[]): AsyncGenerator<string> {
-  if (spills.length === 1) {
-    for await (const [, json] of spills[0].entries()) yield json;
-    return;
-  }
-  const its = spills.map((s) => s.entries());
-  const heads = await Promise.all(its.map((it) => it.next()));
-  for (;;) {
-    let best = -1;
-    for (let i = 0; i < heads.length; i++) {
-      const h = heads[i];
-      if (!h.done && (best === -1 || h.value[0] < (heads[best].value as [number, string])[0])) {
-        best = i;
-      }
-    }
-    if (best === -1) return;
-    yield (heads[best].value as [number, string])[1];
-    heads[best] = await its[best].next();
   }
 }

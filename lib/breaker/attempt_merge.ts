@@ -13,18 +13,16 @@
  * @module
  */
 
-/** One attempt waiting in the merge. */
-export interface MergeItem<T> {
-  /** Its sentTime, epoch ms. */
-  time: number;
-  /** What to hand out. */
-  value: T;
-}
+import { MinHeap } from "../core/mod.ts";
 
 interface Entry<T> {
   time: number;
   seq: number;
   value: T;
+}
+
+function less<T>(a: Entry<T>, b: Entry<T>): boolean {
+  return a.time < b.time || (a.time === b.time && a.seq < b.seq);
 }
 
 /**
@@ -41,13 +39,13 @@ interface Entry<T> {
  * ```
  */
 export class AttemptMerge<T> {
-  #heap: Entry<T>[] = [];
+  readonly #heap = new MinHeap<Entry<T>>(less);
   #seq = 0;
   #peak = 0;
 
   /** Attempts held now. */
   get size(): number {
-    return this.#heap.length;
+    return this.#heap.size;
   }
 
   /** The most attempts held at once (for the memory figure). */
@@ -57,50 +55,17 @@ export class AttemptMerge<T> {
 
   /** Takes one attempt in. */
   push(time: number, value: T): void {
-    const h = this.#heap;
-    h.push({ time, seq: this.#seq++, value });
-    if (h.length > this.#peak) this.#peak = h.length;
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!less(h[i], h[p])) break;
-      [h[i], h[p]] = [h[p], h[i]];
-      i = p;
-    }
+    this.#heap.push({ time, seq: this.#seq++, value });
+    if (this.#heap.size > this.#peak) this.#peak = this.#heap.size;
   }
 
   /** Lets out, in order, every attempt sent before `frontier` (epoch ms). */
   *release(frontier: number): Generator<T> {
-    while (this.#heap.length > 0 && this.#heap[0].time < frontier) yield this.#pop();
+    while (this.#heap.size > 0 && this.#heap.peek()!.time < frontier) yield this.#heap.pop()!.value;
   }
 
   /** Lets out everything left, in order. */
   *drain(): Generator<T> {
-    while (this.#heap.length > 0) yield this.#pop();
+    while (this.#heap.size > 0) yield this.#heap.pop()!.value;
   }
-
-  #pop(): T {
-    const h = this.#heap;
-    const top = h[0];
-    const last = h.pop()!;
-    if (h.length > 0) {
-      h[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < h.length && less(h[l], h[m])) m = l;
-        if (r < h.length && less(h[r], h[m])) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m], h[i]];
-        i = m;
-      }
-    }
-    return top.value;
-  }
-}
-
-function less<T>(a: Entry<T>, b: Entry<T>): boolean {
-  return a.time < b.time || (a.time === b.time && a.seq < b.seq);
 }

@@ -32,9 +32,6 @@ export const ExitCode = {
   suspension: 8,
 } as const;
 
-/** One of the values of {@linkcode ExitCode}. */
-export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
-
 /**
  * An error whose message is meant for the user as it is: one line that says
  * what failed and what to do. `exitCode` defaults to 1.

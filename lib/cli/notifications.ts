@@ -29,8 +29,6 @@ import { NOTIFICATION_SORT_FIELDS, NOTIFICATION_STATUSES } from "../core/mod.ts"
 import { webhookIdFlag } from "./webhooks/common.ts";
 import { waitTimeoutFlag } from "./notifications/follow_job.ts";
 
-const DAY = 86_400_000;
-
 const notificationFlag = {
   notificationId: { type: "string", placeholder: "ID", description: "The notification's id." },
 } as const;
@@ -315,18 +313,8 @@ const resendByResource = leaf({
     const api = await import("../platform/mod.ts");
     const excluded = given.has("excludeStatuses") ? flags.excludeStatuses ?? [] : ["COMPLETED"];
     const statuses = NOTIFICATION_STATUSES.filter((s) => !excluded.includes(s));
-    let count = 0;
-    if (statuses.length > 0) {
-      const now = ctx.now?.() ?? Date.now();
-      for await (
-        const _ of api.listNotifications(client, webhookId, {
-          resourceId,
-          startTime: now - 30 * DAY,
-          statuses: excluded.length ? [...statuses] : undefined,
-          pageSize: 100,
-        })
-      ) count++;
-    }
+    const now = ctx.now?.() ?? Date.now();
+    const count = await api.countResendByResource(client, webhookId, resourceId, excluded, now);
     const plural = count === 1 ? "" : "s";
     if (flags.dryRun) {
       if (ctx.out.format === "table") {

@@ -72,13 +72,8 @@ function isBrokenPipe(error: unknown): boolean {
 /**
  * Wraps a standard output writer so that a broken pipe becomes a
  * {@linkcode StdoutClosedError} (used by {@linkcode denoIo}).
- *
- * @example
- * ```ts
- * const stdout = closedAware(Deno.stdout);
- * ```
  */
-export function closedAware(w: Writer): Writer {
+function closedAware(w: Writer): Writer {
   return {
     async write(p) {
       try {

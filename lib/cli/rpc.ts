@@ -14,7 +14,7 @@
 import { leaf, platformClient } from "./command.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { EmulatorConfigError } from "../emulator/errors.ts";
-import type { EmulatorOptions } from "../emulator/mod.ts";
+import type { EmulatorOptions, RunningEmulator } from "../emulator/mod.ts";
 import type { ChainTransaction } from "../rpc/send_proof.ts";
 import type { Output } from "./output.ts";
 import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
@@ -23,6 +23,7 @@ import { showBanner } from "./rpc/banner.ts";
 import { platformAddress } from "./platform_address.ts";
 import { checkRpcFlags } from "./rpc/flag_checks.ts";
 import { rpcFlags } from "./rpc/flags.ts";
+import { addressFlags, resumeHint } from "../rpc/resume_hint.ts";
 
 /** `service rpc`. */
 export const rpcCommand = leaf({
@@ -281,57 +282,6 @@ export const rpcCommand = leaf({
 });
 
 /**
- * What the bridge tells, once as it stops, a user whose `forge script` gave
- * up on sends still under way: to wait until `waitFor` (the first platform
- * transaction not yet sent, if any) has landed, then run the same command
- * again with `--resume` (forge then sends the unsent transactions again, with
- * their nonces, and the new bridge finds the one that was under way by its
- * slot). Undefined for any other child: each send's own line says what a
- * repeat does.
- */
-export function resumeHint(
-  child: readonly string[] | undefined,
-  addressFlags: string | null = "",
-  waitFor?: string,
-): string | undefined {
-  const tool = child?.[0]?.split(/[\\/]/).pop();
-  if (tool === "forge" && child!.includes("script")) {
-    const same = addressFlags === null
-      ? ", with the bridge at a fixed address (forge --resume sends to the address it recorded: give --ipcPath FILE, or --port and --httpPath, to both runs)"
-      : addressFlags
-      ? `, with ${addressFlags} added to the bridge's flags (forge --resume sends to the address it recorded)`
-      : "";
-    const wait = waitFor
-      ? `wait until platform transaction ${waitFor} has landed (forge gives up again while it waits for approval), then `
-      : "";
-    return child!.includes("--resume")
-      ? `to pick the script up again, ${wait}run the same command again${same}: the new bridge finds the transactions already made`
-      : `to pick the script up again, ${wait}run the same command with --resume added to forge script's arguments${same}: the new bridge finds the transactions already made`;
-  }
-  return undefined;
-}
-
-/**
- * The flags that give a new bridge this bridge's address: `""` when the
- * address is fixed already (`--port` and `--httpPath`, or `--ipcPath`),
- * `--port P --httpPath /T` for a random HTTP port or path, `null` for a
- * socket in a private directory that goes with this bridge.
- */
-export function addressFlags(
-  transport: "http" | "ipc",
-  f: { port?: number; httpPath?: string; ipcPath?: string },
-  given: ReadonlySet<string>,
-  address: string,
-): string | null {
-  if (transport === "ipc") return f.ipcPath ? "" : null;
-  const fixedPort = !!f.port;
-  const fixedPath = f.httpPath !== undefined || given.has("path");
-  if (fixedPort && fixedPath) return "";
-  const url = new URL(address);
-  return `--port ${url.port} --httpPath ${url.pathname}`;
-}
-
-/**
  * The bridge's modules for serving, without the `lib/rpc` barrel: that one
  * loads the custody signer and with it the platform's transaction calls,
  * which here wait for the first signing call (`LazyCustodySigner`).
@@ -361,15 +311,7 @@ async function startEmulatorFor(
   chainId: bigint | undefined,
   out: Output,
   delays: Pick<EmulatorOptions, "approvalDelay" | "signingDelay">,
-): Promise<
-  {
-    apiBaseUrl: string;
-    apiKey: string;
-    privateKeyPem: string;
-    assetId: string;
-    stop(): Promise<void>;
-  }
-> {
+): Promise<RunningEmulator> {
   const { startEmulator } = await import("../emulator/mod.ts");
   try {
     return await startEmulator({

@@ -28,7 +28,6 @@ export {
   RESEND_JOB_STATUSES,
   TRANSACTION_FAILURE_STATUSES,
   TRANSACTION_FINAL_STATUSES,
-  TRANSACTION_PROGRESS_STATUSES,
   TRANSACTION_SENT_STATUSES,
   TRANSACTION_STATUSES,
   transactionStatusInWords,
@@ -39,6 +38,5 @@ export type {
   NotificationStatus,
   ResendJobStatus,
   TransactionStatus,
-  WebhookEventType,
   WebhookStatus,
 } from "./vocabulary.ts";

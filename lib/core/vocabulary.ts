@@ -47,8 +47,6 @@ export const WEBHOOK_EVENTS = [
   "connection.request.waiting_peer_approval",
   "connection.request.rejected_by_peer",
 ] as const;
-/** A webhook event type. */
-export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 
 /** Notification fields a list can be sorted by. */
 export const NOTIFICATION_SORT_FIELDS = [
@@ -69,7 +67,7 @@ export type ResendJobStatus = (typeof RESEND_JOB_STATUSES)[number];
  * Transaction statuses on the way to completion, in order
  * (`PENDING_AUTHORIZATION`: held for an approval policy).
  */
-export const TRANSACTION_PROGRESS_STATUSES = [
+const TRANSACTION_PROGRESS_STATUSES = [
   "SUBMITTED",
   "PENDING_AUTHORIZATION",
   "PENDING_SIGNATURE",

@@ -45,7 +45,7 @@ export interface EmulatorOptions {
    * node's; without a node, the state file's, else 31337.
    */
   chainId?: number;
-  /** SQLite file keeping the state across restarts; default in memory. */
+  /** SQLite file keeping the state across restarts (its keys in `<state>.keys`); default in memory. */
   state?: string;
   /** Divides retry delays and breaker durations (webhook delivery); default 1. */
   timeScale?: number;
@@ -57,11 +57,6 @@ export interface EmulatorOptions {
   faults?: (FaultSpec | string)[];
   /** Log lines (standard error in the CLI); default none. */
   log?: (line: string) => void;
-  /**
-   * Directory for `api.pem` (created 0700). Default: `<state>.keys` with
-   * `state`, else a fresh private temporary directory removed on stop.
-   */
-  stateDir?: string;
   /** Log one line per request (method, path, status, duration); default false. */
   logRequests?: boolean;
   /**
@@ -263,7 +258,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       keys = new VaultKeys((o.mnemonic ?? ANVIL_MNEMONIC).trim(), accountCount);
     }
     store.setMeta("vault_accounts", String(accountCount));
-    let dir = o.stateDir ?? (o.state ? `${o.state}.keys` : undefined);
+    let dir = o.state ? `${o.state}.keys` : undefined;
     if (!dir) {
       // a private directory named after this process, removed on stop; ones left by dead
       // emulators (SIGKILL, a crash: no code ran) are removed here (key_dir.ts)

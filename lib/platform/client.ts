@@ -107,10 +107,8 @@ export interface ClientOptions {
   random?: () => number;
   /** Retries after the first attempt; default 4. */
   retries?: number;
-  /** First backoff in ms; default 250 (then 500, 1000, ... with full jitter). */
+  /** First backoff in ms; default 250 (doubling up to 8000, with full jitter). */
   backoffMs?: number;
-  /** Longest backoff in ms; default 8000. */
-  maxBackoffMs?: number;
   /** Longest `Retry-After` honoured in ms; a longer one ends retrying at once. Default 60000. */
   maxRetryAfterMs?: number;
   /** Per-attempt timeout in ms; default 30000. */
@@ -124,6 +122,8 @@ export interface ClientOptions {
 }
 
 const encoder = new TextEncoder();
+/** The longest backoff between retries. */
+const MAX_BACKOFF_MS = 8000;
 
 /**
  * Waits `ms` milliseconds; rejects with the signal's reason when it aborts.
@@ -148,15 +148,8 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
   });
 }
 
-/**
- * Parses `Retry-After` (seconds or an HTTP date) to milliseconds.
- *
- * @example
- * ```ts
- * parseRetryAfter("2", Date.now()); // 2000
- * ```
- */
-export function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
+/** Parses `Retry-After` (seconds or an HTTP date) to milliseconds. */
+function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
   if (value === null || value.trim() === "") return undefined;
   if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.round(Number(value) * 1000);
   const at = Date.parse(value);
@@ -166,13 +159,8 @@ export function parseRetryAfter(value: string | null, nowMs: number): number | u
 /**
  * Serialises a query as the platform's SDK does: keys in the given order,
  * arrays as repeated keys, `undefined`/`null` left out. Returns `""` or `?a=b`.
- *
- * @example
- * ```ts
- * queryString({ statuses: ["FAILED", "ON_HOLD"], pageSize: 10 }); // "?statuses=FAILED&statuses=ON_HOLD&pageSize=10"
- * ```
  */
-export function queryString(query: Record<string, QueryValue> | undefined): string {
+function queryString(query: Record<string, QueryValue> | undefined): string {
   if (!query) return "";
   const p = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) {
@@ -225,7 +213,6 @@ export class PlatformClient {
       random: options.random ?? Math.random,
       retries: options.retries ?? 4,
       backoffMs: options.backoffMs ?? 250,
-      maxBackoffMs: options.maxBackoffMs ?? 8000,
       maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
       timeoutMs: options.timeoutMs ?? 30_000,
       onRetry: options.onRetry,
@@ -307,7 +294,7 @@ export class PlatformClient {
           });
         }
       }
-      const backoff = Math.min(o.maxBackoffMs, o.backoffMs * 2 ** attempt);
+      const backoff = Math.min(MAX_BACKOFF_MS, o.backoffMs * 2 ** attempt);
       const wait = waitMs ?? Math.round(o.random() * backoff);
       o.onRetry?.({ operation: options.operation, attempt: attempt + 1, waitMs: wait, reason });
       await o.sleep(wait, options.signal);

@@ -100,35 +100,9 @@ function pemBody(pem: string, label: string): Uint8Array | undefined {
 
 /**
  * Imports an RSA private key from PEM text (PKCS#8 `PRIVATE KEY` or PKCS#1
- * `RSA PRIVATE KEY`) for RS256 signing. `source` names where it came from, for
+ * `RSA PRIVATE KEY`) as the project's shared RSA signer
+ * (`lib/core/rsa_signer.ts`, RS256). `source` names where it came from, for
  * messages; the key text is never part of a message.
- *
- * @example
- * ```ts
- * declare const pemText: string; // "-----BEGIN PRIVATE KEY-----\n..."
- * const key = await importPrivateKeyPem(pemText, "--privateKey");
- * ```
- */
-export async function importPrivateKeyPem(pem: string, source: string): Promise<CryptoKey> {
-  const pkcs8 = pemToPkcs8(pem, source);
-  try {
-    return await crypto.subtle.importKey(
-      "pkcs8",
-      pkcs8 as BufferSource,
-      { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" },
-      false,
-      ["sign"],
-    );
-  } catch {
-    throw unreadable(source);
-  } finally {
-    pkcs8.fill(0);
-  }
-}
-
-/**
- * Like {@linkcode importPrivateKeyPem}, but the project's shared RSA signer
- * (`lib/core/rsa_signer.ts`, RS256).
  *
  * @example
  * ```ts
@@ -240,14 +214,8 @@ export const MAX_API_KEY_LENGTH = 512;
  * {@linkcode MAX_API_KEY_LENGTH} characters. The message says what is wrong
  * and never repeats any part of the key (a key with a newline would otherwise
  * end up in an "invalid header value" error, retried as a network error).
- *
- * @example
- * ```ts
- * checkApiKey("3f2a1b4c-0000-4000-8000-000000000000"); // fine
- * checkApiKey("bad key\nx"); // throws CredentialsError
- * ```
  */
-export function checkApiKey(apiKey: string): void {
+function checkApiKey(apiKey: string): void {
   let why: string | undefined;
   if (apiKey.length > MAX_API_KEY_LENGTH) {
     why = `it is longer than ${MAX_API_KEY_LENGTH} characters`;

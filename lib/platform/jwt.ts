@@ -41,7 +41,7 @@ export interface RequestClaims {
 }
 
 /** Token lifetime in seconds: the docs ask for exp < iat + 30. */
-export const TOKEN_LIFETIME_SECONDS = 29;
+const TOKEN_LIFETIME_SECONDS = 29;
 
 /**
  * Signs the request token for one request, with the shared signer (or, given

@@ -5,8 +5,7 @@
  * @module
  */
 
-export { abortableSleep, parseRetryAfter, PlatformClient, queryString } from "./client.ts";
-export { noReplayFetch } from "./no_replay_fetch.ts";
+export { abortableSleep, PlatformClient } from "./client.ts";
 export type {
   AnswerSchema,
   ApiResponse,
@@ -15,7 +14,6 @@ export type {
   RequestOptions,
 } from "./client.ts";
 export {
-  importPrivateKeyPem,
   importPrivateKeySigner,
   loadCredentials,
   MAX_PRIVATE_KEY_BYTES,
@@ -33,10 +31,11 @@ export {
   PlatformTimeoutError,
   PlatformUnreachableError,
 } from "./errors.ts";
-export { sha256Hex, signRequestToken, TOKEN_LIFETIME_SECONDS } from "./jwt.ts";
+export { sha256Hex, signRequestToken } from "./jwt.ts";
 export type { RequestClaims } from "./jwt.ts";
 export type { Notification, NotificationAttempt, Page, ResendJob, Webhook } from "./schemas.ts";
 export {
+  countResendByResource,
   createWebhook,
   deleteWebhook,
   getErrorRate,
@@ -54,6 +53,12 @@ export {
   updateWebhook,
 } from "./webhooks.ts";
 export type { NotificationQuery, ResendQuery, WebhookCreate } from "./webhooks.ts";
+export { followResendJob } from "./resend_job.ts";
+export type { FollowedJob, FollowOptions } from "./resend_job.ts";
+export { defaultRunKey, resendKey, resendOneByOne, StatusTally } from "./resend_one_by_one.ts";
+export type { OneByOneResult, OneByOneRun } from "./resend_one_by_one.ts";
+export { NotificationTail } from "./notification_tail.ts";
+export type { TailLine } from "./notification_tail.ts";
 export { getFirstAddress, listVaultAccounts } from "./vaults.ts";
 export type { VaultAccount, VaultAddress } from "./vaults.ts";
 export { listWhitelistedAddresses } from "./wallets.ts";

@@ -23,6 +23,8 @@ import {
   WebhookSchema,
 } from "./schemas.ts";
 
+import { NOTIFICATION_STATUSES } from "../core/mod.ts";
+
 const seg = encodeURIComponent;
 
 /** Lists webhook endpoints, following pages. */
@@ -234,6 +236,39 @@ export async function resendNotification(
     `/v1/webhooks/${seg(webhookId)}/notifications/${seg(notificationId)}/resend`,
     { operation: `resend notification ${JSON.stringify(notificationId)}`, idempotencyKey },
   );
+}
+
+/**
+ * How many notifications a resend by resource would resend: those of
+ * `resourceId` created in the 30 days before `now` whose status is not in
+ * `excludeStatuses` (listed, the platform's answer to the resend carries no count).
+ *
+ * @example
+ * ```ts
+ * import type { PlatformClient } from "./mod.ts";
+ * declare const client: PlatformClient;
+ * await countResendByResource(client, "w1", "tx1", ["COMPLETED"], Date.now()); // 3
+ * ```
+ */
+export async function countResendByResource(
+  client: PlatformClient,
+  webhookId: string,
+  resourceId: string,
+  excludeStatuses: readonly string[],
+  now: number,
+): Promise<number> {
+  const statuses = NOTIFICATION_STATUSES.filter((s) => !excludeStatuses.includes(s));
+  if (statuses.length === 0) return 0;
+  let count = 0;
+  for await (
+    const _ of listNotifications(client, webhookId, {
+      resourceId,
+      startTime: now - 30 * 86_400_000,
+      statuses: excludeStatuses.length ? [...statuses] : undefined,
+      pageSize: 100,
+    })
+  ) count++;
+  return count;
 }
 
 /** Resends the notifications of one resource from the last 30 days. */

@@ -45,6 +45,7 @@ export { nodeChainId, startBridge } from "./bridge.ts";
 export type { Bridge, BridgeOptions } from "./bridge.ts";
 export { childEnv, FORWARDED_SIGNALS, runChild, substituteAddress } from "./supervisor.ts";
 export type { ChildOptions } from "./supervisor.ts";
+export { addressFlags, resumeHint } from "./resume_hint.ts";
 // Types the exports above name, re-exported so that this barrel documents them.
 export type { CallContext } from "./methods.ts";
 export type { BaseError } from "../core/mod.ts";

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { memoryIo } from "../support/memory_io.ts";
 import { startFixture } from "../support/emulator_fixture.ts";
 import { run } from "../../lib/cli/mod.ts";
-import { defaultRunKey, resendKey } from "../../lib/cli/notifications/resend_all.ts";
+import { defaultRunKey, resendKey } from "../../lib/platform/mod.ts";
 
 Deno.test("on a terminal, delete asks: anything but y keeps the webhook; y deletes it", async () => {
   const fx = await startFixture();

@@ -1,12 +1,6 @@
 import { z } from "zod";
 import assert from "node:assert/strict";
-import {
-  getErrorRate,
-  getWebhook,
-  listNotificationsPage,
-  loadCredentials,
-  PlatformClient,
-} from "../../lib/platform/mod.ts";
+import { getErrorRate, getWebhook, listNotificationsPage } from "../../lib/platform/mod.ts";
 import {
   NotificationSchema,
   pageSchema,
@@ -14,8 +8,7 @@ import {
   stringOrNumber,
   WebhookSchema,
 } from "../../lib/platform/schemas.ts";
-import { makeTestKeys } from "../support/keys.ts";
-import { startRecordingServer } from "../support/recording_server.ts";
+import { clientFor, startRecordingServer } from "../support/recording_server.ts";
 
 /** The first issue as the client reports it: where and what. */
 function issueOf(schema: z.ZodType, value: unknown) {
@@ -23,17 +16,6 @@ function issueOf(schema: z.ZodType, value: unknown) {
   if (r.success) return undefined;
   const { path, message } = r.error.issues[0];
   return { path, message };
-}
-
-const keys = await makeTestKeys();
-
-async function clientFor(url: string) {
-  const creds = await loadCredentials({
-    apiKey: "3f1d2c4b-0000-4000-8000-00000000abcd",
-    privateKey: keys.pkcs8Pem,
-    apiBaseUrl: url,
-  });
-  return new PlatformClient(creds, { retries: 0 });
 }
 
 const hook = { id: "w1", url: "https://x", events: ["a"], status: "ENABLED" };

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { type SendMode, SendProgress } from "../../lib/rpc/send_progress.ts";
-import { addressFlags, resumeHint } from "../../lib/cli/rpc.ts";
+import { addressFlags, resumeHint } from "../../lib/rpc/mod.ts";
 
 const NONCE: SendMode = { nonce: true, joins: true, platformInProcess: false };
 

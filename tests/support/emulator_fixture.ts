@@ -15,7 +15,7 @@ import {
 } from "../../lib/emulator/mod.ts";
 import { toBase64Url as base64url } from "../../lib/core/mod.ts";
 import {
-  importPrivateKeyPem,
+  importPrivateKeySigner,
   loadCredentials,
   PlatformClient,
   type QueryValue,
@@ -108,16 +108,10 @@ export async function startFixture(
 
 /** Signs a request token with arbitrary claims (for auth refusal tests). */
 export async function signClaims(pem: string, claims: Record<string, unknown>): Promise<string> {
-  const key = await importPrivateKeyPem(pem, "test");
+  const signer = await importPrivateKeySigner(pem, "test");
   const head = base64url(JSON.stringify({ alg: "RS256", typ: "JWT" }));
   const payload = base64url(JSON.stringify(claims));
-  const sig = new Uint8Array(
-    await crypto.subtle.sign(
-      { name: "RSASSA-PKCS1-v1_5" },
-      key,
-      new TextEncoder().encode(`${head}.${payload}`) as BufferSource,
-    ),
-  );
+  const sig = await signer.sign(new TextEncoder().encode(`${head}.${payload}`));
   return `${head}.${payload}.${base64url(sig)}`;
 }
 

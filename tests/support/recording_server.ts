@@ -6,6 +6,9 @@
  * @module
  */
 
+import { loadCredentials, PlatformClient } from "../../lib/platform/mod.ts";
+import { makeTestKeys } from "./keys.ts";
+
 /** One recorded request. */
 export interface Recorded {
   method: string;
@@ -61,4 +64,15 @@ export function startRecordingServer(
   state.url = `http://127.0.0.1:${server.addr.port}`;
   state.close = () => server.shutdown();
   return state;
+}
+
+/** A platform client for `url` (a recording server) with a throw-away key, without retries. */
+export async function clientFor(url: string): Promise<PlatformClient> {
+  const keys = await makeTestKeys();
+  const creds = await loadCredentials({
+    apiKey: "3f1d2c4b-0000-4000-8000-00000000abcd",
+    privateKey: keys.pkcs8Pem,
+    apiBaseUrl: url,
+  });
+  return new PlatformClient(creds, { retries: 0 });
 }

@@ -26,10 +26,7 @@ import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
 import { MAX_RESENDS_PER_RUN, resendOneByOne, tooMany } from "./resend_one_by_one.ts";
 import { followResendJob, waitTimeoutFlag } from "./follow_job.ts";
 
-export { defaultRunKey, resendKey } from "./resend_one_by_one.ts";
-
 const HOUR = 3_600_000;
-const KNOWN: ReadonlySet<string> = new Set(NOTIFICATION_STATUSES);
 const DAY = 24 * HOUR;
 
 /** The `resend-all` verb. */
@@ -159,17 +156,14 @@ export const resendAllCommand = leaf({
       }
     };
     if (flags.dryRun) {
-      const byStatus: Record<string, number> = {};
+      const tally = new api.StatusTally();
       let count = 0;
       for await (const n of listed()) {
         if (++count > flags.maxNotifications) throw tooMany(sinceIso, flags.maxNotifications);
-        // only the statuses we know are counted: a platform's own words must not grow the tally
-        if (KNOWN.has(n.status)) byStatus[n.status] = (byStatus[n.status] ?? 0) + 1;
+        tally.add(n.status);
       }
       await out.clearProgress();
-      const counted = Object.fromEntries(
-        NOTIFICATION_STATUSES.filter((s) => byStatus[s]).map((s) => [s, byStatus[s]]),
-      );
+      const counted = tally.counts();
       if (out.format === "table") {
         const breakdown = Object.entries(counted).map(([s, c]) => `${c} ${s}`).join(", ") ||
           "none";

@@ -2,15 +2,8 @@
  * `service notifications tail --webhookId W [--follow] [--since T]
  * [--interval D]`: a webhook's new notifications and status changes as they
  * happen, one line each (`--format ndjson` for programs), in the spirit of
- * `stripe logs tail`.
- *
- * The API has no event stream, so this polls the list endpoint every
- * `--interval` (default 2 s) sorted by `updatedAt`, newest first, reading
- * pages only back to what the previous poll saw (less 5 s of slack for
- * clocks and equal timestamps). A notification not seen before gives a
- * `created` line (or `updated` when it was created before `--since`); one
- * whose status differs from the last seen gives a `status` line with
- * `previousStatus`. Lines come in `updatedAt` order.
+ * `stripe logs tail`. The platform's `NotificationTail` finds the
+ * changes; this command polls it every `--interval` (default 2 s) and prints.
  *
  * Without `--follow`: what changed since `--since` (default 1h), then exit.
  * With `--follow`: from `--since` (default: now) on, until Ctrl-C (exit 0).
@@ -27,33 +20,6 @@ import { whenStopped } from "../stop_signals.ts";
 import { UsageError } from "../errors.ts";
 import type { Column } from "../output.ts";
 import { cells } from "../table.ts";
-
-const SLACK_MS = 5_000;
-const KEEP_MS = 10 * 60_000;
-
-/** One line of `tail`. */
-export interface TailLine {
-  /** `created` (first seen), `status` (its status changed) or `updated` (first seen, older). */
-  change: "created" | "status" | "updated";
-  /** `updatedAt` as ISO 8601. */
-  time: string;
-  /** The notification's id. */
-  id: string;
-  /** The endpoint. */
-  webhookId: string;
-  /** Its event type. */
-  eventType: string;
-  /** Its resource, if any. */
-  resourceId: string | null;
-  /** Its status now. */
-  status: string;
-  /** The status seen before, for `status` lines. */
-  previousStatus?: string;
-  /** Epoch ms. */
-  createdAt: number;
-  /** Epoch ms. */
-  updatedAt: number;
-}
 
 const COLUMNS: Column[] = [
   { header: "time", value: "time", width: 24 },
@@ -107,71 +73,9 @@ export const tailCommand = leaf({
     const client = await platformClient(flags, ctx);
     const api = await import("../../platform/mod.ts");
     const out = ctx.out;
-    const seen = new Map<string, { status: string; updatedAt: number }>();
-    let watermark = since;
-
-    const poll = async (): Promise<TailLine[]> => {
-      const fresh: TailLine[] = [];
-      const floor = watermark - SLACK_MS;
-      for await (
-        const n of api.listNotifications(client, webhookId, {
-          sortBy: "updatedAt",
-          order: "DESC",
-          pageSize: 100,
-        })
-      ) {
-        const updatedAt = n.updatedAt ?? n.createdAt ?? 0;
-        if (updatedAt < floor) break;
-        if (updatedAt < since) continue;
-        const before = seen.get(n.id);
-        if (before && before.status === n.status) continue;
-        const createdAt = n.createdAt ?? updatedAt;
-        const line = (
-          change: TailLine["change"],
-          status: string,
-          at: number,
-          previousStatus?: string,
-        ): TailLine => ({
-          change,
-          time: new Date(at).toISOString(),
-          id: n.id,
-          webhookId,
-          eventType: n.eventType,
-          resourceId: n.resourceId ?? null,
-          status,
-          ...(previousStatus ? { previousStatus } : {}),
-          createdAt,
-          updatedAt: at,
-        });
-        if (
-          !before && createdAt >= since && updatedAt > createdAt &&
-          (n.status === "COMPLETED" || n.status === "FAILED")
-        ) {
-          // Created and delivered between two polls (or before a one-shot tail): both changes.
-          // A notification reaches COMPLETED or FAILED only from IN_PROGRESS (deliveries are
-          // made to IN_PROGRESS ones), the status a notification is created with.
-          fresh.push(line("created", "IN_PROGRESS", createdAt));
-          fresh.push(line("status", n.status, updatedAt, "IN_PROGRESS"));
-          continue;
-        }
-        const change: TailLine["change"] = before
-          ? "status"
-          : createdAt >= since
-          ? "created"
-          : "updated";
-        fresh.push(line(change, n.status, updatedAt, before?.status));
-      }
-      fresh.sort((a, b) => a.updatedAt - b.updatedAt || a.createdAt - b.createdAt);
-      for (const l of fresh) {
-        seen.set(l.id, { status: l.status, updatedAt: l.updatedAt });
-        if (l.updatedAt > watermark) watermark = l.updatedAt;
-      }
-      for (const [id, s] of seen) if (s.updatedAt < watermark - KEEP_MS) seen.delete(id);
-      return fresh;
-    };
-
+    const tail = new api.NotificationTail(client, webhookId, since);
     if (!flags.follow) {
-      await out.records(await poll() as unknown as Record<string, unknown>[], COLUMNS);
+      await out.records(await tail.poll() as unknown as Record<string, unknown>[], COLUMNS);
       return 0;
     }
     if (out.format === "json") {
@@ -193,7 +97,7 @@ export const tailCommand = leaf({
     try {
       while (stop === undefined) {
         try {
-          const lines = await poll();
+          const lines = await tail.poll();
           if (rows) {
             await rows(lines.map((l) => cells(COLUMNS, l as unknown as Record<string, unknown>)));
           } else if (lines.length) {

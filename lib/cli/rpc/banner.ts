@@ -30,18 +30,8 @@ export interface RpcBannerInfo {
   platform?: string;
 }
 
-/**
- * The banner text (several lines, ending with a newline).
- *
- * @example
- * ```ts
- * rpcBanner({
- *   chainId: 31337n, assetId: "ETH", accounts: ["0xf39F..."], transport: "http",
- *   address: "http://127.0.0.1:4000/ab12", upstream: "http://127.0.0.1:8545",
- * });
- * ```
- */
-export function rpcBanner(info: RpcBannerInfo): string {
+/** The banner text (several lines, ending with a newline). */
+function rpcBanner(info: RpcBannerInfo): string {
   const lines = [
     "",
     `Chain ID:  ${info.chainId}`,

@@ -39,15 +39,8 @@ export interface ConfirmationsOptions {
 /**
  * The change a mined receipt makes: COMPLETED or FAILED, with the block,
  * fee and contract address.
- *
- * @example
- * ```ts
- * import type { TransactionReceipt } from "viem";
- * declare const receipt: TransactionReceipt;
- * const { status, patch } = receiptOutcome(receipt);
- * ```
  */
-export function receiptOutcome(
+function receiptOutcome(
   receipt: TransactionReceipt,
 ): { status: "COMPLETED" | "FAILED"; patch: Partial<TransactionRecord> } {
   const networkFee = formatEther(receipt.gasUsed * receipt.effectiveGasPrice);

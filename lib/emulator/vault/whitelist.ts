@@ -29,11 +29,6 @@ export interface WhitelistedWallet {
   address: string;
 }
 
-/** Thrown for a malformed wallet; the admin route answers 400 with its message. */
-export class WhitelistInputError extends BadRequestError {
-  override name = "WhitelistInputError";
-}
-
 /** Where a {@linkcode Whitelist} keeps its wallets (`whitelist_store.ts`, or memory). */
 export interface WalletKeeper {
   /** Keeps one more wallet. */
@@ -58,18 +53,18 @@ export class Whitelist {
     this.#uuid = uuid;
   }
 
-  /** Adds a wallet; throws {@linkcode WhitelistInputError} for a bad type, name or address. */
+  /** Adds a wallet; throws a `BadRequestError` (answered 400) for a bad type, name or address. */
   add(input: { type?: unknown; name?: unknown; address?: unknown }): WhitelistedWallet {
     const type = input.type ?? "EXTERNAL_WALLET";
     if (!(WALLET_TYPES as readonly unknown[]).includes(type)) {
-      throw new WhitelistInputError(`type must be one of ${WALLET_TYPES.join(", ")}.`);
+      throw new BadRequestError(`type must be one of ${WALLET_TYPES.join(", ")}.`);
     }
     if (typeof input.address !== "string" || !isAddress(input.address, { strict: false })) {
-      throw new WhitelistInputError("address must be an EVM address (0x and 40 hex digits).");
+      throw new BadRequestError("address must be an EVM address (0x and 40 hex digits).");
     }
     const name = input.name === undefined ? `Whitelisted ${this.#wallets.length + 1}` : input.name;
     if (typeof name !== "string" || name.length === 0 || name.length > 100) {
-      throw new WhitelistInputError("name must be a text of 1 to 100 characters.");
+      throw new BadRequestError("name must be a text of 1 to 100 characters.");
     }
     const wallet: WhitelistedWallet = {
       type: type as WalletType,

@@ -479,13 +479,6 @@ export class WebhookStore {
     ).all(...args).map((r) => (r as { seq: number }).seq);
   }
 
-  /** The latest notifications of every endpoint, newest first. */
-  latestNotifications(limit: number): NotificationRow[] {
-    return this.#stmt("SELECT * FROM wh_notifications ORDER BY seq DESC LIMIT ?").all(limit).map(
-      notificationFrom,
-    );
-  }
-
   /** Records that endpoint `webhookId` was made ENABLED again at `time`, after attempt `afterAttemptSeq`. */
   insertEnable(webhookId: string, time: number, afterAttemptSeq: number): void {
     this.#stmt(

@@ -80,15 +80,8 @@ export function attemptJson(a: AttemptRow): Record<string, unknown> {
 /**
  * An attempt as the admin delivery log shows it: the attempt's fields plus
  * its endpoint and notification, the input of `service breaker simulate`.
- *
- * @example
- * ```ts
- * import type { AttemptRow } from "./rows.ts";
- * declare const row: AttemptRow;
- * attemptLogJson(row); // { webhookId, notificationId, sentTime, duration, responseCode? }
- * ```
  */
-export function attemptLogJson(a: AttemptRow): Record<string, unknown> {
+function attemptLogJson(a: AttemptRow): Record<string, unknown> {
   return { webhookId: a.webhookId, notificationId: a.notificationId, ...attemptJson(a) };
 }
 

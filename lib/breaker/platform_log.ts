@@ -141,12 +141,12 @@ export const MAX_ATTEMPTS_PER_NOTIFICATION = 1_000;
 export const MAX_NOTIFICATIONS = 1_000_000;
 
 /**
- * The most attempts the time-order merge holds at once: 200,000 (the
+ * The most attempts the time-order merge holds at once: 100,000 (the
  * attempts of notifications already read that were sent after the newest
  * notification's creation: retries still to come). More cannot be put in
  * time order within the bound: the read stops with a {@linkcode BreakerError}.
  */
-export const MAX_HELD = 200_000;
+export const MAX_HELD = 100_000;
 
 /** The page size asked for (a page holding more is refused by the client). */
 const PAGE_SIZE = 100;

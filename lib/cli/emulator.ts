@@ -71,9 +71,9 @@ const flags = {
   apiUser: {
     type: "string",
     multiple: true,
-    placeholder: "ROLE[:NAME]",
+    placeholder: "ROLE",
     description:
-      "One more API user of the workspace, with its own key pair (repeatable). ROLE: ADMIN, NON_SIGNING_ADMIN, SIGNER, APPROVER, EDITOR or VIEWER; every call checks the caller's role (403 when it may not). The ready line's apiUsers lists them.",
+      "One more API user of the workspace, with its own key pair (repeatable): ROLE or ROLE:NAME, ROLE one of ADMIN, NON_SIGNING_ADMIN, SIGNER, APPROVER, EDITOR or VIEWER; every call checks the caller's role (403 when it may not). The ready line's apiUsers lists them.",
   },
   approvalDelay: CUSTODY_DELAY_FLAGS.approvalDelay,
   signingDelay: CUSTODY_DELAY_FLAGS.signingDelay,

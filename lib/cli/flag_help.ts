@@ -50,7 +50,11 @@ export function renderFlags(specs: FlagSpecs, width = 100): string {
     const ph = s.type === "boolean" ? "" : ` ${placeholderOf(s)}`;
     const left = `  ${s.short ? `-${s.short}, ` : ""}--${name}${ph}`;
     const extra: string[] = [];
-    if (s.choices) extra.push(`one of ${s.choices.join("|")}`);
+    if (s.choices) {
+      // a long list (the platform's event types) is written so that it wraps at its commas
+      const list = s.choices.join("|");
+      extra.push(`one of ${list.length > 60 ? s.choices.join(", ") : list}`);
+    }
     if (s.default !== undefined && s.default !== false) {
       const shown = s.type === "duration" && typeof s.default === "number"
         ? formatDuration(s.default)

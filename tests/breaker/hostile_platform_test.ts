@@ -172,7 +172,7 @@ Deno.test("hostile platform: attempts the merge cannot order within its bound (e
         json({ data: Array.from({ length: 100 }, (_, i) => attempt(NOW - HOUR + i)), next: null }),
     },
     6,
-    /cannot be put in time order within 200000 held at once/,
+    /cannot be put in time order within 100000 held at once/,
   );
 });
 

@@ -244,7 +244,7 @@ export function createHandler(
       rr.idempotencyKey,
       method,
       path,
-      () => run(match.route, rr),
+      (keep) => run(match.route, rr.idempotencyKey ? { ...rr, keep } : rr),
       { user: request.headers.get("x-api-key") ?? "", body },
     );
     if (drop) return faults.dropped(method, path, reply.status, authorization);

@@ -50,7 +50,8 @@ export class Idempotency {
 
   /**
    * The kept answer of `key` when there is one, else the answer of `work`
-   * (kept unless it is worth a retry). `key` undefined: just `work()`.
+   * (kept unless it is worth a retry): when it returns, or earlier when `work` calls the
+   * `keep` it is given (in the SQLite transaction of what it creates). `key` undefined: just `work()`.
    * `scope.user` (the API key) and `method path` scope the key; `scope.body`
    * (the raw request body) must be the same as the first request's.
    */
@@ -58,10 +59,10 @@ export class Idempotency {
     key: string | undefined,
     method: string,
     path: string,
-    work: () => Promise<Reply>,
+    work: (keep: (reply: Reply) => void) => Promise<Reply>,
     scope: { user?: string; body?: Uint8Array } = {},
   ): Promise<Reply> {
-    if (!key) return await work();
+    if (!key) return await work(() => {});
     const [scoped, bodyHash] = await Promise.all([
       digest(`${scope.user ?? ""}\n${method}\n${path}\n${key}`),
       digest(scope.body ?? new Uint8Array()),
@@ -92,17 +93,22 @@ export class Idempotency {
         },
       };
     }
+    let keptNow = false;
+    // synchronous: `work` may call it inside the SQLite transaction of what it creates
+    const keep = (reply: Reply) => {
+      keptNow = true;
+      if (isRetryableStatus(reply.status)) return;
+      this.#records.put(scoped, method, path, {
+        status: reply.status,
+        body: reply.body === undefined ? null : JSON.stringify(reply.body),
+        headers: reply.headers ? JSON.stringify(reply.headers) : null,
+        createdAt: this.#now(),
+        bodyHash,
+      });
+    };
     const p = (async () => {
-      const reply = await work();
-      if (!isRetryableStatus(reply.status)) {
-        this.#records.put(scoped, method, path, {
-          status: reply.status,
-          body: reply.body === undefined ? null : JSON.stringify(reply.body),
-          headers: reply.headers ? JSON.stringify(reply.headers) : null,
-          createdAt: this.#now(),
-          bodyHash,
-        });
-      }
+      const reply = await work(keep);
+      if (!keptNow) keep(reply);
       return reply;
     })();
     this.#inflight.set(scoped, { reply: p, bodyHash });

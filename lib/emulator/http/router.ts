@@ -41,6 +41,13 @@ export interface RouteRequest {
   user?: ApiUser;
   /** `Idempotency-Key` header of a POST, if any. */
   idempotencyKey?: string;
+  /**
+   * Keeps `reply` as the answer to the request's `Idempotency-Key` at once, in the caller's
+   * SQLite transaction (absent without a key). A route that creates something calls it in the
+   * same transaction as the creation, so that a crash can keep neither or both: never a
+   * creation whose key would run it again.
+   */
+  keep?: (reply: Reply) => void;
 }
 
 /**

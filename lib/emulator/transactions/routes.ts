@@ -14,6 +14,7 @@
  */
 
 import { ApiError, ErrorCode, json } from "../http/reply.ts";
+import { withTransaction } from "../store.ts";
 import type { RouteModule } from "../http/router.ts";
 import { FORCEABLE_STATUSES } from "./status.ts";
 import { parseTransactionListQuery } from "./list_query.ts";
@@ -35,9 +36,16 @@ export const transactionRoutes: RouteModule = {
       auth: "api",
       node: true,
       handle(req, ctx) {
-        const t = ctx.transactions.create(req.body, req.user?.id);
-        // 200, as the SDK's createTransaction documents (the platform's prose says 201)
-        return json(200, { id: t.id, status: t.status });
+        // the transaction and the answer to its Idempotency-Key are stored in one SQLite
+        // transaction: a SIGKILL keeps both or neither (else a retry with the key would meet
+        // its own externalTxId as "already used")
+        return withTransaction(ctx.store.db, () => {
+          const t = ctx.transactions.create(req.body, req.user?.id);
+          // 200, as the SDK's createTransaction documents (the platform's prose says 201)
+          const reply = json(200, { id: t.id, status: t.status });
+          req.keep?.(reply);
+          return reply;
+        });
       },
     },
     {

@@ -23,6 +23,8 @@
 import { startAnvil } from "../../tests/support/tools.ts";
 import { offlineBridgeFlags, startBridgeProcess, tempPrivateKey } from "../../tests/support/rpc.ts";
 import { benchProgram } from "./program.ts";
+import { startHaproxy, startNginx } from "./proxies.ts";
+import { wrk } from "./wrk.ts";
 
 const rounds = Number(Deno.args[0] ?? 3);
 const seconds = Number(Deno.args[1] ?? 5);
@@ -46,130 +48,19 @@ async function ensurePackages(): Promise<void> {
   await run(["install", "-y", ...missing]);
 }
 
-/** A free loopback port (bound and released; the proxy binds it right after). */
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
 interface Peer {
   name: string;
   url: string;
   stop(): Promise<void>;
 }
 
-/** Waits until `port` accepts connections. */
-async function listening(port: number): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    try {
-      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  throw new Error(`nothing listens on ${port}`);
-}
-
-function spawned(name: string, cmd: string, args: string[], port: number, dir: string): Peer {
-  const child = new Deno.Command(cmd, { args, stdout: "null", stderr: "piped" }).spawn();
-  return {
-    name,
-    url: `http://127.0.0.1:${port}/`,
-    async stop() {
-      try {
-        child.kill("SIGTERM");
-      } catch { /* gone */ }
-      await child.output().catch(() => {});
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-    },
-  };
-}
-
-async function startNginx(upstreamPort: number): Promise<Peer> {
-  const dir = await Deno.makeTempDir({ prefix: "bench-nginx-" });
-  const port = freePort();
-  await Deno.writeTextFile(
-    `${dir}/nginx.conf`,
-    `worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  upstream node { server 127.0.0.1:${upstreamPort}; keepalive 64; }
-  server {
-    listen 127.0.0.1:${port};
-    location / {
-      proxy_pass http://node;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-    }
-  }
-}
-`,
-  );
-  const peer = spawned(
-    "nginx",
-    "nginx",
-    ["-e", `${dir}/error.log`, "-p", dir, "-c", `${dir}/nginx.conf`, "-g", "daemon off;"],
-    port,
-    dir,
-  );
-  await listening(port);
-  return peer;
-}
-
-async function startHaproxy(upstreamPort: number): Promise<Peer> {
-  const dir = await Deno.makeTempDir({ prefix: "bench-haproxy-" });
-  const port = freePort();
-  await Deno.writeTextFile(
-    `${dir}/haproxy.cfg`,
-    `global
-  nbthread 1
-defaults
-  mode http
-  timeout connect 5s
-  timeout client 60s
-  timeout server 60s
-  http-reuse always
-frontend f
-  bind 127.0.0.1:${port}
-  default_backend node
-backend node
-  server anvil 127.0.0.1:${upstreamPort}
-`,
-  );
-  const peer = spawned("haproxy", "haproxy", ["-f", `${dir}/haproxy.cfg`], port, dir);
-  await listening(port);
-  return peer;
-}
-
 /** wrk against `url`: requests/s with `conns` connections, and the median latency in ms. */
-async function wrk(url: string, conns: number): Promise<{ rps: number; p50: number }> {
-  const lua = await Deno.makeTempFile({ suffix: ".lua" });
-  await Deno.writeTextFile(
-    lua,
-    `wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = ${
-      JSON.stringify(BODY)
-    }\n`,
-  );
-  const out = await new Deno.Command("wrk", {
-    args: [conns > 1 ? "-t2" : "-t1", `-c${conns}`, `-d${seconds}s`, "--latency", "-s", lua, url],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  await Deno.remove(lua);
-  const text = new TextDecoder().decode(out.stdout);
-  if (/Non-2xx|Socket errors/.test(text)) console.error(`warning (${url}):\n${text}`);
-  const rps = Number(text.match(/Requests\/sec:\s+([\d.]+)/)?.[1]);
-  const m = text.match(/\s50%\s+([\d.]+)(us|ms|s)/);
-  const p50 = m ? Number(m[1]) * (m[2] === "us" ? 0.001 : m[2] === "s" ? 1000 : 1) : NaN;
-  return { rps, p50 };
+const run = (url: string, conns: number) => wrk(url, BODY, { connections: conns, seconds });
+
+/** A proxy from proxies.ts; ensurePackages() installed its binary. */
+async function proxy(started: Promise<Peer> | undefined, name: string): Promise<Peer> {
+  if (!started) throw new Error(`${name} is not installed (apt-get install -y ${name})`);
+  return await started;
 }
 
 const median = (xs: number[]) => {
@@ -193,11 +84,11 @@ try {
   );
   peers.push(
     { name: "anvil alone", url: anvil.url, stop: () => Promise.resolve() },
-    await startNginx(anvilPort),
-    await startHaproxy(anvilPort),
+    await proxy(startNginx(anvilPort), "nginx"),
+    await proxy(startHaproxy(anvilPort), "haproxy"),
     { name: "bridge", url: bridge.address, stop: async () => void await bridge.stop() },
   );
-  for (const p of peers) await wrk(p.url, 16); // warm-up (JIT, upstream connections)
+  for (const p of peers) await run(p.url, 16); // warm-up (JIT, upstream connections)
   const rps: Record<string, number[]> = {};
   const added: Record<string, number[]> = {};
   const p50s: Record<string, number[]> = {};
@@ -205,8 +96,8 @@ try {
     const order = peers.map((_, i) => peers[(i + r) % peers.length]);
     const p50: Record<string, number> = {};
     for (const p of order) {
-      (rps[p.name] ??= []).push((await wrk(p.url, 16)).rps);
-      p50[p.name] = (await wrk(p.url, 1)).p50;
+      (rps[p.name] ??= []).push((await run(p.url, 16)).rps);
+      p50[p.name] = (await run(p.url, 1)).p50;
       (p50s[p.name] ??= []).push(p50[p.name]);
     }
     for (const p of peers) (added[p.name] ??= []).push(p50[p.name] - p50["anvil alone"]);
@@ -230,7 +121,7 @@ try {
   const perRound = (a: string, b: string, xs: Record<string, number[]>) =>
     xs[a].map((v, i) => v / xs[b][i]);
   const vsNginx = perRound("bridge", "nginx", rps);
-  const vsHaproxy = perRound("bridge", "haproxy", rps);
+  const vsHaproxy = perRound("bridge", "HAProxy", rps);
   const addedVsNginx = perRound("bridge", "nginx", added);
   const line = (what: string, ratios: number[], target: number, atMost = false) => {
     const m = median(ratios);

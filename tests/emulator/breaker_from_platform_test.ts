@@ -27,6 +27,37 @@ const POLICY = [
   String(14_400_000 / SCALE),
 ];
 
+type Emulator = Awaited<ReturnType<typeof startEmulatorOnAnvil>>;
+
+/** The variables that point the CLI at `emu` with its default user. */
+function cliEnv(emu: Emulator): Record<string, string> {
+  return {
+    SERVICE_API_BASE_URL: emu.ready.apiBaseUrl,
+    SERVICE_API_KEY: emu.ready.apiKey,
+    SERVICE_API_PRIVATE_KEY_PATH: emu.ready.privateKeyPath,
+  };
+}
+
+/**
+ * A webhook to the receiver on `port`, `count` notifications for it, and the wait until the
+ * emulator suspends it; returns its id.
+ */
+async function suspendedEndpoint(emu: Emulator, port: number, count: number): Promise<string> {
+  const created = await emu.api<{ id: string }>("POST", "/v1/webhooks", {
+    body: { url: `http://127.0.0.1:${port}/hook`, events: ["transaction.status.updated"] },
+  });
+  const W = created.data.id;
+  await emu.api("POST", "/admin/notifications", {
+    body: { eventType: "transaction.status.updated", count },
+  });
+  await waitFor(
+    "the emulator's suspension",
+    async () =>
+      (await emu.api<{ status: string }>("GET", `/v1/webhooks/${W}`)).data.status === "SUSPENDED",
+  );
+  return W;
+}
+
 Deno.test("breaker simulate --webhookId predicts the emulator's suspension from the API alone; --save replays offline to the same result", async () => {
   const emu = await startEmulatorOnAnvil([
     "--timeScale",
@@ -42,28 +73,9 @@ Deno.test("breaker simulate --webhookId predicts the emulator's suspension from 
     return new Response(null, { status: n === 0 || !failing ? 200 : 500 });
   });
   const dir = await Deno.makeTempDir();
-  const env = {
-    SERVICE_API_BASE_URL: emu.ready.apiBaseUrl,
-    SERVICE_API_KEY: emu.ready.apiKey,
-    SERVICE_API_PRIVATE_KEY_PATH: emu.ready.privateKeyPath,
-  };
+  const env = cliEnv(emu);
   try {
-    const created = await emu.api<{ id: string }>("POST", "/v1/webhooks", {
-      body: {
-        url: `http://127.0.0.1:${server.addr.port}/hook`,
-        events: ["transaction.status.updated"],
-      },
-    });
-    const W = created.data.id;
-    await emu.api("POST", "/admin/notifications", {
-      body: { eventType: "transaction.status.updated", count: 5 },
-    });
-    await waitFor(
-      "the emulator's suspension",
-      async () =>
-        (await emu.api<{ status: string }>("GET", `/v1/webhooks/${W}`)).data.status ===
-          "SUSPENDED",
-    );
+    const W = await suspendedEndpoint(emu, server.addr.port, 5);
     const logged = await waitFor(
       "the suspension log line",
       () =>
@@ -187,28 +199,9 @@ Deno.test("breaker explain: deliveries in flight when the emulator suspended the
     await new Promise((r) => setTimeout(r, 100 + ((n * 7) % 5) * 50));
     return new Response(null, { status: n === 0 ? 200 : 500 });
   });
-  const env = {
-    SERVICE_API_BASE_URL: emu.ready.apiBaseUrl,
-    SERVICE_API_KEY: emu.ready.apiKey,
-    SERVICE_API_PRIVATE_KEY_PATH: emu.ready.privateKeyPath,
-  };
+  const env = cliEnv(emu);
   try {
-    const created = await emu.api<{ id: string }>("POST", "/v1/webhooks", {
-      body: {
-        url: `http://127.0.0.1:${server.addr.port}/hook`,
-        events: ["transaction.status.updated"],
-      },
-    });
-    const W = created.data.id;
-    await emu.api("POST", "/admin/notifications", {
-      body: { eventType: "transaction.status.updated", count: 12 },
-    });
-    await waitFor(
-      "the emulator's suspension",
-      async () =>
-        (await emu.api<{ status: string }>("GET", `/v1/webhooks/${W}`)).data.status ===
-          "SUSPENDED",
-    );
+    const W = await suspendedEndpoint(emu, server.addr.port, 12);
     await new Promise((r) => setTimeout(r, 800)); // the deliveries in flight end and are listed
     const ex = await runCli(
       ["breaker", "explain", "--webhookId", W, "--since", "1h", ...POLICY, "--format", "table"],

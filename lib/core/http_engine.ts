@@ -74,7 +74,7 @@ export function serveHttpOf(): ServeHttp | undefined {
  * ```
  */
 export function engineFor(needs: { upgrades?: boolean; drops?: boolean }): EngineName {
-  if (!needs.upgrades && !needs.drops && serveOnConnectionOf()) return "fast";
+  if (!needs.drops && serveOnConnectionOf()) return "fast";
   if (serveHttpOf()) return "events";
   return "unbounded";
 }

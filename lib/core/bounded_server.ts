@@ -6,7 +6,9 @@
  * connections that counts WebSockets, header and idle timeouts, EMFILE
  * survived by shedding and backing off). Each accepted connection is served
  * by the runtime's own HTTP server for one connection (`http_engine.ts`:
- * Deno.serve's, or `Deno.serveHttp` where WebSocket upgrades must survive).
+ * Deno.serve's, after the program's own HTTP/1.1 for the first requests
+ * where WebSocket upgrades may come, `http1.ts`; `Deno.serveHttp` where a
+ * connection may be dropped unanswered).
  * Bodies are the handler's: each reads them with a timeout
  * (`read_body.ts`), so a client that declares a body and never sends it is
  * answered 408 and its connection closed.
@@ -161,7 +163,7 @@ export function serveBounded(
   handler: BoundedHandler,
   options: BoundedServerOptions,
 ): Promise<BoundedServer> {
-  const engine = engineFor({ upgrades: options.upgrades, drops: options.isDrop !== undefined });
+  const engine = engineFor({ drops: options.isDrop !== undefined });
   const warning = engineWarning(engine);
   if (warning) console.error(warning);
   if (engine === "unbounded") return serveUnbounded(handler, options);

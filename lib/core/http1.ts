@@ -263,13 +263,20 @@ async function serveOne(
   };
   const noBody = head.method === "GET" || head.method === "HEAD";
   let continued = headers.get("expect")?.toLowerCase() !== "100-continue";
-  const body = framing.done || noBody ? null : bodyStream(reader, framing, async () => {
-    if (continued) return;
-    continued = true;
-    if (reader.buf.length === 0) {
-      await writeAll(conn, encoder.encode("HTTP/1.1 100 Continue\r\n\r\n"));
-    }
-  });
+  // a body already read whole (the usual small JSON-RPC one) is given as bytes, not a stream
+  const whole = !framing.done && !noBody && !framing.chunked && reader.buf.length >= framing.length;
+  if (whole) framing.done = true;
+  const body = whole
+    ? reader.take(framing.length).slice()
+    : framing.done || noBody
+    ? null
+    : bodyStream(reader, framing, async () => {
+      if (continued) return;
+      continued = true;
+      if (reader.buf.length === 0) {
+        await writeAll(conn, encoder.encode("HTTP/1.1 100 Continue\r\n\r\n"));
+      }
+    });
   const url = head.target.startsWith("/")
     ? `${headers.has("host") ? `http://${headers.get("host")}` : options.origin}${head.target}`
     : head.target;

@@ -71,7 +71,7 @@ export async function manifest(): Promise<Record<string, unknown>> {
       "service-json-rpc": "bin/service-json-rpc.cjs",
       [PACKAGE_NAME]: "bin/service.cjs",
     },
-    files: ["bin/", "lib/", "README.md"],
+    files: ["bin/", "lib/", "README.md", "docs/"],
     engines: { node: ">=18" },
     optionalDependencies: Object.fromEntries(DENO_PLATFORMS.map((p) => [p, deno])),
   };
@@ -115,6 +115,13 @@ export async function pack(
   await Deno.writeTextFile(`${dir}bin/service.cjs`, binScript([]), { mode: 0o755 });
   await Deno.writeTextFile(`${dir}bin/service-json-rpc.cjs`, binScript(["rpc"]), { mode: 0o755 });
   await Deno.copyFile(`${ROOT}README.md`, `${dir}README.md`);
+  // the README's links to the reference (`docs/*.md`) work in the installed package too
+  await Deno.mkdir(`${dir}docs`);
+  for await (const e of Deno.readDir(`${ROOT}docs`)) {
+    if (e.isFile && e.name.endsWith(".md")) {
+      await Deno.copyFile(`${ROOT}docs/${e.name}`, `${dir}docs/${e.name}`);
+    }
+  }
   await Deno.writeTextFile(`${dir}package.json`, JSON.stringify(await manifest(), null, 2) + "\n");
   const { code, stdout, stderr } = await new Deno.Command("npm", {
     args: ["pack", "--json", "--pack-destination", out],

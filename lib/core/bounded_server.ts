@@ -6,7 +6,9 @@
  * connections that counts WebSockets, header and idle timeouts, EMFILE
  * survived by shedding and backing off). Each accepted connection is served
  * by the runtime's own HTTP server for one connection (`http_engine.ts`:
- * Deno.serve's, or `Deno.serveHttp` where WebSocket upgrades must survive).
+ * Deno.serve's, after the program's own HTTP/1.1 for the first requests
+ * where WebSocket upgrades may come, `http1.ts`; `Deno.serveHttp` where a
+ * connection may be dropped unanswered).
  * Bodies are the handler's: each reads them with a timeout
  * (`read_body.ts`), so a client that declares a body and never sends it is
  * answered 408 and its connection closed.
@@ -15,6 +17,7 @@
  */
 
 import { acceptLoop, ConnectionGuard, type Guarded } from "./connection_guard.ts";
+import { serveHttp1 } from "./http1.ts";
 import {
   describeEngine,
   engineFor,
@@ -35,6 +38,9 @@ export const DEFAULT_HEADER_TIMEOUT_MS = 10_000;
 export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 /** Default time a served connection may stay idle: 60 s. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+
+/** Largest WebSocket message on a listener that upgrades: 64 MiB (the bridge's largest body). */
+const MAX_WEBSOCKET_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** How long an answer with `Connection: close` is given to be written before its connection is closed. */
 const CLOSE_AFTER_ANSWER_MS = 500;
@@ -94,8 +100,43 @@ export interface RequestInfo {
    * Tells the server this request became `socket` (after a 101): the
    * connection stays counted against the cap until the socket closes.
    */
-  upgraded(socket: WebSocket): UpgradedConnection;
+  upgraded(socket: ServerSocket): UpgradedConnection;
+  /**
+   * Accepts a WebSocket upgrade, as `Deno.upgradeWebSocket` does: on the fast
+   * engine the program's own WebSocket (`websocket_server.ts`), which only a
+   * connection's first request can ask for (later, it throws a `TypeError`).
+   */
+  upgradeWebSocket(
+    request: Request,
+    options: { idleTimeout: number },
+  ): { socket: ServerSocket; response: Response };
 }
+
+/** What the server and a WebSocket handler use of a socket (Deno's `WebSocket` or the program's own). */
+export interface ServerSocket extends EventTarget {
+  /** `WebSocket.CONNECTING`, OPEN, CLOSING or CLOSED. */
+  readonly readyState: number;
+  /** Bytes queued and not yet written. */
+  readonly bufferedAmount: number;
+  /** Sends a message. */
+  send(data: string): void;
+  /** Starts the closing handshake. */
+  close(code?: number, reason?: string): void;
+  /** Each message. */
+  onmessage: ((e: MessageEvent) => void) | null;
+  /** Once closed. */
+  onclose: ((e: CloseEvent) => void) | null;
+  /** When the connection failed. */
+  onerror: ((e: Event) => void) | null;
+}
+
+/** `Deno.upgradeWebSocket`, typed as a {@linkcode ServerSocket} maker. */
+const denoUpgrade = Deno.upgradeWebSocket as RequestInfo["upgradeWebSocket"];
+
+/** A fast-engine connection's later request cannot become a WebSocket (see `http1.ts`). */
+const lateUpgrade: RequestInfo["upgradeWebSocket"] = () => {
+  throw new TypeError("A WebSocket upgrade must be the first request on its connection.");
+};
 
 /** What a WebSocket's handler tells the server about its connection. */
 export interface UpgradedConnection {
@@ -122,7 +163,7 @@ export function serveBounded(
   handler: BoundedHandler,
   options: BoundedServerOptions,
 ): Promise<BoundedServer> {
-  const engine = engineFor({ upgrades: options.upgrades, drops: options.isDrop !== undefined });
+  const engine = engineFor({ drops: options.isDrop !== undefined });
   const warning = engineWarning(engine);
   if (warning) console.error(warning);
   if (engine === "unbounded") return serveUnbounded(handler, options);
@@ -159,8 +200,13 @@ export function serveBounded(
   const maxWebSockets = Math.floor(guard.max * 3 / 4);
   let webSockets = 0;
   /** A request's info on `g`. */
-  const infoOf = (g: Guarded, clientGone: AbortSignal): RequestInfo => ({
+  const infoOf = (
+    g: Guarded,
+    clientGone: AbortSignal,
+    upgradeWebSocket: RequestInfo["upgradeWebSocket"],
+  ): RequestInfo => ({
     clientGone,
+    upgradeWebSocket,
     canUpgrade: () => webSockets < maxWebSockets,
     upgraded(socket) {
       // Not shed, not timed out: Deno pings it and closes it when no pong comes.
@@ -224,7 +270,7 @@ export function serveBounded(
     };
     const handle = async (request: Request): Promise<Response> => {
       begin(g);
-      const response = await answer(request, infoOf(g, request.signal));
+      const response = await answer(request, infoOf(g, request.signal, lateUpgrade));
       end(g);
       // This server does not close after `Connection: close` when the body was not all read
       // (it waits for the rest, e.g. after a 408): closed here once the answer had time to go.
@@ -249,6 +295,27 @@ export function serveBounded(
     }
   };
 
+  /**
+   * Serves `conn`'s first requests with the program's own HTTP/1.1 (where a
+   * WebSocket upgrade may come), then hands it to the fast server.
+   */
+  const serveFirst = async (conn: Deno.Conn, g: Guarded, serve: ServeOnConnection) => {
+    const outcome = await serveHttp1(conn, {
+      origin: `http://${addr.hostname}:${addr.port}`,
+      maxMessageBytes: MAX_WEBSOCKET_MESSAGE_BYTES,
+      handle: async (request, extra) => {
+        begin(g);
+        try {
+          return await answer(request, infoOf(g, extra.clientGone, extra.upgradeWebSocket));
+        } finally {
+          end(g);
+        }
+      },
+    });
+    if (outcome === "handoff") serveFast(conn, g, serve);
+    else if (outcome === "closed" && !g.exempt) guard.forget(g);
+  };
+
   /** Serves `conn` with `Deno.serveHttp` (keeps WebSockets; a drop closes the connection). */
   const serveEvents = async (conn: Deno.Conn, g: Guarded, serve: ServeHttp) => {
     // The requests not answered yet: when the connection ends first, their client has gone.
@@ -257,7 +324,7 @@ export function serveBounded(
       const gone = new AbortController();
       unanswered.add(gone);
       begin(g);
-      const response = await answer(ev.request, infoOf(g, gone.signal));
+      const response = await answer(ev.request, infoOf(g, gone.signal, denoUpgrade));
       end(g);
       if (options.isDrop?.(response)) {
         unanswered.delete(gone);
@@ -286,7 +353,8 @@ export function serveBounded(
   if (fast) globalThis.addEventListener("error", swallow);
   guard.start();
   const loop = acceptLoop(listener, guard, (conn, g) => {
-    if (fast) serveFast(conn, g, fast);
+    if (fast && options.upgrades) void serveFirst(conn, g, fast);
+    else if (fast) serveFast(conn, g, fast);
     else void serveEvents(conn, g, events!);
   });
   let closed = false;
@@ -335,6 +403,7 @@ function serveUnbounded(
           clientGone: request.signal,
           canUpgrade: () => true,
           upgraded: () => ({ touch() {} }),
+          upgradeWebSocket: denoUpgrade,
         }));
       server.finished.catch(() => {});
     } catch (e) {

@@ -9,12 +9,13 @@
  *   server `Deno.serve` itself runs (the same speed). It closes a WebSocket as
  *   soon as the connection's HTTP part ends (Deno 2.9: the connection's server
  *   ends with a forced shutdown, which closes the upgraded sockets it
- *   registered), so it serves listeners without WebSocket. Aborting it does
- *   not reliably keep an answer already returned off the wire, so it does not
- *   serve a listener that drops connections unanswered either (the
- *   emulator's `drop` fault).
+ *   registered), so on a listener that upgrades, a connection's first
+ *   requests are served by the program's own HTTP/1.1 and WebSocket
+ *   (`http1.ts`) before it is handed over. Aborting it does not reliably keep
+ *   an answer already returned off the wire, so it does not serve a listener
+ *   that drops connections unanswered (the emulator's `drop` fault).
  * - `events`: `Deno.serveHttp` (removed from Deno 2's types, still shipped):
- *   keeps upgraded WebSockets; about 1.4–1.8 times the CPU per request.
+ *   about 1.4–1.8 times the CPU per request; serves the emulator.
  *
  * Where neither exists, servers fall back to `Deno.serve` without bounds and
  * say so on stderr ({@linkcode engineWarning}); `--verbose` names the engine
@@ -64,17 +65,16 @@ export function serveHttpOf(): ServeHttp | undefined {
 }
 
 /**
- * The engine a listener gets: `fast` unless it upgrades to WebSocket, then
- * `events` (also for a listener that drops connections unanswered);
- * `unbounded` when the one it needs is missing.
+ * The engine a listener gets: `fast` unless it drops connections unanswered,
+ * then `events`; `unbounded` when the one it needs is missing.
  *
  * @example
  * ```ts
- * engineFor({ upgrades: true }); // "events"
+ * engineFor({ drops: true }); // "events"
  * ```
  */
-export function engineFor(needs: { upgrades?: boolean; drops?: boolean }): EngineName {
-  if (!needs.upgrades && !needs.drops && serveOnConnectionOf()) return "fast";
+export function engineFor(needs: { drops?: boolean }): EngineName {
+  if (!needs.drops && serveOnConnectionOf()) return "fast";
   if (serveHttpOf()) return "events";
   return "unbounded";
 }
@@ -83,7 +83,8 @@ export function engineFor(needs: { upgrades?: boolean; drops?: boolean }): Engin
 export function describeEngine(engine: EngineName): string {
   switch (engine) {
     case "fast":
-      return "HTTP server: Deno.serve's per-connection server on our own accept loop (bounded)";
+      return "HTTP server: Deno.serve's per-connection server on our own accept loop (bounded; " +
+        "a connection's first requests and WebSockets served by the program's own HTTP/1.1)";
     case "events":
       return "HTTP server: Deno.serveHttp on our own accept loop (bounded; keeps WebSockets)";
     default:

@@ -54,7 +54,10 @@ export interface HttpHandlerOptions {
    * Answers a WebSocket upgrade that passed the same checks (see `ws.ts`);
    * without it an upgrade is refused as any non-POST request.
    */
-  upgrade?: (request: Request, info?: Pick<RequestInfo, "upgraded" | "canUpgrade">) => Response;
+  upgrade?: (
+    request: Request,
+    info?: Pick<RequestInfo, "upgraded" | "canUpgrade" | "upgradeWebSocket">,
+  ) => Response;
 }
 
 const JSON_HEADERS = { "content-type": "application/json" };

@@ -23,7 +23,7 @@
 import type { Dispatcher } from "./methods.ts";
 import { exactIds, RpcErrorCode } from "./protocol.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
-import type { RequestInfo, UpgradedConnection } from "../core/bounded_server.ts";
+import type { RequestInfo, ServerSocket, UpgradedConnection } from "../core/bounded_server.ts";
 
 /** Default bound of unsent bytes per connection before it is dropped: 16 MiB. */
 export const DEFAULT_MAX_UNSENT_BYTES = 16 * 1024 * 1024;
@@ -80,6 +80,9 @@ const DRAIN_LIMIT_CHARS = 4 * 1024 * 1024;
 /** The close code for a client that does not keep up (RFC 6455 "policy violation"). */
 export const SLOW_CLIENT_CLOSE_CODE = 1008;
 
+/** What the bounded server tells an upgrade (`../core/bounded_server.ts`). */
+export type UpgradeInfo = Pick<RequestInfo, "upgraded" | "canUpgrade" | "upgradeWebSocket">;
+
 /** Whether `request` asks for a WebSocket upgrade. */
 export function isWebSocketUpgrade(request: Request): boolean {
   return request.headers.get("upgrade")?.toLowerCase() === "websocket";
@@ -104,7 +107,7 @@ export function isWebSocketUpgrade(request: Request): boolean {
  */
 export function createWebSocketHandler(
   options: WebSocketOptions,
-): (request: Request, info?: Pick<RequestInfo, "upgraded" | "canUpgrade">) => Response {
+): (request: Request, info?: UpgradeInfo) => Response {
   const maxUnsent = options.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES;
   const maxInflight = options.maxInflight ?? DEFAULT_MAX_INFLIGHT;
   const idleTimeout = options.idleTimeoutSeconds ?? DEFAULT_WS_IDLE_TIMEOUT_S;
@@ -123,9 +126,11 @@ export function createWebSocketHandler(
         { status: 503, headers: { "content-type": "application/json", connection: "close" } },
       );
     }
-    let upgraded: { socket: WebSocket; response: Response };
+    let upgraded: { socket: ServerSocket; response: Response };
     try {
-      upgraded = Deno.upgradeWebSocket(request, { idleTimeout });
+      upgraded = info
+        ? info.upgradeWebSocket(request, { idleTimeout })
+        : Deno.upgradeWebSocket(request, { idleTimeout });
     } catch {
       return new Response(
         JSON.stringify({
@@ -166,7 +171,7 @@ export function createWebSocketHandler(
         const flooding = received - atDrop > DRAIN_LIMIT_CHARS;
         if (
           socket.readyState !== WebSocket.OPEN ||
-          (socket.bufferedAmount === 0 && (quiet >= QUIET_TICKS || flooding)) ||
+          (socket.bufferedAmount === 0 && quiet >= QUIET_TICKS) || flooding ||
           Date.now() - started > DROP_GRACE_MS
         ) {
           clearInterval(timer);

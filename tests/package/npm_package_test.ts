@@ -112,10 +112,15 @@ Deno.test("npm package: packed, installed -g offline with an empty HOME, service
     for await (const e of Deno.readDir(program)) total += (await Deno.stat(program + e.name)).size;
     assert.ok(entry.length * 20 < total, `entry ${entry.length} bytes of ${total}`);
     assert.ok(!entry.includes("SubscriptionHub"), "the bridge's code is in its own chunk");
+    // the reference the README links to (docs/*.md) ships beside it
+    const docs = [...Deno.readDirSync(new URL("../../docs/", import.meta.url))]
+      .filter((e) => e.name.endsWith(".md")).map((e) => `package/docs/${e.name}`).sort();
+    assert.ok(docs.length >= 5, `docs: ${docs}`);
     assert.deepEqual(files.filter((f) => !chunks.includes(f)), [
       "package/README.md",
       "package/bin/service-json-rpc.cjs",
       "package/bin/service.cjs",
+      ...docs,
       "package/lib/launch.cjs",
       "package/lib/program/service.js",
       "package/package.json",

@@ -260,3 +260,46 @@ Deno.test("websocket: unmasked frames (1002), oversized messages (1009) and bad 
     s.close();
   }
 });
+
+Deno.test("bounded server: a WebSocket upgrade is served on a connection's first request only", async () => {
+  const { serveBounded } = await import("../../lib/core/bounded_server.ts");
+  const server = await serveBounded((request, info) => {
+    if (request.headers.get("upgrade") !== "websocket") {
+      return Promise.resolve(new Response("plain"));
+    }
+    try {
+      const { socket, response } = info.upgradeWebSocket(request, { idleTimeout: 0 });
+      socket.onmessage = (e) => socket.send(`echo ${e.data}`);
+      return Promise.resolve(response);
+    } catch (e) {
+      return Promise.resolve(new Response((e as Error).message, { status: 400 }));
+    }
+  }, { hostname: "127.0.0.1", port: 0, upgrades: true });
+  try {
+    assert.equal(server.engine, "fast");
+    // first request: upgraded, and the socket answers
+    const got = await wsExchange(server.port, [
+      clientFrame(1, enc.encode("hi")),
+      clientFrame(8, new Uint8Array([0x03, 0xe8])),
+    ]);
+    assert.match(got.head, /^HTTP\/1\.1 101 /);
+    assert.deepEqual(got.frames.slice(0, 1), [[1, "echo hi"]]);
+    // after a plain request the connection is the fast server's: a later upgrade is refused
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
+    try {
+      const buf = new Uint8Array(4096);
+      await conn.write(enc.encode("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"));
+      assert.match(
+        dec.decode(buf.subarray(0, (await conn.read(buf))!)),
+        /^HTTP\/1\.1 200 OK[\s\S]*plain$/,
+      );
+      await conn.write(enc.encode(UPGRADE));
+      const later = dec.decode(buf.subarray(0, (await conn.read(buf))!));
+      assert.match(later, /^HTTP\/1\.1 400 [\s\S]*first request on its connection/);
+    } finally {
+      conn.close();
+    }
+  } finally {
+    await server.close();
+  }
+});

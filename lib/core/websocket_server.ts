@@ -5,9 +5,9 @@
  * upgraded as soon as the connection's HTTP part ends (`http_engine.ts`).
  *
  * It offers what the bridge's WebSocket transport uses of the standard
- * `WebSocket`: `send`, `close`, `readyState`, `bufferedAmount` and the
- * `message`, `close` and `error` events (text as strings, binary as
- * `ArrayBuffer`). No extension is negotiated (a client's offer of
+ * `WebSocket`: `send` (text), `close`, `readyState`, `bufferedAmount` and the
+ * `message`, `close` and `error` events (text received as strings, binary
+ * as `ArrayBuffer`). No extension is negotiated (a client's offer of
  * `permessage-deflate` is declined by not answering it). Bounds: a message
  * (all its fragments) of at most `maxMessageBytes` (close 1009); a frame
  * that breaks the protocol (unmasked, reserved bits, a bad control frame)
@@ -87,8 +87,6 @@ export class ServerWebSocket extends EventTarget {
   #lastHeard = Date.now();
   #pinged = false;
   #closeSent = false;
-  #closeCode = 1005;
-  #closeReason = "";
   #ended = false;
 
   /** A socket not yet started. */
@@ -106,13 +104,13 @@ export class ServerWebSocket extends EventTarget {
   }
 
   /**
-   * Sends a text (string) or binary message; ignored unless open.
-   * `bufferedAmount` counts a text in characters (its UTF-8 bytes for ASCII).
+   * Sends a text message; ignored unless open. `bufferedAmount` counts it in
+   * characters (its UTF-8 bytes for ASCII).
    */
-  send(data: string | Uint8Array): void {
+  send(text: string): void {
     if (this.readyState !== WebSocket.OPEN) return;
-    this.bufferedAmount += data.length;
-    this.#enqueue(typeof data === "string" ? data : frame(2, data));
+    this.bufferedAmount += text.length;
+    this.#enqueue(text);
   }
 
   /** Starts the closing handshake (code 1000 unless given). */
@@ -201,11 +199,7 @@ export class ServerWebSocket extends EventTarget {
         const bytes = typeof item === "string" ? this.#textFrame(item) : item;
         let off = 0;
         while (off < bytes.length) off += await this.#conn.write(bytes.subarray(off));
-        if (typeof item === "string" || (item[0] & 0x0f) === 2) {
-          this.bufferedAmount -= typeof item === "string"
-            ? item.length
-            : item.length - headOf(item);
-        }
+        if (typeof item === "string") this.bufferedAmount -= item.length;
       }
     } catch {
       this.#fail();
@@ -335,8 +329,6 @@ export class ServerWebSocket extends EventTarget {
   #finish(code: number, reason: string, wasClean: boolean): void {
     if (this.#ended) return;
     this.#ended = true;
-    this.#closeCode = code;
-    this.#closeReason = reason;
     open.delete(this);
     const end = () => {
       try {
@@ -344,7 +336,7 @@ export class ServerWebSocket extends EventTarget {
       } catch { /* closed */ }
       this.readyState = WebSocket.CLOSED;
       this.#fire(
-        new CloseEvent("close", { code: this.#closeCode, reason: this.#closeReason, wasClean }),
+        new CloseEvent("close", { code, reason, wasClean }),
       );
     };
     // what is queued (our close frame among it) goes out first, unless the connection failed
@@ -392,12 +384,6 @@ function frame(op: number, payload: Uint8Array): Uint8Array {
   }
   out.set(payload, head);
   return out;
-}
-
-/** The header length of a frame built by {@linkcode frame}. */
-function headOf(f: Uint8Array): number {
-  const n = f[1] & 0x7f;
-  return n < 126 ? 2 : n === 126 ? 4 : 10;
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

@@ -443,7 +443,7 @@ function joinCompareValue(args: string[]): string[] {
 }
 
 const simulateCommand: Command = {
-  summary: simulate.summary,
+  summary: "Replay a delivery log: suspensions, suppressed attempts, what-if thresholds.",
   help: simulate.help,
   flags: simulate.flags,
   run: (args, ctx, path) => simulate.run(joinCompareValue(args), ctx, path),
@@ -473,15 +473,6 @@ const explainCommand: Command = {
 /** `service breaker` (`simulate`, and `explain`: the same replay told in words). */
 export const breakerCommand: Command = group(
   "Replay delivery logs, or an endpoint's attempts read from the platform, against the retry schedule and the circuit breaker.",
-  {
-    simulate: {
-      summary: "Replay a delivery log: suspensions, suppressed attempts, what-if thresholds.",
-      load: () => Promise.resolve(simulateCommand),
-    },
-    explain: {
-      summary: explainCommand.summary,
-      load: () => Promise.resolve(explainCommand),
-    },
-  },
+  { simulate: simulateCommand, explain: explainCommand },
   "The input is a delivery log (a file or standard input), or with --webhookId W the endpoint's notifications and attempts read from the platform.",
 );

@@ -69,7 +69,7 @@ export interface Command {
   /** A leaf's flags, common ones included (for completions). */
   flags?: FlagSpecs;
   /** A group's verbs (for completions and `service help <command> <verb>`). */
-  verbs?: Record<string, { summary: string; load: () => Promise<Command> }>;
+  verbs?: Record<string, GroupVerb>;
 }
 
 /** The widest line of any `--help` text. */
@@ -306,23 +306,15 @@ export interface GroupVerb {
   load: () => Promise<Command>;
 }
 
+/** A verb as {@linkcode group} takes it: a command, or `[summary, loader]` for a lazy module. */
+export type VerbEntry = Command | readonly [string, () => Promise<Command>];
+
 /**
- * The verbs of a group: each entry a command declared beside the group (taken as it is, its
- * own summary) or a `[summary, loader]` pair for a verb in a module of its own, imported only
- * when run. The one way groups declare verbs.
- *
- * @example
- * ```ts
- * declare const list: Command;
- * const verbs = groupVerbs({
- *   list,
- *   tail: ["Follow.", async () => (await import("./notifications/tail.ts")).tailCommand],
- * });
- * ```
+ * Verbs (or the top-level commands) from their entries: a command declared beside the group
+ * (its own summary), or a `[summary, loader]` pair for one in a module of its own, imported
+ * only when run, so that help stays instant.
  */
-export function groupVerbs(
-  entries: Record<string, Command | readonly [string, () => Promise<Command>]>,
-): Record<string, GroupVerb> {
+export function groupVerbs(entries: Record<string, VerbEntry>): Record<string, GroupVerb> {
   return Object.fromEntries(
     Object.entries(entries).map(([name, e]) => [
       name,
@@ -334,14 +326,23 @@ export function groupVerbs(
 }
 
 /**
- * Declares a group of verbs, e.g. `service webhooks <verb>`. Verbs are
- * loaded lazily so that help stays instant.
+ * Declares a group of verbs, e.g. `service webhooks <verb>` ({@linkcode groupVerbs}).
+ *
+ * @example
+ * ```ts
+ * declare const list: Command;
+ * const webhooks = group("Webhook endpoints.", {
+ *   list,
+ *   tail: ["Follow.", async () => (await import("./notifications/tail.ts")).tailCommand],
+ * });
+ * ```
  */
 export function group(
   summary: string,
-  verbs: Record<string, { summary: string; load: () => Promise<Command> }>,
+  entries: Record<string, VerbEntry>,
   description?: string,
 ): Command {
+  const verbs = groupVerbs(entries);
   const help = (path: string) =>
     [
       wrapText(summary, HELP_WIDTH),

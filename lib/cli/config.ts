@@ -14,10 +14,9 @@
  * @module
  */
 
-import { type CommandContext, connectionFlags, group, leaf } from "./command.ts";
+import { type CommandContext, connectionFlags, formatFlag, group, leaf } from "./command.ts";
 import { resolve } from "node:path";
 import { UsageError } from "./errors.ts";
-import { formatFlag } from "./command.ts";
 import {
   checkProfileName,
   configDir,
@@ -176,11 +175,6 @@ const removeCommand = leaf({
 /** `service config`. */
 export const configCommand = group(
   "Profiles of connection settings: set, list, show, remove.",
-  {
-    set: { summary: setCommand.summary, load: () => Promise.resolve(setCommand) },
-    list: { summary: listCommand.summary, load: () => Promise.resolve(listCommand) },
-    show: { summary: showCommand.summary, load: () => Promise.resolve(showCommand) },
-    remove: { summary: removeCommand.summary, load: () => Promise.resolve(removeCommand) },
-  },
+  { set: setCommand, list: listCommand, show: showCommand, remove: removeCommand },
   "Use a profile with --profile NAME or SERVICE_PROFILE=NAME on any command.",
 );

@@ -15,18 +15,10 @@
  */
 
 import type { Column } from "./output.ts";
-import {
-  type Command,
-  connectionFlags,
-  formatFlag,
-  group,
-  groupVerbs,
-  leaf,
-  platformClient,
-} from "./command.ts";
+import { type Command, group, leaf, platformClient } from "./command.ts";
 import { CliError, ExitCode, UsageError } from "./errors.ts";
 import { NOTIFICATION_SORT_FIELDS, NOTIFICATION_STATUSES } from "../core/mod.ts";
-import { webhookIdFlag } from "./webhooks/common.ts";
+import { webhookVerbFlags } from "./webhooks/common.ts";
 import { waitTimeoutFlag } from "./notifications/follow_job.ts";
 
 const notificationFlag = {
@@ -63,9 +55,7 @@ const list = leaf({
     "--format ndjson prints one notification a line; json prints the page {data, next, total} " +
     "(with --all: {data} with every item).",
   flags: {
-    ...connectionFlags,
-    ...formatFlag,
-    ...webhookIdFlag,
+    ...webhookVerbFlags,
     order: {
       type: "string",
       choices: ["ASC", "DESC"],
@@ -165,9 +155,7 @@ const get = leaf({
   summary: "Show one notification.",
   usage: "--webhookId W --notificationId N [--includeData]",
   flags: {
-    ...connectionFlags,
-    ...formatFlag,
-    ...webhookIdFlag,
+    ...webhookVerbFlags,
     ...notificationFlag,
     includeData: { type: "boolean", description: "Include the payload." },
   },
@@ -190,9 +178,7 @@ const attempts = leaf({
   description:
     "Each record: sentTime, duration, responseCode or failureReason, plus webhookId and notificationId.",
   flags: {
-    ...connectionFlags,
-    ...formatFlag,
-    ...webhookIdFlag,
+    ...webhookVerbFlags,
     ...notificationFlag,
     all: { type: "boolean", description: "Every attempt (follow next), not only the first page." },
     pageSize: {
@@ -248,9 +234,7 @@ const resend = leaf({
   summary: "Resend one notification.",
   usage: "--webhookId W --notificationId N [--idempotencyKey K]",
   flags: {
-    ...connectionFlags,
-    ...formatFlag,
-    ...webhookIdFlag,
+    ...webhookVerbFlags,
     ...notificationFlag,
     ...idempotencyFlag,
   },
@@ -284,9 +268,7 @@ const resendByResource = leaf({
     "The run reports how many notifications it resent (counted with the list API just before;\n" +
     "the platform's answer carries no count). --dryRun counts and resends nothing.",
   flags: {
-    ...connectionFlags,
-    ...formatFlag,
-    ...webhookIdFlag,
+    ...webhookVerbFlags,
     ...idempotencyFlag,
     resourceId: {
       type: "string",
@@ -343,9 +325,7 @@ const resendFailed = leaf({
   summary: "Resend the failed notifications of the last 24 hours (a platform job).",
   usage: "--webhookId W [--startTime T] [--event E]... [--wait] [--idempotencyKey K]",
   flags: {
-    ...connectionFlags,
-    ...formatFlag,
-    ...webhookIdFlag,
+    ...webhookVerbFlags,
     ...idempotencyFlag,
     startTime: {
       type: "time",
@@ -430,7 +410,7 @@ const resendFailed = leaf({
 export const notificationsCommand: Command = group(
   "A webhook's notifications: list, follow, inspect attempts, resend one, by resource, " +
     "all failed or all of the last 24 hours.",
-  groupVerbs({
+  {
     list,
     get,
     attempts,
@@ -445,5 +425,5 @@ export const notificationsCommand: Command = group(
       "New notifications and status changes as they happen (--follow).",
       async () => (await import("./notifications/tail.ts")).tailCommand,
     ],
-  }),
+  },
 );

@@ -13,14 +13,10 @@ import {
   connectionFlags,
   formatFlag,
   group,
-  groupVerbs,
   leaf,
   platformClient,
 } from "./command.ts";
-import { WEBHOOK_COLUMNS as COLUMNS, webhookIdFlag } from "./webhooks/common.ts";
-
-/** The flags of a verb about one endpoint: the connection, the format and `--webhookId`. */
-const webhookVerbFlags = { ...connectionFlags, ...formatFlag, ...webhookIdFlag } as const;
+import { WEBHOOK_COLUMNS as COLUMNS, webhookVerbFlags } from "./webhooks/common.ts";
 
 const list = leaf({
   summary: "List the webhook endpoints.",
@@ -123,7 +119,7 @@ const metrics = leaf({
 export const webhooksCommand: Command = group(
   "Webhook endpoints (Webhooks V2): create, list, change, delete, reactivate, error rate; " +
     "verify a delivery; a local receiver.",
-  groupVerbs({
+  {
     list,
     get,
     enable: setEnabled(true, "Reactivate a suspended endpoint (enabled=true)."),
@@ -149,5 +145,5 @@ export const webhooksCommand: Command = group(
       "A local receiver: prints deliveries, forwards them to your app, records attempts.",
       async () => (await import("./webhooks/listen.ts")).listenCommand,
     ],
-  }),
+  },
 );

@@ -19,9 +19,9 @@
  * @module
  */
 
-import { connectionFlags, formatFlag, leaf, platformClient } from "../command.ts";
+import { leaf, platformClient } from "../command.ts";
 import { CliError, ExitCode, UsageError } from "../errors.ts";
-import { webhookIdFlag } from "../webhooks/common.ts";
+import { webhookVerbFlags } from "../webhooks/common.ts";
 import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
 import { MAX_RESENDS_PER_RUN, resendOneByOne, tooMany } from "./resend_one_by_one.ts";
 import { followResendJob, waitTimeoutFlag } from "./follow_job.ts";
@@ -42,9 +42,7 @@ export const resendAllCommand = leaf({
     "time, each Idempotency-Key from the run key, so an interrupted run started again does not\n" +
     "resend twice). --dryRun counts what would be resent and resends nothing.",
   flags: {
-    ...connectionFlags,
-    ...formatFlag,
-    ...webhookIdFlag,
+    ...webhookVerbFlags,
     since: {
       type: "time",
       placeholder: "TIME",

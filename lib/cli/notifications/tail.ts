@@ -14,8 +14,8 @@
  * @module
  */
 
-import { connectionFlags, formatFlag, leaf, platformClient } from "../command.ts";
-import { webhookIdFlag } from "../webhooks/common.ts";
+import { leaf, platformClient } from "../command.ts";
+import { webhookVerbFlags } from "../webhooks/common.ts";
 import { whenStopped } from "../stop_signals.ts";
 import { UsageError } from "../errors.ts";
 import type { Column } from "../output.ts";
@@ -44,9 +44,7 @@ export const tailCommand = leaf({
     "status). Without --follow: the changes since --since (default 1h), then exits. With\n" +
     "--follow: from --since (default now) on, until Ctrl-C.",
   flags: {
-    ...connectionFlags,
-    ...formatFlag,
-    ...webhookIdFlag,
+    ...webhookVerbFlags,
     follow: { type: "boolean", short: "f", description: "Keep polling until Ctrl-C." },
     since: {
       type: "time",

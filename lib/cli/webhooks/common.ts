@@ -1,6 +1,7 @@
 /**
  * What the `service webhooks` verbs share: the `--webhookId` flag (the one
- * declaration, which `service notifications` uses too), the table columns of
+ * declaration, which `service notifications` uses too) and the flags of a verb
+ * about one endpoint, the table columns of
  * a webhook, and the checks of `--url` and `--events`.
  *
  * @module
@@ -8,6 +9,7 @@
 
 import type { Column } from "../output.ts";
 import { UsageError } from "../errors.ts";
+import { connectionFlags, formatFlag } from "../command.ts";
 
 /**
  * `--webhookId` (also `SERVICE_WEBHOOK_ID`), required: the flag layer refuses
@@ -23,6 +25,9 @@ export const webhookIdFlag = {
     description: "The webhook endpoint's id.",
   },
 } as const;
+
+/** The flags of a verb about one endpoint: the connection, the format and `--webhookId`. */
+export const webhookVerbFlags = { ...connectionFlags, ...formatFlag, ...webhookIdFlag } as const;
 
 /** The table columns of a webhook. */
 export const WEBHOOK_COLUMNS: Column[] = [

@@ -7,10 +7,10 @@
  * @module
  */
 
-import { connectionFlags, formatFlag, leaf, platformClient } from "../command.ts";
+import { leaf, platformClient } from "../command.ts";
 import { CliError, ExitCode, UsageError } from "../errors.ts";
 import { type Io, writeAll } from "../output.ts";
-import { webhookIdFlag } from "./common.ts";
+import { webhookVerbFlags } from "./common.ts";
 
 /** Reads one line from standard input (up to a newline or the end). */
 async function readLine(io: Io): Promise<string> {
@@ -36,9 +36,7 @@ export const deleteCommand = leaf({
   usage: "--webhookId W [--yes]",
   description: "Without a terminal, --yes is required (exit 2 otherwise); nothing is sent before.",
   flags: {
-    ...connectionFlags,
-    ...formatFlag,
-    ...webhookIdFlag,
+    ...webhookVerbFlags,
     yes: { type: "boolean", short: "y", description: "Do not ask." },
   },
   examples: ["service webhooks delete --webhookId $W --yes"],

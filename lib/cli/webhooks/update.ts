@@ -6,9 +6,9 @@
  * @module
  */
 
-import { connectionFlags, formatFlag, leaf, platformClient } from "../command.ts";
+import { leaf, platformClient } from "../command.ts";
 import { UsageError } from "../errors.ts";
-import { checkEndpointUrl, checkEvents, webhookIdFlag } from "./common.ts";
+import { checkEndpointUrl, checkEvents, webhookVerbFlags } from "./common.ts";
 
 /** The `update` verb. */
 export const updateCommand = leaf({
@@ -16,9 +16,7 @@ export const updateCommand = leaf({
   usage: "--webhookId W [--url U] [--events E,...] [--description D] [--enabled true|false]",
   description: "Only the fields given are sent. --enabled true reactivates a suspended endpoint.",
   flags: {
-    ...connectionFlags,
-    ...formatFlag,
-    ...webhookIdFlag,
+    ...webhookVerbFlags,
     url: { type: "string", placeholder: "URL", description: "The new URL." },
     events: {
       type: "list",

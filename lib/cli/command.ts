@@ -425,3 +425,14 @@ export async function platformClient(
     ...extra,
   });
 }
+
+/**
+ * {@linkcode platformClient}, and the platform's API module beside it (loaded on demand, as
+ * every command that talks to the platform needs both).
+ */
+export async function platformApi(
+  flags: Parameters<typeof platformClient>[0],
+  ctx: CommandContext & { out: Output },
+): Promise<{ client: PlatformClient; api: typeof import("../platform/mod.ts") }> {
+  return { client: await platformClient(flags, ctx), api: await import("../platform/mod.ts") };
+}

@@ -15,7 +15,7 @@
  */
 
 import type { Column } from "./output.ts";
-import { type Command, group, leaf, platformClient } from "./command.ts";
+import { type Command, group, leaf, platformApi } from "./command.ts";
 import { CliError, ExitCode, UsageError } from "./errors.ts";
 import { NOTIFICATION_SORT_FIELDS, NOTIFICATION_STATUSES } from "../core/mod.ts";
 import { webhookVerbFlags } from "./webhooks/common.ts";
@@ -107,8 +107,7 @@ const list = leaf({
     ) {
       throw new UsageError("--startTime is after --endTime: give a start before the end.");
     }
-    const client = await platformClient(flags, ctx);
-    const { listNotifications, listNotificationsPage } = await import("../platform/mod.ts");
+    const { client, api } = await platformApi(flags, ctx);
     const query = {
       order: flags.order,
       sortBy: flags.sortBy,
@@ -122,7 +121,7 @@ const list = leaf({
     };
     const out = ctx.out;
     if (!flags.all) {
-      const page = await listNotificationsPage(client, webhookId, query);
+      const page = await api.listNotificationsPage(client, webhookId, query);
       if (out.format === "json") {
         await out.write(
           JSON.stringify({ data: page.data, next: page.next ?? null, total: page.total }, null, 2) +
@@ -138,7 +137,7 @@ const list = leaf({
     }
     let fetched = 0;
     let total: number | undefined;
-    const rows = listNotifications(client, webhookId, query, (page) => {
+    const rows = api.listNotifications(client, webhookId, query, (page) => {
       if (page.total !== undefined) total = page.total;
       fetched += page.data.length;
       void out.progress(
@@ -165,9 +164,10 @@ const get = leaf({
   async run({ flags }, ctx) {
     const webhookId = flags.webhookId;
     const id = need(flags.notificationId, "notificationId", ctx.path, "the notification's id");
-    const client = await platformClient(flags, ctx);
-    const { getNotification } = await import("../platform/mod.ts");
-    await ctx.out.object(await getNotification(client, webhookId, id, flags.includeData === true));
+    const { client, api } = await platformApi(flags, ctx);
+    await ctx.out.object(
+      await api.getNotification(client, webhookId, id, flags.includeData === true),
+    );
     return 0;
   },
 });
@@ -199,11 +199,10 @@ const attempts = leaf({
       ctx.path,
       "the notification's id",
     );
-    const client = await platformClient(flags, ctx);
-    const { listAttempts } = await import("../platform/mod.ts");
+    const { client, api } = await platformApi(flags, ctx);
     async function* rows() {
       let n = 0;
-      for await (const a of listAttempts(client, webhookId, notificationId, flags.pageSize)) {
+      for await (const a of api.listAttempts(client, webhookId, notificationId, flags.pageSize)) {
         yield { ...a, webhookId, notificationId };
         n++;
         if (!flags.all && n >= (flags.pageSize ?? 10)) return;
@@ -242,9 +241,8 @@ const resend = leaf({
   async run({ flags, given }, ctx) {
     const webhookId = flags.webhookId;
     const id = need(flags.notificationId, "notificationId", ctx.path, "the notification's id");
-    const client = await platformClient(flags, ctx);
-    const { resendNotification } = await import("../platform/mod.ts");
-    const r = await resendNotification(client, webhookId, id, flags.idempotencyKey);
+    const { client, api } = await platformApi(flags, ctx);
+    const r = await api.resendNotification(client, webhookId, id, flags.idempotencyKey);
     await ctx.out.debug(`request id ${r.requestId ?? "-"}, status ${r.status}`);
     await accepted(
       ctx,
@@ -291,8 +289,7 @@ const resendByResource = leaf({
   async run({ flags, given }, ctx) {
     const webhookId = flags.webhookId;
     const resourceId = need(flags.resourceId, "resourceId", ctx.path, "the resource's id");
-    const client = await platformClient(flags, ctx);
-    const api = await import("../platform/mod.ts");
+    const { client, api } = await platformApi(flags, ctx);
     const excluded = given.has("excludeStatuses") ? flags.excludeStatuses ?? [] : ["COMPLETED"];
     const statuses = NOTIFICATION_STATUSES.filter((s) => !excluded.includes(s));
     const now = ctx.now?.() ?? Date.now();
@@ -360,8 +357,7 @@ const resendFailed = leaf({
   examples: ["service notifications resend-failed --webhookId $W --wait"],
   async run({ flags, given }, ctx) {
     const webhookId = flags.webhookId;
-    const client = await platformClient(flags, ctx);
-    const api = await import("../platform/mod.ts");
+    const { client, api } = await platformApi(flags, ctx);
     const body: { startTime?: number; events?: string[] } = {};
     if (flags.startTime !== undefined) body.startTime = flags.startTime;
     if (flags.event.length) body.events = flags.event;

@@ -19,7 +19,7 @@
  * @module
  */
 
-import { leaf, platformClient } from "../command.ts";
+import { leaf, platformApi } from "../command.ts";
 import { CliError, ExitCode, UsageError } from "../errors.ts";
 import { webhookVerbFlags } from "../webhooks/common.ts";
 import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
@@ -111,8 +111,7 @@ export const resendAllCommand = leaf({
         "--since reaches back more than 30 days: resends reach back 30 days at most. Give e.g. --since 24h.",
       );
     }
-    const client = await platformClient(flags, ctx);
-    const api = await import("../../platform/mod.ts");
+    const { client, api } = await platformApi(flags, ctx);
     const out = ctx.out;
     const sinceIso = new Date(since).toISOString();
     const statuses = flags.status.length ? flags.status : [...NOTIFICATION_STATUSES];

@@ -14,7 +14,7 @@
  * @module
  */
 
-import { leaf, platformClient } from "../command.ts";
+import { leaf, platformApi } from "../command.ts";
 import { webhookVerbFlags } from "../webhooks/common.ts";
 import { whenStopped } from "../stop_signals.ts";
 import { UsageError } from "../errors.ts";
@@ -68,8 +68,7 @@ export const tailCommand = leaf({
     const webhookId = flags.webhookId;
     const clock = ctx.now ?? Date.now;
     const since = flags.since ?? (flags.follow ? clock() : clock() - 3_600_000);
-    const client = await platformClient(flags, ctx);
-    const api = await import("../../platform/mod.ts");
+    const { client, api } = await platformApi(flags, ctx);
     const out = ctx.out;
     const tail = new api.NotificationTail(client, webhookId, since);
     if (!flags.follow) {

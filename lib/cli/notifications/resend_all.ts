@@ -1,20 +1,11 @@
 /**
- * `service notifications resend-all --webhookId W [--since 24h] [--status S]...
- * [--event E]... [--resourceId R] [--wait] [--dryRun] [--idempotencyKey K]`:
- * the platform console's "Resend notifications" (seed 4.5): every
- * notification of the endpoint created since the given time (default the
- * last 24 hours), whatever its status (COMPLETED, FAILED, IN_PROGRESS,
- * ON_HOLD), or only those the filters name.
+ * `service notifications resend-all`: the platform console's "Resend notifications" (seed 4.5),
+ * as the help describes it. The one-by-one path is for the windows the bulk call refuses
+ * (longer than 24 hours, or starting more than 72 back) and for a platform without it.
  *
- * One platform call does it: resend by query (`POST …/notifications/
- * resend_by_query` with `statuses`, `startTime`, `endTime`, `events`,
- * `resourceId`), which answers a job; `--wait` follows the job to its end
- * with progress on standard error, and gives up (exit 7) on a job that makes
- * no progress for `--waitTimeout` (default 10 minutes). The platform takes a window of at most 24
- * hours that starts within the last 72; for a longer or older `--since`, or
- * a platform that does not serve the call (404/405), the command lists the
- * window and resends one by one (`resend_one_by_one.ts`). `--dryRun` lists
- * and counts, resending nothing.
+ * Its run key is `--idempotencyKey`, else the webhook id with the window's start rounded down
+ * to the hour, so a re-run in the same hour with the same `--since` continues the first
+ * without resending twice; it is printed, and an interrupted run says how to go on.
  *
  * @module
  */
@@ -23,11 +14,21 @@ import { leaf, platformApi } from "../command.ts";
 import { CliError, ExitCode, UsageError } from "../errors.ts";
 import { webhookVerbFlags } from "../webhooks/common.ts";
 import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
-import { MAX_RESENDS_PER_RUN, resendOneByOne, tooMany } from "./resend_one_by_one.ts";
 import { followResendJob, waitTimeoutFlag } from "./follow_job.ts";
+import { whenStopped } from "../stop_signals.ts";
 
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
+const DAY = 24 * 3_600_000;
+
+/** The most notifications one run lists and resends one by one by default (`--maxNotifications`): 100,000. */
+const MAX_RESENDS_PER_RUN = 100_000;
+
+/** The error for a listing longer than `max` (`--maxNotifications`). */
+function tooMany(sinceIso: string, max: number): CliError {
+  return new CliError(
+    `More than ${max} notifications listed since ${sinceIso}: one run takes at most ${max} ` +
+      `(--maxNotifications). Narrow the window (--since, --status, --event, --resourceId).`,
+  );
+}
 
 /** The `resend-all` verb. */
 export const resendAllCommand = leaf({
@@ -113,6 +114,7 @@ export const resendAllCommand = leaf({
     }
     const { client, api } = await platformApi(flags, ctx);
     const out = ctx.out;
+    const json = given.has("format") && out.format !== "table";
     const sinceIso = new Date(since).toISOString();
     const statuses = flags.status.length ? flags.status : [...NOTIFICATION_STATUSES];
     const filters = {
@@ -174,16 +176,73 @@ export const resendAllCommand = leaf({
       }
       return 0;
     }
-    return await resendOneByOne(ctx, client, {
-      webhookId,
-      listed: listed(),
-      listedSoFar: () => listedCount,
-      idempotencyKey: flags.idempotencyKey,
-      since,
-      concurrency: flags.concurrency,
-      max: flags.maxNotifications,
-      printSummary: given.has("format") && out.format !== "table",
-    });
+    // one by one, resent as listed
+    const runKey = flags.idempotencyKey ?? api.defaultRunKey(webhookId, since);
+    await out.log(
+      `resending the notifications created since ${sinceIso} one by one, as they are listed; run key ${runKey}`,
+    );
+    const release = ctx.takeSignals?.(["SIGINT", "SIGTERM"]) ?? (() => {});
+    let r;
+    try {
+      r = await api.resendOneByOne(client, {
+        webhookId,
+        listed: listed(),
+        runKey,
+        concurrency: flags.concurrency,
+        max: flags.maxNotifications,
+        stopped: whenStopped(ctx.signal),
+        onProgress: (done, taken) =>
+          out.progress(`resent ${done} of ${Math.max(taken, listedCount)}`),
+      });
+    } finally {
+      release();
+      await out.clearProgress();
+    }
+    const { resent, replayed, refused, firstRefused, stopped } = r;
+    const fatal = r.overMax ? tooMany(sinceIso, flags.maxNotifications) : r.fatal;
+    const done = resent + replayed + refused;
+    const total = Math.max(r.taken, listedCount);
+    const summary = {
+      total,
+      resent,
+      alreadyResent: replayed,
+      refused,
+      since: sinceIso,
+      statuses: r.statuses,
+      runKey,
+    };
+    if (json) await out.object(summary);
+    await out.log(
+      `resent ${resent} of ${total} notification(s)` +
+        (replayed ? `; ${replayed} already resent by an earlier run with this run key` : "") +
+        (refused ? `; ${refused} refused (first: ${firstRefused})` : ""),
+    );
+    if (fatal !== undefined || stopped !== undefined) {
+      const how = `run again with --idempotencyKey '${runKey}' --since ${sinceIso} ` +
+        "to go on without resending twice";
+      if (fatal !== undefined) {
+        if (!(fatal instanceof CliError)) {
+          await out.log(`stopped after ${done} of ${total}: ${how}`);
+        }
+        throw fatal;
+      }
+      throw new CliError(`Interrupted (${stopped}) after ${done} of ${total}: ${how}.`);
+    }
+    if (refused) {
+      throw new CliError(
+        `${refused} of ${total} resend(s) were refused by the platform (first: ${firstRefused}).`,
+      );
+    }
+    if (replayed > 0 && resent === 0) {
+      await out.log(
+        `nothing new was resent: ${
+          flags.idempotencyKey === undefined
+            ? "a run in the same hour with the same --since already resent these (the run key is the webhook and the hour of --since)"
+            : "an earlier run with this --idempotencyKey already resent these"
+        }; to resend them again, give a new key: --idempotencyKey <new-key>`,
+      );
+    }
+    return 0;
 
     async function resendByQuery(): Promise<number> {
       const r = await api.resendByQuery(client, webhookId, {
@@ -191,7 +250,6 @@ export const resendAllCommand = leaf({
         startTime: since,
         endTime: now,
       }, flags.idempotencyKey);
-      const json = given.has("format") && out.format !== "table";
       const total = r.data.total ?? 0;
       if (!r.jobId) {
         if (json) await out.object({ accepted: true, total, idempotencyKey: r.idempotencyKey });

@@ -14,10 +14,16 @@
  * @module
  */
 
-import { type Command, connectionFlags, formatFlag, group, leaf } from "./command.ts";
+import {
+  type Command,
+  connectionFlags,
+  formatFlag,
+  group,
+  leaf,
+  type LeafSpec,
+} from "./command.ts";
 import { CliError, ExitCode, UsageError } from "./errors.ts";
-import { type FlagSpecs, parseFlags } from "./flags.ts";
-import { Output } from "./output.ts";
+import { type FlagSpecs, type ParsedFlags, parseFlags } from "./flags.ts";
 import {
   type BreakerConfig,
   DEFAULT_BREAKER_CONFIG,
@@ -170,14 +176,7 @@ function splitArgs(text: string): string[] {
   return out;
 }
 
-type PolicyValues = {
-  window?: number;
-  immediateAbove: number;
-  sustainedFrom: number;
-  sustainedFor?: number;
-  minAttempts: number;
-  bandResetsAfterIdle?: number;
-};
+type PolicyValues = ParsedFlags<typeof POLICY_FLAGS>;
 
 function toConfig(v: PolicyValues, where: string): BreakerConfig {
   // durations have no `default` in the flag specs so that --help shows "60m", not ms
@@ -238,7 +237,7 @@ function deliveryLogMessage(e: DeliveryLogError, input: string | undefined): str
   }
 }
 
-const simulate = leaf({
+const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
   summary: "Replay a delivery log: when would endpoints have been suspended, and what was lost?",
   usage: "[FILE|-] [flags]",
   description: [
@@ -425,7 +424,7 @@ const simulate = leaf({
       replay.close();
     }
   },
-});
+};
 
 function joinCompareValue(args: string[]): string[] {
   const out: string[] = [];
@@ -442,37 +441,32 @@ function joinCompareValue(args: string[]): string[] {
   return out;
 }
 
-const simulateCommand: Command = {
-  summary: "Replay a delivery log: suspensions, suppressed attempts, what-if thresholds.",
-  help: simulate.help,
-  flags: simulate.flags,
-  run: (args, ctx, path) => simulate.run(joinCompareValue(args), ctx, path),
-};
+/** `cmd` taking `--compare "--minAttempts 20"` as one value (a flag's value cannot start with --). */
+const withCompare = (cmd: Command, summary: string): Command => ({
+  ...cmd,
+  summary,
+  run: (args, ctx, path) => cmd.run(joinCompareValue(args), ctx, path),
+});
 
-const explainHelp = (path: string) =>
-  simulate.help(path).replace(
-    /^[^\n]*\n/,
-    "Why was an endpoint suspended? `breaker simulate --explain`: the moment, the error rate,\nthe attempts and status codes that made it, the thresholds, and which what-if avoids it.\n",
-  );
-
-const explainCommand: Command = {
-  summary: "Why was an endpoint suspended? The replay in words, with the what-ifs that avoid it.",
-  help: explainHelp,
-  flags: simulate.flags,
-  async run(args, ctx, path) {
-    const end = args.indexOf("--");
-    const asked = args.slice(0, end === -1 ? args.length : end);
-    if (asked.includes("--help") || asked.includes("-h")) {
-      await new Output(ctx.io).write(explainHelp(path)); // its own summary first
-      return ExitCode.ok;
-    }
-    return await simulate.run(["--explain", ...joinCompareValue(args)], ctx, path);
-  },
+const explainSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
+  ...simulateSpec,
+  summary:
+    "Why was an endpoint suspended? `breaker simulate --explain`: the moment, the error rate,\nthe attempts and status codes that made it, the thresholds, and which what-if avoids it.",
+  run: (p, ctx) => simulateSpec.run({ ...p, flags: { ...p.flags, explain: true } }, ctx),
 };
 
 /** `service breaker` (`simulate`, and `explain`: the same replay told in words). */
 export const breakerCommand: Command = group(
   "Replay delivery logs, or an endpoint's attempts read from the platform, against the retry schedule and the circuit breaker.",
-  { simulate: simulateCommand, explain: explainCommand },
+  {
+    simulate: withCompare(
+      leaf(simulateSpec),
+      "Replay a delivery log: suspensions, suppressed attempts, what-if thresholds.",
+    ),
+    explain: withCompare(
+      leaf(explainSpec),
+      "Why was an endpoint suspended? The replay in words, with the what-ifs that avoid it.",
+    ),
+  },
   "The input is a delivery log (a file or standard input), or with --webhookId W the endpoint's notifications and attempts read from the platform.",
 );

@@ -235,15 +235,14 @@ export class Output {
 
   /**
    * Prints records as they arrive, in the chosen format. `json` collects them
-   * into `{data: [...]}` (or `wrap(records)` when given); `ndjson` and `table`
-   * stream (a table on a terminal after its first rows, to measure them; with
-   * none, `empty` instead of the header). Returns the number printed.
+   * into `{data: [...]}`; `ndjson` and `table` stream (a table on a terminal
+   * after its first rows, to measure them; with none, `empty` instead of the
+   * header). Returns the number printed.
    */
   async records(
     records: AsyncIterable<Record<string, unknown>> | Iterable<Record<string, unknown>>,
     columns: Column[],
     options: {
-      wrap?: (data: Record<string, unknown>[]) => unknown;
       /** What a terminal shows instead of a bare header when there is no record (`no webhooks`). */
       empty?: string;
     } = {},
@@ -252,9 +251,7 @@ export class Output {
     if (this.format === "json") {
       const all: Record<string, unknown>[] = [];
       for await (const r of records) all.push(r);
-      await this.write(
-        JSON.stringify(options.wrap ? options.wrap(all) : { data: all }, null, 2) + "\n",
-      );
+      await this.write(JSON.stringify({ data: all }, null, 2) + "\n");
       return all.length;
     }
     if (this.format === "ndjson") {
@@ -271,14 +268,9 @@ export class Output {
       return n;
     }
     const sample: string[][] = [];
-    const iterator =
-      (Symbol.asyncIterator in records
-        ? records[Symbol.asyncIterator]()
-        : records[Symbol.iterator]()) as
-          | AsyncIterator<Record<string, unknown>>
-          | Iterator<
-            Record<string, unknown>
-          >;
+    const iterator = (async function* () {
+      yield* records;
+    })();
     let done = false;
     if (this.io.stdoutIsTerminal) {
       while (sample.length < SAMPLE_ROWS) {

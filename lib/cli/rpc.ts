@@ -81,7 +81,6 @@ export const rpcCommand = leaf({
     }
 
     // 2. Credentials (or the emulator's), the chain and its asset.
-    let stopEmulator: (() => Promise<void>) | undefined;
     const cleanups: (() => Promise<void> | void)[] = [() => upstream.close()];
     const cleanup = async () => {
       for (const c of cleanups.reverse()) await c();
@@ -94,29 +93,19 @@ export const rpcCommand = leaf({
         (id) => ({ id }),
         (error: unknown) => ({ error }),
       );
-      let client;
-      let emulatorAssetId: string | undefined;
-      if (f.emulator) {
-        const emu = await startEmulatorFor(rpcUrl, wantedChain, out, {
+      const emu = f.emulator
+        ? await startEmulatorFor(rpcUrl, wantedChain, out, {
           approvalDelay: f.approvalDelay,
           signingDelay: f.signingDelay,
-        });
-        stopEmulator = emu.stop;
-        emulatorAssetId = emu.assetId;
-        cleanups.push(() => stopEmulator?.());
-        client = await platformClient(
-          {
-            ...f,
-            apiKey: emu.apiKey,
-            privateKey: emu.privateKeyPem,
-            apiBaseUrl: emu.apiBaseUrl,
-          },
-          ctx,
-          { fetch: ctx.fetch, userAgent: f.userAgent },
-        );
-      } else {
-        client = await platformClient(f, ctx, { fetch: ctx.fetch, userAgent: f.userAgent });
-      }
+        })
+        : undefined;
+      if (emu) cleanups.push(() => emu.stop());
+      const credentials = emu
+        ? { apiKey: emu.apiKey, privateKey: emu.privateKeyPem, apiBaseUrl: emu.apiBaseUrl }
+        : {};
+      const client = await platformClient({ ...f, ...credentials }, ctx, {
+        userAgent: f.userAgent,
+      });
 
       let chainId: bigint;
       try {
@@ -139,7 +128,7 @@ export const rpcCommand = leaf({
           `--chainId ${wantedChain} does not match the node at ${upstream.shownUrl}, which serves chain ${chainId}. Fix --chainId or --rpcUrl.`,
         );
       }
-      let assetId = f.assetId ?? emulatorAssetId ?? rpc.knownChain(chainId)?.assetId;
+      let assetId = f.assetId ?? emu?.assetId ?? rpc.knownChain(chainId)?.assetId;
       if (!assetId) {
         const { findNativeAssetId } = await import("../platform/mod.ts");
         assetId = await findNativeAssetId(client, chainId, ctx.signal);

@@ -16,21 +16,13 @@
 
 import type { Column } from "./output.ts";
 import { type Command, group, leaf, platformApi } from "./command.ts";
-import { CliError, ExitCode, UsageError } from "./errors.ts";
+import { UsageError } from "./errors.ts";
 import { NOTIFICATION_SORT_FIELDS, NOTIFICATION_STATUSES } from "../core/mod.ts";
-import { webhookVerbFlags } from "./webhooks/common.ts";
+import { idempotencyFlag, webhookVerbFlags } from "./webhooks/common.ts";
 import { waitTimeoutFlag } from "./notifications/follow_job.ts";
 
 const notificationFlag = {
   notificationId: { type: "string", placeholder: "ID", description: "The notification's id." },
-} as const;
-const idempotencyFlag = {
-  idempotencyKey: {
-    type: "string",
-    placeholder: "KEY",
-    description:
-      "Idempotency-Key to send (default: a fresh UUID, reused by this command's retries).",
-  },
 } as const;
 
 function need(value: string | undefined, flag: string, path: string, what: string): string {
@@ -193,17 +185,12 @@ const attempts = leaf({
   ],
   async run({ flags }, ctx) {
     const webhookId = flags.webhookId;
-    const notificationId = need(
-      flags.notificationId,
-      "notificationId",
-      ctx.path,
-      "the notification's id",
-    );
+    const id = need(flags.notificationId, "notificationId", ctx.path, "the notification's id");
     const { client, api } = await platformApi(flags, ctx);
     async function* rows() {
       let n = 0;
-      for await (const a of api.listAttempts(client, webhookId, notificationId, flags.pageSize)) {
-        yield { ...a, webhookId, notificationId };
+      for await (const a of api.listAttempts(client, webhookId, id, flags.pageSize)) {
+        yield { ...a, webhookId, notificationId: id };
         n++;
         if (!flags.all && n >= (flags.pageSize ?? 10)) return;
       }
@@ -382,23 +369,13 @@ const resendFailed = leaf({
       return 0;
     }
     const { followResendJob } = await import("./notifications/follow_job.ts");
-    const job = await followResendJob(
-      ctx,
-      client,
-      { webhookId, jobId: r.jobId, kind: "failed" },
-      flags.pollInterval ?? flags.pollingInterval,
-      flags.waitTimeout,
-    );
-    if (given.has("format") && ctx.out.format !== "table") {
-      await ctx.out.object({ accepted: true, ...job, idempotencyKey: r.idempotencyKey });
-    }
-    if (job.status === "FAILED") {
-      throw new CliError(
-        `The resend job ${job.jobId} FAILED after ${job.processed} of ${job.total}. Run resend-failed again, or resend one by one.`,
-        ExitCode.failed,
-      );
-    }
-    return 0;
+    return await followResendJob(ctx, client, { webhookId, jobId: r.jobId, kind: "failed" }, {
+      maxDelayMs: flags.pollInterval ?? flags.pollingInterval,
+      waitTimeoutMs: flags.waitTimeout,
+      json: given.has("format") && ctx.out.format !== "table",
+      idempotencyKey: r.idempotencyKey,
+      again: "Run resend-failed again, or resend one by one.",
+    });
   },
 });
 

@@ -10,7 +10,12 @@
 import { type Command, connectionFlags, formatFlag, group, leaf, platformApi } from "./command.ts";
 import { CliError, ExitCode, UsageError } from "./errors.ts";
 import { type Column, type Io, writeAll } from "./output.ts";
-import { checkEndpointUrl, checkEvents, webhookVerbFlags } from "./webhooks/common.ts";
+import {
+  checkEndpointUrl,
+  checkEvents,
+  idempotencyFlag,
+  webhookVerbFlags,
+} from "./webhooks/common.ts";
 
 /** The table columns of a webhook. */
 const COLUMNS: Column[] = [
@@ -126,12 +131,7 @@ const create = leaf({
     },
     description: { type: "string", placeholder: "TEXT", description: "Free text." },
     disabled: { type: "boolean", description: "Create it DISABLED (enabled=false)." },
-    idempotencyKey: {
-      type: "string",
-      placeholder: "KEY",
-      description:
-        "Idempotency-Key to send (default: a fresh UUID, reused by this command's retries).",
-    },
+    ...idempotencyFlag,
   },
   examples: [
     "service webhooks create --url https://example.com/hook --events transaction.created --format json",

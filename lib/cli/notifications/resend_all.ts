@@ -11,7 +11,7 @@
  */
 
 import { leaf, platformApi } from "../command.ts";
-import { CliError, ExitCode, UsageError } from "../errors.ts";
+import { CliError, UsageError } from "../errors.ts";
 import { webhookVerbFlags } from "../webhooks/common.ts";
 import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
 import { followResendJob, waitTimeoutFlag } from "./follow_job.ts";
@@ -269,21 +269,13 @@ export const resendAllCommand = leaf({
         await out.log("add --wait to follow the job to its end");
         return 0;
       }
-      const job = await followResendJob(
-        ctx,
-        client,
-        { webhookId, jobId: r.jobId, kind: "query" },
-        flags.pollingInterval,
-        flags.waitTimeout,
-      );
-      if (json) await out.object({ accepted: true, ...job, idempotencyKey: r.idempotencyKey });
-      if (job.status === "FAILED") {
-        throw new CliError(
-          `The resend job ${job.jobId} FAILED after ${job.processed} of ${job.total}. Run resend-all again.`,
-          ExitCode.failed,
-        );
-      }
-      return 0;
+      return await followResendJob(ctx, client, { webhookId, jobId: r.jobId, kind: "query" }, {
+        maxDelayMs: flags.pollingInterval,
+        waitTimeoutMs: flags.waitTimeout,
+        json,
+        idempotencyKey: r.idempotencyKey,
+        again: "Run resend-all again.",
+      });
     }
   },
 });

@@ -26,6 +26,16 @@ export const webhookIdFlag = {
 /** The flags of a verb about one endpoint: the connection, the format and `--webhookId`. */
 export const webhookVerbFlags = { ...connectionFlags, ...formatFlag, ...webhookIdFlag } as const;
 
+/** `--idempotencyKey` of a verb that creates something on the platform. */
+export const idempotencyFlag = {
+  idempotencyKey: {
+    type: "string",
+    placeholder: "KEY",
+    description:
+      "Idempotency-Key to send (default: a fresh UUID, reused by this command's retries).",
+  },
+} as const;
+
 /** An endpoint URL: absolute http(s), or a usage error. */
 export function checkEndpointUrl(url: string, flag = "--url"): string {
   let protocol = "";

@@ -209,17 +209,10 @@ export function leaf<S extends FlagSpecs>(
   checkFlagSpecs(flags); // every number and duration declares its range (flags.ts)
   const help = (path: string) => {
     // A command's own flags first, then the platform connection, then the common ones.
-    const pick = (keep: (name: string) => boolean) =>
-      Object.fromEntries(Object.entries(flags).filter(([n]) => keep(n))) as FlagSpecs;
-    const isConnection = (n: string) => Object.hasOwn(connectionFlags, n);
-    const isCommon = (n: string) => Object.hasOwn(commonFlags, n);
-    const own = pick((n) => !isConnection(n) && !isCommon(n));
-    const connection = pick(isConnection);
-    const sections: [string, FlagSpecs][] = [
-      ["Flags:", own],
-      ["Connection flags:", connection],
-      ["Common flags:", pick(isCommon)],
-    ];
+    const section = (n: string) =>
+      Object.hasOwn(commonFlags, n) ? 2 : Object.hasOwn(connectionFlags, n) ? 1 : 0;
+    const inSection = (i: number): FlagSpecs =>
+      Object.fromEntries(Object.entries(flags).filter(([n]) => section(n) === i));
     const width = HELP_WIDTH;
     return [
       `${spec.summary}`,
@@ -234,9 +227,11 @@ export function leaf<S extends FlagSpecs>(
         "  ",
       ).replaceAll("\u00a0", " "),
       ...(spec.description ? ["", wrapText(spec.description, width)] : []),
-      ...sections.filter(([, s]) => Object.values(s).some((f) => !f.hidden)).flatMap((
-        [title, s],
-      ) => ["", title, renderFlags(s, width)]),
+      ...["Flags:", "Connection flags:", "Common flags:"].flatMap((title, i) =>
+        Object.values(inSection(i)).some((f) => !f.hidden)
+          ? ["", title, renderFlags(inSection(i), width)]
+          : []
+      ),
       ...(spec.examples?.length
         ? ["", "Examples:", ...spec.examples.map((e) => wrapText(`  ${e}`, width, "      ", " \\"))]
         : []),
@@ -248,14 +243,11 @@ export function leaf<S extends FlagSpecs>(
     help,
     flags,
     async run(args, ctx, path) {
-      if (args.includes("--help") || args.includes("-h")) {
-        const dd = args.indexOf("--");
-        const hi = Math.max(args.indexOf("--help"), args.indexOf("-h"));
-        if (dd === -1 || hi < dd) {
-          const out = new Output(ctx.io);
-          await out.write(help(path));
-          return 0;
-        }
+      const end = args.indexOf("--"); // what follows is the child command's
+      const asked = end === -1 ? args : args.slice(0, end);
+      if (asked.includes("--help") || asked.includes("-h")) {
+        await new Output(ctx.io).write(help(path));
+        return 0;
       }
       const loaded = spec.sources === false ? undefined : await ctx.sources?.();
       const parsed = parseFlags(flags, args, {

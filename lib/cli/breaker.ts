@@ -281,14 +281,11 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
     // SERVICE_WEBHOOK_ID alone reads the platform only when nothing is piped in
     const remote = file === undefined && flags.webhookId !== undefined &&
       (given.has("webhookId") || ctx.io.stdinIsTerminal === true);
-    if (!remote) {
-      for (const name of PLATFORM_ONLY) {
-        if (given.has(name)) {
-          throw new UsageError(
-            `--${name} reads from the platform: give --webhookId W (and no FILE) with it.`,
-          );
-        }
-      }
+    const platformOnly = remote ? undefined : PLATFORM_ONLY.find((name) => given.has(name));
+    if (platformOnly !== undefined) {
+      throw new UsageError(
+        `--${platformOnly} reads from the platform: give --webhookId W (and no FILE) with it.`,
+      );
     }
     const explainView = flags.explain === true;
     const policyA = toConfig(flags, "");
@@ -368,7 +365,6 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
       if (warnedInvalid > 3) warn(`skipped ${warnedInvalid} invalid lines in all.`);
       await warned;
       const result = replay.finish();
-      const invalidLines = stats.invalidLines;
 
       if (flags.plot !== undefined) {
         await writeWhole(
@@ -382,24 +378,19 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
         await out.debug(`wrote ${flags.plot}`);
       }
 
+      // what the platform's records say against the replay (read from the platform only)
       let findings: Finding[] = [];
-      const check = platformRead === null ? null : await import("../breaker/platform_check.ts");
-      if (check !== null && platformRead !== null) {
-        findings = check.platformFindings(
-          result,
-          platformRead.facts,
-          replay.witness!,
-          platformRead.from,
-        );
+      let platformSummary: string | undefined;
+      if (platformRead !== null) {
+        const check = await import("../breaker/platform_check.ts");
+        const { facts, from, to } = platformRead;
+        findings = check.platformFindings(result, facts, replay.witness!, from);
+        platformSummary = check.platformSummary(facts, from, to);
       }
       if (explainView) {
         const told = explain(result, replay.witness!.suspensions, candidates);
         if (out.format === "table") {
-          if (check !== null && platformRead !== null) {
-            await out.text(
-              check.platformSummary(platformRead.facts, platformRead.from, platformRead.to),
-            );
-          }
+          if (platformSummary !== undefined) await out.text(platformSummary);
           for (const line of told.lines) await out.text(line);
         } else if (out.format === "json") {
           await out.write(JSON.stringify({ ...told.record, platform: findings }, null, 2) + "\n");
@@ -409,7 +400,7 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
         await printResult(
           out,
           result,
-          invalidLines,
+          stats.invalidLines,
           replay.spill ? () => notificationJson(replay.spill!, result) : undefined,
         );
       }

@@ -213,36 +213,33 @@ export async function printResult(
   }
   const events = result.policies[0].events;
   const summary = summaryRecord(result, invalidLines);
-  if (out.format === "json") {
-    if (!notifications) {
-      await out.write(JSON.stringify({ events: events.map(eventRecord), summary }, null, 2) + "\n");
-      return;
-    }
-    // JSON.stringify({ events, notifications, summary }, null, 2), written as it goes
-    const indent = (v: unknown, by: string) => JSON.stringify(v, null, 2).replaceAll("\n", by);
-    let buf = `{\n  "events": ${indent(events.map(eventRecord), "\n  ")},\n  "notifications": [`;
-    let n = 0;
-    for await (const json of notifications()) {
-      buf += `${n++ === 0 ? "" : ","}\n    ${indent(JSON.parse(json), "\n    ")}`;
-      if (buf.length > 65536) {
-        await out.write(buf);
-        buf = "";
-      }
-    }
-    buf += n === 0 ? "]" : "\n  ]";
-    await out.write(`${buf},\n  "summary": ${indent(summary, "\n  ")}\n}\n`);
+  if (out.format === "json" && !notifications) {
+    await out.write(JSON.stringify({ events: events.map(eventRecord), summary }, null, 2) + "\n");
     return;
   }
+  // long outputs are written as they go, in pieces of about 64 KiB
   let buf = "";
-  for (const e of events) buf += JSON.stringify(eventRecord(e)) + "\n";
-  if (notifications) {
-    for await (const json of notifications()) {
-      buf += json + "\n";
-      if (buf.length > 65536) {
-        await out.write(buf);
-        buf = "";
-      }
+  const put = async (text: string) => {
+    buf += text;
+    if (buf.length > 65536) {
+      await out.write(buf);
+      buf = "";
     }
+  };
+  if (out.format === "json") {
+    // JSON.stringify({ events, notifications, summary }, null, 2)
+    const indent = (v: unknown, by: string) => JSON.stringify(v, null, 2).replaceAll("\n", by);
+    await put(`{\n  "events": ${indent(events.map(eventRecord), "\n  ")},\n  "notifications": [`);
+    let n = 0;
+    for await (const json of notifications!()) {
+      await put(`${n++ === 0 ? "" : ","}\n    ${indent(JSON.parse(json), "\n    ")}`);
+    }
+    await out.write(
+      `${buf}${n === 0 ? "]" : "\n  ]"},\n  "summary": ${indent(summary, "\n  ")}\n}\n`,
+    );
+    return;
   }
+  for (const e of events) await put(JSON.stringify(eventRecord(e)) + "\n");
+  for await (const json of notifications?.() ?? []) await put(json + "\n");
   await out.write(buf + JSON.stringify(summary) + "\n");
 }

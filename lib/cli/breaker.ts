@@ -1,15 +1,9 @@
 /**
- * `service breaker simulate [FILE|-]`: replays a webhook delivery log
- * against the retry schedule and the circuit breaker, offline
- * (`../shared/spec/breaker.md` §3–§5). The rules themselves live in
- * `lib/webhooks/` (shared with the emulator); this file is the command:
- * flags, input, output.
- *
- * Exit codes: 0 whether or not anything was suspended; 1 for an invalid
- * line or an unreadable input; 2 for bad usage. `--fail-on-suspension`
- * exits **8** when at least one suspension happened: breaker.md §5 says 3,
- * but cli.md's exit-code table (the command surface that scripts depend on,
- * where 3 means "authentication refused") says 8, and cli.md wins.
+ * `service breaker simulate|explain`: the replay of breaker.md §3–§5; the rules live in
+ * `lib/webhooks/` and `lib/breaker/`, this file is the command: flags, input, output.
+ * `--failOnSuspension` exits **8**: breaker.md §5 says 3, but cli.md's exit-code table (the
+ * command surface scripts depend on, where 3 means "authentication refused") says 8, and
+ * cli.md wins.
  *
  * @module
  */

@@ -1,15 +1,8 @@
 /**
- * `service config <verb>`: profiles of connection settings (`profiles.ts`).
- * `set` saves `--apiKey`, `--privateKey` (as the absolute path of the key
- * file: the key itself is not copied) and `--apiBaseUrl` under a name;
- * `list` and `show` print them without the API key (only whether it is
- * set); `remove` deletes one. Any other command then takes them with
- * `--profile NAME` or `SERVICE_PROFILE=NAME`; flags, the environment and
- * `.env` still win.
- *
- * These verbs read their flags from the command line only, never from the
- * environment, a `.env` file or a profile: a variable in the shell is not
- * silently saved.
+ * `service config <verb>`: profiles of connection settings (`profiles.ts`). The private key is
+ * saved as the absolute path of its file, never its text, and the API key is never printed.
+ * These verbs read their flags from the command line only, never from the environment, a
+ * `.env` file or a profile: a variable in the shell is not silently saved.
  *
  * @module
  */

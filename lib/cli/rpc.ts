@@ -1,12 +1,7 @@
 /**
- * `service rpc [flags] -- <child command...>`: the local JSON-RPC bridge
- * (`../shared/spec/cli.md`, seed sections 2.4 and 4.6). Reads go to the node
- * (`--rpcUrl`), accounts, sending and signing go through the platform. The
- * bridge lives exactly as long as the child; without a child it runs until a
- * signal and prints its address as the first line of standard output.
- *
- * Heavy parts (the bridge, the emulator) are imported only when the command
- * runs, so `service rpc --help` stays instant.
+ * `service rpc [flags] -- <child command...>`: the local JSON-RPC bridge (cli.md, seed sections
+ * 2.4 and 4.6), as its help describes it. Heavy parts (the bridge, the emulator) are imported
+ * only when the command runs, so `service rpc --help` stays instant.
  *
  * @module
  */

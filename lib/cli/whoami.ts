@@ -1,11 +1,7 @@
 /**
- * `service whoami`: checks the credentials (from flags, the environment,
- * `.env` or a profile) with one cheap authenticated request (the first vault
- * account page, one item) through the platform client, and prints which
- * environment answered: its base URL, a name for it (production, sandbox,
- * local, custom), where that address came from (`--apiBaseUrl`, a variable, a
- * profile, the build), the profile in use and where the API key came from. Nothing
- * secret is printed, not even part of the key. Refused credentials exit 3.
+ * `service whoami`: checks the credentials with one cheap authenticated request (one vault
+ * account) and prints which environment answered and where the address and the key came
+ * from. Nothing secret is printed, not even part of the key. Refused credentials exit 3.
  *
  * @module
  */

@@ -1,13 +1,8 @@
 /**
- * `--wait` of the resend verbs: follows a platform resend job with the
- * domain's {@linkcode followResendJob}, showing `job J: STATUS
- * processed/total` as progress on a terminal or as a log line whenever it
- * changes otherwise (the final line stays on standard error either way); the
- * final job as an object with `--format json|ndjson`, and exit 0, or 1 for a
- * FAILED job (saying what to run again). A job that
- * makes no progress for `--waitTimeout` is given up: a {@linkcode CliError}
- * with the timeout exit code (7) that says the job may still finish and how
- * to look at it again.
+ * `--wait` of the resend verbs: follows a platform resend job with the domain's
+ * {@linkcode followResendJob}, its state as progress on a terminal, else as a log line when it
+ * changes. A job that makes no progress for `--waitTimeout` is given up (exit 7), saying that
+ * it may still finish and how to look at it again.
  *
  * @module
  */

@@ -1,15 +1,8 @@
 /**
- * `service notifications tail --webhookId W [--follow] [--since T]
- * [--interval D]`: a webhook's new notifications and status changes as they
- * happen, one line each (`--format ndjson` for programs), in the spirit of
- * `stripe logs tail`. The platform's `NotificationTail` finds the
- * changes; this command polls it every `--interval` (default 2 s) and prints.
- *
- * Without `--follow`: what changed since `--since` (default 1h), then exit.
- * With `--follow`: from `--since` (default: now) on, until Ctrl-C (exit 0).
- * A poll that fails in a way worth a retry (unreachable, timed out, or
- * 408/429/5xx: the client's `isRetryable`) after the client's retries is reported on standard error and the next
- * poll goes on; any other error ends the command.
+ * `service notifications tail`, in the spirit of `stripe logs tail`: the platform's
+ * `NotificationTail` finds the changes, this command polls it and prints. A poll that fails in
+ * a way worth a retry (the client's `isRetryable`) after the client's retries is reported on
+ * standard error and the next poll goes on; any other error ends the command.
  *
  * @module
  */

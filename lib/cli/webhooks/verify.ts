@@ -1,9 +1,8 @@
 /**
- * `service webhooks verify --body FILE --signature VALUE --jwks URL|FILE`:
- * checks one delivery's `Service-Webhook-Signature` against its raw body,
- * with the one verifier (`lib/webhooks/signature.ts`). Exit 0 valid; 1
- * invalid, with the reason on standard error; 2 usage (a missing flag, an
- * unreadable body or JWKS file); 6 when the JWKS URL cannot be fetched.
+ * `service webhooks verify`: one delivery's signature against its raw body, with the one
+ * verifier (`lib/webhooks/signature.ts`). Exit 0 valid; 1 invalid, with the reason on standard
+ * error; 2 usage (a missing flag, an unreadable body or JWKS file); 6 when the JWKS URL cannot
+ * be fetched.
  *
  * @module
  */

@@ -197,15 +197,19 @@ export class Output {
   }
 
   /** A warning on standard error, yellow on a terminal. */
-  async warn(line: string): Promise<void> {
-    const text = shown(line);
-    await this.#stderrLine(this.color ? `\x1b[33mwarning:\x1b[0m ${text}` : `warning: ${text}`);
+  warn(line: string): Promise<void> {
+    return this.#tagged("warning", 33, line);
   }
 
   /** An error line on standard error, red on a terminal. */
-  async error(line: string): Promise<void> {
-    const text = shown(line);
-    await this.#stderrLine(this.color ? `\x1b[31merror:\x1b[0m ${text}` : `error: ${text}`);
+  error(line: string): Promise<void> {
+    return this.#tagged("error", 31, line);
+  }
+
+  #tagged(tag: string, colour: number, line: string): Promise<void> {
+    return this.#stderrLine(
+      `${this.color ? `\x1b[${colour}m${tag}:\x1b[0m` : `${tag}:`} ${shown(line)}`,
+    );
   }
 
   /**

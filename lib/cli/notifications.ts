@@ -283,11 +283,8 @@ const resendByResource = leaf({
     const count = await api.countResendByResource(client, webhookId, resourceId, excluded, now);
     const plural = count === 1 ? "" : "s";
     if (flags.dryRun) {
-      if (ctx.out.format === "table") {
-        await ctx.out.text(`would resend ${count} notification${plural} of resource ${resourceId}`);
-      } else {
-        await ctx.out.object({ dryRun: true, count });
-      }
+      const line = `would resend ${count} notification${plural} of resource ${resourceId}`;
+      await ctx.out.outcome(line, { dryRun: true, count });
       return 0;
     }
     const body: { resourceId: string; excludeStatuses?: string[] } = { resourceId };

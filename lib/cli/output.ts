@@ -338,6 +338,11 @@ export class Output {
       this.io.stdoutColumns > 0;
   }
 
+  /** What a command did: `line` as prose ({@linkcode text}) in a table, else `obj` ({@linkcode object}). */
+  outcome(line: string, obj: Record<string, unknown>): Promise<void> {
+    return this.format === "table" ? this.text(line) : this.object(obj);
+  }
+
   /** Prints one object: JSON for `json`/`ndjson` (one line for ndjson), `key: value` lines for `table`. */
   async object(obj: Record<string, unknown>): Promise<void> {
     if (this.format === "json") return this.write(JSON.stringify(obj, null, 2) + "\n");

@@ -82,15 +82,8 @@ function setEnabled(enabled: boolean, summary: string): Command {
       const { client, api } = await platformApi(flags, ctx);
       const before = enabled ? await api.getWebhook(client, id).catch(() => undefined) : undefined;
       const after = await api.updateWebhook(client, id, { enabled });
-      if (ctx.out.format === "table") {
-        await ctx.out.text(
-          `${id}: ${
-            before && before.status !== after.status ? `${before.status} -> ` : ""
-          }${after.status}`,
-        );
-      } else {
-        await ctx.out.object(after);
-      }
+      const change = before && before.status !== after.status ? `${before.status} -> ` : "";
+      await ctx.out.outcome(`${id}: ${change}${after.status}`, after);
       return 0;
     },
   });
@@ -107,9 +100,7 @@ const metrics = leaf({
     const { client, api } = await platformApi(flags, ctx);
     const value = await api.getErrorRate(client, id);
     const obj = { webhookId: id, metric: "LAST_ACTIVE_HOUR_ERROR_RATE", value: Number(value) };
-    if (ctx.out.format === "table") {
-      await ctx.out.text(`${id}: last active hour error rate ${value}%`);
-    } else await ctx.out.object(obj);
+    await ctx.out.outcome(`${id}: last active hour error rate ${value}%`, obj);
     return 0;
   },
 });
@@ -248,8 +239,8 @@ const remove = leaf({
     }
     const { client, api } = await platformApi(flags, ctx);
     const gone = await api.deleteWebhook(client, id);
-    if (ctx.out.format === "table") await ctx.out.text(`${id}: deleted`);
-    else await ctx.out.object({ deleted: true, id, ...(gone ? { webhook: gone } : {}) });
+    const obj = { deleted: true, id, ...(gone ? { webhook: gone } : {}) };
+    await ctx.out.outcome(`${id}: deleted`, obj);
     return 0;
   },
 });

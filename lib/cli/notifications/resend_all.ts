@@ -163,17 +163,13 @@ export const resendAllCommand = leaf({
       }
       await out.clearProgress();
       const counted = tally.counts();
-      if (out.format === "table") {
-        const breakdown = Object.entries(counted).map(([s, c]) => `${c} ${s}`).join(", ") ||
-          "none";
-        await out.text(
-          `would resend ${count} notification${
-            count === 1 ? "" : "s"
-          } created since ${sinceIso} (${breakdown})`,
-        );
-      } else {
-        await out.object({ dryRun: true, count, since: sinceIso, statuses: counted });
-      }
+      const breakdown = Object.entries(counted).map(([s, c]) => `${c} ${s}`).join(", ") || "none";
+      await out.outcome(
+        `would resend ${count} notification${
+          count === 1 ? "" : "s"
+        } created since ${sinceIso} (${breakdown})`,
+        { dryRun: true, count, since: sinceIso, statuses: counted },
+      );
       return 0;
     }
     // one by one, resent as listed

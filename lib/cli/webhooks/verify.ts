@@ -84,8 +84,7 @@ export const verifyCommand = leaf({
     const { verifyWebhookSignatureWithKeys } = await import("../../webhooks/signature.ts");
     const check = await verifyWebhookSignatureWithKeys(body, flags.signature, source.keys);
     if (check.ok) {
-      if (ctx.out.format === "table") await ctx.out.text(`valid: signed by key ${check.kid}`);
-      else await ctx.out.object({ valid: true, kid: check.kid });
+      await ctx.out.outcome(`valid: signed by key ${check.kid}`, { valid: true, kid: check.kid });
       return 0;
     }
     if (check.reason === "jwks-unavailable") {

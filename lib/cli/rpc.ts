@@ -77,10 +77,6 @@ export const rpcCommand = leaf({
 
     // 2. Credentials (or the emulator's), the chain and its asset.
     const cleanups: (() => Promise<void> | void)[] = [() => upstream.close()];
-    const cleanup = async () => {
-      for (const c of cleanups.reverse()) await c();
-      cleanups.length = 0;
-    };
     try {
       // The node's chain id is asked now and awaited after the credentials: the round trip
       // overlaps reading and importing the key (a credentials mistake still reports first).
@@ -257,7 +253,7 @@ export const rpcCommand = leaf({
       // passes it on too) must not end the process before the emulator's key directory is gone.
       const hold = ctx.takeSignals?.(STOP_SIGNALS) ?? (() => {});
       try {
-        await cleanup();
+        for (const c of cleanups.reverse()) await c();
       } finally {
         hold();
       }

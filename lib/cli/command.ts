@@ -325,7 +325,7 @@ export function groupVerbs(entries: Record<string, VerbEntry>): Record<string, G
  * declare const list: Command;
  * const webhooks = group("Webhook endpoints.", {
  *   list,
- *   tail: ["Follow.", async () => (await import("./notifications/tail.ts")).tailCommand],
+ *   verify: ["Check.", async () => (await import("./webhooks/verify.ts")).verifyCommand],
  * });
  * ```
  */

@@ -138,22 +138,18 @@ export const resendAllCommand = leaf({
     }
     // list the window, one page at a time: counted for --dryRun, resent as listed otherwise
     let listedCount = 0;
-    const listed = async function* () {
-      for await (
-        const n of api.listNotifications(client, webhookId, {
-          startTime: since,
-          sortBy: "createdAt",
-          order: "ASC",
-          pageSize: 100,
-          ...filters,
-        }, (page) => {
-          listedCount += page.data.length;
-          if (flags.dryRun) void out.progress(`listing: ${listedCount} notifications`);
-        })
-      ) {
-        yield { id: n.id, status: n.status };
-      }
+    const query = {
+      startTime: since,
+      sortBy: "createdAt",
+      order: "ASC",
+      pageSize: 100,
+      ...filters,
     };
+    const listed = () =>
+      api.listNotifications(client, webhookId, query, (page) => {
+        listedCount += page.data.length;
+        if (flags.dryRun) void out.progress(`listing: ${listedCount} notifications`);
+      });
     if (flags.dryRun) {
       const tally = new api.StatusTally();
       let count = 0;

@@ -139,7 +139,6 @@ const list = leaf({
       );
     });
     await out.records(rows, NOTIFICATION_COLUMNS, { empty: "no notifications" });
-    await out.clearProgress();
     return 0;
   },
 });

@@ -157,7 +157,6 @@ export const resendAllCommand = leaf({
         if (++count > flags.maxNotifications) throw tooMany(sinceIso, flags.maxNotifications);
         tally.add(n.status);
       }
-      await out.clearProgress();
       const counted = tally.counts();
       const breakdown = Object.entries(counted).map(([s, c]) => `${c} ${s}`).join(", ") || "none";
       await out.outcome(

@@ -20,7 +20,7 @@ import { UsageError } from "./errors.ts";
 import { whenStopped } from "./stop_signals.ts";
 import { cells } from "./table.ts";
 import { NOTIFICATION_SORT_FIELDS, NOTIFICATION_STATUSES } from "../core/mod.ts";
-import { idempotencyFlag, webhookVerbFlags } from "./webhooks/common.ts";
+import { eventFlag, idempotencyFlag, webhookVerbFlags } from "./webhooks/common.ts";
 import { waitTimeoutFlag } from "./notifications/follow_job.ts";
 
 const notificationFlag = {
@@ -76,12 +76,7 @@ const list = leaf({
       upper: true,
       description: "Only this status.",
     },
-    event: {
-      type: "string",
-      multiple: true,
-      placeholder: "TYPE",
-      description: "Only this event type.",
-    },
+    ...eventFlag,
     resourceId: { type: "string", placeholder: "ID", description: "Only this resource." },
     startTime: {
       type: "time",
@@ -313,12 +308,7 @@ const resendFailed = leaf({
       type: "time",
       description: "Only failures since this time (within the last 24 hours).",
     },
-    event: {
-      type: "string",
-      multiple: true,
-      placeholder: "TYPE",
-      description: "Only this event type.",
-    },
+    ...eventFlag,
     wait: {
       type: "boolean",
       description: "Follow the job to its end, with progress on standard error.",

@@ -12,7 +12,7 @@
 
 import { leaf, platformApi } from "../command.ts";
 import { CliError, UsageError } from "../errors.ts";
-import { webhookVerbFlags } from "../webhooks/common.ts";
+import { eventFlag, webhookVerbFlags } from "../webhooks/common.ts";
 import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
 import { followResendJob, waitTimeoutFlag } from "./follow_job.ts";
 import { whenStopped } from "../stop_signals.ts";
@@ -56,12 +56,7 @@ export const resendAllCommand = leaf({
       upper: true,
       description: "Only this status (default: every status).",
     },
-    event: {
-      type: "string",
-      multiple: true,
-      placeholder: "TYPE",
-      description: "Only this event type.",
-    },
+    ...eventFlag,
     resourceId: { type: "string", placeholder: "ID", description: "Only this resource." },
     wait: {
       type: "boolean",

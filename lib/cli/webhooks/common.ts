@@ -36,6 +36,16 @@ export const idempotencyFlag = {
   },
 } as const;
 
+/** `--event TYPE`, repeatable: a filter of notification listings and resends. */
+export const eventFlag = {
+  event: {
+    type: "string",
+    multiple: true,
+    placeholder: "TYPE",
+    description: "Only this event type.",
+  },
+} as const;
+
 /** An endpoint URL: absolute http(s), or a usage error. */
 export function checkEndpointUrl(url: string, flag = "--url"): string {
   let protocol = "";

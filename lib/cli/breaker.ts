@@ -1,23 +1,23 @@
 /**
- * `service breaker simulate [FILE|-]`: replays a webhook delivery log
- * against the retry schedule and the circuit breaker, offline
- * (`../shared/spec/breaker.md` §3–§5). The rules themselves live in
- * `lib/webhooks/` (shared with the emulator); this file is the command:
- * flags, input, output.
- *
- * Exit codes: 0 whether or not anything was suspended; 1 for an invalid
- * line or an unreadable input; 2 for bad usage. `--fail-on-suspension`
- * exits **8** when at least one suspension happened: breaker.md §5 says 3,
- * but cli.md's exit-code table (the command surface that scripts depend on,
- * where 3 means "authentication refused") says 8, and cli.md wins.
+ * `service breaker simulate|explain`: the replay of breaker.md §3–§5; the rules live in
+ * `lib/webhooks/` and `lib/breaker/`, this file is the command: flags, input, output.
+ * `--failOnSuspension` exits **8**: breaker.md §5 says 3, but cli.md's exit-code table (the
+ * command surface scripts depend on, where 3 means "authentication refused") says 8, and
+ * cli.md wins.
  *
  * @module
  */
 
-import { type Command, connectionFlags, formatFlag, group, leaf } from "./command.ts";
+import {
+  type Command,
+  connectionFlags,
+  formatFlag,
+  group,
+  leaf,
+  type LeafSpec,
+} from "./command.ts";
 import { CliError, ExitCode, UsageError } from "./errors.ts";
-import { type FlagSpecs, parseFlags } from "./flags.ts";
-import { Output } from "./output.ts";
+import { type FlagSpecs, type ParsedFlags, parseFlags } from "./flags.ts";
 import {
   type BreakerConfig,
   DEFAULT_BREAKER_CONFIG,
@@ -170,14 +170,7 @@ function splitArgs(text: string): string[] {
   return out;
 }
 
-type PolicyValues = {
-  window?: number;
-  immediateAbove: number;
-  sustainedFrom: number;
-  sustainedFor?: number;
-  minAttempts: number;
-  bandResetsAfterIdle?: number;
-};
+type PolicyValues = ParsedFlags<typeof POLICY_FLAGS>;
 
 function toConfig(v: PolicyValues, where: string): BreakerConfig {
   // durations have no `default` in the flag specs so that --help shows "60m", not ms
@@ -238,7 +231,7 @@ function deliveryLogMessage(e: DeliveryLogError, input: string | undefined): str
   }
 }
 
-const simulate = leaf({
+const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
   summary: "Replay a delivery log: when would endpoints have been suspended, and what was lost?",
   usage: "[FILE|-] [flags]",
   description: [
@@ -282,14 +275,11 @@ const simulate = leaf({
     // SERVICE_WEBHOOK_ID alone reads the platform only when nothing is piped in
     const remote = file === undefined && flags.webhookId !== undefined &&
       (given.has("webhookId") || ctx.io.stdinIsTerminal === true);
-    if (!remote) {
-      for (const name of PLATFORM_ONLY) {
-        if (given.has(name)) {
-          throw new UsageError(
-            `--${name} reads from the platform: give --webhookId W (and no FILE) with it.`,
-          );
-        }
-      }
+    const platformOnly = remote ? undefined : PLATFORM_ONLY.find((name) => given.has(name));
+    if (platformOnly !== undefined) {
+      throw new UsageError(
+        `--${platformOnly} reads from the platform: give --webhookId W (and no FILE) with it.`,
+      );
     }
     const explainView = flags.explain === true;
     const policyA = toConfig(flags, "");
@@ -369,7 +359,6 @@ const simulate = leaf({
       if (warnedInvalid > 3) warn(`skipped ${warnedInvalid} invalid lines in all.`);
       await warned;
       const result = replay.finish();
-      const invalidLines = stats.invalidLines;
 
       if (flags.plot !== undefined) {
         await writeWhole(
@@ -383,24 +372,19 @@ const simulate = leaf({
         await out.debug(`wrote ${flags.plot}`);
       }
 
+      // what the platform's records say against the replay (read from the platform only)
       let findings: Finding[] = [];
-      const check = platformRead === null ? null : await import("../breaker/platform_check.ts");
-      if (check !== null && platformRead !== null) {
-        findings = check.platformFindings(
-          result,
-          platformRead.facts,
-          replay.witness!,
-          platformRead.from,
-        );
+      let platformSummary: string | undefined;
+      if (platformRead !== null) {
+        const check = await import("../breaker/platform_check.ts");
+        const { facts, from, to } = platformRead;
+        findings = check.platformFindings(result, facts, replay.witness!, from);
+        platformSummary = check.platformSummary(facts, from, to);
       }
       if (explainView) {
         const told = explain(result, replay.witness!.suspensions, candidates);
         if (out.format === "table") {
-          if (check !== null && platformRead !== null) {
-            await out.text(
-              check.platformSummary(platformRead.facts, platformRead.from, platformRead.to),
-            );
-          }
+          if (platformSummary !== undefined) await out.text(platformSummary);
           for (const line of told.lines) await out.text(line);
         } else if (out.format === "json") {
           await out.write(JSON.stringify({ ...told.record, platform: findings }, null, 2) + "\n");
@@ -410,7 +394,7 @@ const simulate = leaf({
         await printResult(
           out,
           result,
-          invalidLines,
+          stats.invalidLines,
           replay.spill ? () => notificationJson(replay.spill!, result) : undefined,
         );
       }
@@ -425,7 +409,7 @@ const simulate = leaf({
       replay.close();
     }
   },
-});
+};
 
 function joinCompareValue(args: string[]): string[] {
   const out: string[] = [];
@@ -442,46 +426,32 @@ function joinCompareValue(args: string[]): string[] {
   return out;
 }
 
-const simulateCommand: Command = {
-  summary: simulate.summary,
-  help: simulate.help,
-  flags: simulate.flags,
-  run: (args, ctx, path) => simulate.run(joinCompareValue(args), ctx, path),
-};
+/** `cmd` taking `--compare "--minAttempts 20"` as one value (a flag's value cannot start with --). */
+const withCompare = (cmd: Command, summary: string): Command => ({
+  ...cmd,
+  summary,
+  run: (args, ctx, path) => cmd.run(joinCompareValue(args), ctx, path),
+});
 
-const explainHelp = (path: string) =>
-  simulate.help(path).replace(
-    /^[^\n]*\n/,
-    "Why was an endpoint suspended? `breaker simulate --explain`: the moment, the error rate,\nthe attempts and status codes that made it, the thresholds, and which what-if avoids it.\n",
-  );
-
-const explainCommand: Command = {
-  summary: "Why was an endpoint suspended? The replay in words, with the what-ifs that avoid it.",
-  help: explainHelp,
-  flags: simulate.flags,
-  async run(args, ctx, path) {
-    const end = args.indexOf("--");
-    const asked = args.slice(0, end === -1 ? args.length : end);
-    if (asked.includes("--help") || asked.includes("-h")) {
-      await new Output(ctx.io).write(explainHelp(path)); // its own summary first
-      return ExitCode.ok;
-    }
-    return await simulate.run(["--explain", ...joinCompareValue(args)], ctx, path);
-  },
+const explainSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
+  ...simulateSpec,
+  summary:
+    "Why was an endpoint suspended? `breaker simulate --explain`: the moment, the error rate,\nthe attempts and status codes that made it, the thresholds, and which what-if avoids it.",
+  run: (p, ctx) => simulateSpec.run({ ...p, flags: { ...p.flags, explain: true } }, ctx),
 };
 
 /** `service breaker` (`simulate`, and `explain`: the same replay told in words). */
 export const breakerCommand: Command = group(
   "Replay delivery logs, or an endpoint's attempts read from the platform, against the retry schedule and the circuit breaker.",
   {
-    simulate: {
-      summary: "Replay a delivery log: suspensions, suppressed attempts, what-if thresholds.",
-      load: () => Promise.resolve(simulateCommand),
-    },
-    explain: {
-      summary: explainCommand.summary,
-      load: () => Promise.resolve(explainCommand),
-    },
+    simulate: withCompare(
+      leaf(simulateSpec),
+      "Replay a delivery log: suspensions, suppressed attempts, what-if thresholds.",
+    ),
+    explain: withCompare(
+      leaf(explainSpec),
+      "Why was an endpoint suspended? The replay in words, with the what-ifs that avoid it.",
+    ),
   },
   "The input is a delivery log (a file or standard input), or with --webhookId W the endpoint's notifications and attempts read from the platform.",
 );

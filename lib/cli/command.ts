@@ -69,7 +69,7 @@ export interface Command {
   /** A leaf's flags, common ones included (for completions). */
   flags?: FlagSpecs;
   /** A group's verbs (for completions and `service help <command> <verb>`). */
-  verbs?: Record<string, { summary: string; load: () => Promise<Command> }>;
+  verbs?: Record<string, GroupVerb>;
 }
 
 /** The widest line of any `--help` text. */
@@ -209,17 +209,10 @@ export function leaf<S extends FlagSpecs>(
   checkFlagSpecs(flags); // every number and duration declares its range (flags.ts)
   const help = (path: string) => {
     // A command's own flags first, then the platform connection, then the common ones.
-    const pick = (keep: (name: string) => boolean) =>
-      Object.fromEntries(Object.entries(flags).filter(([n]) => keep(n))) as FlagSpecs;
-    const isConnection = (n: string) => Object.hasOwn(connectionFlags, n);
-    const isCommon = (n: string) => Object.hasOwn(commonFlags, n);
-    const own = pick((n) => !isConnection(n) && !isCommon(n));
-    const connection = pick(isConnection);
-    const sections: [string, FlagSpecs][] = [
-      ["Flags:", own],
-      ["Connection flags:", connection],
-      ["Common flags:", pick(isCommon)],
-    ];
+    const section = (n: string) =>
+      Object.hasOwn(commonFlags, n) ? 2 : Object.hasOwn(connectionFlags, n) ? 1 : 0;
+    const inSection = (i: number): FlagSpecs =>
+      Object.fromEntries(Object.entries(flags).filter(([n]) => section(n) === i));
     const width = HELP_WIDTH;
     return [
       `${spec.summary}`,
@@ -234,9 +227,11 @@ export function leaf<S extends FlagSpecs>(
         "  ",
       ).replaceAll("\u00a0", " "),
       ...(spec.description ? ["", wrapText(spec.description, width)] : []),
-      ...sections.filter(([, s]) => Object.values(s).some((f) => !f.hidden)).flatMap((
-        [title, s],
-      ) => ["", title, renderFlags(s, width)]),
+      ...["Flags:", "Connection flags:", "Common flags:"].flatMap((title, i) =>
+        Object.values(inSection(i)).some((f) => !f.hidden)
+          ? ["", title, renderFlags(inSection(i), width)]
+          : []
+      ),
       ...(spec.examples?.length
         ? ["", "Examples:", ...spec.examples.map((e) => wrapText(`  ${e}`, width, "      ", " \\"))]
         : []),
@@ -248,14 +243,11 @@ export function leaf<S extends FlagSpecs>(
     help,
     flags,
     async run(args, ctx, path) {
-      if (args.includes("--help") || args.includes("-h")) {
-        const dd = args.indexOf("--");
-        const hi = Math.max(args.indexOf("--help"), args.indexOf("-h"));
-        if (dd === -1 || hi < dd) {
-          const out = new Output(ctx.io);
-          await out.write(help(path));
-          return 0;
-        }
+      const end = args.indexOf("--"); // what follows is the child command's
+      const asked = end === -1 ? args : args.slice(0, end);
+      if (asked.includes("--help") || asked.includes("-h")) {
+        await new Output(ctx.io).write(help(path));
+        return 0;
       }
       const loaded = spec.sources === false ? undefined : await ctx.sources?.();
       const parsed = parseFlags(flags, args, {
@@ -306,23 +298,15 @@ export interface GroupVerb {
   load: () => Promise<Command>;
 }
 
+/** A verb as {@linkcode group} takes it: a command, or `[summary, loader]` for a lazy module. */
+export type VerbEntry = Command | readonly [string, () => Promise<Command>];
+
 /**
- * The verbs of a group: each entry a command declared beside the group (taken as it is, its
- * own summary) or a `[summary, loader]` pair for a verb in a module of its own, imported only
- * when run. The one way groups declare verbs.
- *
- * @example
- * ```ts
- * declare const list: Command;
- * const verbs = groupVerbs({
- *   list,
- *   tail: ["Follow.", async () => (await import("./notifications/tail.ts")).tailCommand],
- * });
- * ```
+ * Verbs (or the top-level commands) from their entries: a command declared beside the group
+ * (its own summary), or a `[summary, loader]` pair for one in a module of its own, imported
+ * only when run, so that help stays instant.
  */
-export function groupVerbs(
-  entries: Record<string, Command | readonly [string, () => Promise<Command>]>,
-): Record<string, GroupVerb> {
+export function groupVerbs(entries: Record<string, VerbEntry>): Record<string, GroupVerb> {
   return Object.fromEntries(
     Object.entries(entries).map(([name, e]) => [
       name,
@@ -334,14 +318,23 @@ export function groupVerbs(
 }
 
 /**
- * Declares a group of verbs, e.g. `service webhooks <verb>`. Verbs are
- * loaded lazily so that help stays instant.
+ * Declares a group of verbs, e.g. `service webhooks <verb>` ({@linkcode groupVerbs}).
+ *
+ * @example
+ * ```ts
+ * declare const list: Command;
+ * const webhooks = group("Webhook endpoints.", {
+ *   list,
+ *   verify: ["Check.", async () => (await import("./webhooks/verify.ts")).verifyCommand],
+ * });
+ * ```
  */
 export function group(
   summary: string,
-  verbs: Record<string, { summary: string; load: () => Promise<Command> }>,
+  entries: Record<string, VerbEntry>,
   description?: string,
 ): Command {
+  const verbs = groupVerbs(entries);
   const help = (path: string) =>
     [
       wrapText(summary, HELP_WIDTH),
@@ -423,4 +416,15 @@ export async function platformClient(
     },
     ...extra,
   });
+}
+
+/**
+ * {@linkcode platformClient}, and the platform's API module beside it (loaded on demand, as
+ * every command that talks to the platform needs both).
+ */
+export async function platformApi(
+  flags: Parameters<typeof platformClient>[0],
+  ctx: CommandContext & { out: Output },
+): Promise<{ client: PlatformClient; api: typeof import("../platform/mod.ts") }> {
+  return { client: await platformClient(flags, ctx), api: await import("../platform/mod.ts") };
 }

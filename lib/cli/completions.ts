@@ -8,70 +8,81 @@
  * @module
  */
 
-import { type Command, leaf } from "./command.ts";
+import { type Command, type GroupVerb, leaf } from "./command.ts";
 import { UsageError } from "./errors.ts";
 import type { FlagSpecs } from "./flags.ts";
 
 /** The shells a script can be generated for. */
-export const SHELLS = ["bash", "zsh", "fish"] as const;
+const SHELLS = ["bash", "zsh", "fish"] as const;
 
-/** One completable command line position: `rpc`, or `notifications list`. */
-export interface CompletionEntry {
-  /** The command and verb, space-separated: `rpc`, `notifications list`. */
-  key: string;
-  /** One line describing it. */
-  summary: string;
-  /** Its visible flags, by camelCase name, with the values they accept (empty: free text or none). */
-  flags: { name: string; takesValue: boolean; choices: readonly string[]; description: string }[];
-}
-
-/** What completion knows: the commands, the verbs of groups, and every leaf's flags. */
-export interface CompletionTree {
-  /** Top-level commands with their summary. */
-  commands: { name: string; summary: string }[];
-  /** Verbs by group command name. */
-  verbs: Record<string, { name: string; summary: string }[]>;
-  /** Every leaf: a command without verbs, or a group's verb. */
-  leaves: CompletionEntry[];
-}
-
-function entry(key: string, summary: string, flags: FlagSpecs): CompletionEntry {
-  return {
-    key,
-    summary,
-    flags: Object.entries(flags).filter(([, s]) => !s.hidden).map(([name, s]) => ({
-      name,
-      takesValue: s.type !== "boolean",
-      choices: s.choices ?? [],
-      description: s.description,
-    })),
-  };
-}
+/** A visible flag of a leaf, with the values it accepts (none: free text, or no value). */
+type Flag = { name: string; takesValue: boolean; choices: readonly string[]; description: string };
 
 /**
- * Loads every command (and every verb of every group) and collects what
- * completion needs.
+ * What completion knows: summaries of the commands and of each group's verbs, by name, and
+ * every leaf (a command with flags, or a group's verb) by its key: `rpc`, `notifications list`.
  */
-async function completionTree(
-  commands: Record<string, { summary: string; load: () => Promise<Command> }>,
-): Promise<CompletionTree> {
-  const tree: CompletionTree = { commands: [], verbs: {}, leaves: [] };
+interface Tree {
+  commands: Record<string, string>;
+  verbs: Record<string, Record<string, string>>;
+  leaves: { key: string; flags: Flag[] }[];
+}
+
+/** Loads every command (and every verb of every group) and collects what completion needs. */
+async function completionTree(commands: Record<string, GroupVerb>): Promise<Tree> {
+  const tree: Tree = { commands: {}, verbs: {}, leaves: [] };
+  const addLeaf = (key: string, flags: FlagSpecs) =>
+    tree.leaves.push({
+      key,
+      flags: Object.entries(flags).filter(([, s]) => !s.hidden).map(([name, s]) => ({
+        name,
+        takesValue: s.type !== "boolean",
+        choices: s.choices ?? [],
+        description: s.description,
+      })),
+    });
   for (const [name, c] of Object.entries(commands)) {
-    tree.commands.push({ name, summary: c.summary });
+    tree.commands[name] = c.summary;
     const cmd = await c.load();
     // A command may have flags of its own and verbs too (`service emulator [trigger]`).
-    if (cmd.flags) tree.leaves.push(entry(name, c.summary, cmd.flags));
-    if (cmd.verbs) {
-      tree.verbs[name] = [];
-      for (const [verb, v] of Object.entries(cmd.verbs)) {
-        tree.verbs[name].push({ name: verb, summary: v.summary });
-        const leafCmd = await v.load();
-        tree.leaves.push(entry(`${name} ${verb}`, v.summary, leafCmd.flags ?? {}));
-      }
+    if (cmd.flags) addLeaf(name, cmd.flags);
+    if (cmd.verbs) tree.verbs[name] = {};
+    for (const [verb, v] of Object.entries(cmd.verbs ?? {})) {
+      tree.verbs[name][verb] = v.summary;
+      addLeaf(`${name} ${verb}`, (await v.load()).flags ?? {});
     }
   }
   return tree;
 }
+
+/**
+ * The `case` branches of flag values (bash and zsh): for each flag with choices,
+ * `choices(its choices)`; then `between`; then for each leaf's free-text flags, `free`.
+ */
+function valueCases(
+  tree: Tree,
+  choices: (values: readonly string[]) => string,
+  between: string[],
+  free: string,
+): string[] {
+  const lines: string[] = [];
+  for (const l of tree.leaves) {
+    for (const f of l.flags.filter((f) => f.choices.length)) {
+      lines.push(`    ${q(`${l.key}|--${f.name}`)}) ${choices(f.choices)}`);
+    }
+  }
+  lines.push(...between);
+  for (const l of tree.leaves) {
+    const valued = l.flags.filter((f) => f.takesValue && !f.choices.length);
+    if (valued.length) {
+      lines.push(`    ${valued.map((f) => q(`${l.key}|--${f.name}`)).join("|")}) ${free}`);
+    }
+  }
+  return lines;
+}
+
+/** The names of `record`, joined by `by`. */
+const names = (record: Record<string, string>, by = " ") => Object.keys(record).join(by);
 
 /** Single-quotes `text` for any of the three shells (no `'` inside survives unquoted). */
 function q(text: string): string {
@@ -88,31 +99,20 @@ function short(text: string): string {
  * The bash script: `_service` completes `service`, `_service_json_rpc`
  * completes `service-json-rpc` (which is `service rpc`).
  */
-function bashScript(tree: CompletionTree): string {
-  const groups = Object.keys(tree.verbs);
+function bashScript(tree: Tree): string {
   const lines: string[] = [
     "# bash completion for service (generated by `service completions bash`)",
     "# Load with: source <(service completions bash)",
     "_service_words() {",
     '  # $1: "command verb" key, $2: the word before the cursor. Prints the candidate words.',
     '  case "$1|$2" in',
+    ...valueCases(
+      tree,
+      (values) => `echo ${q(values.join(" "))}; return 0;;`,
+      ["  esac", '  case "$1|$2" in'],
+      "return 1;;",
+    ),
   ];
-  for (const l of tree.leaves) {
-    for (const f of l.flags) {
-      if (f.choices.length) {
-        lines.push(`    ${q(`${l.key}|--${f.name}`)}) echo ${q(f.choices.join(" "))}; return 0;;`);
-      }
-    }
-  }
-  lines.push("  esac", '  case "$1|$2" in');
-  for (const l of tree.leaves) {
-    const valued = l.flags.filter((f) => f.takesValue && !f.choices.length).map((f) =>
-      `--${f.name}`
-    );
-    if (valued.length) {
-      lines.push(`    ${valued.map((v) => q(`${l.key}|${v}`)).join("|")}) return 1;;`);
-    }
-  }
   lines.push("  esac", '  case "$1" in');
   for (const l of tree.leaves) {
     lines.push(`    ${q(l.key)}) echo ${q(l.flags.map((f) => `--${f.name}`).join(" "))};;`);
@@ -133,26 +133,20 @@ function bashScript(tree: CompletionTree): string {
     "_service() {",
     '  local cur="${COMP_WORDS[COMP_CWORD]}" cmd="${COMP_WORDS[1]}"',
     '  if [ "$COMP_CWORD" -eq 1 ]; then',
-    `    COMPREPLY=($(compgen -W ${
-      q([...tree.commands.map((c) => c.name), "help"].join(" "))
-    } -- "$cur"))`,
+    `    COMPREPLY=($(compgen -W ${q(`${names(tree.commands)} help`)} -- "$cur"))`,
     "    return",
     "  fi",
     '  case "$cmd" in',
   );
-  for (const g of groups) {
+  for (const [g, verbs] of Object.entries(tree.verbs)) {
     lines.push(
       `    ${g})`,
       '      if [ "$COMP_CWORD" -eq 2 ] && [[ "$cur" != -* ]]; then',
-      `        COMPREPLY=($(compgen -W ${
-        q(tree.verbs[g].map((v) => v.name).join(" "))
-      } -- "$cur"))`,
+      `        COMPREPLY=($(compgen -W ${q(names(verbs))} -- "$cur"))`,
       "        return",
       "      fi",
       '      case "${COMP_WORDS[2]}" in',
-      `        ${
-        tree.verbs[g].map((v) => v.name).join("|")
-      }) _service_complete 3 "$cmd \${COMP_WORDS[2]}";;`,
+      `        ${names(verbs, "|")}) _service_complete 3 "$cmd \${COMP_WORDS[2]}";;`,
       '        *) _service_complete 2 "$cmd";;',
       "      esac;;",
     );
@@ -160,13 +154,11 @@ function bashScript(tree: CompletionTree): string {
   lines.push(
     "    help)",
     '      if [ "$COMP_CWORD" -eq 2 ]; then',
-    `        COMPREPLY=($(compgen -W ${q(tree.commands.map((c) => c.name).join(" "))} -- "$cur"))`,
+    `        COMPREPLY=($(compgen -W ${q(names(tree.commands))} -- "$cur"))`,
     '      elif [ "$COMP_CWORD" -eq 3 ]; then',
     '        case "${COMP_WORDS[2]}" in',
-    ...groups.map((g) =>
-      `          ${g}) COMPREPLY=($(compgen -W ${
-        q(tree.verbs[g].map((v) => v.name).join(" "))
-      } -- "$cur"));;`
+    ...Object.entries(tree.verbs).map(([g, verbs]) =>
+      `          ${g}) COMPREPLY=($(compgen -W ${q(names(verbs))} -- "$cur"));;`
     ),
     "        esac",
     "      fi;;",
@@ -187,10 +179,11 @@ function bashScript(tree: CompletionTree): string {
  * The zsh script (native `compdef`, loaded from `fpath` or with
  * `source <(service completions zsh)` after `compinit`).
  */
-function zshScript(tree: CompletionTree): string {
-  const groups = Object.keys(tree.verbs);
+function zshScript(tree: Tree): string {
   const desc = (name: string, summary: string) =>
     q(`${name.replaceAll(":", "\\:")}:${short(summary)}`);
+  const descs = (record: Record<string, string>) =>
+    Object.entries(record).map(([n, summary]) => desc(n, summary)).join(" ");
   const lines: string[] = [
     "#compdef service service-json-rpc",
     "# zsh completion for service (generated by `service completions zsh`)",
@@ -198,24 +191,13 @@ function zshScript(tree: CompletionTree): string {
     '  # $1: "command verb" key; completes its flags, or the value of the flag before the cursor.',
     '  local key="$1" prev="${words[CURRENT-1]}"',
     '  case "$key|$prev" in',
+    ...valueCases(
+      tree,
+      (values) => `compadd -- ${values.map(q).join(" ")}; return;;`,
+      [],
+      "_files; return;;",
+    ),
   ];
-  for (const l of tree.leaves) {
-    for (const f of l.flags) {
-      if (f.choices.length) {
-        lines.push(
-          `    ${q(`${l.key}|--${f.name}`)}) compadd -- ${f.choices.map(q).join(" ")}; return;;`,
-        );
-      }
-    }
-  }
-  for (const l of tree.leaves) {
-    const valued = l.flags.filter((f) => f.takesValue && !f.choices.length).map((f) =>
-      `--${f.name}`
-    );
-    if (valued.length) {
-      lines.push(`    ${valued.map((v) => q(`${l.key}|${v}`)).join("|")}) _files; return;;`);
-    }
-  }
   lines.push("  esac", "  local -a flags", '  case "$key" in');
   for (const l of tree.leaves) {
     lines.push(
@@ -238,9 +220,7 @@ function zshScript(tree: CompletionTree): string {
     "    return",
     "  fi",
     "  local -a cmds",
-    `  cmds=(${tree.commands.map((c) => desc(c.name, c.summary)).join(" ")} ${
-      desc("help", "Help of a command or verb.")
-    })`,
+    `  cmds=(${descs(tree.commands)} ${desc("help", "Help of a command or verb.")})`,
     "  if (( CURRENT == 2 )); then",
     "    _describe -t commands command cmds",
     "    return",
@@ -248,17 +228,15 @@ function zshScript(tree: CompletionTree): string {
     "  local -a verbs",
     '  case "${words[2]}" in',
   );
-  for (const g of groups) {
+  for (const [g, verbs] of Object.entries(tree.verbs)) {
     lines.push(
       `    ${g})`,
-      `      verbs=(${tree.verbs[g].map((v) => desc(v.name, v.summary)).join(" ")})`,
+      `      verbs=(${descs(verbs)})`,
       '      if (( CURRENT == 3 )) && [[ "${words[3]}" != -* ]]; then',
       "        _describe -t verbs verb verbs",
       "      else",
       '        case "${words[3]}" in',
-      `          ${
-        tree.verbs[g].map((v) => v.name).join("|")
-      }) _service_leaf "\${words[2]} \${words[3]}";;`,
+      `          ${names(verbs, "|")}) _service_leaf "\${words[2]} \${words[3]}";;`,
       '          *) _service_leaf "${words[2]}";;',
       "        esac",
       "      fi;;",
@@ -283,36 +261,27 @@ function zshScript(tree: CompletionTree): string {
 /**
  * The fish script (`service completions fish > ~/.config/fish/completions/service.fish`).
  */
-function fishScript(tree: CompletionTree): string {
-  const groups = Object.keys(tree.verbs);
-  const names = tree.commands.map((c) => c.name);
+function fishScript(tree: Tree): string {
+  const notYet = q(`not __fish_seen_subcommand_from ${names(tree.commands)} help`);
   const lines: string[] = [
     "# fish completion for service (generated by `service completions fish`)",
     "complete -c service -f",
     "complete -c service-json-rpc -f",
-    ...tree.commands.map((c) =>
-      `complete -c service -n ${q(`not __fish_seen_subcommand_from ${names.join(" ")} help`)} -a ${
-        q(c.name)
-      } -d ${q(short(c.summary))}`
+    ...Object.entries(tree.commands).map(([name, summary]) =>
+      `complete -c service -n ${notYet} -a ${q(name)} -d ${q(short(summary))}`
     ),
-    `complete -c service -n ${
-      q(`not __fish_seen_subcommand_from ${names.join(" ")} help`)
-    } -a help -d ${q("Help of a command or verb.")}`,
-    `complete -c service -n ${q("__fish_seen_subcommand_from help")} -a ${q(names.join(" "))}`,
+    `complete -c service -n ${notYet} -a help -d ${q("Help of a command or verb.")}`,
+    `complete -c service -n ${q("__fish_seen_subcommand_from help")} -a ${q(names(tree.commands))}`,
   ];
-  for (const g of groups) {
-    const verbs = tree.verbs[g].map((v) => v.name);
-    for (const v of tree.verbs[g]) {
-      lines.push(
-        `complete -c service -n ${
-          q(`__fish_seen_subcommand_from ${g}; and not __fish_seen_subcommand_from ${
-            verbs.join(" ")
-          }`)
-        } -a ${q(v.name)} -d ${q(short(v.summary))}`,
-      );
+  for (const [g, verbs] of Object.entries(tree.verbs)) {
+    const cond = `__fish_seen_subcommand_from ${g}; and not __fish_seen_subcommand_from ${
+      names(verbs)
+    }`;
+    for (const [v, summary] of Object.entries(verbs)) {
+      lines.push(`complete -c service -n ${q(cond)} -a ${q(v)} -d ${q(short(summary))}`);
     }
   }
-  const flagLine = (cmd: string, cond: string | undefined, f: CompletionEntry["flags"][number]) => {
+  const flagLine = (cmd: string, cond: string | undefined, f: Flag) => {
     const parts = [`complete -c ${cmd}`];
     if (cond) parts.push(`-n ${q(cond)}`);
     parts.push(`-l ${f.name}`);
@@ -323,12 +292,11 @@ function fishScript(tree: CompletionTree): string {
   };
   for (const l of tree.leaves) {
     const [cmd, verb] = l.key.split(" ");
-    const verbsOf = (tree.verbs[cmd] ?? []).map((v) => v.name);
     const cond = verb
       ? `__fish_seen_subcommand_from ${cmd}; and __fish_seen_subcommand_from ${verb}`
-      : verbsOf.length
+      : tree.verbs[cmd]
       ? `__fish_seen_subcommand_from ${cmd}; and not __fish_seen_subcommand_from ${
-        verbsOf.join(" ")
+        names(tree.verbs[cmd])
       }`
       : `__fish_seen_subcommand_from ${cmd}`;
     for (const f of l.flags) lines.push(flagLine("service", cond, f));

@@ -1,23 +1,15 @@
 /**
- * `service config <verb>`: profiles of connection settings (`profiles.ts`).
- * `set` saves `--apiKey`, `--privateKey` (as the absolute path of the key
- * file: the key itself is not copied) and `--apiBaseUrl` under a name;
- * `list` and `show` print them without the API key (only whether it is
- * set); `remove` deletes one. Any other command then takes them with
- * `--profile NAME` or `SERVICE_PROFILE=NAME`; flags, the environment and
- * `.env` still win.
- *
- * These verbs read their flags from the command line only, never from the
- * environment, a `.env` file or a profile: a variable in the shell is not
- * silently saved.
+ * `service config <verb>`: profiles of connection settings (`profiles.ts`). The private key is
+ * saved as the absolute path of its file, never its text, and the API key is never printed.
+ * These verbs read their flags from the command line only, never from the environment, a
+ * `.env` file or a profile: a variable in the shell is not silently saved.
  *
  * @module
  */
 
-import { type CommandContext, connectionFlags, group, leaf } from "./command.ts";
+import { type CommandContext, connectionFlags, formatFlag, group, leaf } from "./command.ts";
 import { resolve } from "node:path";
 import { UsageError } from "./errors.ts";
-import { formatFlag } from "./command.ts";
 import {
   checkProfileName,
   configDir,
@@ -176,11 +168,6 @@ const removeCommand = leaf({
 /** `service config`. */
 export const configCommand = group(
   "Profiles of connection settings: set, list, show, remove.",
-  {
-    set: { summary: setCommand.summary, load: () => Promise.resolve(setCommand) },
-    list: { summary: listCommand.summary, load: () => Promise.resolve(listCommand) },
-    show: { summary: showCommand.summary, load: () => Promise.resolve(showCommand) },
-    remove: { summary: removeCommand.summary, load: () => Promise.resolve(removeCommand) },
-  },
+  { set: setCommand, list: listCommand, show: showCommand, remove: removeCommand },
   "Use a profile with --profile NAME or SERVICE_PROFILE=NAME on any command.",
 );

@@ -1,10 +1,7 @@
 /**
- * The two flags that make an emulator take as long as a real custody
- * platform, declared once for `service emulator` and `service rpc --emulator`:
- * `--approvalDelay` (time in PENDING_AUTHORIZATION, an approval policy) and
- * `--signingDelay` (time in PENDING_SIGNATURE, MPC signing). Each takes a
- * duration (`90s`, `2m`, `500ms`) or a range `MIN-MAX` (`5s-20s`) from which
- * each transaction draws a uniform value, from 0 to 24 hours.
+ * The two flags that make an emulator take as long as a real custody platform, declared once
+ * for `service emulator` and `service rpc --emulator`; each transaction draws a uniform value
+ * from a range.
  *
  * @module
  */

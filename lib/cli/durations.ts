@@ -90,9 +90,6 @@ export function parseTime(text: string, now: () => number = Date.now): number | 
   return undefined;
 }
 
-/** The longest wait a timer can make (2^31-1 ms, about 24.8 days): the cap of durations used as timeouts. */
-export const MAX_TIMER_MS = 2_147_483_647;
-
 /**
  * Formats milliseconds as the largest exact unit: `3600000` → `1h`, `1500` → `1500ms`.
  *

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { type Command, leaf } from "./command.ts";
+import { type Command, groupVerbs, leaf } from "./command.ts";
 import { CliError } from "./errors.ts";
 import { EmulatorConfigError } from "../emulator/errors.ts";
 import { writeAll } from "./output.ts";
@@ -237,20 +237,16 @@ const serveCommand = leaf({
  * notifications in a running one (cli.md).
  */
 export const emulatorCommand: Command = {
-  summary: serveCommand.summary,
-  help: serveCommand.help,
-  flags: serveCommand.flags,
-  verbs: {
-    trigger: {
-      summary: "Create notifications in a running emulator.",
-      load: async () => (await import("./emulator_trigger.ts")).emulatorTriggerCommand,
-    },
-  },
+  ...serveCommand,
+  verbs: groupVerbs({
+    trigger: [
+      "Create notifications in a running emulator.",
+      async () => (await import("./emulator_trigger.ts")).emulatorTriggerCommand,
+    ],
+  }),
   async run(args, ctx, path) {
-    if (args[0] === "trigger") {
-      const { emulatorTriggerCommand } = await import("./emulator_trigger.ts");
-      return await emulatorTriggerCommand.run(args.slice(1), ctx, `${path} trigger`);
-    }
-    return await serveCommand.run(args, ctx, path);
+    if (args[0] !== "trigger") return await serveCommand.run(args, ctx, path);
+    const trigger = await emulatorCommand.verbs!.trigger.load();
+    return await trigger.run(args.slice(1), ctx, `${path} trigger`);
   },
 };

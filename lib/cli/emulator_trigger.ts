@@ -1,9 +1,7 @@
 /**
- * `service emulator trigger`: creates notifications in a running emulator
- * (its admin endpoint `POST /admin/notifications`), one per endpoint
- * subscribed to the event type, and prints their ids. It reaches the
- * emulator with the ordinary connection flags (`--apiBaseUrl`, `--apiKey`,
- * `--privateKey`), so the emulator's `ready` line is all it needs.
+ * `service emulator trigger`: creates notifications in a running emulator through its admin
+ * endpoint (`POST /admin/notifications`), reached with the ordinary connection flags, so the
+ * emulator's `ready` line is all it needs.
  *
  * @module
  */

@@ -127,8 +127,7 @@ function withoutHeaderValues(text: string): string {
  * ```
  */
 export function describeError(error: unknown, verbose: boolean): string {
-  const lines: string[] = [];
-  lines.push(messageOf(error).split("\n")[0]);
+  const lines = [messageOf(error).split("\n")[0]];
   if (verbose) {
     if (error instanceof PlatformApiError) {
       lines.push(

@@ -22,7 +22,6 @@ import { UsageError } from "./errors.ts";
 import {
   type DurationRange,
   formatDuration,
-  MAX_TIMER_MS,
   parseDuration,
   parseDurationRange,
   parseTime,
@@ -199,14 +198,10 @@ export function checkFlagSpecs(specs: FlagSpecs): void {
   }
 }
 
-/** The range of a ranged flag, for messages: `1 to 100`, `from 100ms to 10m`. */
+/** The range of a ranged flag (its `min` and `max`: {@linkcode checkFlagSpecs}), for messages. */
 function rangeText(spec: FlagSpec): string {
-  if (spec.type === "duration" || spec.type === "durationRange") {
-    return `from ${formatDuration(spec.min ?? 0)} to ${formatDuration(spec.max ?? MAX_TIMER_MS)}`;
-  }
-  if (spec.min !== undefined && spec.max !== undefined) return `${spec.min} to ${spec.max}`;
-  if (spec.min !== undefined) return `at least ${spec.min}`;
-  return `at most ${spec.max}`;
+  if (spec.type === "integer" || spec.type === "number") return `${spec.min} to ${spec.max}`;
+  return `from ${formatDuration(spec.min!)} to ${formatDuration(spec.max!)}`;
 }
 
 const ACCEPTED: Record<FlagType, string> = {
@@ -221,7 +216,6 @@ const ACCEPTED: Record<FlagType, string> = {
 };
 
 function convert(
-  name: string,
   spec: FlagSpec,
   raw: string,
   where: string,
@@ -231,6 +225,8 @@ function convert(
     const shown = spec.secret ? "" : ` ${JSON.stringify(raw)}`;
     throw new UsageError(`Invalid value${shown} for ${where}: ${what}.`);
   };
+  // ranged types always declare both bounds (checkFlagSpecs)
+  const outside = (lo: number, hi = lo) => lo < spec.min! || hi > spec.max!;
   switch (spec.type) {
     case "boolean": {
       const v = raw.toLowerCase();
@@ -244,29 +240,17 @@ function convert(
       if (!Number.isFinite(n) || (spec.type === "integer" && !Number.isInteger(n))) {
         return bad(`expected ${ACCEPTED[spec.type]}`);
       }
-      if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
-        return bad(`expected ${rangeText(spec)}`);
-      }
-      return n;
+      return outside(n) ? bad(`expected ${rangeText(spec)}`) : n;
     }
     case "duration": {
       const d = parseDuration(raw);
       if (d === undefined || !Number.isFinite(d)) return bad(`expected ${ACCEPTED.duration}`);
-      if ((spec.min !== undefined && d < spec.min) || (spec.max !== undefined && d > spec.max)) {
-        return bad(`expected a duration ${rangeText(spec)}`);
-      }
-      return d;
+      return outside(d) ? bad(`expected a duration ${rangeText(spec)}`) : d;
     }
     case "durationRange": {
       const r = parseDurationRange(raw);
       if (r === undefined) return bad(`expected ${ACCEPTED.durationRange} (MIN at most MAX)`);
-      if (
-        (spec.min !== undefined && r.minMs < spec.min) ||
-        (spec.max !== undefined && r.maxMs > spec.max)
-      ) {
-        return bad(`expected durations ${rangeText(spec)}`);
-      }
-      return r;
+      return outside(r.minMs, r.maxMs) ? bad(`expected durations ${rangeText(spec)}`) : r;
     }
     case "time": {
       const t = parseTime(raw, now);
@@ -285,7 +269,6 @@ function convert(
       return raw;
     }
   }
-  void name;
 }
 
 /** The one message of a missing `required` flag: the flag, how to give it, its variable. */
@@ -388,7 +371,7 @@ export function parseFlags<S extends FlagSpecs>(
       raw = next;
       i++;
     }
-    const value = convert(name, spec, raw, where, now);
+    const value = convert(spec, raw, where, now);
     if (spec.multiple) {
       const list = (values[name] as unknown[] | undefined) ?? [];
       if (Array.isArray(value)) list.push(...value);
@@ -413,7 +396,7 @@ export function parseFlags<S extends FlagSpecs>(
       }
     }
     if (found) {
-      const v = convert(name, spec, found.raw, found.where, now);
+      const v = convert(spec, found.raw, found.where, now);
       values[name] = spec.multiple && !Array.isArray(v) ? [v] : v;
       origins.set(name, found.where);
     } else if (spec.default !== undefined) {

@@ -1,7 +1,7 @@
 /**
- * `service notifications list|get|attempts|resend|resend-by-resource|resend-failed`:
+ * `service notifications list|get|attempts|resend|resend-by-resource|resend-failed|tail`:
  * a webhook's notifications from a terminal or a CI pipeline (cli.md);
- * `resend-all` and `tail` live in `notifications/`.
+ * `resend-all` lives in `notifications/`.
  *
  * Choices where the spec is silent:
  * - Resends print nothing on standard output unless `--format json|ndjson` is
@@ -15,30 +15,16 @@
  */
 
 import type { Column } from "./output.ts";
-import {
-  type Command,
-  connectionFlags,
-  formatFlag,
-  group,
-  groupVerbs,
-  leaf,
-  platformClient,
-} from "./command.ts";
-import { CliError, ExitCode, UsageError } from "./errors.ts";
+import { type Command, group, leaf, platformApi } from "./command.ts";
+import { UsageError } from "./errors.ts";
+import { whenStopped } from "./stop_signals.ts";
+import { cells } from "./table.ts";
 import { NOTIFICATION_SORT_FIELDS, NOTIFICATION_STATUSES } from "../core/mod.ts";
-import { webhookIdFlag } from "./webhooks/common.ts";
+import { eventFlag, idempotencyFlag, webhookVerbFlags } from "./webhooks/common.ts";
 import { waitTimeoutFlag } from "./notifications/follow_job.ts";
 
 const notificationFlag = {
   notificationId: { type: "string", placeholder: "ID", description: "The notification's id." },
-} as const;
-const idempotencyFlag = {
-  idempotencyKey: {
-    type: "string",
-    placeholder: "KEY",
-    description:
-      "Idempotency-Key to send (default: a fresh UUID, reused by this command's retries).",
-  },
 } as const;
 
 function need(value: string | undefined, flag: string, path: string, what: string): string {
@@ -63,9 +49,7 @@ const list = leaf({
     "--format ndjson prints one notification a line; json prints the page {data, next, total} " +
     "(with --all: {data} with every item).",
   flags: {
-    ...connectionFlags,
-    ...formatFlag,
-    ...webhookIdFlag,
+    ...webhookVerbFlags,
     order: {
       type: "string",
       choices: ["ASC", "DESC"],
@@ -92,12 +76,7 @@ const list = leaf({
       upper: true,
       description: "Only this status.",
     },
-    event: {
-      type: "string",
-      multiple: true,
-      placeholder: "TYPE",
-      description: "Only this event type.",
-    },
+    ...eventFlag,
     resourceId: { type: "string", placeholder: "ID", description: "Only this resource." },
     startTime: {
       type: "time",
@@ -117,8 +96,7 @@ const list = leaf({
     ) {
       throw new UsageError("--startTime is after --endTime: give a start before the end.");
     }
-    const client = await platformClient(flags, ctx);
-    const { listNotifications, listNotificationsPage } = await import("../platform/mod.ts");
+    const { client, api } = await platformApi(flags, ctx);
     const query = {
       order: flags.order,
       sortBy: flags.sortBy,
@@ -132,7 +110,7 @@ const list = leaf({
     };
     const out = ctx.out;
     if (!flags.all) {
-      const page = await listNotificationsPage(client, webhookId, query);
+      const page = await api.listNotificationsPage(client, webhookId, query);
       if (out.format === "json") {
         await out.write(
           JSON.stringify({ data: page.data, next: page.next ?? null, total: page.total }, null, 2) +
@@ -148,7 +126,7 @@ const list = leaf({
     }
     let fetched = 0;
     let total: number | undefined;
-    const rows = listNotifications(client, webhookId, query, (page) => {
+    const rows = api.listNotifications(client, webhookId, query, (page) => {
       if (page.total !== undefined) total = page.total;
       fetched += page.data.length;
       void out.progress(
@@ -156,7 +134,6 @@ const list = leaf({
       );
     });
     await out.records(rows, NOTIFICATION_COLUMNS, { empty: "no notifications" });
-    await out.clearProgress();
     return 0;
   },
 });
@@ -165,9 +142,7 @@ const get = leaf({
   summary: "Show one notification.",
   usage: "--webhookId W --notificationId N [--includeData]",
   flags: {
-    ...connectionFlags,
-    ...formatFlag,
-    ...webhookIdFlag,
+    ...webhookVerbFlags,
     ...notificationFlag,
     includeData: { type: "boolean", description: "Include the payload." },
   },
@@ -177,9 +152,10 @@ const get = leaf({
   async run({ flags }, ctx) {
     const webhookId = flags.webhookId;
     const id = need(flags.notificationId, "notificationId", ctx.path, "the notification's id");
-    const client = await platformClient(flags, ctx);
-    const { getNotification } = await import("../platform/mod.ts");
-    await ctx.out.object(await getNotification(client, webhookId, id, flags.includeData === true));
+    const { client, api } = await platformApi(flags, ctx);
+    await ctx.out.object(
+      await api.getNotification(client, webhookId, id, flags.includeData === true),
+    );
     return 0;
   },
 });
@@ -190,9 +166,7 @@ const attempts = leaf({
   description:
     "Each record: sentTime, duration, responseCode or failureReason, plus webhookId and notificationId.",
   flags: {
-    ...connectionFlags,
-    ...formatFlag,
-    ...webhookIdFlag,
+    ...webhookVerbFlags,
     ...notificationFlag,
     all: { type: "boolean", description: "Every attempt (follow next), not only the first page." },
     pageSize: {
@@ -207,18 +181,12 @@ const attempts = leaf({
   ],
   async run({ flags }, ctx) {
     const webhookId = flags.webhookId;
-    const notificationId = need(
-      flags.notificationId,
-      "notificationId",
-      ctx.path,
-      "the notification's id",
-    );
-    const client = await platformClient(flags, ctx);
-    const { listAttempts } = await import("../platform/mod.ts");
+    const id = need(flags.notificationId, "notificationId", ctx.path, "the notification's id");
+    const { client, api } = await platformApi(flags, ctx);
     async function* rows() {
       let n = 0;
-      for await (const a of listAttempts(client, webhookId, notificationId, flags.pageSize)) {
-        yield { ...a, webhookId, notificationId };
+      for await (const a of api.listAttempts(client, webhookId, id, flags.pageSize)) {
+        yield { ...a, webhookId, notificationId: id };
         n++;
         if (!flags.all && n >= (flags.pageSize ?? 10)) return;
       }
@@ -248,9 +216,7 @@ const resend = leaf({
   summary: "Resend one notification.",
   usage: "--webhookId W --notificationId N [--idempotencyKey K]",
   flags: {
-    ...connectionFlags,
-    ...formatFlag,
-    ...webhookIdFlag,
+    ...webhookVerbFlags,
     ...notificationFlag,
     ...idempotencyFlag,
   },
@@ -258,9 +224,8 @@ const resend = leaf({
   async run({ flags, given }, ctx) {
     const webhookId = flags.webhookId;
     const id = need(flags.notificationId, "notificationId", ctx.path, "the notification's id");
-    const client = await platformClient(flags, ctx);
-    const { resendNotification } = await import("../platform/mod.ts");
-    const r = await resendNotification(client, webhookId, id, flags.idempotencyKey);
+    const { client, api } = await platformApi(flags, ctx);
+    const r = await api.resendNotification(client, webhookId, id, flags.idempotencyKey);
     await ctx.out.debug(`request id ${r.requestId ?? "-"}, status ${r.status}`);
     await accepted(
       ctx,
@@ -284,9 +249,7 @@ const resendByResource = leaf({
     "The run reports how many notifications it resent (counted with the list API just before;\n" +
     "the platform's answer carries no count). --dryRun counts and resends nothing.",
   flags: {
-    ...connectionFlags,
-    ...formatFlag,
-    ...webhookIdFlag,
+    ...webhookVerbFlags,
     ...idempotencyFlag,
     resourceId: {
       type: "string",
@@ -309,19 +272,15 @@ const resendByResource = leaf({
   async run({ flags, given }, ctx) {
     const webhookId = flags.webhookId;
     const resourceId = need(flags.resourceId, "resourceId", ctx.path, "the resource's id");
-    const client = await platformClient(flags, ctx);
-    const api = await import("../platform/mod.ts");
+    const { client, api } = await platformApi(flags, ctx);
     const excluded = given.has("excludeStatuses") ? flags.excludeStatuses ?? [] : ["COMPLETED"];
     const statuses = NOTIFICATION_STATUSES.filter((s) => !excluded.includes(s));
     const now = ctx.now?.() ?? Date.now();
     const count = await api.countResendByResource(client, webhookId, resourceId, excluded, now);
     const plural = count === 1 ? "" : "s";
     if (flags.dryRun) {
-      if (ctx.out.format === "table") {
-        await ctx.out.text(`would resend ${count} notification${plural} of resource ${resourceId}`);
-      } else {
-        await ctx.out.object({ dryRun: true, count });
-      }
+      const line = `would resend ${count} notification${plural} of resource ${resourceId}`;
+      await ctx.out.outcome(line, { dryRun: true, count });
       return 0;
     }
     const body: { resourceId: string; excludeStatuses?: string[] } = { resourceId };
@@ -343,20 +302,13 @@ const resendFailed = leaf({
   summary: "Resend the failed notifications of the last 24 hours (a platform job).",
   usage: "--webhookId W [--startTime T] [--event E]... [--wait] [--idempotencyKey K]",
   flags: {
-    ...connectionFlags,
-    ...formatFlag,
-    ...webhookIdFlag,
+    ...webhookVerbFlags,
     ...idempotencyFlag,
     startTime: {
       type: "time",
       description: "Only failures since this time (within the last 24 hours).",
     },
-    event: {
-      type: "string",
-      multiple: true,
-      placeholder: "TYPE",
-      description: "Only this event type.",
-    },
+    ...eventFlag,
     wait: {
       type: "boolean",
       description: "Follow the job to its end, with progress on standard error.",
@@ -380,8 +332,7 @@ const resendFailed = leaf({
   examples: ["service notifications resend-failed --webhookId $W --wait"],
   async run({ flags, given }, ctx) {
     const webhookId = flags.webhookId;
-    const client = await platformClient(flags, ctx);
-    const api = await import("../platform/mod.ts");
+    const { client, api } = await platformApi(flags, ctx);
     const body: { startTime?: number; events?: string[] } = {};
     if (flags.startTime !== undefined) body.startTime = flags.startTime;
     if (flags.event.length) body.events = flags.event;
@@ -406,21 +357,116 @@ const resendFailed = leaf({
       return 0;
     }
     const { followResendJob } = await import("./notifications/follow_job.ts");
-    const job = await followResendJob(
-      ctx,
-      client,
-      { webhookId, jobId: r.jobId, kind: "failed" },
-      flags.pollInterval ?? flags.pollingInterval,
-      flags.waitTimeout,
-    );
-    if (given.has("format") && ctx.out.format !== "table") {
-      await ctx.out.object({ accepted: true, ...job, idempotencyKey: r.idempotencyKey });
+    return await followResendJob(ctx, client, { webhookId, jobId: r.jobId, kind: "failed" }, {
+      maxDelayMs: flags.pollInterval ?? flags.pollingInterval,
+      waitTimeoutMs: flags.waitTimeout,
+      json: given.has("format") && ctx.out.format !== "table",
+      idempotencyKey: r.idempotencyKey,
+      again: "Run resend-failed again, or resend one by one.",
+    });
+  },
+});
+
+const TAIL_COLUMNS: Column[] = [
+  { header: "time", value: "time", width: 24 },
+  { header: "change", value: "change", width: 7 },
+  {
+    header: "status",
+    value: (r) => r.previousStatus ? `${r.previousStatus} -> ${r.status}` : String(r.status),
+    width: 26,
+  },
+  { header: "eventType", value: "eventType", width: 26 },
+  { header: "resourceId", value: (r) => (r.resourceId as string | null) ?? "-", width: 20 },
+  { header: "id", value: "id" },
+];
+
+/**
+ * `tail`, in the spirit of `stripe logs tail`: the platform's `NotificationTail` finds the
+ * changes, this verb polls it and prints. A poll that fails in a way worth a retry (the
+ * client's `isRetryable`) after the client's retries is reported and the next poll goes on;
+ * any other error ends the command.
+ */
+const tail = leaf({
+  summary: "Show new notifications and status changes as they happen (--follow until Ctrl-C).",
+  usage: "--webhookId W [--follow] [--since T] [--interval D]",
+  description:
+    "Polls the notification list every --interval (default 2s), newest updatedAt first, and\n" +
+    "prints one line per new notification (created) or status change (status, with the previous\n" +
+    "status). Without --follow: the changes since --since (default 1h), then exits. With\n" +
+    "--follow: from --since (default now) on, until Ctrl-C.",
+  flags: {
+    ...webhookVerbFlags,
+    follow: { type: "boolean", short: "f", description: "Keep polling until Ctrl-C." },
+    since: {
+      type: "time",
+      placeholder: "TIME",
+      description: "Changes at or after this time (default: 1h; with --follow: now).",
+    },
+    interval: {
+      type: "duration",
+      default: 2_000,
+      min: 100,
+      max: 600_000,
+      placeholder: "DURATION",
+      description: "Time between two polls.",
+    },
+  },
+  examples: [
+    "service notifications tail --webhookId $W --follow",
+    "service notifications tail --webhookId $W --since 10m --format ndjson",
+  ],
+  async run({ flags }, ctx) {
+    const webhookId = flags.webhookId;
+    const clock = ctx.now ?? Date.now;
+    const since = flags.since ?? (flags.follow ? clock() : clock() - 3_600_000);
+    const { client, api } = await platformApi(flags, ctx);
+    const out = ctx.out;
+    const tail = new api.NotificationTail(client, webhookId, since);
+    if (!flags.follow) {
+      await out.records(await tail.poll() as unknown as Record<string, unknown>[], TAIL_COLUMNS);
+      return 0;
     }
-    if (job.status === "FAILED") {
-      throw new CliError(
-        `The resend job ${job.jobId} FAILED after ${job.processed} of ${job.total}. Run resend-failed again, or resend one by one.`,
-        ExitCode.failed,
+    if (out.format === "json") {
+      throw new UsageError(
+        "--follow prints a line per change: use --format ndjson (or table), not json.",
       );
+    }
+    const release = ctx.takeSignals?.(["SIGINT", "SIGTERM"]) ?? (() => {});
+    const stopped = whenStopped(ctx.signal);
+    let stop: string | undefined;
+    void stopped.then((why) => stop = why);
+    await out.log(
+      `following notifications of ${webhookId} since ${
+        new Date(since).toISOString()
+      } (every ${flags.interval} ms); Ctrl-C to stop`,
+    );
+    // The header now; rows as they come, at the widths it was given.
+    const rows = out.format === "table" ? await out.table(TAIL_COLUMNS) : undefined;
+    try {
+      while (stop === undefined) {
+        try {
+          const lines = await tail.poll();
+          if (rows) {
+            await rows(
+              lines.map((l) => cells(TAIL_COLUMNS, l as unknown as Record<string, unknown>)),
+            );
+          } else if (lines.length) {
+            await out.records(lines as unknown as Record<string, unknown>[], TAIL_COLUMNS);
+          }
+        } catch (e) {
+          if (!api.isRetryable(e)) throw e;
+          await out.warn(`poll failed, trying again: ${(e as Error).message}`);
+        }
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([
+          stopped,
+          new Promise((r) => timer = setTimeout(r, flags.interval)),
+        ]);
+        clearTimeout(timer);
+      }
+      await out.log(`stopped (${stop})`);
+    } finally {
+      release();
     }
     return 0;
   },
@@ -430,7 +476,7 @@ const resendFailed = leaf({
 export const notificationsCommand: Command = group(
   "A webhook's notifications: list, follow, inspect attempts, resend one, by resource, " +
     "all failed or all of the last 24 hours.",
-  groupVerbs({
+  {
     list,
     get,
     attempts,
@@ -441,9 +487,6 @@ export const notificationsCommand: Command = group(
       "Resend every notification (any status) of the last 24 hours.",
       async () => (await import("./notifications/resend_all.ts")).resendAllCommand,
     ],
-    tail: [
-      "New notifications and status changes as they happen (--follow).",
-      async () => (await import("./notifications/tail.ts")).tailCommand,
-    ],
-  }),
+    tail: { ...tail, summary: "New notifications and status changes as they happen (--follow)." },
+  },
 );

@@ -197,15 +197,19 @@ export class Output {
   }
 
   /** A warning on standard error, yellow on a terminal. */
-  async warn(line: string): Promise<void> {
-    const text = shown(line);
-    await this.#stderrLine(this.color ? `\x1b[33mwarning:\x1b[0m ${text}` : `warning: ${text}`);
+  warn(line: string): Promise<void> {
+    return this.#tagged("warning", 33, line);
   }
 
   /** An error line on standard error, red on a terminal. */
-  async error(line: string): Promise<void> {
-    const text = shown(line);
-    await this.#stderrLine(this.color ? `\x1b[31merror:\x1b[0m ${text}` : `error: ${text}`);
+  error(line: string): Promise<void> {
+    return this.#tagged("error", 31, line);
+  }
+
+  #tagged(tag: string, colour: number, line: string): Promise<void> {
+    return this.#stderrLine(
+      `${this.color ? `\x1b[${colour}m${tag}:\x1b[0m` : `${tag}:`} ${shown(line)}`,
+    );
   }
 
   /**
@@ -235,15 +239,14 @@ export class Output {
 
   /**
    * Prints records as they arrive, in the chosen format. `json` collects them
-   * into `{data: [...]}` (or `wrap(records)` when given); `ndjson` and `table`
-   * stream (a table on a terminal after its first rows, to measure them; with
-   * none, `empty` instead of the header). Returns the number printed.
+   * into `{data: [...]}`; `ndjson` and `table` stream (a table on a terminal
+   * after its first rows, to measure them; with none, `empty` instead of the
+   * header). Returns the number printed.
    */
   async records(
     records: AsyncIterable<Record<string, unknown>> | Iterable<Record<string, unknown>>,
     columns: Column[],
     options: {
-      wrap?: (data: Record<string, unknown>[]) => unknown;
       /** What a terminal shows instead of a bare header when there is no record (`no webhooks`). */
       empty?: string;
     } = {},
@@ -252,9 +255,7 @@ export class Output {
     if (this.format === "json") {
       const all: Record<string, unknown>[] = [];
       for await (const r of records) all.push(r);
-      await this.write(
-        JSON.stringify(options.wrap ? options.wrap(all) : { data: all }, null, 2) + "\n",
-      );
+      await this.write(JSON.stringify({ data: all }, null, 2) + "\n");
       return all.length;
     }
     if (this.format === "ndjson") {
@@ -271,14 +272,9 @@ export class Output {
       return n;
     }
     const sample: string[][] = [];
-    const iterator =
-      (Symbol.asyncIterator in records
-        ? records[Symbol.asyncIterator]()
-        : records[Symbol.iterator]()) as
-          | AsyncIterator<Record<string, unknown>>
-          | Iterator<
-            Record<string, unknown>
-          >;
+    const iterator = (async function* () {
+      yield* records;
+    })();
     let done = false;
     if (this.io.stdoutIsTerminal) {
       while (sample.length < SAMPLE_ROWS) {
@@ -340,6 +336,11 @@ export class Output {
   #fits(): boolean {
     return this.io.stdoutIsTerminal && !this.wide && this.io.stdoutColumns !== undefined &&
       this.io.stdoutColumns > 0;
+  }
+
+  /** What a command did: `line` as prose ({@linkcode text}) in a table, else `obj` ({@linkcode object}). */
+  outcome(line: string, obj: Record<string, unknown>): Promise<void> {
+    return this.format === "table" ? this.text(line) : this.object(obj);
   }
 
   /** Prints one object: JSON for `json`/`ndjson` (one line for ndjson), `key: value` lines for `table`. */

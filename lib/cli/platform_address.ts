@@ -1,10 +1,6 @@
 /**
- * Which platform address the API key goes to, and where that address came
- * from: `--apiBaseUrl` on the command line, `SERVICE_API_BASE_URL` (the
- * environment or a `.env` file), a profile, or the build (the production
- * address a release carries: `lib/platform/production.ts`). A build without
- * one never assumes an address: with none of these the command stops before
- * any network use (exit 2), naming what to set.
+ * Which platform address the API key goes to, and where that address came from. A build
+ * without a production address never assumes one: the command stops before any network use.
  *
  * @module
  */

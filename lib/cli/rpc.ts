@@ -1,12 +1,7 @@
 /**
- * `service rpc [flags] -- <child command...>`: the local JSON-RPC bridge
- * (`../shared/spec/cli.md`, seed sections 2.4 and 4.6). Reads go to the node
- * (`--rpcUrl`), accounts, sending and signing go through the platform. The
- * bridge lives exactly as long as the child; without a child it runs until a
- * signal and prints its address as the first line of standard output.
- *
- * Heavy parts (the bridge, the emulator) are imported only when the command
- * runs, so `service rpc --help` stays instant.
+ * `service rpc [flags] -- <child command...>`: the local JSON-RPC bridge (cli.md, seed sections
+ * 2.4 and 4.6), as its help describes it. Heavy parts (the bridge, the emulator) are imported
+ * only when the command runs, so `service rpc --help` stays instant.
  *
  * @module
  */
@@ -81,12 +76,7 @@ export const rpcCommand = leaf({
     }
 
     // 2. Credentials (or the emulator's), the chain and its asset.
-    let stopEmulator: (() => Promise<void>) | undefined;
     const cleanups: (() => Promise<void> | void)[] = [() => upstream.close()];
-    const cleanup = async () => {
-      for (const c of cleanups.reverse()) await c();
-      cleanups.length = 0;
-    };
     try {
       // The node's chain id is asked now and awaited after the credentials: the round trip
       // overlaps reading and importing the key (a credentials mistake still reports first).
@@ -94,29 +84,19 @@ export const rpcCommand = leaf({
         (id) => ({ id }),
         (error: unknown) => ({ error }),
       );
-      let client;
-      let emulatorAssetId: string | undefined;
-      if (f.emulator) {
-        const emu = await startEmulatorFor(rpcUrl, wantedChain, out, {
+      const emu = f.emulator
+        ? await startEmulatorFor(rpcUrl, wantedChain, out, {
           approvalDelay: f.approvalDelay,
           signingDelay: f.signingDelay,
-        });
-        stopEmulator = emu.stop;
-        emulatorAssetId = emu.assetId;
-        cleanups.push(() => stopEmulator?.());
-        client = await platformClient(
-          {
-            ...f,
-            apiKey: emu.apiKey,
-            privateKey: emu.privateKeyPem,
-            apiBaseUrl: emu.apiBaseUrl,
-          },
-          ctx,
-          { fetch: ctx.fetch, userAgent: f.userAgent },
-        );
-      } else {
-        client = await platformClient(f, ctx, { fetch: ctx.fetch, userAgent: f.userAgent });
-      }
+        })
+        : undefined;
+      if (emu) cleanups.push(() => emu.stop());
+      const credentials = emu
+        ? { apiKey: emu.apiKey, privateKey: emu.privateKeyPem, apiBaseUrl: emu.apiBaseUrl }
+        : {};
+      const client = await platformClient({ ...f, ...credentials }, ctx, {
+        userAgent: f.userAgent,
+      });
 
       let chainId: bigint;
       try {
@@ -139,7 +119,7 @@ export const rpcCommand = leaf({
           `--chainId ${wantedChain} does not match the node at ${upstream.shownUrl}, which serves chain ${chainId}. Fix --chainId or --rpcUrl.`,
         );
       }
-      let assetId = f.assetId ?? emulatorAssetId ?? rpc.knownChain(chainId)?.assetId;
+      let assetId = f.assetId ?? emu?.assetId ?? rpc.knownChain(chainId)?.assetId;
       if (!assetId) {
         const { findNativeAssetId } = await import("../platform/mod.ts");
         assetId = await findNativeAssetId(client, chainId, ctx.signal);
@@ -273,7 +253,7 @@ export const rpcCommand = leaf({
       // passes it on too) must not end the process before the emulator's key directory is gone.
       const hold = ctx.takeSignals?.(STOP_SIGNALS) ?? (() => {});
       try {
-        await cleanup();
+        for (const c of cleanups.reverse()) await c();
       } finally {
         hold();
       }

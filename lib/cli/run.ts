@@ -7,49 +7,47 @@
  * @module
  */
 
-import { type Command, type CommandContext, HELP_WIDTH } from "./command.ts";
+import { type CommandContext, type GroupVerb, groupVerbs, HELP_WIDTH } from "./command.ts";
 import { describeError, exitCodeFor, UsageError } from "./errors.ts";
 import { closest, wrapText } from "./text.ts";
 import { Output, StdoutClosedError, writeAll } from "./output.ts";
 import { VERSION } from "../version.ts";
 
 /** The top-level commands, loaded on demand. */
-export const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
-  rpc: {
-    summary:
-      "Run a local JSON-RPC node whose accounts sign through the platform, around a child command.",
-    load: async () => (await import("./rpc.ts")).rpcCommand,
-  },
-  notifications: {
-    summary: "List, inspect and resend a webhook's notifications.",
-    load: async () => (await import("./notifications.ts")).notificationsCommand,
-  },
-  webhooks: {
-    summary: "Webhook endpoints: create, list, change, delete, reactivate; verify; listen locally.",
-    load: async () => (await import("./webhooks.ts")).webhooksCommand,
-  },
-  breaker: {
-    summary: "Replay delivery logs against the retry schedule and the circuit breaker, offline.",
-    load: async () => (await import("./breaker.ts")).breakerCommand,
-  },
-  emulator: {
-    summary:
-      "Run a local stand-in for the platform (API, signing on a real chain, webhook delivery).",
-    load: async () => (await import("./emulator.ts")).emulatorCommand,
-  },
-  completions: {
-    summary: "Print a shell completion script: bash, zsh or fish.",
-    load: async () => (await import("./completions.ts")).completionsCommand,
-  },
-  config: {
-    summary: "Profiles of connection settings: set, list, show, remove.",
-    load: async () => (await import("./config.ts")).configCommand,
-  },
-  whoami: {
-    summary: "Check the credentials against the platform and say which environment answered.",
-    load: async () => (await import("./whoami.ts")).whoamiCommand,
-  },
-};
+export const COMMANDS: Record<string, GroupVerb> = groupVerbs({
+  rpc: [
+    "Run a local JSON-RPC node whose accounts sign through the platform, around a child command.",
+    async () => (await import("./rpc.ts")).rpcCommand,
+  ],
+  notifications: [
+    "List, inspect and resend a webhook's notifications.",
+    async () => (await import("./notifications.ts")).notificationsCommand,
+  ],
+  webhooks: [
+    "Webhook endpoints: create, list, change, delete, reactivate; verify; listen locally.",
+    async () => (await import("./webhooks.ts")).webhooksCommand,
+  ],
+  breaker: [
+    "Replay delivery logs against the retry schedule and the circuit breaker, offline.",
+    async () => (await import("./breaker.ts")).breakerCommand,
+  ],
+  emulator: [
+    "Run a local stand-in for the platform (API, signing on a real chain, webhook delivery).",
+    async () => (await import("./emulator.ts")).emulatorCommand,
+  ],
+  completions: [
+    "Print a shell completion script: bash, zsh or fish.",
+    async () => (await import("./completions.ts")).completionsCommand,
+  ],
+  config: [
+    "Profiles of connection settings: set, list, show, remove.",
+    async () => (await import("./config.ts")).configCommand,
+  ],
+  whoami: [
+    "Check the credentials against the platform and say which environment answered.",
+    async () => (await import("./whoami.ts")).whoamiCommand,
+  ],
+});
 
 function topHelp(): string {
   return [

@@ -67,12 +67,10 @@ export interface StopSignals {
   signal: AbortSignal;
   /** See {@linkcode TakeSignals}. */
   take: TakeSignals;
-  /** Stops listening (the default actions come back). */
-  close(): void;
 }
 
 /**
- * Listens to `signals` through `host` and turns them into an abort of one
+ * Listens to the stop signals through `host` and turns them into an abort of one
  * `AbortSignal` for whoever has taken them, or into their default action.
  *
  * @example
@@ -89,18 +87,12 @@ export interface StopSignals {
  * handlers.get("SIGINT")?.(); // not taken: "default action of SIGINT"
  * ```
  */
-export function stopSignals(
-  host: SignalHost,
-  signals: readonly Deno.Signal[] = STOP_SIGNALS,
-): StopSignals {
+export function stopSignals(host: SignalHost): StopSignals {
   const controller = new AbortController();
   type Taker = { signals: readonly Deno.Signal[]; onSignal?: (signal: Deno.Signal) => void };
   const takers = new Set<Taker>();
   const listening: [Deno.Signal, () => void][] = [];
-  const close = () => {
-    for (const [s, h] of listening.splice(0)) host.unlisten(s, h);
-  };
-  for (const sig of signals) {
+  for (const sig of STOP_SIGNALS) {
     const handler = () => {
       const mine = [...takers].filter((t) => t.signals.includes(sig));
       // Once a command is stopping, a stop signal nobody has taken is the same stop again (a
@@ -108,7 +100,7 @@ export function stopSignals(
       // too): it must not turn a clean stop into death by the signal.
       if (mine.length === 0 && controller.signal.aborted) return;
       if (mine.length === 0) {
-        close();
+        for (const [s, h] of listening.splice(0)) host.unlisten(s, h);
         host.raise(sig);
         return;
       }
@@ -127,7 +119,6 @@ export function stopSignals(
       takers.add(taker);
       return () => void takers.delete(taker);
     },
-    close,
   };
 }
 

@@ -1,16 +1,12 @@
 /**
- * `service whoami`: checks the credentials (from flags, the environment,
- * `.env` or a profile) with one cheap authenticated request (the first vault
- * account page, one item) through the platform client, and prints which
- * environment answered: its base URL, a name for it (production, sandbox,
- * local, custom), where that address came from (`--apiBaseUrl`, a variable, a
- * profile, the build), the profile in use and where the API key came from. Nothing
- * secret is printed, not even part of the key. Refused credentials exit 3.
+ * `service whoami`: checks the credentials with one cheap authenticated request (one vault
+ * account) and prints which environment answered and where the address and the key came
+ * from. Nothing secret is printed, not even part of the key. Refused credentials exit 3.
  *
  * @module
  */
 
-import { connectionFlags, formatFlag, leaf, platformClient } from "./command.ts";
+import { connectionFlags, formatFlag, leaf, platformApi } from "./command.ts";
 import { platformAddress } from "./platform_address.ts";
 
 /** Names an environment by its base URL (`productionUrl`: the build's, `""` when it has none). */
@@ -32,18 +28,15 @@ export const whoamiCommand = leaf({
     "service whoami --apiBaseUrl http://127.0.0.1:8080",
   ],
   async run({ flags: f, origins }, ctx) {
-    const client = await platformClient(f, ctx);
+    const { client, api } = await platformApi(f, ctx);
     const address = platformAddress(f.apiBaseUrl, origins);
-    const { listVaultAccounts, buildApiBaseUrl, normalizeBaseUrl } = await import(
-      "../platform/mod.ts"
-    );
-    for await (const _ of listVaultAccounts(client, { limit: 1, signal: ctx.signal })) break;
-    const production = buildApiBaseUrl();
+    for await (const _ of api.listVaultAccounts(client, { limit: 1, signal: ctx.signal })) break;
+    const production = api.buildApiBaseUrl();
     await ctx.out.object({
       ok: true,
       environment: environmentName(
         client.baseUrl,
-        production === "" ? "" : normalizeBaseUrl(production),
+        production === "" ? "" : api.normalizeBaseUrl(production),
       ),
       apiBaseUrl: client.baseUrl,
       // where the address the key went to came from: a flag, a variable, a profile, the build

@@ -39,10 +39,6 @@ export interface PlatformRead {
   from: number;
   /** The window, epoch ms. */
   to: number;
-  /** HTTP requests made (retries included). */
-  requests: number;
-  /** Seconds the read took. */
-  seconds: number;
   /** The read's counts as a log file's are given. */
   stats: ReadStats;
 }
@@ -121,7 +117,7 @@ export async function readFromPlatform(
       format: "platform",
       scanned: 0,
     };
-    return { facts, from, to, requests, seconds, stats };
+    return { facts, from, to, stats };
   } catch (e) {
     await saved?.abort();
     const stop = ctx.signal?.reason;

@@ -66,9 +66,7 @@ export async function printTable(out: Output, result: SimulationResult, invalidL
   for (const e of a.events) {
     if (e.type === "suspended" && !firstSusp.has(e.webhookId)) firstSusp.set(e.webhookId, e.time);
   }
-  const shown = eps.length > TABLE_ROWS
-    ? eps.filter((e, i) => i < TABLE_ROWS || e.policies[0].suspensions > 0)
-    : eps;
+  const shown = eps.filter((e, i) => i < TABLE_ROWS || e.policies[0].suspensions > 0);
   await out.records(
     shown.map((ep) => {
       const t = ep.policies[0];
@@ -109,12 +107,9 @@ export async function printTable(out: Output, result: SimulationResult, invalidL
   );
 }
 
-/** One table row per notification of the first policy. */
-export async function* notificationTableRows(json: AsyncIterable<string>) {
-  for await (const text of json) {
-    const n = JSON.parse(text);
-    yield { ...n, lastSentTime: n.lastSentTime ?? "-", nextAttemptAt: n.nextAttemptAt ?? "-" };
-  }
+/** One table row per notification line (a cell without a value shows as "-"). */
+async function* notificationTableRows(json: AsyncIterable<string>) {
+  for await (const text of json) yield JSON.parse(text);
 }
 
 /** The columns of the notification table. */
@@ -213,36 +208,33 @@ export async function printResult(
   }
   const events = result.policies[0].events;
   const summary = summaryRecord(result, invalidLines);
-  if (out.format === "json") {
-    if (!notifications) {
-      await out.write(JSON.stringify({ events: events.map(eventRecord), summary }, null, 2) + "\n");
-      return;
-    }
-    // JSON.stringify({ events, notifications, summary }, null, 2), written as it goes
-    const indent = (v: unknown, by: string) => JSON.stringify(v, null, 2).replaceAll("\n", by);
-    let buf = `{\n  "events": ${indent(events.map(eventRecord), "\n  ")},\n  "notifications": [`;
-    let n = 0;
-    for await (const json of notifications()) {
-      buf += `${n++ === 0 ? "" : ","}\n    ${indent(JSON.parse(json), "\n    ")}`;
-      if (buf.length > 65536) {
-        await out.write(buf);
-        buf = "";
-      }
-    }
-    buf += n === 0 ? "]" : "\n  ]";
-    await out.write(`${buf},\n  "summary": ${indent(summary, "\n  ")}\n}\n`);
+  if (out.format === "json" && !notifications) {
+    await out.write(JSON.stringify({ events: events.map(eventRecord), summary }, null, 2) + "\n");
     return;
   }
+  // long outputs are written as they go, in pieces of about 64 KiB
   let buf = "";
-  for (const e of events) buf += JSON.stringify(eventRecord(e)) + "\n";
-  if (notifications) {
-    for await (const json of notifications()) {
-      buf += json + "\n";
-      if (buf.length > 65536) {
-        await out.write(buf);
-        buf = "";
-      }
+  const put = async (text: string) => {
+    buf += text;
+    if (buf.length > 65536) {
+      await out.write(buf);
+      buf = "";
     }
+  };
+  if (out.format === "json") {
+    // JSON.stringify({ events, notifications, summary }, null, 2)
+    const indent = (v: unknown, by: string) => JSON.stringify(v, null, 2).replaceAll("\n", by);
+    await put(`{\n  "events": ${indent(events.map(eventRecord), "\n  ")},\n  "notifications": [`);
+    let n = 0;
+    for await (const json of notifications!()) {
+      await put(`${n++ === 0 ? "" : ","}\n    ${indent(JSON.parse(json), "\n    ")}`);
+    }
+    await out.write(
+      `${buf}${n === 0 ? "]" : "\n  ]"},\n  "summary": ${indent(summary, "\n  ")}\n}\n`,
+    );
+    return;
   }
+  for (const e of events) await put(JSON.stringify(eventRecord(e)) + "\n");
+  for await (const json of notifications?.() ?? []) await put(json + "\n");
   await out.write(buf + JSON.stringify(summary) + "\n");
 }

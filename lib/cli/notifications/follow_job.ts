@@ -1,12 +1,8 @@
 /**
- * `--wait` of the resend verbs: follows a platform resend job with the
- * domain's {@linkcode followResendJob}, showing `job J: STATUS
- * processed/total` as progress on a terminal or as a log line whenever it
- * changes otherwise (the final line stays on standard error either way), and
- * returns the final job. A FAILED job is the caller's to report. A job that
- * makes no progress for `--waitTimeout` is given up: a {@linkcode CliError}
- * with the timeout exit code (7) that says the job may still finish and how
- * to look at it again.
+ * `--wait` of the resend verbs: follows a platform resend job with the domain's
+ * {@linkcode followResendJob}, its state as progress on a terminal, else as a log line when it
+ * changes. A job that makes no progress for `--waitTimeout` is given up (exit 7), saying that
+ * it may still finish and how to look at it again.
  *
  * @module
  */
@@ -33,9 +29,16 @@ export async function followResendJob(
   ctx: { out: Output },
   client: PlatformClient,
   target: { webhookId: string; jobId: string; kind: "failed" | "query" },
-  maxDelayMs: number,
-  waitTimeoutMs: number,
-): Promise<ResendJob> {
+  { maxDelayMs, waitTimeoutMs, json, idempotencyKey, again }: {
+    maxDelayMs: number;
+    waitTimeoutMs: number;
+    /** Print the final job on standard output. */
+    json: boolean;
+    idempotencyKey?: string;
+    /** What to do after a FAILED job. */
+    again: string;
+  },
+): Promise<number> {
   const { followResendJob } = await import("../../platform/mod.ts");
   const out = ctx.out;
   const lineOf = (j: ResendJob) => `job ${j.jobId}: ${j.status} ${j.processed}/${j.total}`;
@@ -63,5 +66,12 @@ export async function followResendJob(
   }
   // the final line once: on a terminal the progress line was just erased
   if (out.io.stderrIsTerminal) await out.log(lineOf(j));
-  return j;
+  if (json) await out.object({ accepted: true, ...j, idempotencyKey });
+  if (j.status === "FAILED") {
+    throw new CliError(
+      `The resend job ${j.jobId} FAILED after ${j.processed} of ${j.total}. ${again}`,
+      ExitCode.failed,
+    );
+  }
+  return 0;
 }

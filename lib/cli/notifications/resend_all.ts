@@ -1,33 +1,34 @@
 /**
- * `service notifications resend-all --webhookId W [--since 24h] [--status S]...
- * [--event E]... [--resourceId R] [--wait] [--dryRun] [--idempotencyKey K]`:
- * the platform console's "Resend notifications" (seed 4.5): every
- * notification of the endpoint created since the given time (default the
- * last 24 hours), whatever its status (COMPLETED, FAILED, IN_PROGRESS,
- * ON_HOLD), or only those the filters name.
+ * `service notifications resend-all`: the platform console's "Resend notifications" (seed 4.5),
+ * as the help describes it. The one-by-one path is for the windows the bulk call refuses
+ * (longer than 24 hours, or starting more than 72 back) and for a platform without it.
  *
- * One platform call does it: resend by query (`POST …/notifications/
- * resend_by_query` with `statuses`, `startTime`, `endTime`, `events`,
- * `resourceId`), which answers a job; `--wait` follows the job to its end
- * with progress on standard error, and gives up (exit 7) on a job that makes
- * no progress for `--waitTimeout` (default 10 minutes). The platform takes a window of at most 24
- * hours that starts within the last 72; for a longer or older `--since`, or
- * a platform that does not serve the call (404/405), the command lists the
- * window and resends one by one (`resend_one_by_one.ts`). `--dryRun` lists
- * and counts, resending nothing.
+ * Its run key is `--idempotencyKey`, else the webhook id with the window's start rounded down
+ * to the hour, so a re-run in the same hour with the same `--since` continues the first
+ * without resending twice; it is printed, and an interrupted run says how to go on.
  *
  * @module
  */
 
-import { connectionFlags, formatFlag, leaf, platformClient } from "../command.ts";
-import { CliError, ExitCode, UsageError } from "../errors.ts";
-import { webhookIdFlag } from "../webhooks/common.ts";
+import { leaf, platformApi } from "../command.ts";
+import { CliError, UsageError } from "../errors.ts";
+import { eventFlag, webhookVerbFlags } from "../webhooks/common.ts";
 import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
-import { MAX_RESENDS_PER_RUN, resendOneByOne, tooMany } from "./resend_one_by_one.ts";
 import { followResendJob, waitTimeoutFlag } from "./follow_job.ts";
+import { whenStopped } from "../stop_signals.ts";
 
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
+const DAY = 24 * 3_600_000;
+
+/** The most notifications one run lists and resends one by one by default (`--maxNotifications`): 100,000. */
+const MAX_RESENDS_PER_RUN = 100_000;
+
+/** The error for a listing longer than `max` (`--maxNotifications`). */
+function tooMany(sinceIso: string, max: number): CliError {
+  return new CliError(
+    `More than ${max} notifications listed since ${sinceIso}: one run takes at most ${max} ` +
+      `(--maxNotifications). Narrow the window (--since, --status, --event, --resourceId).`,
+  );
+}
 
 /** The `resend-all` verb. */
 export const resendAllCommand = leaf({
@@ -42,9 +43,7 @@ export const resendAllCommand = leaf({
     "time, each Idempotency-Key from the run key, so an interrupted run started again does not\n" +
     "resend twice). --dryRun counts what would be resent and resends nothing.",
   flags: {
-    ...connectionFlags,
-    ...formatFlag,
-    ...webhookIdFlag,
+    ...webhookVerbFlags,
     since: {
       type: "time",
       placeholder: "TIME",
@@ -57,12 +56,7 @@ export const resendAllCommand = leaf({
       upper: true,
       description: "Only this status (default: every status).",
     },
-    event: {
-      type: "string",
-      multiple: true,
-      placeholder: "TYPE",
-      description: "Only this event type.",
-    },
+    ...eventFlag,
     resourceId: { type: "string", placeholder: "ID", description: "Only this resource." },
     wait: {
       type: "boolean",
@@ -113,9 +107,9 @@ export const resendAllCommand = leaf({
         "--since reaches back more than 30 days: resends reach back 30 days at most. Give e.g. --since 24h.",
       );
     }
-    const client = await platformClient(flags, ctx);
-    const api = await import("../../platform/mod.ts");
+    const { client, api } = await platformApi(flags, ctx);
     const out = ctx.out;
+    const json = given.has("format") && out.format !== "table";
     const sinceIso = new Date(since).toISOString();
     const statuses = flags.status.length ? flags.status : [...NOTIFICATION_STATUSES];
     const filters = {
@@ -139,22 +133,18 @@ export const resendAllCommand = leaf({
     }
     // list the window, one page at a time: counted for --dryRun, resent as listed otherwise
     let listedCount = 0;
-    const listed = async function* () {
-      for await (
-        const n of api.listNotifications(client, webhookId, {
-          startTime: since,
-          sortBy: "createdAt",
-          order: "ASC",
-          pageSize: 100,
-          ...filters,
-        }, (page) => {
-          listedCount += page.data.length;
-          if (flags.dryRun) void out.progress(`listing: ${listedCount} notifications`);
-        })
-      ) {
-        yield { id: n.id, status: n.status };
-      }
+    const query = {
+      startTime: since,
+      sortBy: "createdAt",
+      order: "ASC",
+      pageSize: 100,
+      ...filters,
     };
+    const listed = () =>
+      api.listNotifications(client, webhookId, query, (page) => {
+        listedCount += page.data.length;
+        if (flags.dryRun) void out.progress(`listing: ${listedCount} notifications`);
+      });
     if (flags.dryRun) {
       const tally = new api.StatusTally();
       let count = 0;
@@ -162,31 +152,83 @@ export const resendAllCommand = leaf({
         if (++count > flags.maxNotifications) throw tooMany(sinceIso, flags.maxNotifications);
         tally.add(n.status);
       }
-      await out.clearProgress();
       const counted = tally.counts();
-      if (out.format === "table") {
-        const breakdown = Object.entries(counted).map(([s, c]) => `${c} ${s}`).join(", ") ||
-          "none";
-        await out.text(
-          `would resend ${count} notification${
-            count === 1 ? "" : "s"
-          } created since ${sinceIso} (${breakdown})`,
-        );
-      } else {
-        await out.object({ dryRun: true, count, since: sinceIso, statuses: counted });
-      }
+      const breakdown = Object.entries(counted).map(([s, c]) => `${c} ${s}`).join(", ") || "none";
+      await out.outcome(
+        `would resend ${count} notification${
+          count === 1 ? "" : "s"
+        } created since ${sinceIso} (${breakdown})`,
+        { dryRun: true, count, since: sinceIso, statuses: counted },
+      );
       return 0;
     }
-    return await resendOneByOne(ctx, client, {
-      webhookId,
-      listed: listed(),
-      listedSoFar: () => listedCount,
-      idempotencyKey: flags.idempotencyKey,
-      since,
-      concurrency: flags.concurrency,
-      max: flags.maxNotifications,
-      printSummary: given.has("format") && out.format !== "table",
-    });
+    // one by one, resent as listed
+    const runKey = flags.idempotencyKey ?? api.defaultRunKey(webhookId, since);
+    await out.log(
+      `resending the notifications created since ${sinceIso} one by one, as they are listed; run key ${runKey}`,
+    );
+    const release = ctx.takeSignals?.(["SIGINT", "SIGTERM"]) ?? (() => {});
+    let r;
+    try {
+      r = await api.resendOneByOne(client, {
+        webhookId,
+        listed: listed(),
+        runKey,
+        concurrency: flags.concurrency,
+        max: flags.maxNotifications,
+        stopped: whenStopped(ctx.signal),
+        onProgress: (done, taken) =>
+          out.progress(`resent ${done} of ${Math.max(taken, listedCount)}`),
+      });
+    } finally {
+      release();
+      await out.clearProgress();
+    }
+    const { resent, replayed, refused, firstRefused, stopped } = r;
+    const fatal = r.overMax ? tooMany(sinceIso, flags.maxNotifications) : r.fatal;
+    const done = resent + replayed + refused;
+    const total = Math.max(r.taken, listedCount);
+    const summary = {
+      total,
+      resent,
+      alreadyResent: replayed,
+      refused,
+      since: sinceIso,
+      statuses: r.statuses,
+      runKey,
+    };
+    if (json) await out.object(summary);
+    await out.log(
+      `resent ${resent} of ${total} notification(s)` +
+        (replayed ? `; ${replayed} already resent by an earlier run with this run key` : "") +
+        (refused ? `; ${refused} refused (first: ${firstRefused})` : ""),
+    );
+    if (fatal !== undefined || stopped !== undefined) {
+      const how = `run again with --idempotencyKey '${runKey}' --since ${sinceIso} ` +
+        "to go on without resending twice";
+      if (fatal !== undefined) {
+        if (!(fatal instanceof CliError)) {
+          await out.log(`stopped after ${done} of ${total}: ${how}`);
+        }
+        throw fatal;
+      }
+      throw new CliError(`Interrupted (${stopped}) after ${done} of ${total}: ${how}.`);
+    }
+    if (refused) {
+      throw new CliError(
+        `${refused} of ${total} resend(s) were refused by the platform (first: ${firstRefused}).`,
+      );
+    }
+    if (replayed > 0 && resent === 0) {
+      await out.log(
+        `nothing new was resent: ${
+          flags.idempotencyKey === undefined
+            ? "a run in the same hour with the same --since already resent these (the run key is the webhook and the hour of --since)"
+            : "an earlier run with this --idempotencyKey already resent these"
+        }; to resend them again, give a new key: --idempotencyKey <new-key>`,
+      );
+    }
+    return 0;
 
     async function resendByQuery(): Promise<number> {
       const r = await api.resendByQuery(client, webhookId, {
@@ -194,7 +236,6 @@ export const resendAllCommand = leaf({
         startTime: since,
         endTime: now,
       }, flags.idempotencyKey);
-      const json = given.has("format") && out.format !== "table";
       const total = r.data.total ?? 0;
       if (!r.jobId) {
         if (json) await out.object({ accepted: true, total, idempotencyKey: r.idempotencyKey });
@@ -214,21 +255,13 @@ export const resendAllCommand = leaf({
         await out.log("add --wait to follow the job to its end");
         return 0;
       }
-      const job = await followResendJob(
-        ctx,
-        client,
-        { webhookId, jobId: r.jobId, kind: "query" },
-        flags.pollingInterval,
-        flags.waitTimeout,
-      );
-      if (json) await out.object({ accepted: true, ...job, idempotencyKey: r.idempotencyKey });
-      if (job.status === "FAILED") {
-        throw new CliError(
-          `The resend job ${job.jobId} FAILED after ${job.processed} of ${job.total}. Run resend-all again.`,
-          ExitCode.failed,
-        );
-      }
-      return 0;
+      return await followResendJob(ctx, client, { webhookId, jobId: r.jobId, kind: "query" }, {
+        maxDelayMs: flags.pollingInterval,
+        waitTimeoutMs: flags.waitTimeout,
+        json,
+        idempotencyKey: r.idempotencyKey,
+        again: "Run resend-all again.",
+      });
     }
   },
 });

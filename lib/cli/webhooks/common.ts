@@ -1,13 +1,12 @@
 /**
- * What the `service webhooks` verbs share: the `--webhookId` flag (the one
- * declaration, which `service notifications` uses too), the table columns of
- * a webhook, and the checks of `--url` and `--events`.
+ * What the `service webhooks` and `notifications` verbs share: the `--webhookId` flag (the one
+ * declaration), the flags of a verb about one endpoint, and the checks of `--url` and `--events`.
  *
  * @module
  */
 
-import type { Column } from "../output.ts";
 import { UsageError } from "../errors.ts";
+import { connectionFlags, formatFlag } from "../command.ts";
 
 /**
  * `--webhookId` (also `SERVICE_WEBHOOK_ID`), required: the flag layer refuses
@@ -24,35 +23,40 @@ export const webhookIdFlag = {
   },
 } as const;
 
-/** The table columns of a webhook. */
-export const WEBHOOK_COLUMNS: Column[] = [
-  { header: "id", value: "id", width: 36 },
-  { header: "status", value: "status", width: 9 },
-  {
-    header: "events",
-    value: (r) => (r.events as string[] | undefined)?.join(",") ?? "",
-    width: 30,
+/** The flags of a verb about one endpoint: the connection, the format and `--webhookId`. */
+export const webhookVerbFlags = { ...connectionFlags, ...formatFlag, ...webhookIdFlag } as const;
+
+/** `--idempotencyKey` of a verb that creates something on the platform. */
+export const idempotencyFlag = {
+  idempotencyKey: {
+    type: "string",
+    placeholder: "KEY",
+    description:
+      "Idempotency-Key to send (default: a fresh UUID, reused by this command's retries).",
   },
-  { header: "url", value: "url" },
-];
+} as const;
+
+/** `--event TYPE`, repeatable: a filter of notification listings and resends. */
+export const eventFlag = {
+  event: {
+    type: "string",
+    multiple: true,
+    placeholder: "TYPE",
+    description: "Only this event type.",
+  },
+} as const;
 
 /** An endpoint URL: absolute http(s), or a usage error. */
 export function checkEndpointUrl(url: string, flag = "--url"): string {
-  let u: URL;
+  let protocol = "";
   try {
-    u = new URL(url);
-  } catch {
+    protocol = new URL(url).protocol;
+  } catch { /* not a URL */ }
+  if (protocol !== "http:" && protocol !== "https:") {
     throw new UsageError(
-      `Invalid value for ${flag}: ${
-        JSON.stringify(url)
-      } is not a URL. Give e.g. https://example.com/hook.`,
-    );
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:") {
-    throw new UsageError(
-      `Invalid value for ${flag}: ${
-        JSON.stringify(url)
-      } is not http(s). Give e.g. https://example.com/hook.`,
+      `Invalid value for ${flag}: ${JSON.stringify(url)} is not ${
+        protocol ? "http(s)" : "a URL"
+      }. Give e.g. https://example.com/hook.`,
     );
   }
   return url;

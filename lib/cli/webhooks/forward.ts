@@ -44,27 +44,16 @@ async function firstBytes(
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
-      const room = max - total;
-      if (value.length > room) {
-        parts.push(value.subarray(0, room));
-        total += room;
-        cut = true;
-        break;
-      }
-      parts.push(value);
+      cut = value.length > max - total;
+      parts.push(cut ? value.subarray(0, max - total) : value);
       total += value.length;
+      if (cut) break;
     }
   } finally {
     if (cut) await reader.cancel().catch(() => {});
     reader.releaseLock();
   }
-  const bytes = new Uint8Array(total);
-  let o = 0;
-  for (const p of parts) {
-    bytes.set(p, o);
-    o += p.length;
-  }
-  return { bytes, cut };
+  return { bytes: new Uint8Array(await new Blob(parts as BlobPart[]).arrayBuffer()), cut };
 }
 
 /** What the app answered, as the platform will see it. */

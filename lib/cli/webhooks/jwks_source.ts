@@ -1,11 +1,8 @@
 /**
- * Where `service webhooks verify` and `listen` get the keys that signed a
- * delivery: `--jwks URL|FILE`, else the JWKS next to the API the user points
- * at (`<origin of --apiBaseUrl>/.well-known/jwks.json`: the emulator serves
- * its own there; the build's production JWKS when `--apiBaseUrl` is the
- * build's production API), else the production JWKS the build carries
- * (`lib/platform/production.ts`). A build without one never assumes a key
- * set: with neither flag, a usage error (exit 2) says what to give.
+ * Where `service webhooks verify` and `listen` get the keys that signed a delivery:
+ * `--jwks URL|FILE`, else the JWKS next to the API the user points at (the emulator serves its
+ * own there), else the production JWKS the build carries. A build without one never assumes a
+ * key set: with neither flag, a usage error (exit 2) says what to give.
  *
  * @module
  */

@@ -1,9 +1,8 @@
 /**
- * `service webhooks verify --body FILE --signature VALUE --jwks URL|FILE`:
- * checks one delivery's `Service-Webhook-Signature` against its raw body,
- * with the one verifier (`lib/webhooks/signature.ts`). Exit 0 valid; 1
- * invalid, with the reason on standard error; 2 usage (a missing flag, an
- * unreadable body or JWKS file); 6 when the JWKS URL cannot be fetched.
+ * `service webhooks verify`: one delivery's signature against its raw body, with the one
+ * verifier (`lib/webhooks/signature.ts`). Exit 0 valid; 1 invalid, with the reason on standard
+ * error; 2 usage (a missing flag, an unreadable body or JWKS file); 6 when the JWKS URL cannot
+ * be fetched.
  *
  * @module
  */
@@ -85,8 +84,7 @@ export const verifyCommand = leaf({
     const { verifyWebhookSignatureWithKeys } = await import("../../webhooks/signature.ts");
     const check = await verifyWebhookSignatureWithKeys(body, flags.signature, source.keys);
     if (check.ok) {
-      if (ctx.out.format === "table") await ctx.out.text(`valid: signed by key ${check.kid}`);
-      else await ctx.out.object({ valid: true, kid: check.kid });
+      await ctx.out.outcome(`valid: signed by key ${check.kid}`, { valid: true, kid: check.kid });
       return 0;
     }
     if (check.reason === "jwks-unavailable") {

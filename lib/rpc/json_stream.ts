@@ -130,3 +130,20 @@ export class JsonStreamDecoder {
     throw new FramingError(`a message is larger than ${this.#max} bytes`);
   }
 }
+
+const decoder = new TextDecoder();
+
+/**
+ * Reads `conn` to its end, handing `onFrame` the text of each JSON value (as the IPC clients of
+ * a node read it). Throws what the read or the decoder throws.
+ */
+export async function readJsonFrames(
+  conn: Deno.Conn,
+  onFrame: (text: string) => void,
+): Promise<void> {
+  const frames = new JsonStreamDecoder();
+  const buf = new Uint8Array(256 * 1024);
+  for (let n; (n = await conn.read(buf)) !== null;) {
+    for (const frame of frames.push(buf.subarray(0, n))) onFrame(decoder.decode(frame));
+  }
+}

@@ -9,8 +9,8 @@
  * @module
  */
 
-import { JsonStreamDecoder } from "./json_stream.ts";
-import { redactUrl, Upstream, UpstreamError } from "./upstream.ts";
+import { readJsonFrames } from "./json_stream.ts";
+import { redactUrl, Upstream, UpstreamError, writeFull } from "./upstream.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -68,26 +68,12 @@ export class NodeStream {
 
   async #openIpc(): Promise<Channel> {
     const conn = await Deno.connect({ transport: "unix", path: this.#url });
-    const frames = new JsonStreamDecoder();
-    (async () => {
-      const buf = new Uint8Array(256 * 1024);
-      try {
-        for (;;) {
-          const n = await conn.read(buf);
-          if (n === null) break;
-          for (const f of frames.push(buf.subarray(0, n))) this.#receive(decoder.decode(f));
-        }
-      } catch { /* dropped */ }
-      this.#dropped();
-    })();
+    readJsonFrames(conn, (text) => this.#receive(text)).catch(() => {}).then(() => this.#dropped());
     let writes = Promise.resolve();
     return {
       send: (t) => {
         const bytes = encoder.encode(t + "\n");
-        writes = writes.then(async () => {
-          let o = 0;
-          while (o < bytes.length) o += await conn.write(bytes.subarray(o));
-        }).catch(() => {});
+        writes = writes.then(() => writeFull(conn, bytes)).catch(() => {});
       },
       close: () => {
         try {

@@ -7,7 +7,7 @@
  */
 
 import { fromBase64 } from "../core/mod.ts";
-import { RsaSigner } from "../core/rsa_signer.ts";
+import { RsaSigner } from "../core/rsa.ts";
 import { CredentialsError } from "./errors.ts";
 import { rememberSecret } from "../core/redact.ts";
 import { buildApiBaseUrl, NO_ADDRESS } from "./production.ts";
@@ -101,7 +101,7 @@ function pemBody(pem: string, label: string): Uint8Array | undefined {
 /**
  * Imports an RSA private key from PEM text (PKCS#8 `PRIVATE KEY` or PKCS#1
  * `RSA PRIVATE KEY`) as the project's shared RSA signer
- * (`lib/core/rsa_signer.ts`, RS256). `source` names where it came from, for
+ * (`lib/core/rsa.ts`, RS256). `source` names where it came from, for
  * messages; the key text is never part of a message.
  *
  * @example

@@ -100,3 +100,21 @@ export function fromHex(text: string): Uint8Array<ArrayBuffer> {
   if (text.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(text)) throw new SyntaxError("not hex");
   return native.fromHex(text);
 }
+
+/**
+ * The bytes of `parts`, one after another, in one new array.
+ *
+ * @example
+ * ```ts
+ * concatBytes([new Uint8Array([1]), new Uint8Array([2, 3])]); // Uint8Array [1, 2, 3]
+ * ```
+ */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    all.set(p, o);
+    o += p.length;
+  }
+  return all;
+}

@@ -19,7 +19,15 @@ export { blockedPortReason } from "./blocked_ports.ts";
 export { MinHeap } from "./min_heap.ts";
 export { RsaSigner, RsaVerifier } from "./rsa.ts";
 export type { RsaAlg } from "./rsa.ts";
-export { fromBase64, fromBase64Url, fromHex, toBase64, toBase64Url, toHex } from "./encoding.ts";
+export {
+  concatBytes,
+  fromBase64,
+  fromBase64Url,
+  fromHex,
+  toBase64,
+  toBase64Url,
+  toHex,
+} from "./encoding.ts";
 export {
   isFinalTransactionStatus,
   NOTIFICATION_SORT_FIELDS,

@@ -12,6 +12,7 @@
  * @module
  */
 
+import { concatBytes } from "./encoding.ts";
 import { BaseError } from "./errors.ts";
 
 /** Why a body was refused: the HTTP status to answer and a message. */
@@ -103,14 +104,7 @@ export async function readBody(
     clearTimeout(timer);
     if (budget) budget.used -= parts.reduce((n, p) => n + p.length, 0);
   }
-  if (parts.length === 1) return parts[0];
-  const all = new Uint8Array(total);
-  let o = 0;
-  for (const p of parts) {
-    all.set(p, o);
-    o += p.length;
-  }
-  return all;
+  return parts.length === 1 ? parts[0] : concatBytes(parts);
 }
 
 interface Pending {

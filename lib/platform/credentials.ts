@@ -6,7 +6,7 @@
  * @module
  */
 
-import { fromBase64 } from "../core/mod.ts";
+import { concatBytes, fromBase64 } from "../core/mod.ts";
 import { RsaSigner } from "../core/rsa.ts";
 import { CredentialsError } from "./errors.ts";
 import { rememberSecret } from "../core/redact.ts";
@@ -68,15 +68,7 @@ function derLength(n: number): Uint8Array {
 
 function der(tag: number, ...parts: Uint8Array[]): Uint8Array {
   const len = parts.reduce((a, p) => a + p.length, 0);
-  const head = Uint8Array.of(tag, ...derLength(len));
-  const out = new Uint8Array(head.length + len);
-  out.set(head);
-  let o = head.length;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concatBytes([Uint8Array.of(tag, ...derLength(len)), ...parts]);
 }
 
 /** Wraps a PKCS#1 RSAPrivateKey in a PKCS#8 PrivateKeyInfo. */

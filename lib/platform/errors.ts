@@ -124,11 +124,8 @@ export class PlatformResponseError extends BaseError {
 
 /** The credentials are missing, unreadable or malformed. Never carries a secret. */
 export class CredentialsError extends BaseError {
-  /** `message` must not contain the secret. */
-  constructor(message: string, options?: BaseErrorOptions) {
-    super(message, options);
-    this.name = "CredentialsError";
-  }
+  /** The class name (its message must never contain the secret). */
+  override name = "CredentialsError";
 }
 
 /**

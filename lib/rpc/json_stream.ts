@@ -8,15 +8,12 @@
  * @module
  */
 
-import { BaseError } from "../core/mod.ts";
+import { BaseError, concatBytes } from "../core/mod.ts";
 
 /** The framer found bytes that cannot start a JSON object or array, or a value over the limit. */
 export class FramingError extends BaseError {
-  /** Creates the error with its reason. */
-  constructor(message: string) {
-    super(message);
-    this.name = "FramingError";
-  }
+  /** The class name. */
+  override name = "FramingError";
 }
 
 const OPEN_BRACE = 0x7b;
@@ -114,13 +111,7 @@ export class JsonStreamDecoder {
   }
 
   #concat(last: Uint8Array): Uint8Array {
-    const all = new Uint8Array(this.#partsLength + last.length);
-    let o = 0;
-    for (const p of this.#parts) {
-      all.set(p, o);
-      o += p.length;
-    }
-    all.set(last, o);
+    const all = concatBytes([...this.#parts, last]);
     this.#parts = [];
     this.#partsLength = 0;
     return all;

@@ -10,15 +10,12 @@
  * @module
  */
 
-import { BaseError, type BaseErrorOptions, toBase64 } from "../core/mod.ts";
+import { BaseError, concatBytes, toBase64 } from "../core/mod.ts";
 
 /** The node could not be reached or answered with something that is not JSON-RPC. */
 export class UpstreamError extends BaseError {
-  /** Creates the error with its reason. */
-  constructor(message: string, options?: BaseErrorOptions) {
-    super(message, options);
-    this.name = "UpstreamError";
-  }
+  /** The class name. */
+  override name = "UpstreamError";
 }
 
 /** Options of {@linkcode UpstreamClient} and the IPC client. */
@@ -217,7 +214,6 @@ class HttpConnection extends NodeConnection {
 
   async #readChunked(): Promise<Uint8Array> {
     const parts: Uint8Array[] = [];
-    let total = 0;
     for (;;) {
       let lineEnd: number;
       while ((lineEnd = indexOf(this.#buf, this.#len, [13, 10])) === -1) {
@@ -235,16 +231,9 @@ class HttpConnection extends NodeConnection {
         break;
       }
       parts.push(this.#buf.slice(0, size));
-      total += size;
       this.#consume(size + 2);
     }
-    const out = new Uint8Array(total);
-    let o = 0;
-    for (const p of parts) {
-      out.set(p, o);
-      o += p.length;
-    }
-    return out;
+    return concatBytes(parts);
   }
 }
 
@@ -496,15 +485,8 @@ export class UpstreamClient extends PooledUpstream<HttpConnection> {
     const bytes = typeof body === "string" ? encoder.encode(body) : body;
     const head = encoder.encode(this.#headPrefix + bytes.length + "\r\n\r\n");
     // A small body goes in the same write as the head.
-    const parts = bytes.length < 256 * 1024 ? [concat(head, bytes)] : [head, bytes];
+    const parts = bytes.length < 256 * 1024 ? [concatBytes([head, bytes])] : [head, bytes];
     // One retry on a reused connection that the node closed while idle.
     return await this.exchange((c) => c.send(...parts), (c) => c.uses > 1);
   }
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const all = new Uint8Array(a.length + b.length);
-  all.set(a);
-  all.set(b, a.length);
-  return all;
 }

@@ -158,11 +158,7 @@ export const MAX_PRIVATE_KEY_BYTES = 64 * 1024;
  */
 export async function readPrivateKeyFile(path: string): Promise<string> {
   const refuse = (why: string): never => {
-    throw new CredentialsError(
-      `Cannot read the private key file ${
-        JSON.stringify(path)
-      }: ${why}. Give --privateKey a PEM file path or the PEM text.`,
-    );
+    throw unreadableFile(path, why);
   };
   const info = await Deno.stat(path);
   if (info.isDirectory) refuse("it is a directory");
@@ -263,14 +259,18 @@ async function readKey(
         : e instanceof Deno.errors.IsADirectory
         ? "it is a directory"
         : "it cannot be read";
-      throw new CredentialsError(
-        `Cannot read the private key file ${
-          JSON.stringify(value)
-        }: ${why}. Give --privateKey a PEM file path or the PEM text.`,
-      );
+      throw unreadableFile(value, why);
     }
   }
   return { pem, signer: await importPrivateKeySigner(pem, source) };
+}
+
+function unreadableFile(path: string, why: string): CredentialsError {
+  return new CredentialsError(
+    `Cannot read the private key file ${
+      JSON.stringify(path)
+    }: ${why}. Give --privateKey a PEM file path or the PEM text.`,
+  );
 }
 
 /**

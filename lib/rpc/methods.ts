@@ -3,7 +3,7 @@
  * id, accounts, sending and signing through custody) and which go to the
  * upstream node (method and params unchanged, the envelope rebuilt with the
  * bridge's own id: see `upstreamRequest` in `protocol.ts`).
- * {@linkcode Dispatcher.handle} takes the text of one message (single or
+ * {@linkcode Dispatcher.handleValue} takes one decoded message (single or
  * batch) and returns the text to answer, or `undefined` when nothing must be
  * answered (notifications only).
  *
@@ -324,24 +324,8 @@ export class Dispatcher {
   }
 
   /**
-   * Answers the text of one message. Returns `undefined` when no answer is
-   * due (a notification, or a batch of notifications only). Never throws.
-   */
-  async handle(text: string): Promise<string | undefined> {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return errorText(
-        null,
-        new RpcError(RpcErrorCode.parseError, "Parse error: the message is not valid JSON."),
-      );
-    }
-    return await this.handleValue(value, text);
-  }
-
-  /**
-   * Answers an already decoded message. One envelope rule for single
+   * Answers a decoded message; `undefined` when no answer is due (a
+   * notification, or a batch of notifications only). Never throws. One envelope rule for single
    * requests and batch elements alike: validated here, sent to the node
    * rebuilt with the bridge's own id (`upstreamRequest`), answered with the
    * caller's id and the node's result or error (`answerText`/`answerFrom`).

@@ -13,7 +13,7 @@
 
 export { BaseError, messageOf, walk } from "./errors.ts";
 export type { BaseErrorOptions } from "./errors.ts";
-export { BadRequestError, ConflictError, NotFoundError } from "./domain_errors.ts";
+export { BadRequestError, ConflictError, NotFoundError } from "./errors.ts";
 export { hostnameOf, isLoopbackHost, sameText } from "./loopback.ts";
 export { blockedPortReason } from "./blocked_ports.ts";
 export { MinHeap } from "./min_heap.ts";

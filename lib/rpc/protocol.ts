@@ -225,7 +225,7 @@ export function answerText(text: string, sentId: number, id: RpcId): string {
   return JSON.stringify(answerFrom(value, id));
 }
 
-/** What {@linkcode parseMessage} found. */
+/** What {@linkcode classify} found. */
 export type ParsedMessage =
   | { kind: "single"; request: RpcRequest | RpcError; id: RpcId }
   | { kind: "batch"; items: { request: RpcRequest | RpcError; id: RpcId }[] }
@@ -328,32 +328,17 @@ export function isNotification(request: RpcRequest): boolean {
 }
 
 /**
- * Parses the text of one message (an HTTP body or one IPC frame).
- *
- * @example
- * ```ts
- * parseMessage('{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}').kind; // "single"
- * parseMessage("[]").kind; // "error" (-32600: empty batch)
- * ```
- */
-export function parseMessage(text: string, maxBatch = DEFAULT_MAX_BATCH): ParsedMessage {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return {
-      kind: "error",
-      error: new RpcError(RpcErrorCode.parseError, "Parse error: the message is not valid JSON."),
-    };
-  }
-  return classify(value, maxBatch);
-}
-
-/**
- * Like {@linkcode parseMessage} for an already decoded value. A batch of
+ * Sorts one decoded message (an HTTP body, a WebSocket message or an IPC
+ * frame) into a single request, a batch, or an error to answer. A batch of
  * more than `maxBatch` elements (default {@linkcode DEFAULT_MAX_BATCH}) is
  * refused as a whole with one -32600 error, as geth does, before any element
  * runs.
+ *
+ * @example
+ * ```ts
+ * classify({ jsonrpc: "2.0", id: 1, method: "eth_chainId" }).kind; // "single"
+ * classify([]).kind; // "error" (-32600: empty batch)
+ * ```
  */
 export function classify(value: unknown, maxBatch = DEFAULT_MAX_BATCH): ParsedMessage {
   if (Array.isArray(value)) {

@@ -100,30 +100,18 @@ export class NodeStream {
     } catch {
       return;
     }
-    if (Array.isArray(msg)) {
-      const first = msg.find((m) => typeof m?.id === "number");
-      const p = first && this.#pending.get(first.id);
-      if (p) {
-        this.#pending.delete(first.id);
-        p.resolve(msg);
-      }
-      return;
-    }
-    const m = msg as {
-      id?: unknown;
-      method?: string;
-      params?: { subscription?: string; result?: unknown };
-    };
-    if (m.method === "eth_subscription" && m.params?.subscription !== undefined) {
+    const m = msg as { method?: string; params?: { subscription?: string; result?: unknown } };
+    if (m?.method === "eth_subscription" && m.params?.subscription !== undefined) {
       this.#subscribers.get(String(m.params.subscription))?.(m.params.result);
       return;
     }
-    if (typeof m.id === "number") {
-      const p = this.#pending.get(m.id);
-      if (p) {
-        this.#pending.delete(m.id);
-        p.resolve(msg);
-      }
+    // An answer (a batch's: its first element with an id) resolves the call that sent that id.
+    const first = Array.isArray(msg) ? msg.find((x) => typeof x?.id === "number") : msg;
+    const id = (first as { id?: unknown } | null)?.id;
+    const p = typeof id === "number" ? this.#pending.get(id) : undefined;
+    if (p) {
+      this.#pending.delete(id as number);
+      p.resolve(msg);
     }
   }
 

@@ -164,11 +164,6 @@ export class ChainPoller {
     return b && typeof b === "object" ? b as RpcBlock : undefined;
   }
 
-  #wantsLogs(): boolean {
-    for (const l of this.#listeners) if (l.wantsLogs) return true;
-    return false;
-  }
-
   async #poll(): Promise<void> {
     if (this.#pendingFilter !== undefined) await this.#pollPending();
     let head = await this.#block("latest");
@@ -206,7 +201,7 @@ export class ChainPoller {
         if (!(await rewound())) return;
         continue;
       }
-      const logs = this.#wantsLogs()
+      const logs = [...this.#listeners].some((l) => l.wantsLogs)
         ? await this.#upstream.request("eth_getLogs", [{ blockHash: block.hash }]) as RpcLog[]
         : undefined;
       this.#recent.push({ block, logs });

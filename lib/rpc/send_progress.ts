@@ -107,11 +107,6 @@ export class SendProgress {
     this.#start = this.#now();
   }
 
-  /** Whether every client stopped waiting (the outcome is then printed). */
-  get abandoned(): boolean {
-    return this.#abandoned;
-  }
-
   /** The platform created the transaction `txId`. */
   created(txId: string): void {
     this.#txId = txId;
@@ -153,10 +148,7 @@ export class SendProgress {
 
   /** Says the pending line that every client left, now. */
   #flushGone(): void {
-    if (!this.#pendingGone) return;
-    this.#pendingGone();
-    this.#pendingGone = undefined;
-    this.#line(this.#goneLine);
+    if (this.#dropGone()) this.#line(this.#goneLine);
   }
 
   /** Drops the pending line that every client left (a repeat joined, the bridge stops). */

@@ -379,16 +379,11 @@ export class Dispatcher {
       if (isKeyMethod(request.method)) {
         return isNotification(request) ? undefined : errorText(id, refuseKeyMethod(request.method));
       }
-      let answer: string;
-      try {
-        answer = isNotification(request)
-          ? await this.upstream.send(upstreamText(request))
-          : await this.#batcher.send(request);
-      } catch (e) {
-        return isNotification(request) ? undefined : errorText(id, upstreamFailure(e));
+      if (isNotification(request)) {
+        await this.upstream.send(upstreamText(request)).catch(() => {});
+        return undefined;
       }
-      if (isNotification(request)) return undefined;
-      return answer;
+      return await this.#batcher.send(request).catch((e) => errorText(id, upstreamFailure(e)));
     }
     const responses = await this.#batch(parsed.items, extra, call);
     return responses.length ? JSON.stringify(responses) : undefined;

@@ -225,7 +225,8 @@ export class PlatformClient {
   readonly #o:
     & Required<Omit<ClientOptions, "onRetry" | "headers" | "userAgent">>
     & Pick<ClientOptions, "onRetry" | "headers">;
-  readonly #userAgent: string;
+  /** The `User-Agent` sent with every request: `service/<version>` and the caller's text. */
+  readonly userAgent: string;
 
   /** A client for these credentials; see {@linkcode ClientOptions} for the defaults. */
   constructor(credentials: Credentials, options: ClientOptions = {}) {
@@ -247,12 +248,7 @@ export class PlatformClient {
       headers: options.headers,
     };
     const extra = options.userAgent?.replace(/[\r\n]+/g, " ").trim();
-    this.#userAgent = `service/${VERSION}${extra ? ` ${extra}` : ""}`;
-  }
-
-  /** The `User-Agent` sent with every request: `service/<version>` and the caller's text. */
-  get userAgent(): string {
-    return this.#userAgent;
+    this.userAgent = `service/${VERSION}${extra ? ` ${extra}` : ""}`;
   }
 
   /** A fresh idempotency key from the injected UUID source. */
@@ -349,7 +345,7 @@ export class PlatformClient {
     rememberToken(token);
     const headers: Record<string, string> = {
       ...o.headers,
-      "User-Agent": this.#userAgent,
+      "User-Agent": this.userAgent,
       "X-API-Key": this.#creds.apiKey,
       "Authorization": `Bearer ${token}`,
       "Accept": "application/json",

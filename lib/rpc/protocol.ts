@@ -237,34 +237,28 @@ export type ParsedMessage =
  */
 export function validateRequest(value: unknown): RpcRequest | RpcError {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return new RpcError(RpcErrorCode.invalidRequest, "Invalid request: expected a JSON object.");
+    return invalidRequest("expected a JSON object.");
   }
   const v = value as Record<string, unknown>;
-  if (v.jsonrpc !== "2.0") {
-    return new RpcError(RpcErrorCode.invalidRequest, 'Invalid request: "jsonrpc" must be "2.0".');
-  }
+  if (v.jsonrpc !== "2.0") return invalidRequest('"jsonrpc" must be "2.0".');
   if (typeof v.method !== "string" || v.method === "") {
-    return new RpcError(
-      RpcErrorCode.invalidRequest,
-      'Invalid request: "method" must be a non-empty string.',
-    );
+    return invalidRequest('"method" must be a non-empty string.');
   }
-  if ("id" in v) {
-    const id = v.id;
-    if (id !== null && typeof id !== "string" && typeof id !== "number" && !isRawJson(id)) {
-      return new RpcError(
-        RpcErrorCode.invalidRequest,
-        'Invalid request: "id" must be a string, a number or null.',
-      );
-    }
+  const id = v.id;
+  if (
+    "id" in v && id !== null && typeof id !== "string" && typeof id !== "number" && !isRawJson(id)
+  ) {
+    return invalidRequest('"id" must be a string, a number or null.');
   }
   if (v.params !== undefined && (v.params === null || typeof v.params !== "object")) {
-    return new RpcError(
-      RpcErrorCode.invalidRequest,
-      'Invalid request: "params" must be an array or an object.',
-    );
+    return invalidRequest('"params" must be an array or an object.');
   }
   return v as unknown as RpcRequest;
+}
+
+/** A -32600 error: `Invalid request: ` and why. */
+function invalidRequest(why: string): RpcError {
+  return new RpcError(RpcErrorCode.invalidRequest, `Invalid request: ${why}`);
 }
 
 function idOf(value: unknown): RpcId {
@@ -342,12 +336,7 @@ export function isNotification(request: RpcRequest): boolean {
  */
 export function classify(value: unknown, maxBatch = DEFAULT_MAX_BATCH): ParsedMessage {
   if (Array.isArray(value)) {
-    if (value.length === 0) {
-      return {
-        kind: "error",
-        error: new RpcError(RpcErrorCode.invalidRequest, "Invalid request: empty batch."),
-      };
-    }
+    if (value.length === 0) return { kind: "error", error: invalidRequest("empty batch.") };
     if (value.length > maxBatch) {
       return { kind: "error", error: batchTooLarge(value.length, maxBatch) };
     }
@@ -361,9 +350,8 @@ export function classify(value: unknown, maxBatch = DEFAULT_MAX_BATCH): ParsedMe
 
 /** The error for a batch of `size` elements over the limit `maxBatch`. */
 export function batchTooLarge(size: number, maxBatch: number): RpcError {
-  return new RpcError(
-    RpcErrorCode.invalidRequest,
-    `Invalid request: the batch has ${size} requests; the limit is ${maxBatch}. Send smaller batches (or raise the bridge's --maxBatch).`,
+  return invalidRequest(
+    `the batch has ${size} requests; the limit is ${maxBatch}. Send smaller batches (or raise the bridge's --maxBatch).`,
   );
 }
 

@@ -15,10 +15,7 @@ import { redactUrl, Upstream, UpstreamError, writeFull } from "./upstream.ts";
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-interface Pending {
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-}
+type Pending = Omit<PromiseWithResolvers<unknown>, "promise">;
 
 /** Opens the byte or message channel under a {@linkcode NodeStream}. */
 interface Channel {

@@ -49,10 +49,7 @@ export async function writeFull(conn: Deno.Conn, bytes: Uint8Array): Promise<voi
   while (o < bytes.length) o += await conn.write(bytes.subarray(o));
 }
 
-interface Waiter {
-  resolve(text: string): void;
-  reject(error: unknown): void;
-}
+type Waiter = Omit<PromiseWithResolvers<string>, "promise">;
 
 /**
  * One connection of a {@linkcode PooledUpstream}, with one request in flight

@@ -22,11 +22,7 @@ import {
 } from "./protocol.ts";
 import type { Upstream } from "./upstream.ts";
 
-interface Waiting {
-  request: RpcRequest;
-  resolve(answer: string): void;
-  reject(error: unknown): void;
-}
+type Waiting = Omit<PromiseWithResolvers<string>, "promise"> & { request: RpcRequest };
 
 /** The largest batch sent: 200 requests. */
 const MAX_BATCH = 200;

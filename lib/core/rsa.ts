@@ -32,14 +32,7 @@ function importKey(
  *
  * @example
  * ```ts
- * import { RsaSigner } from "./rsa.ts";
- *
- * const pair = await crypto.subtle.generateKey(
- *   { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) },
- *   true,
- *   ["sign", "verify"],
- * );
- * const pkcs8 = new Uint8Array(await crypto.subtle.exportKey("pkcs8", pair.privateKey));
+ * declare const pkcs8: Uint8Array; // an RSA private key, PKCS#8 DER
  * const signer = await RsaSigner.fromPkcs8(pkcs8, "RS256");
  * const sig = await signer.sign(new TextEncoder().encode("header.payload")); // 256 bytes
  * ```
@@ -79,14 +72,7 @@ export class RsaSigner {
  *
  * @example
  * ```ts
- * import { RsaVerifier } from "./rsa.ts";
- *
- * const pair = await crypto.subtle.generateKey(
- *   { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) },
- *   true,
- *   ["sign", "verify"],
- * );
- * const spki = new Uint8Array(await crypto.subtle.exportKey("spki", pair.publicKey));
+ * declare const spki: Uint8Array; // an RSA public key, SPKI DER
  * const v = await RsaVerifier.fromSpki(spki, "RS256");
  * await v.verify(new Uint8Array(256), new TextEncoder().encode("header.payload")); // false
  * ```

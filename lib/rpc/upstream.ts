@@ -292,19 +292,13 @@ export abstract class Upstream {
 }
 
 /**
- * A node client over a pool of connections with one request in flight each
- * (HTTP and IPC): idle connections are reused, at most `max` are open, callers
- * beyond that wait in order, and a connection that closes is forgotten (a
- * waiter may then open a new one). Every failure is an {@linkcode UpstreamError}
- * naming the node.
- *
- * The request timeout is one timer for all requests, armed only while a
- * request is in flight (a timer per request costs more than a pass-through
- * request): every `min(1 s, timeout)` it fails the requests older than the
- * timeout and closes their connections. Its wait is an `AbortSignal.timeout`,
- * not `setTimeout`: in Deno 2.9 the first `setTimeout` of a process loads the
- * Node timers layer (~5 ms on the start-up path, see
- * `scripts/bench/rpc_startup.ts`); the signal's timer does not.
+ * A node client over a pool of at most `max` connections with one request in
+ * flight each (HTTP and IPC); callers beyond wait in order. Every failure is an
+ * {@linkcode UpstreamError} naming the node. The request timeout is one sweep
+ * every `min(1 s, timeout)` while a request is in flight (a timer per request
+ * costs more than a pass-through request), on `AbortSignal.timeout`: Deno 2.9's
+ * first `setTimeout` loads the Node timers layer (~5 ms of start-up,
+ * `scripts/bench/rpc_startup.ts`).
  */
 export abstract class PooledUpstream<C extends NodeConnection> extends Upstream {
   readonly #max: number;

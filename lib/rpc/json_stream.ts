@@ -92,7 +92,11 @@ export class JsonStreamDecoder {
         if (depth === 0) {
           const piece = chunk.subarray(start, i + 1);
           if (this.#partsLength + piece.length > this.#max) this.#tooLarge();
-          out.push(this.#parts.length ? this.#concat(piece) : piece);
+          if (this.#parts.length) {
+            out.push(concatBytes([...this.#parts, piece]));
+            this.#parts = [];
+            this.#partsLength = 0;
+          } else out.push(piece);
           start = -1;
         }
       }
@@ -108,13 +112,6 @@ export class JsonStreamDecoder {
     this.#inString = inString;
     this.#escape = escape;
     return out;
-  }
-
-  #concat(last: Uint8Array): Uint8Array {
-    const all = concatBytes([...this.#parts, last]);
-    this.#parts = [];
-    this.#partsLength = 0;
-    return all;
   }
 
   #tooLarge(): never {

@@ -82,8 +82,7 @@ export async function deleteWebhook(
 ): Promise<Webhook | undefined> {
   const operation = `delete webhook ${JSON.stringify(webhookId)}`;
   const r = await client.request("DELETE", `/v1/webhooks/${seg(webhookId)}`, { operation });
-  if (r.data === undefined || r.data === null || r.data === "") return undefined;
-  // As sent (see `client.ts`), when it is a webhook.
+  // As sent (see `client.ts`), when it is a webhook (an empty answer is not).
   return WebhookSchema.safeParse(r.data).success ? r.data as Webhook : undefined;
 }
 

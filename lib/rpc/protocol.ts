@@ -123,15 +123,12 @@ export function toRpcError(e: unknown): RpcError {
   }
   if (
     e instanceof PlatformApiError || e instanceof PlatformUnreachableError ||
-    e instanceof PlatformTimeoutError
+    e instanceof PlatformTimeoutError || e instanceof PlatformResponseError
   ) {
     const data = e instanceof PlatformApiError
       ? { httpStatus: e.status, platformCode: e.code, requestId: e.requestId }
       : undefined;
     return new RpcError(RpcErrorCode.server, e.message, data, { cause: e });
-  }
-  if (e instanceof PlatformResponseError) {
-    return new RpcError(RpcErrorCode.server, e.message, undefined, { cause: e });
   }
   if (e instanceof DOMException && e.code === DOMException.ABORT_ERR) {
     return new RpcError(RpcErrorCode.server, "The bridge is stopping; the request was abandoned.");

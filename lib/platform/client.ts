@@ -287,14 +287,13 @@ export class PlatformClient {
         idempotencyKey,
         options.signal,
       );
-      let retryable = false;
       let waitMs: number | undefined;
-      let reason = "";
+      let reason: string;
       if (outcome.kind === "response") {
         const { response, text } = outcome;
         if (response.ok) return this.#success(response, text, options, idempotencyKey);
         const s = response.status;
-        retryable = isRetryableStatus(s);
+        let retryable = isRetryableStatus(s);
         reason = `status ${s}`;
         const retryAfter = parseRetryAfter(response.headers.get("retry-after"), o.now());
         if (retryAfter !== undefined) {
@@ -305,7 +304,6 @@ export class PlatformClient {
           throw this.#apiError(options.operation, response, text, retryAfter, url);
         }
       } else {
-        retryable = true;
         reason = outcome.kind === "timeout" ? "timeout" : "network error";
         if (attempt >= maxRetries) {
           if (outcome.kind === "timeout") {

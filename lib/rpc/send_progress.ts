@@ -21,7 +21,7 @@
  * @module
  */
 
-import { transactionStatusInWords } from "../core/mod.ts";
+import { TRANSACTION_SENT_STATUSES, transactionStatusInWords } from "../core/mod.ts";
 
 /** The first progress line comes after this long: 5 s. */
 export const FIRST_LINE_MS = 5_000;
@@ -186,8 +186,7 @@ export class SendProgress {
 
   /** Whether the transaction has been seen with a hash (broadcasting or later). */
   get sent(): boolean {
-    return this.#status === "BROADCASTING" || this.#status === "CONFIRMING" ||
-      this.#status === "COMPLETED";
+    return (TRANSACTION_SENT_STATUSES as readonly string[]).includes(this.#status);
   }
 
   /**

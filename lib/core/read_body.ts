@@ -27,6 +27,10 @@ export class BodyRefused extends BaseError {
   }
 }
 
+function tooSlow(timeoutMs: number): BodyRefused {
+  return new BodyRefused(408, `Request too slow: the body must arrive within ${timeoutMs} ms.`);
+}
+
 /** Bytes held by the bodies being read, shared by one server's requests. */
 export class BodyBudget {
   /** Bytes in use now. */
@@ -71,13 +75,7 @@ export async function readBody(
   let total = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new BodyRefused(408, `Request too slow: the body must arrive within ${timeoutMs} ms.`),
-        ),
-      timeoutMs,
-    );
+    timer = setTimeout(() => reject(tooSlow(timeoutMs)), timeoutMs);
   });
   late.catch(() => {});
   try {
@@ -122,9 +120,7 @@ function tick(): void {
   for (const p of pending) {
     if (p.deadline <= now) {
       pending.delete(p);
-      p.reject(
-        new BodyRefused(408, `Request too slow: the body must arrive within ${p.timeoutMs} ms.`),
-      );
+      p.reject(tooSlow(p.timeoutMs));
     }
   }
   if (pending.size === 0) {

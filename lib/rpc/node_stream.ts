@@ -40,9 +40,7 @@ export class NodeStream {
   /** A stream to `url`: `ws://`, `wss://`, or an IPC socket path. */
   constructor(url: string) {
     this.#url = url;
-    this.shownUrl = /^wss?:/.test(url)
-      ? redactUrl(url.replace(/^ws/, "http")).replace(/^http/, "ws")
-      : url;
+    this.shownUrl = /^wss?:/.test(url) ? redactUrl(url) : url; // ws: and wss: URLs have an origin
   }
 
   #open(): Promise<Channel> {

@@ -1,8 +1,8 @@
 /**
  * The one encoding helper: base64, base64url and hex, through the runtime's
- * own `Uint8Array.prototype.toBase64` / `Uint8Array.fromBase64` /
- * `toHex` / `fromHex` (Deno 2.9+), with a portable fallback where a runtime
- * lacks them. Text is encoded as UTF-8.
+ * own `Uint8Array.prototype.toBase64` / `Uint8Array.fromBase64` / `toHex` /
+ * `fromHex` (Deno 2.9, the runtime every install runs on). Text is encoded as
+ * UTF-8.
  *
  * @module
  */
@@ -12,25 +12,15 @@ type NativeBytes = {
   toBase64(o?: { alphabet?: "base64" | "base64url"; omitPadding?: boolean }): string;
   toHex(): string;
 };
-type NativeStatics = {
-  fromBase64?(s: string, o?: { alphabet?: "base64" | "base64url" }): Bytes;
-  fromHex?(s: string): Bytes;
+const native = Uint8Array as unknown as {
+  fromBase64(s: string, o?: { alphabet?: "base64" | "base64url" }): Bytes;
+  fromHex(s: string): Bytes;
 };
 
 const enc = new TextEncoder();
-const native = typeof (Uint8Array.prototype as Partial<NativeBytes>).toBase64 === "function";
-const statics = Uint8Array as unknown as NativeStatics;
 
-function bytesOf(input: Uint8Array | string): Uint8Array {
-  return typeof input === "string" ? enc.encode(input) : input;
-}
-
-function portableBase64(bytes: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(s);
+function bytesOf(input: Uint8Array | string): NativeBytes {
+  return (typeof input === "string" ? enc.encode(input) : input) as unknown as NativeBytes;
 }
 
 /**
@@ -42,8 +32,7 @@ function portableBase64(bytes: Uint8Array): string {
  * ```
  */
 export function toBase64(input: Uint8Array | string): string {
-  const bytes = bytesOf(input);
-  return native ? (bytes as unknown as NativeBytes).toBase64() : portableBase64(bytes);
+  return bytesOf(input).toBase64();
 }
 
 /**
@@ -55,11 +44,7 @@ export function toBase64(input: Uint8Array | string): string {
  * ```
  */
 export function toBase64Url(input: Uint8Array | string): string {
-  const bytes = bytesOf(input);
-  if (native) {
-    return (bytes as unknown as NativeBytes).toBase64({ alphabet: "base64url", omitPadding: true });
-  }
-  return portableBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return bytesOf(input).toBase64({ alphabet: "base64url", omitPadding: true });
 }
 
 /**
@@ -75,12 +60,7 @@ export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
   if (!/^[A-Za-z0-9_-]*={0,2}$/.test(text)) throw new SyntaxError("not base64url");
   const bare = text.replace(/=+$/, "");
   if (bare.length % 4 === 1) throw new SyntaxError("not base64url");
-  if (statics.fromBase64) return statics.fromBase64(bare, { alphabet: "base64url" });
-  const b64 = bare.replace(/-/g, "+").replace(/_/g, "/");
-  const bin = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
+  return native.fromBase64(bare, { alphabet: "base64url" });
 }
 
 /**
@@ -93,11 +73,7 @@ export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
  * ```
  */
 export function fromBase64(text: string): Uint8Array<ArrayBuffer> {
-  if (statics.fromBase64) return statics.fromBase64(text);
-  const bin = atob(text);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
+  return native.fromBase64(text);
 }
 
 /**
@@ -109,11 +85,7 @@ export function fromBase64(text: string): Uint8Array<ArrayBuffer> {
  * ```
  */
 export function toHex(input: Uint8Array | string): string {
-  const bytes = bytesOf(input);
-  if (native) return (bytes as unknown as NativeBytes).toHex();
-  let s = "";
-  for (const b of bytes) s += b.toString(16).padStart(2, "0");
-  return s;
+  return bytesOf(input).toHex();
 }
 
 /**
@@ -126,8 +98,23 @@ export function toHex(input: Uint8Array | string): string {
  */
 export function fromHex(text: string): Uint8Array<ArrayBuffer> {
   if (text.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(text)) throw new SyntaxError("not hex");
-  if (statics.fromHex) return statics.fromHex(text);
-  const out = new Uint8Array(text.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(text.slice(2 * i, 2 * i + 2), 16);
-  return out;
+  return native.fromHex(text);
+}
+
+/**
+ * The bytes of `parts`, one after another, in one new array.
+ *
+ * @example
+ * ```ts
+ * concatBytes([new Uint8Array([1]), new Uint8Array([2, 3])]); // Uint8Array [1, 2, 3]
+ * ```
+ */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    all.set(p, o);
+    o += p.length;
+  }
+  return all;
 }

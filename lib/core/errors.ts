@@ -5,9 +5,13 @@
  * {@linkcode BaseError.walk} follows. The message is the short message as it
  * is, so a subclass decides the exact text users see.
  *
- * Mapping errors to an exit code, a JSON-RPC error or an HTTP answer happens
- * in exactly one place per surface (`cli/errors.ts`, `rpc/protocol.ts`,
- * `emulator/http/errors.ts`), by `instanceof`, never by name or message.
+ * The domain errors ({@linkcode BadRequestError}, {@linkcode NotFoundError},
+ * {@linkcode ConflictError}) are what engines and checks throw when a request
+ * cannot be carried out, without saying how a surface answers it; anything
+ * else that escapes is a bug, never "bad request". Mapping errors to an exit
+ * code, a JSON-RPC error or an HTTP answer happens in exactly one place per
+ * surface (`cli/errors.ts`, `rpc/protocol.ts`, `emulator/http/handler.ts`), by
+ * `instanceof`, never by name or message.
  *
  * @module
  */
@@ -91,4 +95,46 @@ export function walk(error: unknown, fn?: (error: unknown) => boolean): unknown 
  */
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The input is not acceptable: a missing or malformed field, a value out of
+ * range, a state that does not allow the operation. The message names the
+ * value and what is expected.
+ *
+ * @example
+ * ```ts
+ * throw new BadRequestError("limit must be an integer from 1 to 500.");
+ * ```
+ */
+export class BadRequestError extends BaseError {
+  /** The class name. */
+  override name = "BadRequestError";
+}
+
+/**
+ * The thing asked for does not exist (or no longer does).
+ *
+ * @example
+ * ```ts
+ * throw new NotFoundError(`Webhook "w1" not found.`);
+ * ```
+ */
+export class NotFoundError extends BaseError {
+  /** The class name. */
+  override name = "NotFoundError";
+}
+
+/**
+ * The request clashes with something that already exists (e.g. an
+ * `externalTxId` used by another transaction).
+ *
+ * @example
+ * ```ts
+ * throw new ConflictError(`externalTxId "x" was already used by another transaction; it must be unique.`);
+ * ```
+ */
+export class ConflictError extends BaseError {
+  /** The class name. */
+  override name = "ConflictError";
 }

@@ -13,14 +13,21 @@
 
 export { BaseError, messageOf, walk } from "./errors.ts";
 export type { BaseErrorOptions } from "./errors.ts";
-export { BadRequestError, ConflictError, NotFoundError } from "./domain_errors.ts";
+export { BadRequestError, ConflictError, NotFoundError } from "./errors.ts";
 export { hostnameOf, isLoopbackHost, sameText } from "./loopback.ts";
 export { blockedPortReason } from "./blocked_ports.ts";
 export { MinHeap } from "./min_heap.ts";
-export { RsaSigner } from "./rsa_signer.ts";
-export type { RsaAlg } from "./rsa_signer.ts";
-export { RsaVerifier } from "./rsa_verifier.ts";
-export { fromBase64, fromBase64Url, fromHex, toBase64, toBase64Url, toHex } from "./encoding.ts";
+export { RsaSigner, RsaVerifier } from "./rsa.ts";
+export type { RsaAlg } from "./rsa.ts";
+export {
+  concatBytes,
+  fromBase64,
+  fromBase64Url,
+  fromHex,
+  toBase64,
+  toBase64Url,
+  toHex,
+} from "./encoding.ts";
 export {
   isFinalTransactionStatus,
   NOTIFICATION_SORT_FIELDS,

@@ -12,6 +12,7 @@
  * @module
  */
 
+import { concatBytes } from "./encoding.ts";
 import { BaseError } from "./errors.ts";
 
 /** Why a body was refused: the HTTP status to answer and a message. */
@@ -24,6 +25,10 @@ export class BodyRefused extends BaseError {
     super(message);
     this.status = status;
   }
+}
+
+function tooSlow(timeoutMs: number): BodyRefused {
+  return new BodyRefused(408, `Request too slow: the body must arrive within ${timeoutMs} ms.`);
 }
 
 /** Bytes held by the bodies being read, shared by one server's requests. */
@@ -70,13 +75,7 @@ export async function readBody(
   let total = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new BodyRefused(408, `Request too slow: the body must arrive within ${timeoutMs} ms.`),
-        ),
-      timeoutMs,
-    );
+    timer = setTimeout(() => reject(tooSlow(timeoutMs)), timeoutMs);
   });
   late.catch(() => {});
   try {
@@ -103,14 +102,7 @@ export async function readBody(
     clearTimeout(timer);
     if (budget) budget.used -= parts.reduce((n, p) => n + p.length, 0);
   }
-  if (parts.length === 1) return parts[0];
-  const all = new Uint8Array(total);
-  let o = 0;
-  for (const p of parts) {
-    all.set(p, o);
-    o += p.length;
-  }
-  return all;
+  return parts.length === 1 ? parts[0] : concatBytes(parts);
 }
 
 interface Pending {
@@ -128,9 +120,7 @@ function tick(): void {
   for (const p of pending) {
     if (p.deadline <= now) {
       pending.delete(p);
-      p.reject(
-        new BodyRefused(408, `Request too slow: the body must arrive within ${p.timeoutMs} ms.`),
-      );
+      p.reject(tooSlow(p.timeoutMs));
     }
   }
   if (pending.size === 0) {

@@ -7,7 +7,7 @@
 
 import * as z from "zod";
 import type { PlatformClient } from "./client.ts";
-import { type Page, stringOrNumber } from "./schemas.ts";
+import { pageSchema, stringOrNumber } from "./schemas.ts";
 
 /** A blockchain as the platform lists it. */
 export interface Blockchain {
@@ -57,11 +57,6 @@ const AssetSchema: z.ZodType<Asset> = z.looseObject({
   legacyId: z.string(),
 });
 
-const BlockchainPage: z.ZodType<Page<Blockchain>> = z.looseObject({
-  data: z.array(BlockchainSchema),
-  next: z.string().nullish(),
-});
-
 /** Lists the blockchains of a protocol (default `ETH`, i.e. EVM), following pages. */
 export function listBlockchains(
   client: PlatformClient,
@@ -70,7 +65,7 @@ export function listBlockchains(
   return client.paginate("/v1/blockchains", {
     operation: "list blockchains",
     query: { protocol: options.protocol ?? "ETH", pageSize: 500 },
-    schema: BlockchainPage,
+    schema: pageSchema<Blockchain>(BlockchainSchema),
     signal: options.signal,
   });
 }
@@ -81,12 +76,11 @@ export async function getAsset(
   assetId: string,
   signal?: AbortSignal,
 ): Promise<Asset> {
-  const r = await client.request("GET", `/v1/assets/${encodeURIComponent(assetId)}`, {
+  return (await client.request("GET", `/v1/assets/${encodeURIComponent(assetId)}`, {
     operation: `get asset ${JSON.stringify(assetId)}`,
     schema: AssetSchema,
     signal,
-  });
-  return r.data;
+  })).data;
 }
 
 /**

@@ -12,7 +12,6 @@
 import type { Page } from "./schemas.ts";
 import type { Credentials } from "./credentials.ts";
 import { signRequestToken } from "./jwt.ts";
-import { noReplayFetch } from "./no_replay_fetch.ts";
 import { VERSION } from "../version.ts";
 import { BodyRefused, readBody } from "../core/read_body.ts";
 import { rememberSecret, rememberToken } from "../core/redact.ts";
@@ -148,6 +147,35 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
   });
 }
 
+/**
+ * A `fetch` for platform calls that never replays a POST by itself.
+ *
+ * Deno's `fetch` silently re-sends a request when a reused keep-alive
+ * connection closes after the request was written (checked: a server that
+ * reads a POST and drops the connection sees it twice). For a create that
+ * means the same signed token twice (refused as a nonce replay) or, against
+ * a server without idempotency, two transactions. POSTs therefore go over a
+ * client without an idle pool, so a lost answer surfaces as an error that
+ * the custody signer handles (look up by `externalTxId`, retry with the same
+ * `Idempotency-Key`). GETs keep the pooled connections (polling is frequent).
+ *
+ * @example
+ * ```ts
+ * const f = noReplayFetch();
+ * await f("http://127.0.0.1:8080/v1/transactions", { method: "POST", body: "{}" });
+ * ```
+ */
+export function noReplayFetch(base: typeof fetch = fetch): typeof fetch {
+  let client: Deno.HttpClient | undefined;
+  return (input, init) => {
+    const method = (init?.method ?? (input instanceof Request ? input.method : "GET"))
+      .toUpperCase();
+    if (method === "GET" || method === "HEAD") return base(input, init);
+    client ??= Deno.createHttpClient({ poolMaxIdlePerHost: 0 });
+    return base(input, { ...init, client } as unknown as RequestInit);
+  };
+}
+
 /** Parses `Retry-After` (seconds or an HTTP date) to milliseconds. */
 function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
   if (value === null || value.trim() === "") return undefined;
@@ -197,7 +225,8 @@ export class PlatformClient {
   readonly #o:
     & Required<Omit<ClientOptions, "onRetry" | "headers" | "userAgent">>
     & Pick<ClientOptions, "onRetry" | "headers">;
-  readonly #userAgent: string;
+  /** The `User-Agent` sent with every request: `service/<version>` and the caller's text. */
+  readonly userAgent: string;
 
   /** A client for these credentials; see {@linkcode ClientOptions} for the defaults. */
   constructor(credentials: Credentials, options: ClientOptions = {}) {
@@ -205,7 +234,7 @@ export class PlatformClient {
     rememberSecret(credentials.apiKey); // redacted wherever a printer shows the platform's words
     this.baseUrl = credentials.baseUrl;
     this.#o = {
-      // Never let the runtime re-send a POST on its own (see no_replay_fetch.ts).
+      // Never let the runtime re-send a POST on its own (see noReplayFetch).
       fetch: noReplayFetch(options.fetch ?? ((...a) => fetch(...a))),
       now: options.now ?? Date.now,
       uuid: options.uuid ?? (() => crypto.randomUUID()),
@@ -219,12 +248,7 @@ export class PlatformClient {
       headers: options.headers,
     };
     const extra = options.userAgent?.replace(/[\r\n]+/g, " ").trim();
-    this.#userAgent = `service/${VERSION}${extra ? ` ${extra}` : ""}`;
-  }
-
-  /** The `User-Agent` sent with every request: `service/<version>` and the caller's text. */
-  get userAgent(): string {
-    return this.#userAgent;
+    this.userAgent = `service/${VERSION}${extra ? ` ${extra}` : ""}`;
   }
 
   /** A fresh idempotency key from the injected UUID source. */
@@ -263,14 +287,13 @@ export class PlatformClient {
         idempotencyKey,
         options.signal,
       );
-      let retryable = false;
       let waitMs: number | undefined;
-      let reason = "";
+      let reason: string;
       if (outcome.kind === "response") {
         const { response, text } = outcome;
         if (response.ok) return this.#success(response, text, options, idempotencyKey);
         const s = response.status;
-        retryable = isRetryableStatus(s);
+        let retryable = isRetryableStatus(s);
         reason = `status ${s}`;
         const retryAfter = parseRetryAfter(response.headers.get("retry-after"), o.now());
         if (retryAfter !== undefined) {
@@ -281,7 +304,6 @@ export class PlatformClient {
           throw this.#apiError(options.operation, response, text, retryAfter, url);
         }
       } else {
-        retryable = true;
         reason = outcome.kind === "timeout" ? "timeout" : "network error";
         if (attempt >= maxRetries) {
           if (outcome.kind === "timeout") {
@@ -321,7 +343,7 @@ export class PlatformClient {
     rememberToken(token);
     const headers: Record<string, string> = {
       ...o.headers,
-      "User-Agent": this.#userAgent,
+      "User-Agent": this.userAgent,
       "X-API-Key": this.#creds.apiKey,
       "Authorization": `Bearer ${token}`,
       "Accept": "application/json",

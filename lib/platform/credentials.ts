@@ -6,8 +6,8 @@
  * @module
  */
 
-import { fromBase64 } from "../core/mod.ts";
-import { RsaSigner } from "../core/rsa_signer.ts";
+import { concatBytes, fromBase64 } from "../core/mod.ts";
+import { RsaSigner } from "../core/rsa.ts";
 import { CredentialsError } from "./errors.ts";
 import { rememberSecret } from "../core/redact.ts";
 import { buildApiBaseUrl, NO_ADDRESS } from "./production.ts";
@@ -68,15 +68,7 @@ function derLength(n: number): Uint8Array {
 
 function der(tag: number, ...parts: Uint8Array[]): Uint8Array {
   const len = parts.reduce((a, p) => a + p.length, 0);
-  const head = Uint8Array.of(tag, ...derLength(len));
-  const out = new Uint8Array(head.length + len);
-  out.set(head);
-  let o = head.length;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concatBytes([Uint8Array.of(tag, ...derLength(len)), ...parts]);
 }
 
 /** Wraps a PKCS#1 RSAPrivateKey in a PKCS#8 PrivateKeyInfo. */
@@ -101,7 +93,7 @@ function pemBody(pem: string, label: string): Uint8Array | undefined {
 /**
  * Imports an RSA private key from PEM text (PKCS#8 `PRIVATE KEY` or PKCS#1
  * `RSA PRIVATE KEY`) as the project's shared RSA signer
- * (`lib/core/rsa_signer.ts`, RS256). `source` names where it came from, for
+ * (`lib/core/rsa.ts`, RS256). `source` names where it came from, for
  * messages; the key text is never part of a message.
  *
  * @example
@@ -166,11 +158,7 @@ export const MAX_PRIVATE_KEY_BYTES = 64 * 1024;
  */
 export async function readPrivateKeyFile(path: string): Promise<string> {
   const refuse = (why: string): never => {
-    throw new CredentialsError(
-      `Cannot read the private key file ${
-        JSON.stringify(path)
-      }: ${why}. Give --privateKey a PEM file path or the PEM text.`,
-    );
+    throw unreadableFile(path, why);
   };
   const info = await Deno.stat(path);
   if (info.isDirectory) refuse("it is a directory");
@@ -271,14 +259,18 @@ async function readKey(
         : e instanceof Deno.errors.IsADirectory
         ? "it is a directory"
         : "it cannot be read";
-      throw new CredentialsError(
-        `Cannot read the private key file ${
-          JSON.stringify(value)
-        }: ${why}. Give --privateKey a PEM file path or the PEM text.`,
-      );
+      throw unreadableFile(value, why);
     }
   }
   return { pem, signer: await importPrivateKeySigner(pem, source) };
+}
+
+function unreadableFile(path: string, why: string): CredentialsError {
+  return new CredentialsError(
+    `Cannot read the private key file ${
+      JSON.stringify(path)
+    }: ${why}. Give --privateKey a PEM file path or the PEM text.`,
+  );
 }
 
 /**

@@ -1,15 +1,13 @@
 /**
- * Errors of the platform client. The CLI maps them to exit codes in one place
- * (`lib/cli/errors.ts`); the bridge maps them to JSON-RPC errors in one place.
+ * Errors of the platform client, and which of them are worth a retry. The CLI
+ * maps them to exit codes in one place (`lib/cli/errors.ts`); the bridge maps
+ * them to JSON-RPC errors in one place. Light (no client): the emulator's
+ * idempotency records take {@linkcode isRetryableStatus} from here.
  *
  * @module
  */
 
 import { BaseError, type BaseErrorOptions } from "../core/mod.ts";
-import { isRetryableStatus } from "./retryable_status.ts";
-
-export { isRetryableStatus };
-
 function hintFor(status: number, retryAfterMs?: number, location?: string): string {
   if (status >= 300 && status < 400) {
     return location
@@ -124,11 +122,8 @@ export class PlatformResponseError extends BaseError {
 
 /** The credentials are missing, unreadable or malformed. Never carries a secret. */
 export class CredentialsError extends BaseError {
-  /** `message` must not contain the secret. */
-  constructor(message: string, options?: BaseErrorOptions) {
-    super(message, options);
-    this.name = "CredentialsError";
-  }
+  /** The class name (its message must never contain the secret). */
+  override name = "CredentialsError";
 }
 
 /**
@@ -148,4 +143,21 @@ export function isRetryable(error: unknown): boolean {
     return true;
   }
   return error instanceof PlatformApiError && isRetryableStatus(error.status);
+}
+
+/**
+ * Whether an HTTP error status from the platform is worth a retry: 408,
+ * 429 and every 5xx. The platform client's retry loop, the emulator's
+ * idempotency records (an answer worth a retry is not kept) and `notifications
+ * tail --follow` all use this one rule.
+ *
+ * @example
+ * ```ts
+ * isRetryableStatus(503); // true
+ * isRetryableStatus(408); // true
+ * isRetryableStatus(404); // false
+ * ```
+ */
+export function isRetryableStatus(status: number): boolean {
+  return status >= 500 || status === 429 || status === 408;
 }

@@ -1,13 +1,13 @@
 /**
  * The platform's request authentication: an RS256 JWT per request whose
  * claims bind it to the path, query and body (`platform-api.md`). Signed by
- * the project's one RSA signer (`lib/core/rsa_signer.ts`, WebCrypto).
+ * the project's one RSA signer (`lib/core/rsa.ts`, WebCrypto).
  *
  * @module
  */
 
 import { toBase64Url, toHex } from "../core/mod.ts";
-import { RsaSigner } from "../core/rsa_signer.ts";
+import { RsaSigner } from "../core/rsa.ts";
 
 const enc = new TextEncoder();
 

@@ -5,7 +5,7 @@
  * @module
  */
 
-export { abortableSleep, PlatformClient } from "./client.ts";
+export { abortableSleep, noReplayFetch, PlatformClient } from "./client.ts";
 export type {
   AnswerSchema,
   ApiResponse,

@@ -104,15 +104,14 @@ export async function createTransaction(
   body: TransactionRequest,
   options: { idempotencyKey?: string; signal?: AbortSignal; retries?: number } = {},
 ): Promise<CreateTransactionResponse> {
-  const r = await client.request("POST", "/v1/transactions", {
+  return (await client.request("POST", "/v1/transactions", {
     operation: `create a ${body.operation} transaction`,
     body,
     schema: CreateTransactionResponseSchema,
     idempotencyKey: options.idempotencyKey,
     signal: options.signal,
     retries: options.retries,
-  });
-  return r.data;
+  })).data;
 }
 
 /** Gets one transaction by its platform id. */
@@ -121,12 +120,11 @@ export async function getTransaction(
   id: string,
   signal?: AbortSignal,
 ): Promise<Transaction> {
-  const r = await client.request("GET", `/v1/transactions/${encodeURIComponent(id)}`, {
+  return (await client.request("GET", `/v1/transactions/${encodeURIComponent(id)}`, {
     operation: `get transaction ${JSON.stringify(id)}`,
     schema: TransactionSchema,
     signal,
-  });
-  return r.data;
+  })).data;
 }
 
 /**
@@ -139,7 +137,7 @@ export async function findTransactionByExternalId(
   signal?: AbortSignal,
 ): Promise<Transaction | undefined> {
   try {
-    const r = await client.request(
+    return (await client.request(
       "GET",
       `/v1/transactions/external_tx_id/${encodeURIComponent(externalTxId)}`,
       {
@@ -147,8 +145,7 @@ export async function findTransactionByExternalId(
         schema: TransactionSchema,
         signal,
       },
-    );
-    return r.data;
+    )).data;
   } catch (e) {
     if (e instanceof PlatformApiError && e.status === 404) return undefined;
     throw e;
@@ -165,13 +162,12 @@ export async function listTransactions(
   query: Record<string, string | number>,
   signal?: AbortSignal,
 ): Promise<Transaction[]> {
-  const r = await client.request("GET", "/v1/transactions", {
+  return (await client.request("GET", "/v1/transactions", {
     operation: "list transactions",
     query,
     schema: z.array(TransactionSchema),
     signal,
-  });
-  return r.data;
+  })).data;
 }
 
 /** Cancels a transaction not yet signed (`POST /v1/transactions/{id}/cancel`). */

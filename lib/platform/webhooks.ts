@@ -5,8 +5,7 @@
  * @module
  */
 
-import type { PlatformClient, QueryValue } from "./client.ts";
-import type { ApiResponse } from "./client.ts";
+import type { ApiResponse, PlatformClient, QueryValue } from "./client.ts";
 import {
   MetricValueSchema,
   type Notification,
@@ -41,11 +40,10 @@ export function listWebhooks(
 
 /** Gets one webhook endpoint. */
 export async function getWebhook(client: PlatformClient, webhookId: string): Promise<Webhook> {
-  const r = await client.request("GET", `/v1/webhooks/${seg(webhookId)}`, {
+  return (await client.request("GET", `/v1/webhooks/${seg(webhookId)}`, {
     operation: `get webhook ${JSON.stringify(webhookId)}`,
     schema: WebhookSchema,
-  });
-  return r.data;
+  })).data;
 }
 
 /** What Create Webhook takes (`enabled` defaults to true on the platform). */
@@ -66,13 +64,12 @@ export async function createWebhook(
   body: WebhookCreate,
   idempotencyKey?: string,
 ): Promise<Webhook> {
-  const r = await client.request("POST", "/v1/webhooks", {
+  return (await client.request("POST", "/v1/webhooks", {
     operation: `create a webhook for ${body.url}`,
     body,
     idempotencyKey,
     schema: WebhookSchema,
-  });
-  return r.data;
+  })).data;
 }
 
 /**
@@ -85,8 +82,7 @@ export async function deleteWebhook(
 ): Promise<Webhook | undefined> {
   const operation = `delete webhook ${JSON.stringify(webhookId)}`;
   const r = await client.request("DELETE", `/v1/webhooks/${seg(webhookId)}`, { operation });
-  if (r.data === undefined || r.data === null || r.data === "") return undefined;
-  // As sent (see `client.ts`), when it is a webhook.
+  // As sent (see `client.ts`), when it is a webhook (an empty answer is not).
   return WebhookSchema.safeParse(r.data).success ? r.data as Webhook : undefined;
 }
 
@@ -96,12 +92,11 @@ export async function updateWebhook(
   webhookId: string,
   patch: { enabled?: boolean; url?: string; description?: string; events?: string[] },
 ): Promise<Webhook> {
-  const r = await client.request("PATCH", `/v1/webhooks/${seg(webhookId)}`, {
+  return (await client.request("PATCH", `/v1/webhooks/${seg(webhookId)}`, {
     operation: `update webhook ${JSON.stringify(webhookId)}`,
     body: patch,
     schema: WebhookSchema,
-  });
-  return r.data;
+  })).data;
 }
 
 /** The last active hour's error rate, as the platform reports it (percent). */
@@ -159,12 +154,11 @@ export async function listNotificationsPage(
   webhookId: string,
   q: NotificationQuery,
 ): Promise<Page<Notification>> {
-  const r = await client.request("GET", `/v1/webhooks/${seg(webhookId)}/notifications`, {
+  return (await client.request("GET", `/v1/webhooks/${seg(webhookId)}/notifications`, {
     operation: `list notifications of webhook ${JSON.stringify(webhookId)}`,
     query: notificationQuery(q),
     schema: pageSchema(NotificationSchema),
-  });
-  return r.data;
+  })).data;
 }
 
 /** Every notification matching the query, following `next` to the end (`signal` stops it). */
@@ -191,7 +185,7 @@ export async function getNotification(
   notificationId: string,
   includeData = false,
 ): Promise<Notification> {
-  const r = await client.request(
+  return (await client.request(
     "GET",
     `/v1/webhooks/${seg(webhookId)}/notifications/${seg(notificationId)}`,
     {
@@ -199,8 +193,7 @@ export async function getNotification(
       query: { includeData: includeData ? true : undefined },
       schema: NotificationSchema,
     },
-  );
-  return r.data;
+  )).data;
 }
 
 /** The delivery attempts of a notification, following pages (`onPage` sees each; `signal` stops it). */
@@ -296,19 +289,20 @@ export async function resendFailed(
   body: { startTime?: number; events?: string[] },
   idempotencyKey?: string,
 ): Promise<ApiResponse<{ total: number }> & { location?: string; jobId?: string }> {
-  const r = await client.request(
-    "POST",
-    `/v1/webhooks/${seg(webhookId)}/notifications/resend_failed`,
-    {
+  return withJob(
+    await client.request("POST", `/v1/webhooks/${seg(webhookId)}/notifications/resend_failed`, {
       operation: `resend the failed notifications of webhook ${JSON.stringify(webhookId)}`,
       body,
       idempotencyKey,
       schema: ResendFailedSchema,
-    },
+    }),
   );
+}
+
+/** A resend's answer with the job its `Location` names, if any. */
+function withJob<T>(r: ApiResponse<T>): ApiResponse<T> & { location?: string; jobId?: string } {
   const location = r.headers.get("location") ?? undefined;
-  const jobId = location?.split("/").filter(Boolean).pop();
-  return { ...r, location, jobId };
+  return { ...r, location, jobId: location?.split("/").filter(Boolean).pop() };
 }
 
 /** The filters of a resend by query (the SDK's `ResendByQueryRequest`). */
@@ -336,19 +330,14 @@ export async function resendByQuery(
   body: ResendQuery,
   idempotencyKey?: string,
 ): Promise<ApiResponse<{ total?: number }> & { location?: string; jobId?: string }> {
-  const r = await client.request<{ total?: number }>(
-    "POST",
-    `/v1/webhooks/${seg(webhookId)}/notifications/resend_by_query`,
-    {
+  return withJob(
+    await client.request("POST", `/v1/webhooks/${seg(webhookId)}/notifications/resend_by_query`, {
       operation: `resend the notifications of webhook ${JSON.stringify(webhookId)} by query`,
       body,
       idempotencyKey,
       schema: ResendByQuerySchema,
-    },
+    }),
   );
-  const location = r.headers.get("location") ?? undefined;
-  const jobId = location?.split("/").filter(Boolean).pop();
-  return { ...r, location, jobId };
 }
 
 /** Status of a resend job: of resend failed (`failed`, the default) or of resend by query (`query`). */
@@ -358,12 +347,11 @@ export async function getResendJob(
   jobId: string,
   kind: "failed" | "query" = "failed",
 ): Promise<ResendJob> {
-  const r = await client.request(
+  return (await client.request(
     "GET",
     `/v1/webhooks/${seg(webhookId)}/notifications/${
       kind === "query" ? "resend_by_query" : "resend_failed"
     }/jobs/${seg(jobId)}`,
     { operation: `get resend job ${JSON.stringify(jobId)}`, schema: ResendJobSchema },
-  );
-  return r.data;
+  )).data;
 }

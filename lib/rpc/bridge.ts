@@ -69,11 +69,6 @@ export interface Bridge {
   close(): Promise<void>;
 }
 
-/** A random path token (128 bits, hex). */
-export function randomToken(): string {
-  return toHex(crypto.getRandomValues(new Uint8Array(16)));
-}
-
 /**
  * Asks the node for its chain id.
  *
@@ -134,7 +129,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       import("./ws.ts"),
     ]);
     const host = options.host ?? "127.0.0.1";
-    const path = options.httpPath ?? `/${randomToken()}`;
+    // default: a random per-run token of 128 bits
+    const path = options.httpPath ?? `/${toHex(crypto.getRandomValues(new Uint8Array(16)))}`;
     const handler = createHttpHandler({
       dispatcher,
       paths: [path, ...(options.extraPaths ?? [])],

@@ -42,11 +42,12 @@ export interface ChainListener {
 export interface ChainPollerOptions {
   /** Milliseconds between polls; default 250. */
   intervalMs?: number;
-  /** How many recent blocks are remembered to find a fork point; default 128. */
-  depth?: number;
   /** Called when a poll fails (the next poll retries). */
   onError?(error: unknown): void;
 }
+
+/** How many recent blocks are remembered to find a fork point. */
+const DEPTH = 128;
 
 interface Seen {
   block: RpcBlock;
@@ -69,7 +70,6 @@ interface Seen {
 export class ChainPoller {
   readonly #upstream: Upstream;
   readonly #intervalMs: number;
-  readonly #depth: number;
   readonly #onError: (e: unknown) => void;
   readonly #listeners = new Set<ChainListener>();
   /** Recent canonical blocks, oldest first; the last one is the cursor. */
@@ -85,7 +85,6 @@ export class ChainPoller {
   constructor(upstream: Upstream, options: ChainPollerOptions = {}) {
     this.#upstream = upstream;
     this.#intervalMs = options.intervalMs ?? 250;
-    this.#depth = options.depth ?? 128;
     this.#onError = options.onError ?? (() => {});
   }
 
@@ -165,11 +164,6 @@ export class ChainPoller {
     return b && typeof b === "object" ? b as RpcBlock : undefined;
   }
 
-  #wantsLogs(): boolean {
-    for (const l of this.#listeners) if (l.wantsLogs) return true;
-    return false;
-  }
-
   async #poll(): Promise<void> {
     if (this.#pendingFilter !== undefined) await this.#pollPending();
     let head = await this.#block("latest");
@@ -207,11 +201,11 @@ export class ChainPoller {
         if (!(await rewound())) return;
         continue;
       }
-      const logs = this.#wantsLogs()
+      const logs = [...this.#listeners].some((l) => l.wantsLogs)
         ? await this.#upstream.request("eth_getLogs", [{ blockHash: block.hash }]) as RpcLog[]
         : undefined;
       this.#recent.push({ block, logs });
-      if (this.#recent.length > this.#depth) this.#recent.shift();
+      if (this.#recent.length > DEPTH) this.#recent.shift();
       for (const l of [...this.#listeners]) l.onBlock?.(block, logs);
     }
   }

@@ -19,8 +19,7 @@ import type { ChainTransaction } from "./send_proof.ts";
 import { TRANSACTION_SENT_STATUSES } from "../core/mod.ts";
 import type { Signer } from "./methods.ts";
 import { RpcError, RpcErrorCode, toRpcError } from "./protocol.ts";
-import { parseQuantity } from "./units.ts";
-import { toTransactionRequest } from "./transaction_request.ts";
+import { parseQuantity, toTransactionRequest } from "./transaction_request.ts";
 import {
   DEFAULT_NONCE_QUIET_MS,
   NonceGate,

@@ -8,15 +8,12 @@
  * @module
  */
 
-import { BaseError } from "../core/mod.ts";
+import { BaseError, concatBytes } from "../core/mod.ts";
 
 /** The framer found bytes that cannot start a JSON object or array, or a value over the limit. */
 export class FramingError extends BaseError {
-  /** Creates the error with its reason. */
-  constructor(message: string) {
-    super(message);
-    this.name = "FramingError";
-  }
+  /** The class name. */
+  override name = "FramingError";
 }
 
 const OPEN_BRACE = 0x7b;
@@ -95,7 +92,11 @@ export class JsonStreamDecoder {
         if (depth === 0) {
           const piece = chunk.subarray(start, i + 1);
           if (this.#partsLength + piece.length > this.#max) this.#tooLarge();
-          out.push(this.#parts.length ? this.#concat(piece) : piece);
+          if (this.#parts.length) {
+            out.push(concatBytes([...this.#parts, piece]));
+            this.#parts = [];
+            this.#partsLength = 0;
+          } else out.push(piece);
           start = -1;
         }
       }
@@ -113,20 +114,24 @@ export class JsonStreamDecoder {
     return out;
   }
 
-  #concat(last: Uint8Array): Uint8Array {
-    const all = new Uint8Array(this.#partsLength + last.length);
-    let o = 0;
-    for (const p of this.#parts) {
-      all.set(p, o);
-      o += p.length;
-    }
-    all.set(last, o);
-    this.#parts = [];
-    this.#partsLength = 0;
-    return all;
-  }
-
   #tooLarge(): never {
     throw new FramingError(`a message is larger than ${this.#max} bytes`);
+  }
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * Reads `conn` to its end, handing `onFrame` the text of each JSON value (as the IPC clients of
+ * a node read it). Throws what the read or the decoder throws.
+ */
+export async function readJsonFrames(
+  conn: Deno.Conn,
+  onFrame: (text: string) => void,
+): Promise<void> {
+  const frames = new JsonStreamDecoder();
+  const buf = new Uint8Array(256 * 1024);
+  for (let n; (n = await conn.read(buf)) !== null;) {
+    for (const frame of frames.push(buf.subarray(0, n))) onFrame(decoder.decode(frame));
   }
 }

@@ -3,7 +3,7 @@
  * id, accounts, sending and signing through custody) and which go to the
  * upstream node (method and params unchanged, the envelope rebuilt with the
  * bridge's own id: see `upstreamRequest` in `protocol.ts`).
- * {@linkcode Dispatcher.handle} takes the text of one message (single or
+ * {@linkcode Dispatcher.handleValue} takes one decoded message (single or
  * batch) and returns the text to answer, or `undefined` when nothing must be
  * answered (notifications only).
  *
@@ -108,6 +108,11 @@ type Local = LocalMethod;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const HEX = /^0x([0-9a-fA-F]{2})*$/;
 
+/** A -32602 error (the caller's parameters are wrong). */
+function badParams(message: string): RpcError {
+  return new RpcError(RpcErrorCode.invalidParams, message);
+}
+
 function needSigner(d: Dispatcher): Signer {
   if (!d.signer) {
     throw new RpcError(RpcErrorCode.methodNotFound, "No custody signer is configured.");
@@ -117,8 +122,7 @@ function needSigner(d: Dispatcher): Signer {
 
 function address(value: unknown, method: string, position: string): string {
   if (typeof value !== "string" || !ADDRESS.test(value)) {
-    throw new RpcError(
-      RpcErrorCode.invalidParams,
+    throw badParams(
       `${method}: the ${position} parameter must be an address (0x + 40 hex digits).`,
     );
   }
@@ -128,7 +132,7 @@ function address(value: unknown, method: string, position: string): string {
 /** A message given as hex stays; any other string is taken as UTF-8 text. */
 function messageHex(value: unknown, method: string): string {
   if (typeof value !== "string") {
-    throw new RpcError(RpcErrorCode.invalidParams, `${method}: the message must be a string.`);
+    throw badParams(`${method}: the message must be a string.`);
   }
   if (HEX.test(value)) return value;
   return "0x" + toHex(value);
@@ -140,21 +144,16 @@ function typedDataOf(value: unknown, method: string): unknown {
     try {
       v = JSON.parse(v);
     } catch {
-      throw new RpcError(
-        RpcErrorCode.invalidParams,
-        `${method}: the typed data is a string but not JSON.`,
-      );
+      throw badParams(`${method}: the typed data is a string but not JSON.`);
     }
   }
   if (Array.isArray(v)) {
-    throw new RpcError(
-      RpcErrorCode.invalidParams,
+    throw badParams(
       `${method}: the legacy (v1) array form of typed data is not supported; send EIP-712 typed data ({types, domain, primaryType, message}).`,
     );
   }
   if (!v || typeof v !== "object" || !("types" in v) || !("message" in v)) {
-    throw new RpcError(
-      RpcErrorCode.invalidParams,
+    throw badParams(
       `${method}: expected EIP-712 typed data with types, domain, primaryType and message.`,
     );
   }
@@ -176,8 +175,7 @@ function signTypedData(method: string): Local {
         id = BigInt(domainChain as string | number);
       } catch { /* reported below */ }
       if (id !== d.chainId) {
-        throw new RpcError(
-          RpcErrorCode.invalidParams,
+        throw badParams(
           `${method}: the typed data's domain.chainId ${
             JSON.stringify(domainChain)
           } is not this bridge's chain ${d.chainId}; refusing to sign for another chain.`,
@@ -199,10 +197,7 @@ export const LOCAL_METHODS: Readonly<Record<string, LocalMethod>> = {
   eth_sendTransaction: (params, d, call) => {
     const tx = params[0];
     if (!tx || typeof tx !== "object" || Array.isArray(tx)) {
-      throw new RpcError(
-        RpcErrorCode.invalidParams,
-        "eth_sendTransaction: expected [transaction object].",
-      );
+      throw badParams("eth_sendTransaction: expected [transaction object].");
     }
     return needSigner(d).sendTransaction(tx as Record<string, unknown>, d.signal, call?.clientGone);
   },
@@ -324,24 +319,8 @@ export class Dispatcher {
   }
 
   /**
-   * Answers the text of one message. Returns `undefined` when no answer is
-   * due (a notification, or a batch of notifications only). Never throws.
-   */
-  async handle(text: string): Promise<string | undefined> {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return errorText(
-        null,
-        new RpcError(RpcErrorCode.parseError, "Parse error: the message is not valid JSON."),
-      );
-    }
-    return await this.handleValue(value, text);
-  }
-
-  /**
-   * Answers an already decoded message. One envelope rule for single
+   * Answers a decoded message; `undefined` when no answer is due (a
+   * notification, or a batch of notifications only). Never throws. One envelope rule for single
    * requests and batch elements alike: validated here, sent to the node
    * rebuilt with the bridge's own id (`upstreamRequest`), answered with the
    * caller's id and the node's result or error (`answerText`/`answerFrom`).
@@ -395,16 +374,11 @@ export class Dispatcher {
       if (isKeyMethod(request.method)) {
         return isNotification(request) ? undefined : errorText(id, refuseKeyMethod(request.method));
       }
-      let answer: string;
-      try {
-        answer = isNotification(request)
-          ? await this.upstream.send(upstreamText(request))
-          : await this.#batcher.send(request);
-      } catch (e) {
-        return isNotification(request) ? undefined : errorText(id, upstreamFailure(e));
+      if (isNotification(request)) {
+        await this.upstream.send(upstreamText(request)).catch(() => {});
+        return undefined;
       }
-      if (isNotification(request)) return undefined;
-      return answer;
+      return await this.#batcher.send(request).catch((e) => errorText(id, upstreamFailure(e)));
     }
     const responses = await this.#batch(parsed.items, extra, call);
     return responses.length ? JSON.stringify(responses) : undefined;

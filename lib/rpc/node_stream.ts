@@ -9,16 +9,13 @@
  * @module
  */
 
-import { JsonStreamDecoder } from "./json_stream.ts";
-import { redactUrl, Upstream, UpstreamError } from "./upstream.ts";
+import { readJsonFrames } from "./json_stream.ts";
+import { redactUrl, Upstream, UpstreamError, writeFull } from "./upstream.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-interface Pending {
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-}
+type Pending = Omit<PromiseWithResolvers<unknown>, "promise">;
 
 /** Opens the byte or message channel under a {@linkcode NodeStream}. */
 interface Channel {
@@ -43,9 +40,7 @@ export class NodeStream {
   /** A stream to `url`: `ws://`, `wss://`, or an IPC socket path. */
   constructor(url: string) {
     this.#url = url;
-    this.shownUrl = /^wss?:/.test(url)
-      ? redactUrl(url.replace(/^ws/, "http")).replace(/^http/, "ws")
-      : url;
+    this.shownUrl = /^wss?:/.test(url) ? redactUrl(url) : url; // ws: and wss: URLs have an origin
   }
 
   #open(): Promise<Channel> {
@@ -68,26 +63,12 @@ export class NodeStream {
 
   async #openIpc(): Promise<Channel> {
     const conn = await Deno.connect({ transport: "unix", path: this.#url });
-    const frames = new JsonStreamDecoder();
-    (async () => {
-      const buf = new Uint8Array(256 * 1024);
-      try {
-        for (;;) {
-          const n = await conn.read(buf);
-          if (n === null) break;
-          for (const f of frames.push(buf.subarray(0, n))) this.#receive(decoder.decode(f));
-        }
-      } catch { /* dropped */ }
-      this.#dropped();
-    })();
+    readJsonFrames(conn, (text) => this.#receive(text)).catch(() => {}).then(() => this.#dropped());
     let writes = Promise.resolve();
     return {
       send: (t) => {
         const bytes = encoder.encode(t + "\n");
-        writes = writes.then(async () => {
-          let o = 0;
-          while (o < bytes.length) o += await conn.write(bytes.subarray(o));
-        }).catch(() => {});
+        writes = writes.then(() => writeFull(conn, bytes)).catch(() => {});
       },
       close: () => {
         try {
@@ -114,30 +95,18 @@ export class NodeStream {
     } catch {
       return;
     }
-    if (Array.isArray(msg)) {
-      const first = msg.find((m) => typeof m?.id === "number");
-      const p = first && this.#pending.get(first.id);
-      if (p) {
-        this.#pending.delete(first.id);
-        p.resolve(msg);
-      }
-      return;
-    }
-    const m = msg as {
-      id?: unknown;
-      method?: string;
-      params?: { subscription?: string; result?: unknown };
-    };
-    if (m.method === "eth_subscription" && m.params?.subscription !== undefined) {
+    const m = msg as { method?: string; params?: { subscription?: string; result?: unknown } };
+    if (m?.method === "eth_subscription" && m.params?.subscription !== undefined) {
       this.#subscribers.get(String(m.params.subscription))?.(m.params.result);
       return;
     }
-    if (typeof m.id === "number") {
-      const p = this.#pending.get(m.id);
-      if (p) {
-        this.#pending.delete(m.id);
-        p.resolve(msg);
-      }
+    // An answer (a batch's: its first element with an id) resolves the call that sent that id.
+    const first = Array.isArray(msg) ? msg.find((x) => typeof x?.id === "number") : msg;
+    const id = (first as { id?: unknown } | null)?.id;
+    const p = typeof id === "number" ? this.#pending.get(id) : undefined;
+    if (p) {
+      this.#pending.delete(id as number);
+      p.resolve(msg);
     }
   }
 

@@ -90,11 +90,7 @@ export class NonceGate {
    * nonce this run is already sending or has sent.
    */
   claim(key: string, address: string, nonce: bigint): NonceTicket {
-    let lane = this.#lanes.get(key);
-    if (!lane) {
-      lane = { claimed: new Set(), after: 0n, waiting: new Set() };
-      this.#lanes.set(key, lane);
-    }
+    const lane = this.#lane(key);
     if (lane.claimed.has(nonce)) {
       throw new RpcError(
         RpcErrorCode.server,
@@ -121,13 +117,18 @@ export class NonceGate {
 
   /** A send of account `key` that asked for no nonce was created and got `nonce`. */
   took(key: string, nonce: bigint): void {
+    const lane = this.#lane(key);
+    lane.claimed.add(nonce);
+    if (nonce + 1n > lane.after) lane.after = nonce + 1n;
+  }
+
+  #lane(key: string): Lane {
     let lane = this.#lanes.get(key);
     if (!lane) {
       lane = { claimed: new Set(), after: 0n, waiting: new Set() };
       this.#lanes.set(key, lane);
     }
-    lane.claimed.add(nonce);
-    if (nonce + 1n > lane.after) lane.after = nonce + 1n;
+    return lane;
   }
 
   /** A send of account `key` finished (sent or not): its waiting sends look again. */

@@ -259,7 +259,7 @@ export class PlatformTransactions {
           idempotencyKey: key,
           signal,
         });
-        this.#log(
+        (this.#o.logStatus ?? this.#o.log)?.(
           `platform transaction ${created.id} created (${body.operation}, externalTxId ${externalTxId})`,
         );
         return { id: created.id, externalTxId, adopted: false };
@@ -304,10 +304,6 @@ export class PlatformTransactions {
         await this.#sleep(Math.min(8000, 250 * 2 ** retry), signal);
       }
     }
-  }
-
-  #log(line: string): void {
-    (this.#o.logStatus ?? this.#o.log)?.(line);
   }
 }
 

@@ -123,15 +123,12 @@ export function toRpcError(e: unknown): RpcError {
   }
   if (
     e instanceof PlatformApiError || e instanceof PlatformUnreachableError ||
-    e instanceof PlatformTimeoutError
+    e instanceof PlatformTimeoutError || e instanceof PlatformResponseError
   ) {
     const data = e instanceof PlatformApiError
       ? { httpStatus: e.status, platformCode: e.code, requestId: e.requestId }
       : undefined;
     return new RpcError(RpcErrorCode.server, e.message, data, { cause: e });
-  }
-  if (e instanceof PlatformResponseError) {
-    return new RpcError(RpcErrorCode.server, e.message, undefined, { cause: e });
   }
   if (e instanceof DOMException && e.code === DOMException.ABORT_ERR) {
     return new RpcError(RpcErrorCode.server, "The bridge is stopping; the request was abandoned.");
@@ -225,7 +222,7 @@ export function answerText(text: string, sentId: number, id: RpcId): string {
   return JSON.stringify(answerFrom(value, id));
 }
 
-/** What {@linkcode parseMessage} found. */
+/** What {@linkcode classify} found. */
 export type ParsedMessage =
   | { kind: "single"; request: RpcRequest | RpcError; id: RpcId }
   | { kind: "batch"; items: { request: RpcRequest | RpcError; id: RpcId }[] }
@@ -237,34 +234,28 @@ export type ParsedMessage =
  */
 export function validateRequest(value: unknown): RpcRequest | RpcError {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return new RpcError(RpcErrorCode.invalidRequest, "Invalid request: expected a JSON object.");
+    return invalidRequest("expected a JSON object.");
   }
   const v = value as Record<string, unknown>;
-  if (v.jsonrpc !== "2.0") {
-    return new RpcError(RpcErrorCode.invalidRequest, 'Invalid request: "jsonrpc" must be "2.0".');
-  }
+  if (v.jsonrpc !== "2.0") return invalidRequest('"jsonrpc" must be "2.0".');
   if (typeof v.method !== "string" || v.method === "") {
-    return new RpcError(
-      RpcErrorCode.invalidRequest,
-      'Invalid request: "method" must be a non-empty string.',
-    );
+    return invalidRequest('"method" must be a non-empty string.');
   }
-  if ("id" in v) {
-    const id = v.id;
-    if (id !== null && typeof id !== "string" && typeof id !== "number" && !isRawJson(id)) {
-      return new RpcError(
-        RpcErrorCode.invalidRequest,
-        'Invalid request: "id" must be a string, a number or null.',
-      );
-    }
+  const id = v.id;
+  if (
+    "id" in v && id !== null && typeof id !== "string" && typeof id !== "number" && !isRawJson(id)
+  ) {
+    return invalidRequest('"id" must be a string, a number or null.');
   }
   if (v.params !== undefined && (v.params === null || typeof v.params !== "object")) {
-    return new RpcError(
-      RpcErrorCode.invalidRequest,
-      'Invalid request: "params" must be an array or an object.',
-    );
+    return invalidRequest('"params" must be an array or an object.');
   }
   return v as unknown as RpcRequest;
+}
+
+/** A -32600 error: `Invalid request: ` and why. */
+function invalidRequest(why: string): RpcError {
+  return new RpcError(RpcErrorCode.invalidRequest, `Invalid request: ${why}`);
 }
 
 function idOf(value: unknown): RpcId {
@@ -328,41 +319,21 @@ export function isNotification(request: RpcRequest): boolean {
 }
 
 /**
- * Parses the text of one message (an HTTP body or one IPC frame).
- *
- * @example
- * ```ts
- * parseMessage('{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}').kind; // "single"
- * parseMessage("[]").kind; // "error" (-32600: empty batch)
- * ```
- */
-export function parseMessage(text: string, maxBatch = DEFAULT_MAX_BATCH): ParsedMessage {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return {
-      kind: "error",
-      error: new RpcError(RpcErrorCode.parseError, "Parse error: the message is not valid JSON."),
-    };
-  }
-  return classify(value, maxBatch);
-}
-
-/**
- * Like {@linkcode parseMessage} for an already decoded value. A batch of
+ * Sorts one decoded message (an HTTP body, a WebSocket message or an IPC
+ * frame) into a single request, a batch, or an error to answer. A batch of
  * more than `maxBatch` elements (default {@linkcode DEFAULT_MAX_BATCH}) is
  * refused as a whole with one -32600 error, as geth does, before any element
  * runs.
+ *
+ * @example
+ * ```ts
+ * classify({ jsonrpc: "2.0", id: 1, method: "eth_chainId" }).kind; // "single"
+ * classify([]).kind; // "error" (-32600: empty batch)
+ * ```
  */
 export function classify(value: unknown, maxBatch = DEFAULT_MAX_BATCH): ParsedMessage {
   if (Array.isArray(value)) {
-    if (value.length === 0) {
-      return {
-        kind: "error",
-        error: new RpcError(RpcErrorCode.invalidRequest, "Invalid request: empty batch."),
-      };
-    }
+    if (value.length === 0) return { kind: "error", error: invalidRequest("empty batch.") };
     if (value.length > maxBatch) {
       return { kind: "error", error: batchTooLarge(value.length, maxBatch) };
     }
@@ -376,9 +347,8 @@ export function classify(value: unknown, maxBatch = DEFAULT_MAX_BATCH): ParsedMe
 
 /** The error for a batch of `size` elements over the limit `maxBatch`. */
 export function batchTooLarge(size: number, maxBatch: number): RpcError {
-  return new RpcError(
-    RpcErrorCode.invalidRequest,
-    `Invalid request: the batch has ${size} requests; the limit is ${maxBatch}. Send smaller batches (or raise the bridge's --maxBatch).`,
+  return invalidRequest(
+    `the batch has ${size} requests; the limit is ${maxBatch}. Send smaller batches (or raise the bridge's --maxBatch).`,
   );
 }
 

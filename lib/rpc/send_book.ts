@@ -170,18 +170,13 @@ export class SendBook {
     } catch (e) {
       entry.outcome = Promise.reject(e);
     }
-    entry.outcome.then(
-      () => {
-        entry.settledAt = this.#now();
-        for (const f of [...entry.changed]) f();
-      },
-      (e) => {
-        entry.settledAt = this.#now();
-        entry.failed = true;
-        entry.created = this.#createdBy(e);
-        for (const f of [...entry.changed]) f();
-      },
-    );
+    const settled = (failed: boolean, error?: unknown) => {
+      entry.settledAt = this.#now();
+      entry.failed = failed;
+      entry.created = failed && this.#createdBy(error);
+      changed(entry);
+    };
+    entry.outcome.then(() => settled(false), (e) => settled(true, e));
     const list = this.#entries.get(identity.key);
     if (list) list.push(entry);
     else this.#entries.set(identity.key, [entry]);
@@ -237,7 +232,7 @@ export class SendBook {
     };
     const onGone = () => {
       leave();
-      for (const f of [...entry.changed]) f();
+      changed(entry);
       if (entry.waiting === 0 && entry.settledAt === undefined) entry.onAllGone?.();
     };
     clientGone?.addEventListener("abort", onGone, { once: true });
@@ -263,12 +258,9 @@ export class SendBook {
    * `clientGone` only while the request's answer is unwritten).
    */
   #deliver(entry: Entry, clientGone: AbortSignal | undefined): void {
-    const changed = () => {
-      for (const f of [...entry.changed]) f();
-    };
     if (!clientGone) {
       entry.delivered = true;
-      changed();
+      changed(entry);
       return;
     }
     entry.delivering++;
@@ -277,7 +269,7 @@ export class SendBook {
       clientGone.removeEventListener("abort", lost);
       entry.delivering--;
       if (received) entry.delivered = true;
-      changed();
+      changed(entry);
     };
     const lost = () => settle(false);
     const timer = setTimeout(() => settle(true), this.#graceMs);
@@ -299,4 +291,9 @@ export class SendBook {
       else if (keep.length !== list.length) this.#entries.set(key, keep);
     }
   }
+}
+
+/** Tells whoever watches `entry` (a repeat in its grace) that it changed. */
+function changed(entry: Entry): void {
+  for (const f of [...entry.changed]) f();
 }

@@ -21,7 +21,7 @@
  * @module
  */
 
-import { transactionStatusInWords } from "../core/mod.ts";
+import { TRANSACTION_SENT_STATUSES, transactionStatusInWords } from "../core/mod.ts";
 
 /** The first progress line comes after this long: 5 s. */
 export const FIRST_LINE_MS = 5_000;
@@ -107,11 +107,6 @@ export class SendProgress {
     this.#start = this.#now();
   }
 
-  /** Whether every client stopped waiting (the outcome is then printed). */
-  get abandoned(): boolean {
-    return this.#abandoned;
-  }
-
   /** The platform created the transaction `txId`. */
   created(txId: string): void {
     this.#txId = txId;
@@ -153,10 +148,7 @@ export class SendProgress {
 
   /** Says the pending line that every client left, now. */
   #flushGone(): void {
-    if (!this.#pendingGone) return;
-    this.#pendingGone();
-    this.#pendingGone = undefined;
-    this.#line(this.#goneLine);
+    if (this.#dropGone()) this.#line(this.#goneLine);
   }
 
   /** Drops the pending line that every client left (a repeat joined, the bridge stops). */
@@ -194,8 +186,7 @@ export class SendProgress {
 
   /** Whether the transaction has been seen with a hash (broadcasting or later). */
   get sent(): boolean {
-    return this.#status === "BROADCASTING" || this.#status === "CONFIRMING" ||
-      this.#status === "COMPLETED";
+    return (TRANSACTION_SENT_STATUSES as readonly string[]).includes(this.#status);
   }
 
   /**

@@ -45,9 +45,7 @@ export function weiOf(text: unknown): bigint | undefined {
 
 /** Call data as lower-case hex without `0x` (`""` for none). */
 function hexData(data: unknown): string {
-  if (typeof data !== "string") return "";
-  const d = data.toLowerCase().replace(/^0x/, "");
-  return d;
+  return typeof data === "string" ? data.toLowerCase().replace(/^0x/, "") : "";
 }
 
 /** The destination address of a one-time-address request (`""` for a contract creation), else undefined. */

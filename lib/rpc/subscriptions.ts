@@ -223,8 +223,8 @@ export class SubscriptionHub {
       this.#poller,
       push,
       () => this.#sessions.delete(s),
-      this.#push && { stream: this.#push, lost: this.#lost },
       this.#ids,
+      this.#push && { stream: this.#push, lost: this.#lost },
     );
     this.#sessions.add(s);
     return s;
@@ -255,8 +255,8 @@ export class SubscriptionSession {
     poller: ChainPoller,
     push: (text: string) => void,
     onClose: () => void,
+    ids: SharedIds,
     node?: { stream: NodeStream; lost: Map<string, () => void> },
-    ids: SharedIds = new SharedIds(),
   ) {
     this.#poller = poller;
     this.#push = push;

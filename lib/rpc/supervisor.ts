@@ -69,11 +69,8 @@ export function childEnv(
   env: Record<string, string>,
   extra: Record<string, string>,
 ): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) {
-    if (!SECRET_ENV_VARS.includes(k)) out[k] = v;
-  }
-  return { ...out, ...extra };
+  const kept = Object.entries(env).filter(([k]) => !SECRET_ENV_VARS.includes(k));
+  return { ...Object.fromEntries(kept), ...extra };
 }
 
 /** Options of {@linkcode runChild}. */

@@ -4,26 +4,23 @@
  * HTTP/1.1 connections written and read directly (no `fetch` per request:
  * it costs more than the node's own answer); `https:` URLs use TLS sockets
  * with the same code. A node that is down yields {@linkcode UpstreamError},
- * which the method table turns into one JSON-RPC error per request.
+ * which the method table turns into one JSON-RPC error per request. The pool
+ * ({@linkcode PooledUpstream}) is shared with the IPC client (`ipc_upstream.ts`).
  *
  * @module
  */
 
-import { BaseError, type BaseErrorOptions, toBase64 } from "../core/mod.ts";
-import { NodeConnections } from "./node_connections.ts";
+import { BaseError, concatBytes, toBase64 } from "../core/mod.ts";
 
 /** The node could not be reached or answered with something that is not JSON-RPC. */
 export class UpstreamError extends BaseError {
-  /** Creates the error with its reason. */
-  constructor(message: string, options?: BaseErrorOptions) {
-    super(message, options);
-    this.name = "UpstreamError";
-  }
+  /** The class name. */
+  override name = "UpstreamError";
 }
 
-/** Options of {@linkcode UpstreamClient}. */
+/** Options of {@linkcode UpstreamClient} and the IPC client. */
 export interface UpstreamOptions {
-  /** Most connections kept open at once; default 64. */
+  /** Most connections kept open at once; default 64 (IPC: 32). */
   maxConnections?: number;
   /** Per-request timeout in ms; default 120000. */
   timeoutMs?: number;
@@ -46,93 +43,103 @@ export function redactUrl(url: string): string {
   }
 }
 
-interface Waiter {
-  resolve(text: string): void;
-  reject(error: unknown): void;
+/** Writes all of `bytes` to `conn`. */
+export async function writeFull(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  let o = 0;
+  while (o < bytes.length) o += await conn.write(bytes.subarray(o));
 }
 
-/** One keep-alive connection; one request in flight at a time. */
-class Connection {
-  readonly #conn: Deno.Conn;
-  #buf = new Uint8Array(64 * 1024);
-  #len = 0;
-  #waiter: Waiter | undefined;
+type Waiter = Omit<PromiseWithResolvers<string>, "promise">;
+
+/**
+ * One connection of a {@linkcode PooledUpstream}, with one request in flight
+ * at a time; a subclass reads the answers and hands each to {@linkcode take}'s waiter.
+ */
+export abstract class NodeConnection {
+  /** True once closed (it is then never handed out again). */
   closed = false;
+  /** When the request in flight was sent (`performance.now()`); 0 when idle. */
+  busySince = 0;
   /** Requests sent on this connection so far. */
   uses = 0;
-  readonly #onClose: (c: Connection) => void;
+  #waiter: Waiter | undefined;
+  readonly #onClose: (c: NodeConnection) => void;
 
-  constructor(conn: Deno.Conn, onClose: (c: Connection) => void) {
-    this.#conn = conn;
+  /** `onClose` is called once the connection closes, for any reason. */
+  constructor(protected readonly conn: Deno.Conn, onClose: (c: NodeConnection) => void) {
     this.#onClose = onClose;
-    this.#readLoop();
   }
 
-  /** When the request in flight was sent (ms, monotonic); 0 when idle. */
-  busySince = 0;
-
-  /** Fails the request in flight (e.g. on timeout) and closes the connection. */
-  expire(error: unknown): void {
-    this.#fail(error);
-  }
-
-  send(head: Uint8Array, body: Uint8Array): Promise<string> {
+  /** Writes `parts` in order; resolves with the answer. */
+  send(...parts: Uint8Array[]): Promise<string> {
     this.uses++;
     this.busySince = performance.now();
     return new Promise<string>((resolve, reject) => {
       this.#waiter = { resolve, reject };
-      this.#write(head, body).catch((e) => this.#fail(e));
+      (async () => {
+        for (const p of parts) await writeFull(this.conn, p);
+      })().catch((e) => this.#fail(e));
     });
   }
 
-  async #write(head: Uint8Array, body: Uint8Array): Promise<void> {
-    if (body.length < 256 * 1024) {
-      const all = new Uint8Array(head.length + body.length);
-      all.set(head);
-      all.set(body, head.length);
-      await writeFull(this.#conn, all);
-    } else {
-      await writeFull(this.#conn, head);
-      await writeFull(this.#conn, body);
-    }
+  /** Fails the request in flight (its timeout) and closes the connection. */
+  expire(error: unknown): void {
+    this.#fail(error);
   }
 
+  /** Closes the connection. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     try {
-      this.#conn.close();
+      this.conn.close();
     } catch { /* already closed */ }
     this.#onClose(this);
   }
 
-  #fail(error: unknown): void {
+  /** The waiter of the request in flight, now answered (the connection is idle again). */
+  protected take(): Waiter | undefined {
     const w = this.#waiter;
     this.#waiter = undefined;
-    this.close();
-    w?.reject(error);
+    this.busySince = 0;
+    return w;
   }
 
-  async #readLoop(): Promise<void> {
+  /** Runs the subclass's read loop; its end or failure fails what is in flight and closes. */
+  protected async readAll(read: () => Promise<void>): Promise<void> {
     try {
-      for (;;) {
-        const res = await this.#readResponse();
-        if (res === undefined) break;
-        const w = this.#waiter;
-        this.#waiter = undefined;
-        this.busySince = 0;
-        if (!w) throw new Error("unexpected data from the node");
-        if (!res.keepAlive) {
-          this.close();
-          w.resolve(res.text);
-          return;
-        }
-        w.resolve(res.text);
-      }
+      await read();
       this.#fail(new Error("the node closed the connection"));
     } catch (e) {
       this.#fail(e);
     }
+  }
+
+  #fail(error: unknown): void {
+    const w = this.take();
+    this.close();
+    w?.reject(error);
+  }
+}
+
+/** One keep-alive HTTP/1.1 connection. */
+class HttpConnection extends NodeConnection {
+  #buf = new Uint8Array(64 * 1024);
+  #len = 0;
+
+  constructor(conn: Deno.Conn, onClose: (c: NodeConnection) => void) {
+    super(conn, onClose);
+    this.readAll(async () => {
+      for (;;) {
+        const res = await this.#readResponse();
+        if (res === undefined) return;
+        const w = this.take();
+        if (!w) throw new Error("unexpected data from the node");
+        if (!res.keepAlive) this.close();
+        w.resolve(res.text);
+        if (!res.keepAlive) return;
+      }
+    });
   }
 
   async #fill(): Promise<boolean> {
@@ -141,7 +148,7 @@ class Connection {
       bigger.set(this.#buf.subarray(0, this.#len));
       this.#buf = bigger;
     }
-    const n = await this.#conn.read(this.#buf.subarray(this.#len));
+    const n = await this.conn.read(this.#buf.subarray(this.#len));
     if (n === null) return false;
     this.#len += n;
     return true;
@@ -204,7 +211,6 @@ class Connection {
 
   async #readChunked(): Promise<Uint8Array> {
     const parts: Uint8Array[] = [];
-    let total = 0;
     for (;;) {
       let lineEnd: number;
       while ((lineEnd = indexOf(this.#buf, this.#len, [13, 10])) === -1) {
@@ -222,16 +228,9 @@ class Connection {
         break;
       }
       parts.push(this.#buf.slice(0, size));
-      total += size;
       this.#consume(size + 2);
     }
-    const out = new Uint8Array(total);
-    let o = 0;
-    for (const p of parts) {
-      out.set(p, o);
-      o += p.length;
-    }
-    return out;
+    return concatBytes(parts);
   }
 }
 
@@ -252,14 +251,10 @@ function indexOf(buf: Uint8Array, len: number, needle: number[]): number {
   return -1;
 }
 
-async function writeFull(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  let o = 0;
-  while (o < bytes.length) o += await conn.write(bytes.subarray(o));
-}
-
 /**
- * A node the bridge reads from: HTTP(S) ({@linkcode UpstreamClient}) or a
- * local IPC socket (`IpcUpstreamClient`). Subclasses implement `send`.
+ * A node the bridge reads from: HTTP(S) ({@linkcode UpstreamClient}), a
+ * local IPC socket (`IpcUpstreamClient`) or a WebSocket (`WsUpstreamClient`).
+ * Subclasses implement `send`.
  */
 export abstract class Upstream {
   /** The node address, as given. */
@@ -297,6 +292,132 @@ export abstract class Upstream {
 }
 
 /**
+ * A node client over a pool of at most `max` connections with one request in
+ * flight each (HTTP and IPC); callers beyond wait in order. Every failure is an
+ * {@linkcode UpstreamError} naming the node. The request timeout is one sweep
+ * every `min(1 s, timeout)` while a request is in flight (a timer per request
+ * costs more than a pass-through request), on `AbortSignal.timeout`: Deno 2.9's
+ * first `setTimeout` loads the Node timers layer (~5 ms of start-up,
+ * `scripts/bench/rpc_startup.ts`).
+ */
+export abstract class PooledUpstream<C extends NodeConnection> extends Upstream {
+  readonly #max: number;
+  readonly #timeoutMs: number;
+  readonly #idle: C[] = [];
+  readonly #all = new Set<C>();
+  readonly #queue: { resolve: (c: C) => void; reject: (e: unknown) => void }[] = [];
+  #opening = 0;
+  #closed = false;
+  #armed = false;
+
+  /** Nothing is opened until the first exchange. */
+  constructor(max: number, timeoutMs: number) {
+    super();
+    this.#max = max;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /** Opens a connection that calls `onClose(c)` when it closes. */
+  protected abstract open(onClose: (c: NodeConnection) => void): Promise<C>;
+
+  /**
+   * Sends one message with `send` on a connection and returns the answer. A failure closes the
+   * connection; `retryOnce(c)` true lets a first failure on `c` (e.g. a kept-alive connection
+   * the node closed while idle) be tried again on another connection.
+   */
+  protected async exchange(
+    send: (c: C) => Promise<string>,
+    retryOnce: (c: C) => boolean = () => false,
+  ): Promise<string> {
+    for (let attempt = 0;; attempt++) {
+      const conn = await this.#acquire();
+      try {
+        const pending = send(conn);
+        this.#arm();
+        const answer = await pending;
+        this.#release(conn);
+        return answer;
+      } catch (e) {
+        conn.close();
+        if (e instanceof UpstreamError) throw e;
+        if (attempt === 0 && retryOnce(conn) && !this.#closed) continue;
+        throw new UpstreamError(
+          `the node at ${this.shownUrl} failed: ${e instanceof Error ? e.message : String(e)}`,
+          { cause: e },
+        );
+      }
+    }
+  }
+
+  /** Closes every connection and fails every waiter; later sends fail. */
+  close(): void {
+    this.#closed = true;
+    for (const c of [...this.#all]) c.close();
+    for (const q of this.#queue.splice(0)) q.reject(new UpstreamError("the bridge is stopping"));
+  }
+
+  /** An idle connection, a new one while under `max`, or the next released one. */
+  async #acquire(): Promise<C> {
+    if (this.#closed) throw new UpstreamError("the bridge is stopping");
+    const idle = this.#idle.pop();
+    if (idle) return idle;
+    if (this.#all.size + this.#opening >= this.#max) {
+      return await new Promise<C>((resolve, reject) => this.#queue.push({ resolve, reject }));
+    }
+    this.#opening++;
+    try {
+      const c = await this.open((x) => this.#forget(x as C)).catch((e) => {
+        throw new UpstreamError(
+          `the node at ${this.shownUrl} cannot be reached (${
+            e instanceof Error ? e.message : String(e)
+          })`,
+          { cause: e },
+        );
+      });
+      this.#all.add(c);
+      return c;
+    } finally {
+      this.#opening--;
+    }
+  }
+
+  #release(c: C): void {
+    if (c.closed) return;
+    const next = this.#queue.shift();
+    if (next) next.resolve(c);
+    else this.#idle.push(c);
+  }
+
+  #forget(c: C): void {
+    this.#all.delete(c);
+    const i = this.#idle.indexOf(c);
+    if (i !== -1) this.#idle.splice(i, 1);
+    // A waiter queued for a connection may now open a new one.
+    const next = this.#queue.shift();
+    if (next && !this.#closed) this.#acquire().then(next.resolve, next.reject);
+  }
+
+  /** Makes sure a timeout sweep is due (after sending a request). */
+  #arm(): void {
+    if (this.#armed || this.#closed) return;
+    this.#armed = true;
+    AbortSignal.timeout(Math.min(1000, this.#timeoutMs)).addEventListener("abort", () => {
+      this.#armed = false;
+      if (this.#closed) return;
+      const now = performance.now();
+      let busy = false;
+      for (const c of [...this.#all]) {
+        if (!c.busySince) continue;
+        if (now - c.busySince > this.#timeoutMs) {
+          c.expire(new UpstreamError(`no answer from the node within ${this.#timeoutMs} ms`));
+        } else busy = true;
+      }
+      if (busy) this.#arm();
+    }, { once: true });
+  }
+}
+
+/**
  * A JSON-RPC client for one node URL.
  *
  * @example
@@ -306,7 +427,7 @@ export abstract class Upstream {
  * node.close();
  * ```
  */
-export class UpstreamClient extends Upstream {
+export class UpstreamClient extends PooledUpstream<HttpConnection> {
   /** The node URL, as given. */
   readonly url: string;
   /** The URL safe to show. */
@@ -315,11 +436,10 @@ export class UpstreamClient extends Upstream {
   readonly #port: number;
   readonly #tls: boolean;
   readonly #headPrefix: string;
-  readonly #nodes: NodeConnections<Connection>;
 
   /** Creates a client for `url` (http or https); no connection is opened yet. */
   constructor(url: string, options: UpstreamOptions = {}) {
-    super();
+    super(options.maxConnections ?? 64, options.timeoutMs ?? 120_000);
     const u = new URL(url);
     if (u.protocol !== "http:" && u.protocol !== "https:") {
       throw new TypeError(`unsupported node URL scheme ${u.protocol} (expected http or https)`);
@@ -337,19 +457,14 @@ export class UpstreamClient extends Upstream {
     this.#headPrefix = `POST ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n` +
       `User-Agent: service-rpc\r\nAccept: application/json\r\n${auth}` +
       `Content-Type: application/json\r\nContent-Length: `;
-    this.#nodes = new NodeConnections<Connection>({
-      max: options.maxConnections ?? 64,
-      timeoutMs: options.timeoutMs ?? 120_000,
-      error: UpstreamError,
-      shownUrl: this.shownUrl,
-      open: async (onClose) => {
-        const conn = this.#tls
-          ? await Deno.connectTls({ hostname: this.#host, port: this.#port })
-          : await Deno.connect({ hostname: this.#host, port: this.#port });
-        if (!this.#tls) (conn as Deno.TcpConn).setNoDelay(true);
-        return new Connection(conn, onClose);
-      },
-    });
+  }
+
+  protected async open(onClose: (c: NodeConnection) => void): Promise<HttpConnection> {
+    const conn = this.#tls
+      ? await Deno.connectTls({ hostname: this.#host, port: this.#port })
+      : await Deno.connect({ hostname: this.#host, port: this.#port });
+    if (!this.#tls) (conn as Deno.TcpConn).setNoDelay(true);
+    return new HttpConnection(conn, onClose);
   }
 
   /**
@@ -360,12 +475,9 @@ export class UpstreamClient extends Upstream {
   async send(body: string | Uint8Array): Promise<string> {
     const bytes = typeof body === "string" ? encoder.encode(body) : body;
     const head = encoder.encode(this.#headPrefix + bytes.length + "\r\n\r\n");
+    // A small body goes in the same write as the head.
+    const parts = bytes.length < 256 * 1024 ? [concatBytes([head, bytes])] : [head, bytes];
     // One retry on a reused connection that the node closed while idle.
-    return await this.#nodes.exchange((c) => c.send(head, bytes), (c) => c.uses > 1);
-  }
-
-  /** Closes every connection; later sends fail. */
-  close(): void {
-    this.#nodes.close();
+    return await this.exchange((c) => c.send(...parts), (c) => c.uses > 1);
   }
 }

@@ -22,18 +22,15 @@ import {
 } from "./protocol.ts";
 import type { Upstream } from "./upstream.ts";
 
-interface Waiting {
-  request: RpcRequest;
-  resolve(answer: string): void;
-  reject(error: unknown): void;
-}
+type Waiting = Omit<PromiseWithResolvers<string>, "promise"> & { request: RpcRequest };
+
+/** The largest batch sent: 200 requests. */
+const MAX_BATCH = 200;
 
 /** Options of {@linkcode UpstreamBatcher}. */
 export interface BatcherOptions {
   /** Requests sent alone before others wait to be batched; default 1. */
   maxInFlight?: number;
-  /** Largest batch; default 200. */
-  maxBatch?: number;
   /**
    * Longest a request waits for a free slot before it is sent anyway (so a
    * slow request in flight never holds the others back); default 20 ms.
@@ -45,13 +42,12 @@ export interface BatcherOptions {
 export class UpstreamBatcher {
   readonly #upstream: Upstream;
   readonly #max: number;
-  readonly #maxBatch: number;
   readonly #maxWaitMs: number;
   #inFlight = 0;
   #armed = false;
   /** When the oldest waiting request was queued (ms, monotonic). */
   #queuedAt = 0;
-  #queue: Waiting[] = [];
+  readonly #queue: Waiting[] = [];
   /** Set when the node refused a batch: then everything goes alone. */
   #noBatches = false;
 
@@ -60,7 +56,6 @@ export class UpstreamBatcher {
     this.#upstream = upstream;
     this.#max = options.maxInFlight ?? 1;
     this.#maxWaitMs = options.maxWaitMs ?? 20;
-    this.#maxBatch = options.maxBatch ?? 200;
   }
 
   /**
@@ -114,10 +109,7 @@ export class UpstreamBatcher {
   /** Sends what waits: alone if one request, else as one batch. */
   #dispatch(): void {
     if (this.#queue.length === 0) return;
-    const take = this.#queue.length <= this.#maxBatch
-      ? this.#queue
-      : this.#queue.slice(0, this.#maxBatch);
-    this.#queue = this.#queue.length <= this.#maxBatch ? [] : this.#queue.slice(this.#maxBatch);
+    const take = this.#queue.splice(0, MAX_BATCH);
     if (take.length === 1) {
       const w = take[0];
       this.#single(w.request).then(w.resolve, w.reject);

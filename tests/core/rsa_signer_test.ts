@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { compactVerify, decodeProtectedHeader, importJWK, jwtVerify } from "jose";
-import { type RsaAlg, RsaSigner } from "../../lib/core/rsa_signer.ts";
+import { type RsaAlg, RsaSigner } from "../../lib/core/rsa.ts";
 import { signRequestToken } from "../../lib/platform/jwt.ts";
 import { importPrivateKeySigner } from "../../lib/platform/credentials.ts";
 import { toBase64 } from "../../lib/core/encoding.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { CompactSign, importJWK } from "jose";
-import { RsaVerifier } from "../../lib/core/rsa_verifier.ts";
+import { RsaVerifier } from "../../lib/core/rsa.ts";
 import { fromBase64Url } from "../../lib/core/encoding.ts";
 
 const enc = new TextEncoder();

@@ -6,7 +6,7 @@ import {
   normalizeBaseUrl,
   readPrivateKeyFile,
 } from "../../lib/platform/mod.ts";
-import { RsaSigner } from "../../lib/core/rsa_signer.ts";
+import { RsaSigner } from "../../lib/core/rsa.ts";
 import { makeTestKeys } from "../support/keys.ts";
 
 const keys = await makeTestKeys();

@@ -5,7 +5,7 @@
  * `lib/webhooks/log/`) and the flag parser (`lib/cli/flags.ts`, also through
  * the real commands). For every input: no crash (only the documented error
  * class), no hang (a fixed number of iterations, never a wall-clock loop),
- * and the documented answer: JSON-RPC code -32700/-32600, `FramingError`,
+ * and the documented answer: JSON-RPC code -32600, `FramingError`,
  * `DeliveryLogError` with `line N:` or a gzip reason and exit 1, `UsageError`
  * and exit 2, one line on stderr, never a secret.
  *
@@ -20,7 +20,7 @@
  * fuzzer a `--timeout` outside its range.
  */
 
-import { classify, parseMessage, RpcError } from "../../lib/rpc/protocol.ts";
+import { classify, RpcError } from "../../lib/rpc/protocol.ts";
 import { FramingError, JsonStreamDecoder } from "../../lib/rpc/json_stream.ts";
 import { readDeliveryLog } from "../../lib/webhooks/log/delivery_log.ts";
 import { DeliveryLogError, InvalidLineError } from "../../lib/webhooks/log/delivery_log_error.ts";
@@ -142,7 +142,7 @@ function deep(r: Rng): string {
 
 // ---------------------------------------------------------------- 1. the JSON-RPC envelope
 
-Deno.test("fuzz: the JSON-RPC envelope decoder answers every input with a request or -32700/-32600", () => {
+Deno.test("fuzz: the JSON-RPC envelope decoder answers every decoded input with a request or -32600", () => {
   const r = prng(SEED);
   const N = 4000;
   for (let i = 0; i < N; i++) {
@@ -158,31 +158,20 @@ Deno.test("fuzz: the JSON-RPC envelope decoder answers every input with a reques
       : i % 40 === 9
       ? deep(r)
       : String.fromCharCode(...Array.from({ length: r.int(30) }, () => r.int(0x3000)));
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      continue; // not JSON: each transport answers -32700 itself (their own tests)
+    }
     let m;
     try {
-      m = parseMessage(text);
+      m = classify(json);
     } catch (e) {
       check(false, "protocol", i, text, `threw ${e}`);
       return;
     }
-    let json: unknown;
-    let valid = true;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      valid = false;
-    }
-    if (!valid) {
-      check(m.kind === "error" && m.error.code === -32700, "protocol", i, text, "not -32700");
-      continue;
-    }
-    check(
-      JSON.stringify(m) !== undefined && JSON.stringify(classify(json)) === JSON.stringify(m),
-      "protocol",
-      i,
-      text,
-      "classify(JSON.parse(text)) differs from parseMessage(text)",
-    );
+    check(JSON.stringify(m) !== undefined, "protocol", i, text, "an answer that is not JSON");
     const items = m.kind === "batch" ? m.items : m.kind === "single" ? [m] : [];
     if (m.kind === "error") {
       check(

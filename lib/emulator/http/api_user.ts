@@ -25,7 +25,7 @@
  * @module
  */
 
-import { RsaVerifier } from "../../core/rsa_verifier.ts";
+import { RsaVerifier } from "../../core/rsa.ts";
 import { EmulatorConfigError } from "../errors.ts";
 import { makePrivate, type Store } from "../store.ts";
 import { API_USER_ROLES, type ApiUserRole } from "./permissions.ts";
@@ -40,7 +40,7 @@ export interface ApiUser {
   role: ApiUserRole;
   /** The API key (a UUID). */
   apiKey: string;
-  /** Verifies RS256 request tokens (the shared verifier, `lib/core/rsa_verifier.ts`). */
+  /** Verifies RS256 request tokens (the shared verifier, `lib/core/rsa.ts`). */
   publicKey: RsaVerifier;
   /** The private key, PKCS#8 PEM (never logged). */
   privateKeyPem: string;

@@ -17,7 +17,7 @@
 
 import { ApiError, ErrorCode, type Reply } from "./reply.ts";
 import type { IdempotencyStore } from "./idempotency_store.ts";
-import { isRetryableStatus } from "../../platform/retryable_status.ts";
+import { isRetryableStatus } from "../../platform/errors.ts";
 
 /** How long an idempotency record answers, ms. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

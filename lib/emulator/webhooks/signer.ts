@@ -20,7 +20,7 @@ const enc = new TextEncoder();
 
 /**
  * Holds the emulator's webhook signing key pair; signatures are made by the
- * project's one RSA signer (`lib/core/rsa_signer.ts`, WebCrypto).
+ * project's one RSA signer (`lib/core/rsa.ts`, WebCrypto).
  *
  * @example
  * ```ts

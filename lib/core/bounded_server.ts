@@ -6,9 +6,8 @@
  * connections that counts WebSockets, header and idle timeouts, EMFILE
  * survived by shedding and backing off). Each accepted connection is served
  * by the runtime's own HTTP server for one connection (`http_engine.ts`:
- * Deno.serve's, after the program's own HTTP/1.1 for the first requests
- * where WebSocket upgrades may come, `http1.ts`; `Deno.serveHttp` where a
- * connection may be dropped unanswered).
+ * Deno.serve's), after the program's own HTTP/1.1 for the first requests on
+ * a listener where WebSocket upgrades may come (`http1.ts`).
  * Bodies are the handler's: each reads them with a timeout
  * (`read_body.ts`), so a client that declares a body and never sends it is
  * answered 408 and its connection closed.
@@ -23,9 +22,6 @@ import {
   engineFor,
   type EngineName,
   engineWarning,
-  type RequestEvent,
-  type ServeHttp,
-  serveHttpOf,
   type ServeOnConnection,
   serveOnConnectionOf,
 } from "./http_engine.ts";
@@ -85,15 +81,15 @@ export interface BoundedServer {
 export interface RequestInfo {
   /**
    * Aborted when the client has gone before the answer was written (its
-   * connection closed). On the `Deno.serveHttp` path the request's own
-   * `signal` never says so; elsewhere it is the request's `signal`.
+   * connection closed): the request's `signal` on the fast server; on a
+   * connection's first requests (`http1.ts`) the program watches for it.
    */
   readonly clientGone: AbortSignal;
   /**
    * Whether one more WebSocket may be opened: WebSockets may hold at most
-   * three quarters of the connection cap (Deno's public API cannot close one
-   * at once, only after a ping goes unanswered, so they are not shed), which
-   * keeps room for plain requests. When false, answer 503.
+   * three quarters of the connection cap (they are not shed: one is closed
+   * only after a ping goes unanswered), which keeps room for plain
+   * requests. When false, answer 503.
    */
   canUpgrade(): boolean;
   /**
@@ -163,7 +159,7 @@ export function serveBounded(
   handler: BoundedHandler,
   options: BoundedServerOptions,
 ): Promise<BoundedServer> {
-  const engine = engineFor({ drops: options.isDrop !== undefined });
+  const engine = engineFor();
   const warning = engineWarning(engine);
   if (warning) console.error(warning);
   if (engine === "unbounded") return serveUnbounded(handler, options);
@@ -272,6 +268,11 @@ export function serveBounded(
       begin(g);
       const response = await answer(request, infoOf(g, request.signal, lateUpgrade));
       end(g);
+      if (options.isDrop?.(response)) {
+        // no answer at all: the connection is closed while the request is still unanswered
+        guard.drop(g);
+        return new Promise<Response>(() => {});
+      }
       // This server does not close after `Connection: close` when the body was not all read
       // (it waits for the rest, e.g. after a 408): closed here once the answer had time to go.
       if (response.headers.get("connection") === "close") {
@@ -316,46 +317,12 @@ export function serveBounded(
     else if (outcome === "closed" && !g.exempt) guard.forget(g);
   };
 
-  /** Serves `conn` with `Deno.serveHttp` (keeps WebSockets; a drop closes the connection). */
-  const serveEvents = async (conn: Deno.Conn, g: Guarded, serve: ServeHttp) => {
-    // The requests not answered yet: when the connection ends first, their client has gone.
-    const unanswered = new Set<AbortController>();
-    const respond = async (ev: RequestEvent) => {
-      const gone = new AbortController();
-      unanswered.add(gone);
-      begin(g);
-      const response = await answer(ev.request, infoOf(g, gone.signal, denoUpgrade));
-      end(g);
-      if (options.isDrop?.(response)) {
-        unanswered.delete(gone);
-        guard.drop(g);
-        return;
-      }
-      try {
-        await ev.respondWith(response);
-      } catch {
-        gone.abort(); // the client went away
-      }
-      unanswered.delete(gone);
-    };
-    try {
-      const http = serve(conn);
-      g.close = () => http.close();
-      if (g.closed) http.close();
-      for await (const ev of http) void respond(ev);
-    } catch { /* a broken connection ends only itself */ }
-    for (const gone of unanswered) gone.abort();
-    if (!g.exempt) guard.drop(g);
-  };
-
-  const fast = engine === "fast" ? serveOnConnectionOf() : undefined;
-  const events = engine === "events" ? serveHttpOf() : undefined;
-  if (fast) globalThis.addEventListener("error", swallow);
+  const fast = serveOnConnectionOf()!;
+  globalThis.addEventListener("error", swallow);
   guard.start();
   const loop = acceptLoop(listener, guard, (conn, g) => {
-    if (fast && options.upgrades) void serveFirst(conn, g, fast);
-    else if (fast) serveFast(conn, g, fast);
-    else void serveEvents(conn, g, events!);
+    if (options.upgrades) void serveFirst(conn, g, fast);
+    else serveFast(conn, g, fast);
   });
   let closed = false;
 

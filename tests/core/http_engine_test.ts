@@ -1,7 +1,7 @@
 /**
- * The per-connection HTTP servers the bounded server needs are still in this
+ * The per-connection HTTP server the bounded server needs is still in this
  * Deno (`lib/core/http_engine.ts`): when a Deno upgrade removes or reshapes
- * one, this fails, instead of the servers silently losing their bounds or
+ * it, this fails, instead of the servers silently losing their bounds or
  * their speed (README, "What a Deno upgrade must re-check").
  */
 
@@ -10,17 +10,13 @@ import {
   describeEngine,
   engineFor,
   engineWarning,
-  serveHttpOf,
   serveOnConnectionOf,
 } from "../../lib/core/http_engine.ts";
 import { serveBounded } from "../../lib/core/bounded_server.ts";
 
-Deno.test("http engine: both per-connection servers exist in this Deno", () => {
+Deno.test("http engine: the per-connection server exists in this Deno", () => {
   assert.equal(typeof serveOnConnectionOf(), "function", "serveHttpOnConnection is gone");
-  assert.equal(typeof serveHttpOf(), "function", "Deno.serveHttp is gone");
-  assert.equal(engineFor({}), "fast");
-  assert.equal(engineFor({ drops: false }), "fast"); // a WebSocket listener too (http1.ts)
-  assert.equal(engineFor({ drops: true }), "events");
+  assert.equal(engineFor(), "fast");
   assert.equal(engineWarning("fast"), undefined);
   assert.match(engineWarning("unbounded") ?? "", /without its connection cap/);
   assert.match(describeEngine("fast"), /per-connection server/);

@@ -16,7 +16,7 @@
 
 import { BadRequestError, NotFoundError } from "../../core/mod.ts";
 import { json } from "../http/reply.ts";
-import type { RouteModule, RouteRequest } from "../http/router.ts";
+import { route, type RouteModule } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
 import type { WalletType, WhitelistedWallet } from "./whitelist.ts";
 
@@ -46,18 +46,16 @@ function view(ctx: EmulatorContext, w: WhitelistedWallet): Record<string, unknow
 export const walletRoutes: RouteModule = {
   name: "wallets",
   routes: [
-    ...LISTS.map(([pattern, type]) => ({
-      method: "GET" as const,
-      pattern,
-      auth: "api" as const,
-      handle: (_req: unknown, ctx: EmulatorContext) =>
-        json(200, ctx.whitelist.list(type).map((w) => view(ctx, w))),
-    })),
-    ...LISTS.map(([pattern, type]) => ({
-      method: "GET" as const,
-      pattern: `${pattern}/:walletId`,
-      auth: "api" as const,
-      handle: (req: RouteRequest, ctx: EmulatorContext) => {
+    ...LISTS.map(([pattern, type]) =>
+      route(
+        "GET",
+        pattern,
+        "api",
+        (_req, ctx) => json(200, ctx.whitelist.list(type).map((w) => view(ctx, w))),
+      )
+    ),
+    ...LISTS.map(([pattern, type]) =>
+      route("GET", `${pattern}/:walletId`, "api", (req, ctx) => {
         const w = ctx.whitelist.find(type, req.params.walletId);
         if (!w) {
           throw new NotFoundError(
@@ -66,21 +64,16 @@ export const walletRoutes: RouteModule = {
           );
         }
         return json(200, view(ctx, w));
-      },
-    })),
-    {
-      method: "POST" as const,
-      pattern: "/admin/wallets",
-      auth: "admin" as const,
-      handle(req, ctx) {
-        const body = req.body;
-        if (typeof body !== "object" || body === null || Array.isArray(body)) {
-          throw new BadRequestError("Expected a JSON object {type, name, address}.");
-        }
-        const w = ctx.whitelist.add(body as Record<string, unknown>);
-        ctx.log(`whitelisted ${w.type} ${w.id} (${w.name}) ${w.address}`);
-        return json(201, { type: w.type, ...view(ctx, w) });
-      },
-    },
+      })
+    ),
+    route("POST", "/admin/wallets", "admin", (req, ctx) => {
+      const body = req.body;
+      if (typeof body !== "object" || body === null || Array.isArray(body)) {
+        throw new BadRequestError("Expected a JSON object {type, name, address}.");
+      }
+      const w = ctx.whitelist.add(body as Record<string, unknown>);
+      ctx.log(`whitelisted ${w.type} ${w.id} (${w.name}) ${w.address}`);
+      return json(201, { type: w.type, ...view(ctx, w) });
+    }),
   ],
 };

@@ -23,6 +23,25 @@
  * - `GET /admin/outbox` → 200 `{data: [{to, subject, body, webhookId, createdAt}]}`:
  *   the e-mails "sent" to the workspace admins (one per suspension and admin).
  *
+ * The two Webhooks V1 resend calls the older JavaScript SDK (`fireblocks-sdk`
+ * 5.x, `resendWebhooks` and `resendTransactionWebhooksById`) and the
+ * TypeScript SDK's `WebhooksApi` still make are answered over the V2
+ * endpoints (the emulator has no V1 webhooks of its own):
+ *
+ * - `POST /v1/webhooks/resend` → 200 `{messagesCount, webhooksCount}`: every
+ *   endpoint's FAILED notifications of the last 24 hours are resent (as
+ *   "resend failed" does, one job per endpoint). The TypeScript SDK's
+ *   `ResendWebhooksResponse` names the count `messagesCount`, the older
+ *   SDK's `webhooksCount`: both are given, with the same value.
+ * - `POST /v1/webhooks/resend/{txId}` `{resendCreated?, resendStatusUpdated?}`
+ *   → 200 `{success: true, webhooksCount}`: the transaction's
+ *   `transaction.created` and/or `transaction.status.updated` notifications
+ *   (any status, last 30 days) are resent on every endpoint, `webhooksCount`
+ *   of them. The TypeScript SDK's `ResendWebhooksByTransactionIdResponse`
+ *   requires `success`, the older SDK's `resendTransactionWebhooksById`
+ *   types the answer as `{webhooksCount}`: both are given. A transaction
+ *   this workspace does not have is a 404; neither flag set is a 400.
+ *
  * @module
  */
 
@@ -32,7 +51,6 @@ import { json, type Reply } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import { startWebhooks, type Webhooks } from "./start.ts";
 import { webhooksConsoleRoutes } from "./console_routes.ts";
-import { webhooksV1Routes } from "./v1_routes.ts";
 import {
   bad,
   bodyObject,
@@ -318,6 +336,35 @@ const attemptLog: Handler = (req, { queries }) =>
 
 const outbox: Handler = (_req, { queries }) => json(200, { data: queries.outbox().map(mailJson) });
 
+// ---------------------------------------------------------------- the V1 resends
+
+const resendV1: Handler = (_req, { engine }) => {
+  let count = 0;
+  for (const w of engine.webhooks()) count += engine.resendFailed(w.id, {}).total;
+  return json(200, { messagesCount: count, webhooksCount: count });
+};
+
+const resendTransactionV1: Handler = (req, { engine }, ctx) => {
+  const txId = req.params.txId;
+  if (!ctx.transactions.get(txId)) {
+    throw new NotFoundError(`Transaction ${JSON.stringify(txId)} not found.`);
+  }
+  const b = bodyObject(req.body, "resend transaction webhooks");
+  for (const k of ["resendCreated", "resendStatusUpdated"] as const) {
+    if (b[k] !== undefined && typeof b[k] !== "boolean") bad(`${k} must be true or false.`);
+  }
+  const events = [
+    ...(b.resendCreated === true ? ["transaction.created"] : []),
+    ...(b.resendStatusUpdated === true ? ["transaction.status.updated"] : []),
+  ];
+  if (events.length === 0) {
+    bad("Set resendCreated or resendStatusUpdated (or both) to true: nothing to resend.");
+  }
+  let count = 0;
+  for (const w of engine.webhooks()) count += engine.resendByResource(w.id, txId, [], events);
+  return json(200, { success: true, webhooksCount: count });
+};
+
 // ---------------------------------------------------------------- the module
 
 const W = "/v1/webhooks/:webhookId";
@@ -345,7 +392,8 @@ export const webhooksRoutes: RouteModule = {
     route("POST", "/admin/notifications", "admin", createNotifications),
     route("GET", "/admin/outbox", "admin", outbox),
     route("GET", "/admin/attempts", "admin", attemptLog),
-    ...webhooksV1Routes,
+    route("POST", "/v1/webhooks/resend", "api", resendV1),
+    route("POST", "/v1/webhooks/resend/:txId", "api", resendTransactionV1),
     ...webhooksConsoleRoutes,
   ],
   async start(ctx) {

@@ -59,19 +59,19 @@ const list: Handler = (_req, { engine }, ctx) =>
     now: ctx.now(),
     timeScale: ctx.config.timeScale,
     windowMs: engine.breakerCfg.windowMs,
-    data: engine.webhooks().map((w) => ({
-      ...webhookJson(w),
-      recent: engine.lastActiveWindow(w.id),
+    data: engine.endpoints.all().map(({ row }) => ({
+      ...webhookJson(row),
+      recent: engine.endpoints.lastActiveWindow(row.id),
     })),
   });
 
 const enable: Handler = (req, { engine }) =>
-  json(200, webhookJson(engine.updateWebhook(req.params.webhookId, { enabled: true })));
+  json(200, webhookJson(engine.endpoints.update(req.params.webhookId, { enabled: true })));
 
 const notifications: Handler = (req, { engine, queries }, ctx) => {
   const webhookId = req.params.webhookId;
   const q = req.query;
-  const hook = engine.webhook(webhookId);
+  const hook = engine.endpoints.row(webhookId);
   const status = q.get("status") || "";
   if (status && !isNotificationStatus(status)) {
     bad(
@@ -96,7 +96,7 @@ const notifications: Handler = (req, { engine, queries }, ctx) => {
 };
 
 const notification: Handler = (req, { engine, queries }) => {
-  const n = engine.notification(req.params.webhookId, req.params.notificationId);
+  const n = engine.resends.notification(req.params.webhookId, req.params.notificationId);
   return json(200, {
     ...consoleNotification(n),
     attemptLog: queries.allAttempts(n.id).map(attemptJson),
@@ -104,15 +104,15 @@ const notification: Handler = (req, { engine, queries }) => {
 };
 
 const resend: Handler = (req, { engine }) => {
-  engine.resend(req.params.webhookId, req.params.notificationId);
+  engine.resends.resend(req.params.webhookId, req.params.notificationId);
   return json(202, { resent: 1 });
 };
 
 const recentCount: Handler = (req, { engine }) =>
-  json(200, { count: engine.resendRecent(req.params.webhookId, { dryRun: true }) });
+  json(200, { count: engine.resends.resendRecent(req.params.webhookId, { dryRun: true }) });
 
 const resendRecent: Handler = (req, { engine }) =>
-  json(202, { resent: engine.resendRecent(req.params.webhookId) });
+  json(202, { resent: engine.resends.resendRecent(req.params.webhookId) });
 
 const W = "/console/api/webhooks/:webhookId";
 

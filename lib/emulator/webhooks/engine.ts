@@ -34,16 +34,15 @@ import {
   DEFAULT_RETRY_CONFIG,
   type RetryConfig,
   waitingStatus,
-  type WindowErrors,
 } from "../../webhooks/mod.ts";
 import type { NotificationStatus } from "../../core/mod.ts";
 import { type AttemptRecord, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from "./delivery.ts";
 import { SIGNATURE_HEADER } from "./signer.ts";
 import type { WebhookStore } from "./store.ts";
-import type { JobRow, NotificationRow, WebhookRow } from "./rows.ts";
-import { type Endpoint, Endpoints, type WebhookPatch } from "./endpoints.ts";
+import type { NotificationRow } from "./rows.ts";
+import { type Endpoint, Endpoints } from "./endpoints.ts";
 import { type Clock, type DueEntry, Scheduler, systemClock } from "./scheduler.ts";
-import { type ResendQuery, Resends } from "./resend_jobs.ts";
+import { Resends } from "./resend_jobs.ts";
 import { recordAttempt, type Recorded } from "./attempt_recorder.ts";
 import type { BreakerContext } from "./endpoint_breaker.ts";
 
@@ -123,8 +122,10 @@ export class WebhookEngine {
   /** Put in every payload. */
   readonly workspaceId: string;
   readonly #signer: BodySigner;
-  readonly #endpoints: Endpoints;
-  readonly #resends: Resends;
+  /** The endpoints: create, read, update, delete, their last active hour. */
+  readonly endpoints: Endpoints;
+  /** The resends and resend jobs. */
+  readonly resends: Resends;
   readonly #admins: () => string[];
   readonly #log: (line: string) => void;
   readonly #clock: Clock;
@@ -168,23 +169,23 @@ export class WebhookEngine {
     this.#fetch = opts.fetch;
     this.#scheduler = new Scheduler(this.#clock, (due) => this.#onDue(due));
     const now = () => this.#clock.now();
-    this.#endpoints = new Endpoints({
+    this.endpoints = new Endpoints({
       store: this.#store,
       scheduler: this.#scheduler,
       breaker: this.breakerCfg,
       now,
       uuid: this.#uuid,
     });
-    this.#resends = new Resends({
+    this.resends = new Resends({
       store: this.#store,
-      endpoints: this.#endpoints,
+      endpoints: this.endpoints,
       scheduler: this.#scheduler,
       clock: this.#clock,
       uuid: this.#uuid,
     });
     this.#breaker = {
       store: this.#store,
-      endpoints: this.#endpoints,
+      endpoints: this.endpoints,
       breaker: this.breakerCfg,
       configured,
       admins: this.#admins,
@@ -196,21 +197,21 @@ export class WebhookEngine {
 
   /** Loads endpoints (rebuilding each breaker from stored attempts), pending notifications and unfinished jobs. */
   start(): void {
-    this.#endpoints.load();
+    this.endpoints.load();
     const now = this.#clock.now();
     for (const n of this.#store.pendingNotifications()) {
       if (n.status === "IN_PROGRESS") {
         this.#scheduler.schedule(n.seq, n.webhookId, n.nextAttemptAt ?? now);
       }
     }
-    this.#resends.resume();
+    this.resends.resume();
   }
 
   /** Stops the timer and aborts attempts in flight (they are not recorded, so they are made again after a restart). */
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#scheduler.stop();
-    this.#resends.stop();
+    this.resends.stop();
     this.#abort.abort(new DOMException("emulator stopping", "AbortError"));
     await Promise.allSettled([...this.#inflight]);
   }
@@ -218,49 +219,6 @@ export class WebhookEngine {
   /** Resolves once no attempt is on the wire (tests on virtual time wait with it). */
   async settled(): Promise<void> {
     while (this.#inflight.size) await Promise.allSettled([...this.#inflight]);
-  }
-
-  // ------------------------------------------------------------ endpoints
-
-  /** Creates an endpoint. */
-  createWebhook(
-    input: { url: string; events: string[]; description?: string; enabled?: boolean },
-  ): WebhookRow {
-    return this.#endpoints.create(input);
-  }
-
-  /** An endpoint or a 404. */
-  webhook(id: string): WebhookRow {
-    return this.#endpoints.row(id);
-  }
-
-  /** Every endpoint, in creation order. */
-  webhooks(): WebhookRow[] {
-    return this.#endpoints.all().map((e) => e.row);
-  }
-
-  /** Updates an endpoint; see {@linkcode Endpoints.update}. */
-  updateWebhook(id: string, patch: WebhookPatch): WebhookRow {
-    return this.#endpoints.update(id, patch);
-  }
-
-  /** Deletes an endpoint; its waiting notifications are no longer delivered. */
-  deleteWebhook(id: string): WebhookRow {
-    return this.#endpoints.delete(id);
-  }
-
-  /** The `LAST_ACTIVE_HOUR_ERROR_RATE` metric in whole percent, of {@linkcode WebhookEngine.lastActiveWindow}. */
-  errorRatePercent(id: string): string {
-    return String(Math.round(this.lastActiveWindow(id).rate * 100));
-  }
-
-  /**
-   * The endpoint's attempts, errors and error rate of its last active hour
-   * (the window ending at its latest attempt): the metric's and the
-   * console's one figure; see {@linkcode Endpoints.lastActiveWindow}.
-   */
-  lastActiveWindow(id: string): WindowErrors {
-    return this.#endpoints.lastActiveWindow(id);
   }
 
   // ------------------------------------------------------------ notifications
@@ -277,7 +235,7 @@ export class WebhookEngine {
   publishMany(events: WebhookEvent[]): { id: string; webhookId: string }[] {
     const now = this.#clock.now();
     const out: { id: string; webhookId: string; seq: number; status: NotificationStatus }[] = [];
-    const targets = this.#endpoints.all().filter((e) =>
+    const targets = this.endpoints.all().filter((e) =>
       e.row.status === "ENABLED" || e.row.status === "SUSPENDED"
     );
     this.#store.tx(() => {
@@ -310,55 +268,12 @@ export class WebhookEngine {
     return out.map(({ id, webhookId }) => ({ id, webhookId }));
   }
 
-  /** A notification or a 404. */
-  notification(webhookId: string, id: string): NotificationRow {
-    return this.#resends.notification(webhookId, id);
-  }
-
-  /** Resends one notification; see {@linkcode Resends.resend}. */
-  resend(webhookId: string, id: string): void {
-    this.#resends.resend(webhookId, id);
-  }
-
-  /** Resends a resource's notifications; see {@linkcode Resends.resendByResource}. */
-  resendByResource(
-    webhookId: string,
-    resourceId: string,
-    excludeStatuses?: string[],
-    events?: readonly string[],
-  ): number {
-    return this.#resends.resendByResource(webhookId, resourceId, excludeStatuses, events);
-  }
-
-  /** Resends every notification of the last 24 h; see {@linkcode Resends.resendRecent}. */
-  resendRecent(webhookId: string, opts: { dryRun?: boolean } = {}): number {
-    return this.#resends.resendRecent(webhookId, opts);
-  }
-
-  /** Resends the FAILED notifications as a job; see {@linkcode Resends.resendFailed}. */
-  resendFailed(
-    webhookId: string,
-    opts: { startTime?: number; events?: string[] },
-  ): { total: number; job?: JobRow } {
-    return this.#resends.resendFailed(webhookId, opts);
-  }
-
-  /** Resends the notifications a query matches as a job; see {@linkcode Resends.resendByQuery}. */
-  resendByQuery(webhookId: string, query: ResendQuery): { total: number; job?: JobRow } {
-    return this.#resends.resendByQuery(webhookId, query);
-  }
-
-  /** A resend job made by the call `kind`, or a 404. */
-  job(webhookId: string, jobId: string, kind: JobRow["kind"]): JobRow {
-    return this.#resends.job(webhookId, jobId, kind);
-  }
-
   // ------------------------------------------------------------ the delivery loop
 
   #onDue(due: DueEntry[]): void {
     const touched = new Set<Endpoint>();
     for (const e of due) {
-      const ep = this.#endpoints.get(e.webhookId);
+      const ep = this.endpoints.get(e.webhookId);
       if (!ep || ep.row.status !== "ENABLED") {
         this.#scheduler.cancel(e.seq);
         continue;
@@ -457,7 +372,7 @@ export class WebhookEngine {
         batch.map(({ ep, started, rec }) =>
           recordAttempt(this.#breaker, this.retryCfg, {
             ep,
-            live: this.#endpoints.get(started.webhookId) === ep,
+            live: this.endpoints.get(started.webhookId) === ep,
             started,
             rec,
             now,

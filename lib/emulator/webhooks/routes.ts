@@ -114,7 +114,7 @@ const createWebhook: Handler = (req, { engine }) => {
   if (b.enabled !== undefined && typeof b.enabled !== "boolean") {
     bad("enabled must be true or false.");
   }
-  const w = engine.createWebhook({
+  const w = engine.endpoints.create({
     url,
     events,
     description: b.description as string | undefined,
@@ -124,7 +124,7 @@ const createWebhook: Handler = (req, { engine }) => {
 };
 
 const getWebhook: Handler = (req, { engine }) =>
-  json(200, webhookJson(engine.webhook(req.params.webhookId)));
+  json(200, webhookJson(engine.endpoints.row(req.params.webhookId)));
 
 const updateWebhook: Handler = (req, { engine }) => {
   const b = bodyObject(req.body, "update webhook");
@@ -139,11 +139,11 @@ const updateWebhook: Handler = (req, { engine }) => {
     if (typeof b.enabled !== "boolean") bad("enabled must be true or false.");
     patch.enabled = b.enabled;
   }
-  return json(200, webhookJson(engine.updateWebhook(req.params.webhookId, patch)));
+  return json(200, webhookJson(engine.endpoints.update(req.params.webhookId, patch)));
 };
 
 const deleteWebhook: Handler = (req, { engine }) =>
-  json(200, webhookJson(engine.deleteWebhook(req.params.webhookId)));
+  json(200, webhookJson(engine.endpoints.delete(req.params.webhookId)));
 
 const metric: Handler = (req, { engine }) => {
   const name = req.params.metricName;
@@ -152,7 +152,8 @@ const metric: Handler = (req, { engine }) => {
       `Unknown metric ${JSON.stringify(name)}: the one metric is LAST_ACTIVE_HOUR_ERROR_RATE.`,
     );
   }
-  return json(200, { value: engine.errorRatePercent(req.params.webhookId) });
+  const { rate } = engine.endpoints.lastActiveWindow(req.params.webhookId);
+  return json(200, { value: String(Math.round(rate * 100)) });
 };
 
 // ---------------------------------------------------------------- notifications
@@ -172,7 +173,7 @@ function sortKey(q: URLSearchParams): NotificationSortKey {
 const listNotifications: Handler = (req, { engine, pager, queries }, ctx) => {
   const webhookId = req.params.webhookId;
   const q = req.query;
-  engine.webhook(webhookId);
+  engine.endpoints.row(webhookId);
   const order = orderParam(q, "DESC");
   const sortBy = sortKey(q);
   const pageSize = intParam(q, "pageSize", 100, 1, 100);
@@ -217,12 +218,12 @@ const listNotifications: Handler = (req, { engine, pager, queries }, ctx) => {
 };
 
 const getNotification: Handler = (req, { engine }) => {
-  const n = engine.notification(req.params.webhookId, req.params.notificationId);
+  const n = engine.resends.notification(req.params.webhookId, req.params.notificationId);
   return json(200, notificationJson(n, req.query.get("includeData") === "true"));
 };
 
 const listAttempts: Handler = (req, { engine, queries }) => {
-  const n = engine.notification(req.params.webhookId, req.params.notificationId);
+  const n = engine.resends.notification(req.params.webhookId, req.params.notificationId);
   const pageSize = intParam(req.query, "pageSize", 10, 1, 100);
   const cur = req.query.get("pageCursor");
   let after = 0;
@@ -235,7 +236,7 @@ const listAttempts: Handler = (req, { engine, queries }) => {
 // ---------------------------------------------------------------- resends
 
 const resendNotification: Handler = (req, { engine }) => {
-  engine.resend(req.params.webhookId, req.params.notificationId);
+  engine.resends.resend(req.params.webhookId, req.params.notificationId);
   return { status: 202 };
 };
 
@@ -245,7 +246,7 @@ const resendByResource: Handler = (req, { engine }) => {
   const exclude = b.excludeStatuses === undefined
     ? undefined
     : checkStatuses(b.excludeStatuses, "excludeStatuses");
-  engine.resendByResource(req.params.webhookId, b.resourceId, exclude);
+  engine.resends.resendByResource(req.params.webhookId, b.resourceId, exclude);
   return { status: 202 };
 };
 
@@ -258,7 +259,7 @@ const resendFailed: Handler = (req, { engine }) => {
     bad("startTime must be epoch milliseconds.");
   }
   if (b.events !== undefined) checkEvents(b.events);
-  const r = engine.resendFailed(webhookId, {
+  const r = engine.resends.resendFailed(webhookId, {
     startTime: b.startTime as number | undefined,
     events: b.events as string[] | undefined,
   });
@@ -281,7 +282,7 @@ const resendByQuery: Handler = (req, { engine }) => {
   if (b.resourceId !== undefined && typeof b.resourceId !== "string") {
     bad("resourceId must be a string.");
   }
-  const r = engine.resendByQuery(webhookId, {
+  const r = engine.resends.resendByQuery(webhookId, {
     statuses: b.statuses === undefined ? undefined : checkStatuses(b.statuses, "statuses"),
     events: b.events === undefined ? undefined : checkEvents(b.events, "events", true),
     startTime: b.startTime as number | undefined,
@@ -297,10 +298,10 @@ const resendByQuery: Handler = (req, { engine }) => {
 };
 
 const getFailedJob: Handler = (req, { engine }) =>
-  json(200, jobJson(engine.job(req.params.webhookId, req.params.jobId, "failed")));
+  json(200, jobJson(engine.resends.job(req.params.webhookId, req.params.jobId, "failed")));
 
 const getQueryJob: Handler = (req, { engine }) =>
-  json(200, jobJson(engine.job(req.params.webhookId, req.params.jobId, "query")));
+  json(200, jobJson(engine.resends.job(req.params.webhookId, req.params.jobId, "query")));
 
 // ---------------------------------------------------------------- admin
 
@@ -340,7 +341,9 @@ const outbox: Handler = (_req, { queries }) => json(200, { data: queries.outbox(
 
 const resendV1: Handler = (_req, { engine }) => {
   let count = 0;
-  for (const w of engine.webhooks()) count += engine.resendFailed(w.id, {}).total;
+  for (const { row } of engine.endpoints.all()) {
+    count += engine.resends.resendFailed(row.id, {}).total;
+  }
   return json(200, { messagesCount: count, webhooksCount: count });
 };
 
@@ -361,7 +364,9 @@ const resendTransactionV1: Handler = (req, { engine }, ctx) => {
     bad("Set resendCreated or resendStatusUpdated (or both) to true: nothing to resend.");
   }
   let count = 0;
-  for (const w of engine.webhooks()) count += engine.resendByResource(w.id, txId, [], events);
+  for (const { row } of engine.endpoints.all()) {
+    count += engine.resends.resendByResource(row.id, txId, [], events);
+  }
   return json(200, { success: true, webhooksCount: count });
 };
 

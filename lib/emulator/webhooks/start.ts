@@ -17,7 +17,6 @@ import { type Jwks, WebhookSigner } from "./signer.ts";
 import { WebhookStore } from "./store.ts";
 import { WebhookQueries } from "./queries.ts";
 
-/** Options of {@linkcode startWebhooks}. */
 /** Webhook delivery settings given at start (the rest comes from the emulator's own). */
 export interface WebhookSettings {
   /** HTTP timeout of one delivery attempt in ms. Default 10 000. */
@@ -28,6 +27,7 @@ export interface WebhookSettings {
   breaker?: BreakerConfig;
 }
 
+/** Options of {@linkcode startWebhooks}. */
 export interface WebhooksOptions extends WebhookSettings {
   /** The emulator's database (file with `--state`, else `:memory:`). */
   db: DatabaseSync;
@@ -73,7 +73,7 @@ const KEY_META = "signing_key_jwk";
  * const { db } = Store.open();
  * const io = { log: (line: string) => console.error(line) };
  * const webhooks = await startWebhooks({ db, timeScale: 1000, log: (l) => io.log(l) });
- * webhooks.engine.createWebhook({ url: "http://127.0.0.1:8080/hook", events: ["transaction.created"] });
+ * webhooks.engine.endpoints.create({ url: "http://127.0.0.1:8080/hook", events: ["transaction.created"] });
  * ```
  */
 export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
@@ -87,30 +87,14 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     store.setMeta(KEY_META, JSON.stringify(signer.toPrivateJwk()));
   }
   const now = opts.now ?? Date.now;
-  const engine = new WebhookEngine({
-    store,
-    signer,
-    timeScale: opts.timeScale,
-    deliveryTimeoutMs: opts.deliveryTimeoutMs,
-    concurrency: opts.concurrency,
-    breaker: opts.breaker,
-    workspaceId: opts.workspaceId,
-    admins: opts.admins,
-    log: opts.log,
-    now,
-    consoleUrl: opts.consoleUrl,
-  });
+  const engine = new WebhookEngine({ ...opts, store, signer, now });
   engine.start();
   return {
     engine,
     queries: new WebhookQueries(store),
     pager: new SnapshotPager(now),
     jwks: () => signer.jwks(),
-    emit(event) {
-      engine.publish(event);
-    },
-    async stop() {
-      await engine.stop();
-    },
+    emit: (event) => void engine.publish(event),
+    stop: () => engine.stop(),
   };
 }

@@ -10,6 +10,7 @@
 
 import { formatEther } from "viem";
 import { BadRequestError, NotFoundError } from "../../core/mod.ts";
+import { intParam } from "../http/params.ts";
 import { ApiError, ErrorCode, json } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import { route, type RouteModule, type RouteRequest } from "../http/router.ts";
@@ -112,11 +113,7 @@ export const vaultRoutes: RouteModule = {
   routes: [
     route("GET", "/v1/vault/accounts_paged", "api", async (req, ctx) => {
       const q = req.query;
-      const limitText = q.get("limit");
-      const limit = limitText === null || limitText === "" ? 200 : Number(limitText);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
-        throw new BadRequestError("limit must be an integer from 1 to 500.");
-      }
+      const limit = intParam(q, "limit", 200, 1, 500);
       const order = (q.get("orderBy") ?? "DESC").toUpperCase();
       if (order !== "ASC" && order !== "DESC") {
         throw new BadRequestError("orderBy must be ASC or DESC.");

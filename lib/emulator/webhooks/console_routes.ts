@@ -16,7 +16,8 @@
 import type { Route, RouteRequest } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
 import { json, type Reply } from "../http/reply.ts";
-import { bad, intParam, isNotificationStatus } from "./request_checks.ts";
+import { isNotificationStatus } from "./request_checks.ts";
+import { bad, intParam } from "../http/params.ts";
 import { attemptJson, webhookJson } from "./views.ts";
 import type { Webhooks } from "./start.ts";
 import type { NotificationRow } from "./rows.ts";
@@ -99,7 +100,7 @@ const notification: Handler = (req, { engine, queries }) => {
   const n = engine.resends.notification(req.params.webhookId, req.params.notificationId);
   return json(200, {
     ...consoleNotification(n),
-    attemptLog: queries.allAttempts(n.id).map(attemptJson),
+    attemptLog: queries.attemptsOf(n.id).map(attemptJson),
   });
 };
 

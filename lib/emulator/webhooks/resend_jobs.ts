@@ -162,9 +162,7 @@ export class Resends {
     const seqs = this.#o.store.notificationSeqsSince(webhookId, now - DAY);
     if (opts.dryRun) return seqs.length;
     const done = this.#o.store.tx(() =>
-      seqs.map((s) => this.#o.store.notificationBySeq(s)).filter((n) => n !== undefined).map((n) =>
-        this.#fresh(n, now)
-      )
+      this.#o.store.notifications(seqs).map((n) => this.#fresh(n, now))
     );
     this.#scheduleAll(done, now);
     return done.length;

@@ -51,18 +51,8 @@ import { json, type Reply } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import { startWebhooks, type Webhooks } from "./start.ts";
 import { webhooksConsoleRoutes } from "./console_routes.ts";
-import {
-  bad,
-  bodyObject,
-  checkEvents,
-  checkStatuses,
-  checkUrl,
-  intParam,
-  isNotificationStatus,
-  listParam,
-  orderParam,
-  timeParam,
-} from "./request_checks.ts";
+import { checkEvents, checkStatuses, checkUrl, isNotificationStatus } from "./request_checks.ts";
+import { bad, bodyObject, intParam, listParam, orderParam, timeParam } from "../http/params.ts";
 import {
   attemptJson,
   deliveryLogJson,
@@ -99,7 +89,7 @@ const listWebhooks: Handler = (req, { queries }) => {
   const cur = q.get("pageCursor");
   let after: number | null = null;
   if (cur) after = cursorInt(cur, "after") ?? bad(BAD_CURSOR);
-  const { rows, nextAfter } = queries.webhooks(order, after, pageSize);
+  const { rows, nextAfter } = queries.webhookPage(order, after, pageSize);
   const next = nextAfter === null ? null : encodeCursor({ after: nextAfter });
   return json(200, { data: rows.map(webhookJson), next });
 };
@@ -228,7 +218,7 @@ const listAttempts: Handler = (req, { engine, queries }) => {
   const cur = req.query.get("pageCursor");
   let after = 0;
   if (cur) after = cursorInt(cur, "after") ?? bad(BAD_CURSOR);
-  const { rows, nextAfter } = queries.attempts(n.id, after, pageSize);
+  const { rows, nextAfter } = queries.attemptPage(n.id, after, pageSize);
   const next = nextAfter === null ? null : encodeCursor({ after: nextAfter });
   return json(200, { data: rows.map(attemptJson), next });
 };

@@ -133,68 +133,43 @@ export interface OutboxMail {
   createdAt: number;
 }
 
+const camelNames = new Map<string, string>();
+
+/** The columns of SQLite row `r` named in camelCase (`created_at` → `createdAt`). */
+function camel(r: Row): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (const k in r) {
+    let name = camelNames.get(k);
+    if (name === undefined) {
+      name = k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+      camelNames.set(k, name);
+    }
+    o[name] = r[k];
+  }
+  return o;
+}
+
 /** The webhook row of SQLite row `r`. */
 export function webhookFrom(r: Row): WebhookRow {
-  return {
-    seq: r.seq as number,
-    id: r.id as string,
-    url: r.url as string,
-    events: JSON.parse(r.events as string),
-    description: (r.description as string | null) ?? null,
-    status: r.status as WebhookStatus,
-    createdAt: r.created_at as number,
-    updatedAt: r.updated_at as number,
-    bandSince: (r.band_since as number | null) ?? null,
-    lastAttemptAt: (r.last_attempt_at as number | null) ?? null,
-    breakerResetSeq: r.breaker_reset_seq as number,
-  };
+  return { ...camel(r), events: JSON.parse(r.events as string) } as WebhookRow;
 }
 
 /** Maps a SQL row of wh_notifications to a {@linkcode NotificationRow}. */
 export function notificationFrom(r: Row): NotificationRow {
-  return {
-    seq: r.seq as number,
-    id: r.id as string,
-    webhookId: r.webhook_id as string,
-    eventType: r.event_type as string,
-    resourceId: (r.resource_id as string | null) ?? null,
-    data: r.data as string,
-    status: r.status as NotificationStatus,
-    createdAt: r.created_at as number,
-    updatedAt: r.updated_at as number,
-    attempts: r.attempts as number,
-    lastSentTime: (r.last_sent_time as number | null) ?? null,
-    nextAttemptAt: (r.next_attempt_at as number | null) ?? null,
-    series: r.series as number,
-  };
+  return camel(r) as unknown as NotificationRow;
 }
 
 /** The attempt row of SQLite row `r`. */
 export function attemptFrom(r: Row): AttemptRow {
-  return {
-    seq: r.seq as number,
-    notificationId: r.notification_id as string,
-    webhookId: r.webhook_id as string,
-    sentTime: r.sent_time as number,
-    duration: r.duration as number,
-    responseCode: (r.response_code as number | null) ?? null,
-    failureReason: (r.failure_reason as AttemptRow["failureReason"]) ?? null,
-    error: r.error as number,
-    evaluated: r.evaluated as number,
-  };
+  return camel(r) as unknown as AttemptRow;
 }
 
 /** The job row of SQLite row `r`. */
 export function jobFrom(r: Row): JobRow {
   return {
-    id: r.id as string,
-    webhookId: r.webhook_id as string,
-    status: r.status as JobRow["status"],
-    processed: r.processed as number,
-    total: r.total as number,
+    ...camel(r),
     pending: JSON.parse(r.pending as string),
-    createdAt: r.created_at as number,
     kind: r.kind === "query" ? "query" : "failed",
     statuses: r.statuses ? JSON.parse(r.statuses as string) : ["FAILED"],
-  };
+  } as JobRow;
 }

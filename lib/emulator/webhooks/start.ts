@@ -14,8 +14,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { SnapshotPager } from "./notification_paging.ts";
 import { WebhookEngine, type WebhookEvent } from "./engine.ts";
 import { type Jwks, WebhookSigner } from "./signer.ts";
-import { WebhookStore } from "./store.ts";
-import { WebhookQueries } from "./queries.ts";
+import { type WebhookQueries, WebhookStore } from "./store.ts";
 
 /** Webhook delivery settings given at start (the rest comes from the emulator's own). */
 export interface WebhookSettings {
@@ -91,7 +90,7 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
   engine.start();
   return {
     engine,
-    queries: new WebhookQueries(store),
+    queries: store,
     pager: new SnapshotPager(now),
     jwks: () => signer.jwks(),
     emit: (event) => void engine.publish(event),

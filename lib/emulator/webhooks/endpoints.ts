@@ -58,8 +58,6 @@ export interface EndpointsOptions {
   breaker: BreakerConfig;
   /** Clock. */
   now: () => number;
-  /** Id source. */
-  uuid: () => string;
 }
 
 /**
@@ -72,7 +70,7 @@ export interface EndpointsOptions {
  * import type { WebhookStore } from "./store.ts";
  * declare const store: WebhookStore, scheduler: Scheduler;
  * const breaker = DEFAULT_BREAKER_CONFIG;
- * const endpoints = new Endpoints({ store, scheduler, breaker, now: Date.now, uuid: () => crypto.randomUUID() });
+ * const endpoints = new Endpoints({ store, scheduler, breaker, now: Date.now });
  * endpoints.load();
  * endpoints.create({ url: "http://127.0.0.1:8080/hook", events: ["transaction.created"] });
  * ```
@@ -120,13 +118,16 @@ export class Endpoints {
     return this.#byId.get(id);
   }
 
+  /** The live endpoint `id`, or a 404. */
+  #live(id: string): Endpoint {
+    const ep = this.#byId.get(id);
+    if (!ep) throw new NotFoundError(`Webhook ${JSON.stringify(id)} not found.`);
+    return ep;
+  }
+
   /** The row of endpoint `id`, or a 404. */
   row(id: string): WebhookRow {
-    const ep = this.#byId.get(id);
-    if (!ep) {
-      throw new NotFoundError(`Webhook ${JSON.stringify(id)} not found.`);
-    }
-    return ep.row;
+    return this.#live(id).row;
   }
 
   /** Every live endpoint, in creation order. */
@@ -140,7 +141,7 @@ export class Endpoints {
   ): WebhookRow {
     const now = this.#o.now();
     const row = this.#o.store.insertWebhook({
-      id: this.#o.uuid(),
+      id: crypto.randomUUID(),
       url: input.url,
       events: input.events,
       description: input.description ?? null,
@@ -158,10 +159,7 @@ export class Endpoints {
    * its waiting notifications resume. `enabled: false` disables it.
    */
   update(id: string, patch: WebhookPatch): WebhookRow {
-    const ep = this.#byId.get(id);
-    if (!ep) {
-      throw new NotFoundError(`Webhook ${JSON.stringify(id)} not found.`);
-    }
+    const ep = this.#live(id);
     const now = this.#o.now();
     const row = { ...ep.row };
     if (patch.url !== undefined) row.url = patch.url;

@@ -76,12 +76,6 @@ export interface WebhookEngineOptions {
   concurrency?: number;
   /** The breaker's parameters before scaling. Default breaker.md's. */
   breaker?: BreakerConfig;
-  /** The retry schedule before scaling. Default breaker.md's. */
-  retry?: RetryConfig;
-  /** The workspace id put in every payload. Default `emulator-workspace`. */
-  workspaceId?: string;
-  /** E-mail addresses of the workspace's admins (told of each suspension). */
-  admins?: () => string[];
   /** A log line to standard error. Default none. */
   log?: (line: string) => void;
   /** The console's address without its token, once known (named in the suspension e-mail). */
@@ -90,11 +84,12 @@ export interface WebhookEngineOptions {
   now?: () => number;
   /** Clock and timers; default real timers over `now`. Tests pass a virtual one. */
   clock?: Clock;
-  /** Id source; default `crypto.randomUUID`. */
-  uuid?: () => string;
   /** fetch used for delivery; default the global one. */
   fetch?: typeof fetch;
 }
+
+/** The workspace's admins, told of each suspension. */
+const ADMINS = ["admin@emulator.local"];
 
 function scaled(b: BreakerConfig, scale: number): BreakerConfig {
   return {
@@ -126,10 +121,8 @@ export class WebhookEngine {
   readonly endpoints: Endpoints;
   /** The resends and resend jobs. */
   readonly resends: Resends;
-  readonly #admins: () => string[];
   readonly #log: (line: string) => void;
   readonly #clock: Clock;
-  readonly #uuid: () => string;
   readonly #fetch?: typeof fetch;
   readonly #scheduler: Scheduler;
   readonly #breaker: BreakerContext;
@@ -155,17 +148,15 @@ export class WebhookEngine {
     if (!(scale > 0)) throw new EmulatorConfigError(`timeScale must be above 0, got ${scale}.`);
     this.#store = opts.store;
     this.#signer = opts.signer;
-    const r = opts.retry ?? DEFAULT_RETRY_CONFIG;
+    const r = DEFAULT_RETRY_CONFIG;
     this.retryCfg = { ...r, delaysMs: r.delaysMs.map((d) => d / scale) };
     const configured = opts.breaker ?? DEFAULT_BREAKER_CONFIG;
     this.breakerCfg = scaled(configured, scale);
     this.deliveryTimeoutMs = opts.deliveryTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
     this.concurrency = opts.concurrency ?? 8;
-    this.workspaceId = opts.workspaceId ?? "emulator-workspace";
-    this.#admins = opts.admins ?? (() => ["admin@emulator.local"]);
+    this.workspaceId = "emulator-workspace";
     this.#log = opts.log ?? (() => {});
     this.#clock = opts.clock ?? systemClock(opts.now ?? Date.now);
-    this.#uuid = opts.uuid ?? (() => crypto.randomUUID());
     this.#fetch = opts.fetch;
     this.#scheduler = new Scheduler(this.#clock, (due) => this.#onDue(due));
     const now = () => this.#clock.now();
@@ -174,21 +165,19 @@ export class WebhookEngine {
       scheduler: this.#scheduler,
       breaker: this.breakerCfg,
       now,
-      uuid: this.#uuid,
     });
     this.resends = new Resends({
       store: this.#store,
       endpoints: this.endpoints,
       scheduler: this.#scheduler,
       clock: this.#clock,
-      uuid: this.#uuid,
     });
     this.#breaker = {
       store: this.#store,
       endpoints: this.endpoints,
       breaker: this.breakerCfg,
       configured,
-      admins: this.#admins,
+      admins: () => ADMINS,
       consoleUrl: opts.consoleUrl,
     };
   }
@@ -243,7 +232,7 @@ export class WebhookEngine {
         const data = JSON.stringify(ev.data ?? {});
         for (const ep of targets) {
           if (!ep.row.events.includes(ev.eventType)) continue;
-          const id = this.#uuid();
+          const id = crypto.randomUUID();
           const status = waitingStatus("IN_PROGRESS", ep.row.status);
           const seq = this.#store.insertNotification({
             id,
@@ -407,7 +396,7 @@ export class WebhookEngine {
           new Date(suspended.time).toISOString()
         }: ${count(suspended.errors, "error")} in ${
           count(suspended.attempts, "attempt")
-        } of the window; e-mailed ${count(this.#admins().length, "admin")}`,
+        } of the window; e-mailed ${count(ADMINS.length, "admin")}`,
       );
     }
     if (resent?.status === "IN_PROGRESS") {

@@ -45,8 +45,6 @@ export interface ResendsOptions {
   scheduler: Scheduler;
   /** Clock and timers (a job's steps are timers of 0 ms). */
   clock: Clock;
-  /** Id source of jobs. */
-  uuid: () => string;
 }
 
 /**
@@ -58,7 +56,7 @@ export interface ResendsOptions {
  * import type { Clock, Scheduler } from "./scheduler.ts";
  * import type { WebhookStore } from "./store.ts";
  * declare const store: WebhookStore, endpoints: Endpoints, scheduler: Scheduler, clock: Clock;
- * const resends = new Resends({ store, endpoints, scheduler, clock, uuid: () => crypto.randomUUID() });
+ * const resends = new Resends({ store, endpoints, scheduler, clock });
  * resends.resend("w1", "n1");
  * ```
  */
@@ -257,7 +255,7 @@ export class Resends {
   ): { total: number; job?: JobRow } {
     if (seqs.length === 0) return { total: 0 };
     const job: JobRow = {
-      id: this.#o.uuid(),
+      id: crypto.randomUUID(),
       webhookId,
       kind,
       statuses,

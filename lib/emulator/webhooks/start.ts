@@ -2,8 +2,8 @@
  * The emulator's webhook side in one object, so that wiring it into the
  * emulator is a handful of lines: tables in the emulator's database, the
  * signing key (kept in the database, so `--state` keeps the JWKS stable
- * across restarts), the delivery engine, the notification pager, the events
- * sink. Its HTTP routes are in `routes.ts` (the API and admin endpoints) and
+ * across restarts), the delivery engine (also the events sink), the
+ * notification pager. Its HTTP routes are in `routes.ts` (the API and admin endpoints) and
  * `console_routes.ts` (the console's JSON).
  *
  * @module
@@ -12,7 +12,7 @@
 import type { BreakerConfig } from "../../webhooks/mod.ts";
 import type { DatabaseSync } from "node:sqlite";
 import { SnapshotPager } from "./notification_paging.ts";
-import { WebhookEngine, type WebhookEvent } from "./engine.ts";
+import { WebhookEngine, type WebhookEngineOptions } from "./engine.ts";
 import { type Jwks, WebhookSigner } from "./signer.ts";
 import { type WebhookQueries, WebhookStore } from "./store.ts";
 
@@ -27,21 +27,10 @@ export interface WebhookSettings {
 }
 
 /** Options of {@linkcode startWebhooks}. */
-export interface WebhooksOptions extends WebhookSettings {
+export interface WebhooksOptions
+  extends WebhookSettings, Pick<WebhookEngineOptions, "timeScale" | "log" | "now" | "consoleUrl"> {
   /** The emulator's database (file with `--state`, else `:memory:`). */
   db: DatabaseSync;
-  /** Divides every retry delay and breaker duration. Default 1. */
-  timeScale?: number;
-  /** Workspace id put in payloads. */
-  workspaceId?: string;
-  /** The workspace admins' e-mail addresses. */
-  admins?: () => string[];
-  /** Log lines (standard error). */
-  log?: (line: string) => void;
-  /** Clock. */
-  now?: () => number;
-  /** The console's address without its token, once known (named in the suspension e-mail). */
-  consoleUrl?: () => string | undefined;
 }
 
 /** The running webhook side; see {@linkcode startWebhooks}. */
@@ -54,10 +43,6 @@ export interface Webhooks {
   pager: SnapshotPager;
   /** The JWKS document to serve at `/.well-known/jwks.json`. */
   jwks(): Jwks;
-  /** The events sink: creates notifications for the subscribed endpoints. */
-  emit(event: WebhookEvent): void;
-  /** Stops delivery (attempts in flight are made again after a restart). */
-  stop(): Promise<void>;
 }
 
 const KEY_META = "signing_key_jwk";
@@ -93,7 +78,5 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     queries: store,
     pager: new SnapshotPager(now),
     jwks: () => signer.jwks(),
-    emit: (event) => void engine.publish(event),
-    stop: () => engine.stop(),
   };
 }

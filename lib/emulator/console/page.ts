@@ -1,17 +1,12 @@
 /**
- * The console's own routes and the public JWKS:
- *
- * - `GET /console?token=T`: the console page (`app_html.ts`), a small app
- *   that fetches the console's JSON routes with the token in a header;
- * - `GET /console/api/overview`: the chain, the vault accounts and the latest
- *   transactions (the webhook side adds its own `/console/api/webhooks...`);
- * - `GET /.well-known/jwks.json`: the webhook signing keys of the context's
- *   `webhooks` (empty until the webhook side has started).
- *
- * The console routes have `auth: "console"` (loopback Host, own Origin,
- * per-run token: `../http/console_guard.ts`); the page is sent with a
- * content security policy that allows only its own inline script (by
- * nonce), its own style and requests to its own origin, and may not be framed.
+ * The console's own routes: its page (`app_html.ts`), the overview it
+ * fetches (the chain, the vault accounts, the latest transactions; the
+ * webhook side adds its own `/console/api/webhooks...`) and the public JWKS
+ * of the webhook signing keys (empty until the webhook side has started).
+ * The console routes have `auth: "console"` (`../http/console_guard.ts`);
+ * the page is sent with a content security policy that allows only its own
+ * inline script and style (by nonce) and requests to its own origin, and may
+ * not be framed.
  *
  * @module
  */

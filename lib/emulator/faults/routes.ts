@@ -1,15 +1,7 @@
 /**
- * The admin endpoint, for tests and demos (not part of the platform API).
- * Protected by the emulator's API key in `X-API-Key` (no JWT, so `curl`
- * works); never affected by faults.
- *
- * - `GET /admin/faults` → `{faults: [...]}`
- * - `POST /admin/faults` `{kind, ...}` (see `faults.ts`) → 201 the rule with its `id`
- * - `DELETE /admin/faults/{id}`, `DELETE /admin/faults` (all) → 200
- * - `POST /admin/transactions/{id}/approve` → a held transaction continues
- * - `POST /admin/transactions/{id}/reject` → REJECTED (`REJECTED_BY_USER`)
- * - `POST /admin/transactions/{id}/status` `{status, subStatus?}` → forces a
- *   final status (REJECTED, BLOCKED, CANCELLED, TIMEOUT, FAILED)
+ * The admin routes of the faults (`GET`, `POST`, `DELETE /admin/faults[/{id}]`,
+ * docs/emulator.md), for tests and demos, not part of the platform API:
+ * `X-API-Key` alone (no JWT, so `curl` works), never affected by faults.
  *
  * @module
  */

@@ -59,7 +59,6 @@ const WRITERS: readonly ApiUserRole[] = [
   "APPROVER",
   "EDITOR",
 ];
-const NO_VIEWER = WRITERS;
 const WEBHOOK_ADMINS: readonly ApiUserRole[] = ["ADMIN", "NON_SIGNING_ADMIN"];
 const WEBHOOK_RESENDERS: readonly ApiUserRole[] = [
   "ADMIN",
@@ -97,7 +96,7 @@ export const PERMISSIONS: readonly Permission[] = [
     "APPROVER",
     "EDITOR",
   ]),
-  row("GET", "/v1/estimate_network_fee", `${T}estimateNetworkFee`, NO_VIEWER),
+  row("GET", "/v1/estimate_network_fee", `${T}estimateNetworkFee`, WRITERS),
   row("GET", "/v1/transactions/:id", `${T}getTransaction`, ALL),
   row(
     "GET",
@@ -120,7 +119,7 @@ export const PERMISSIONS: readonly Permission[] = [
   row("GET", "/v1/blockchains/:id", `${A}getBlockchain`, ALL, READ),
   row("GET", "/v1/assets", `${A}listAssets`, ALL, READ),
   row("GET", "/v1/assets/:id", `${A}getAsset`, ALL, READ),
-  row("GET", "/v1/supported_assets", `${A}getSupportedAssets`, NO_VIEWER),
+  row("GET", "/v1/supported_assets", `${A}getSupportedAssets`, WRITERS),
   row("GET", "/v1/external_wallets", "external-wallets-api.ts#getExternalWallets", ALL),
   row("GET", "/v1/external_wallets/:walletId", "external-wallets-api.ts#getExternalWallet", ALL),
   row("GET", "/v1/internal_wallets", "internal-wallets-api.ts#getInternalWallets", ALL, READ),
@@ -132,7 +131,7 @@ export const PERMISSIONS: readonly Permission[] = [
     READ,
   ),
   row("GET", "/v1/contracts", "contracts-api.ts#getContracts", ALL),
-  row("GET", "/v1/contracts/:walletId", "contracts-api.ts#getContract", NO_VIEWER),
+  row("GET", "/v1/contracts/:walletId", "contracts-api.ts#getContract", WRITERS),
   row("GET", "/v1/webhooks", `${W2}getWebhooks`, ALL, READ),
   row("POST", "/v1/webhooks", `${W2}createWebhook`, WEBHOOK_ADMINS),
   row("GET", WH, `${W2}getWebhook`, ALL, READ),

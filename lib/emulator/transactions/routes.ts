@@ -1,14 +1,10 @@
 /**
- * Transactions: `POST /v1/transactions` (TRANSFER, CONTRACT_CALL including
- * contract creation, TYPED_MESSAGE with ETH_MESSAGE and EIP712),
- * `GET /v1/transactions`, `GET /v1/transactions/{id}`,
- * `GET /v1/transactions/external_tx_id/{externalTxId}`,
- * `POST /v1/transactions/{id}/cancel`, the fee estimates
- * (`POST /v1/transactions/estimate_fee`, `GET /v1/estimate_network_fee`:
- * `fee_estimates.ts`), and the admin routes that approve,
- * reject or force the status of a transaction. HTTP only: the checks of a
- * request are in `request_check.ts`, the lifecycle in `engine.ts` (reached
- * as `ctx.transactions`), the SQL in `store.ts`.
+ * The transaction routes (creation of TRANSFER, CONTRACT_CALL including
+ * contract creation, and TYPED_MESSAGE; listing, reading, cancelling; the fee
+ * estimates of `fee_estimates.ts`) and the admin routes that approve, reject
+ * or force the status of a transaction. HTTP only: the checks of a request
+ * are in `request_check.ts`, the lifecycle in `engine.ts` (`ctx.transactions`),
+ * the SQL in `store.ts`.
  *
  * @module
  */

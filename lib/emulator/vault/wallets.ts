@@ -1,15 +1,10 @@
 /**
- * Whitelisted wallets: `GET /v1/external_wallets`, `GET /v1/internal_wallets`
- * and `GET /v1/contracts` list the run's whitelist, and `GET …/{id}` reads
- * one (404 when it is not there) (`whitelist.ts`; empty at
- * start), each wallet with its one asset (`{id, status: "APPROVED", address,
- * tag}`) as the platform shows it. Clients that resolve destinations through
- * the whitelist (the web3 provider, or the bridge with
+ * Whitelisted wallets: the external, internal and contract listings of the
+ * run's whitelist (`whitelist.ts`; empty at start) and a read of one, each
+ * wallet with its one asset as the platform shows it, and the admin route
+ * `POST /admin/wallets` that fills it. Clients that resolve destinations
+ * through the whitelist (the web3 provider, or the bridge with
  * `--oneTimeAddressesEnabled false`) see these and the vault accounts.
- *
- * The admin route (API key in `X-API-Key`, like `/admin/faults`):
- * `POST /admin/wallets` `{type?: "EXTERNAL_WALLET"|"INTERNAL_WALLET"|"CONTRACT",
- * name?, address}` → 201 the wallet as listed.
  *
  * @module
  */

@@ -1,14 +1,10 @@
 /**
  * The console's JSON routes for the webhook side (`/console/api/webhooks...`),
- * what the console page (`../console/app_html.ts`) fetches and posts: the
- * endpoints with their status and the error rate of their last active hour
- * (the same figure as the `LAST_ACTIVE_HOUR_ERROR_RATE` metric),
- * Reactivate, an endpoint's notifications (status, event and resource
- * filters, offset paging), one notification with every attempt, Resend, and
- * "Resend notifications" (every notification of the last 24 hours, any
- * status). Every route has `auth: "console"`: loopback Host, the page's own
- * Origin and the per-run token (`../http/console_guard.ts`); none takes the
- * API key. Each handler checks its input and calls the engine; no SQL here.
+ * what the console page (`../console/app_html.ts`) fetches and posts. The
+ * error rate of an endpoint is the one of the `LAST_ACTIVE_HOUR_ERROR_RATE`
+ * metric. Every route has `auth: "console"` (`../http/console_guard.ts`);
+ * none takes the API key. Each handler checks its input and calls the
+ * engine; no SQL here.
  *
  * @module
  */
@@ -18,9 +14,8 @@ import type { EmulatorContext } from "../context.ts";
 import { json, type Reply } from "../http/reply.ts";
 import { isNotificationStatus } from "./request_checks.ts";
 import { bad, intParam } from "../http/params.ts";
-import { attemptJson, webhookJson } from "./views.ts";
+import { attemptJson, type NotificationRow, webhookJson } from "./rows.ts";
 import type { Webhooks } from "./start.ts";
-import type { NotificationRow } from "./rows.ts";
 import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
 
 type Handler = (req: RouteRequest, w: Webhooks, ctx: EmulatorContext) => Reply;

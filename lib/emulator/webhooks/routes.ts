@@ -1,46 +1,13 @@
 /**
  * The webhook side's HTTP surface as ordinary routes of the emulator's one
- * router: the Webhooks V2 API (`platform-api.md`, platform authentication),
- * the admin endpoints (`X-API-Key: <the emulator's API key>`) and the
- * console's JSON routes (`console_routes.ts`). Each
- * handler checks its input, calls the engine and shapes the answer; errors
- * are domain errors (`BadRequestError`, `NotFoundError`),
- * answered by the emulator's handler like every other area.
- * No SQL here.
- *
- * Admin endpoints (the platform's signed JWT is accepted too, so
- * `service emulator trigger` uses the ordinary client):
- *
- * - `POST /admin/notifications` `{eventType, resourceId?, data?, count?}` →
- *   201 `{data: [{id, webhookId}]}`: `count` events (default 1, at most
- *   10 000) of `eventType`, one of the platform's webhook events (else 400); each makes one notification per ENABLED or SUSPENDED endpoint
- *   subscribed to `eventType` (suspended ones wait ON_HOLD).
- * - `GET /admin/attempts[?webhookId=W]` → 200 `{data: [{webhookId, notificationId,
- *   sentTime, duration, responseCode?, failureReason?}]}`: every attempt, and
- *   every reactivation as `{webhookId, sentTime, action: "enable"}`, in time
- *   order (ties in recorded order): a delivery log `service breaker simulate`
- *   reads as it is.
- * - `GET /admin/outbox` → 200 `{data: [{to, subject, body, webhookId, createdAt}]}`:
- *   the e-mails "sent" to the workspace admins (one per suspension and admin).
- *
- * The two Webhooks V1 resend calls the older JavaScript SDK (`fireblocks-sdk`
- * 5.x, `resendWebhooks` and `resendTransactionWebhooksById`) and the
- * TypeScript SDK's `WebhooksApi` still make are answered over the V2
- * endpoints (the emulator has no V1 webhooks of its own):
- *
- * - `POST /v1/webhooks/resend` → 200 `{messagesCount, webhooksCount}`: every
- *   endpoint's FAILED notifications of the last 24 hours are resent (as
- *   "resend failed" does, one job per endpoint). The TypeScript SDK's
- *   `ResendWebhooksResponse` names the count `messagesCount`, the older
- *   SDK's `webhooksCount`: both are given, with the same value.
- * - `POST /v1/webhooks/resend/{txId}` `{resendCreated?, resendStatusUpdated?}`
- *   → 200 `{success: true, webhooksCount}`: the transaction's
- *   `transaction.created` and/or `transaction.status.updated` notifications
- *   (any status, last 30 days) are resent on every endpoint, `webhooksCount`
- *   of them. The TypeScript SDK's `ResendWebhooksByTransactionIdResponse`
- *   requires `success`, the older SDK's `resendTransactionWebhooksById`
- *   types the answer as `{webhooksCount}`: both are given. A transaction
- *   this workspace does not have is a 404; neither flag set is a 400.
+ * router: the Webhooks V2 API (`platform-api.md`), the two V1 resends the
+ * older SDKs still make (answered over the V2 endpoints: the emulator has no
+ * V1 webhooks of its own), the admin endpoints (`/admin/notifications`,
+ * `/admin/attempts`: the delivery log `service breaker simulate` reads as it
+ * is, `/admin/outbox`) and the console's JSON routes (`console_routes.ts`).
+ * docs/emulator.md is the reference of each. A handler checks its input,
+ * calls the engine and shapes the answer; errors are domain errors, answered
+ * by the emulator's handler like every other area. No SQL here.
  *
  * @module
  */
@@ -60,14 +27,27 @@ import {
   mailJson,
   notificationJson,
   webhookJson,
-} from "./views.ts";
-import type { NotificationSortKey } from "./store.ts";
+} from "./rows.ts";
+import type { NotificationSortKey, SeqPage } from "./store.ts";
 import { NotFoundError, NOTIFICATION_SORT_FIELDS } from "../../core/mod.ts";
 import type { WebhookPatch } from "./endpoints.ts";
 import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
 
 const DAY = 86_400_000;
-const BAD_CURSOR = "pageCursor is not a cursor this emulator gave out; omit it to start again.";
+
+/** The `seq` the query's `pageCursor` continues after; `null` without one. */
+function cursorAfter(q: URLSearchParams): number | null {
+  const cur = q.get("pageCursor");
+  if (!cur) return null;
+  return cursorInt(cur, "after") ??
+    bad("pageCursor is not a cursor this emulator gave out; omit it to start again.");
+}
+
+/** A page as `{data, next}`, `next` the cursor of the page after it (`null` at the end). */
+function pageReply<T>({ rows, nextAfter }: SeqPage<T>, view: (row: T) => unknown): Reply {
+  const next = nextAfter === null ? null : encodeCursor({ after: nextAfter });
+  return json(200, { data: rows.map(view), next });
+}
 
 function webhooksOf(ctx: EmulatorContext): Webhooks {
   if (!ctx.webhooks) throw new Error("the webhook side has not started");
@@ -86,41 +66,15 @@ const listWebhooks: Handler = (req, { queries }) => {
   const q = req.query;
   const order = orderParam(q, "DESC");
   const pageSize = intParam(q, "pageSize", 10, 1, 100);
-  const cur = q.get("pageCursor");
-  let after: number | null = null;
-  if (cur) after = cursorInt(cur, "after") ?? bad(BAD_CURSOR);
-  const { rows, nextAfter } = queries.webhookPage(order, after, pageSize);
-  const next = nextAfter === null ? null : encodeCursor({ after: nextAfter });
-  return json(200, { data: rows.map(webhookJson), next });
+  return pageReply(queries.webhookPage(order, cursorAfter(q), pageSize), webhookJson);
 };
 
-const createWebhook: Handler = (req, { engine }) => {
-  const b = bodyObject(req.body, "create webhook");
-  const url = checkUrl(b.url);
-  const events = checkEvents(b.events);
-  if (b.description !== undefined && typeof b.description !== "string") {
-    bad("description must be a string.");
-  }
-  if (b.enabled !== undefined && typeof b.enabled !== "boolean") {
-    bad("enabled must be true or false.");
-  }
-  const w = engine.endpoints.create({
-    url,
-    events,
-    description: b.description as string | undefined,
-    enabled: b.enabled as boolean | undefined,
-  });
-  return json(201, webhookJson(w));
-};
-
-const getWebhook: Handler = (req, { engine }) =>
-  json(200, webhookJson(engine.endpoints.row(req.params.webhookId)));
-
-const updateWebhook: Handler = (req, { engine }) => {
-  const b = bodyObject(req.body, "update webhook");
+/** The fields of a create (`url` and `events` required) or update body, checked. */
+function webhookFields(body: unknown, create: boolean): WebhookPatch {
+  const b = bodyObject(body, create ? "create webhook" : "update webhook");
   const patch: WebhookPatch = {};
-  if (b.url !== undefined) patch.url = checkUrl(b.url);
-  if (b.events !== undefined) patch.events = checkEvents(b.events);
+  if (create || b.url !== undefined) patch.url = checkUrl(b.url);
+  if (create || b.events !== undefined) patch.events = checkEvents(b.events);
   if (b.description !== undefined) {
     if (typeof b.description !== "string") bad("description must be a string.");
     patch.description = b.description;
@@ -129,6 +83,19 @@ const updateWebhook: Handler = (req, { engine }) => {
     if (typeof b.enabled !== "boolean") bad("enabled must be true or false.");
     patch.enabled = b.enabled;
   }
+  return patch;
+}
+
+const createWebhook: Handler = (req, { engine }) => {
+  const { url, events, ...rest } = webhookFields(req.body, true);
+  return json(201, webhookJson(engine.endpoints.create({ url: url!, events: events!, ...rest })));
+};
+
+const getWebhook: Handler = (req, { engine }) =>
+  json(200, webhookJson(engine.endpoints.row(req.params.webhookId)));
+
+const updateWebhook: Handler = (req, { engine }) => {
+  const patch = webhookFields(req.body, false);
   return json(200, webhookJson(engine.endpoints.update(req.params.webhookId, patch)));
 };
 
@@ -215,12 +182,7 @@ const getNotification: Handler = (req, { engine }) => {
 const listAttempts: Handler = (req, { engine, queries }) => {
   const n = engine.resends.notification(req.params.webhookId, req.params.notificationId);
   const pageSize = intParam(req.query, "pageSize", 10, 1, 100);
-  const cur = req.query.get("pageCursor");
-  let after = 0;
-  if (cur) after = cursorInt(cur, "after") ?? bad(BAD_CURSOR);
-  const { rows, nextAfter } = queries.attemptPage(n.id, after, pageSize);
-  const next = nextAfter === null ? null : encodeCursor({ after: nextAfter });
-  return json(200, { data: rows.map(attemptJson), next });
+  return pageReply(queries.attemptPage(n.id, cursorAfter(req.query) ?? 0, pageSize), attemptJson);
 };
 
 // ---------------------------------------------------------------- resends
@@ -329,6 +291,7 @@ const outbox: Handler = (_req, { queries }) => json(200, { data: queries.outbox(
 
 // ---------------------------------------------------------------- the V1 resends
 
+// both SDKs' names of the count: the TypeScript SDK's messagesCount, the older SDK's webhooksCount
 const resendV1: Handler = (_req, { engine }) => {
   let count = 0;
   for (const { row } of engine.endpoints.all()) {
@@ -337,6 +300,7 @@ const resendV1: Handler = (_req, { engine }) => {
   return json(200, { messagesCount: count, webhooksCount: count });
 };
 
+// `success` (the TypeScript SDK requires it) and `webhooksCount` (the older SDK's answer)
 const resendTransactionV1: Handler = (req, { engine }, ctx) => {
   const txId = req.params.txId;
   if (!ctx.transactions.get(txId)) {
@@ -401,9 +365,9 @@ export const webhooksRoutes: RouteModule = {
       consoleUrl: () => ctx.baseUrl === undefined ? undefined : `${ctx.baseUrl}/console`,
     });
     ctx.webhooks = webhooks;
-    ctx.events.listen((e) => webhooks.emit(e));
+    ctx.events.listen((e) => void webhooks.engine.publish(e));
   },
   async stop(ctx) {
-    await ctx.webhooks?.stop();
+    await ctx.webhooks?.engine.stop();
   },
 };

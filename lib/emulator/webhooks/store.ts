@@ -236,13 +236,13 @@ export class WebhookStore {
   // ---- webhooks
 
   /**
-   * Inserts `row` into `table`, each field in the column of its name in
-   * snake_case; returns its row id.
+   * Inserts (`verb`) `row` into `table`, each field in the column of its name
+   * in snake_case; returns its row id.
    */
-  #insert(table: string, row: object): number {
+  #insert(table: string, row: object, verb = "INSERT"): number {
     const cols = Object.keys(row);
     const r = this.#stmt(
-      `INSERT INTO ${table} (${cols.map((c) => c.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`))})
+      `${verb} INTO ${table} (${cols.map((c) => c.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`))})
        VALUES (${cols.map(() => "?")})`,
     ).run(...Object.values(row));
     return Number(r.lastInsertRowid);
@@ -537,20 +537,8 @@ export class WebhookStore {
 
   /** Inserts or replaces a job. */
   saveJob(j: JobRow): void {
-    this.#stmt(
-      `INSERT OR REPLACE INTO wh_jobs (id, webhook_id, status, processed, total, pending,
-       created_at, kind, statuses) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      j.id,
-      j.webhookId,
-      j.status,
-      j.processed,
-      j.total,
-      JSON.stringify(j.pending),
-      j.createdAt,
-      j.kind,
-      JSON.stringify(j.statuses),
-    );
+    const json = { pending: JSON.stringify(j.pending), statuses: JSON.stringify(j.statuses) };
+    this.#insert("wh_jobs", { ...j, ...json }, "INSERT OR REPLACE");
   }
 
   /** A job of one kind by id. */
@@ -573,11 +561,8 @@ export class WebhookStore {
   // ---- outbox
 
   /** Adds an e-mail to the outbox. */
-  insertMail(m: Omit<OutboxMail, "seq">): void {
-    this.#stmt(
-      `INSERT INTO wh_outbox (webhook_id, to_addr, subject, body, created_at)
-       VALUES (?, ?, ?, ?, ?)`,
-    ).run(m.webhookId, m.to, m.subject, m.body, m.createdAt);
+  insertMail({ to, ...m }: Omit<OutboxMail, "seq">): void {
+    this.#insert("wh_outbox", { ...m, toAddr: to });
   }
 
   /** The outbox, oldest first. */

@@ -8,10 +8,10 @@
  * @module
  */
 
+import { accountName } from "../vault/identity.ts";
 import { hashTypedData, type Hex, isAddress, isHex, parseEther, parseGwei } from "viem";
 import { bad } from "../http/params.ts";
 import type { TransactionDeps } from "./deps.ts";
-import { accountName } from "../vault/account_name.ts";
 import { WALLET_TYPES, type WalletType } from "../vault/whitelist.ts";
 import type { FeeLevel } from "../chain.ts";
 import type { TransactionRecord } from "./store.ts";

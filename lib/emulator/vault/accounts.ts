@@ -8,6 +8,7 @@
  * @module
  */
 
+import { accountName, requireAsset } from "./identity.ts";
 import { formatEther } from "viem";
 import { BadRequestError, NotFoundError } from "../../core/mod.ts";
 import { intParam } from "../http/params.ts";
@@ -15,8 +16,6 @@ import { ApiError, ErrorCode, json } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import { route, type RouteModule, type RouteRequest } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
-import { requireAsset } from "./asset_check.ts";
-import { accountName } from "./account_name.ts";
 import { nodeOf } from "../chain.ts";
 
 /** Reads vault account `id` (404 if it does not exist). */

@@ -24,6 +24,7 @@ import {
   attemptJson,
   deliveryLogJson,
   jobJson,
+  type JobRow,
   mailJson,
   notificationJson,
   webhookJson,
@@ -202,51 +203,48 @@ const resendByResource: Handler = (req, { engine }) => {
   return { status: 202 };
 };
 
-const resendFailed: Handler = (req, { engine }) => {
-  const webhookId = req.params.webhookId;
-  const b = bodyObject(req.body, "resend failed");
-  if (
-    b.startTime !== undefined && (!Number.isInteger(b.startTime) || (b.startTime as number) < 0)
-  ) {
-    bad("startTime must be epoch milliseconds.");
+/** Body field `k`: epoch milliseconds, `undefined` when absent. */
+function epochField(b: Record<string, unknown>, k: string): number | undefined {
+  const v = b[k];
+  if (v !== undefined && (!Number.isInteger(v) || (v as number) < 0)) {
+    bad(`${k} must be epoch milliseconds, got ${JSON.stringify(v)}.`);
   }
-  if (b.events !== undefined) checkEvents(b.events);
-  const r = engine.resends.resendFailed(webhookId, {
-    startTime: b.startTime as number | undefined,
-    events: b.events as string[] | undefined,
-  });
+  return v as number | undefined;
+}
+
+/** A resend's answer: 200 `{total: 0}` when nothing is resent, else 202 and the job's address. */
+function jobReply(webhookId: string, call: string, r: { total: number; job?: JobRow }): Reply {
   if (!r.job) return json(200, { total: 0 });
+  const id = encodeURIComponent(webhookId);
   return json(202, { total: r.total }, {
-    location: `/v1/webhooks/${
-      encodeURIComponent(webhookId)
-    }/notifications/resend_failed/jobs/${r.job.id}`,
+    location: `/v1/webhooks/${id}/notifications/${call}/jobs/${r.job.id}`,
   });
+}
+
+const resendFailed: Handler = (req, { engine }) => {
+  const b = bodyObject(req.body, "resend failed");
+  const startTime = epochField(b, "startTime");
+  if (b.events !== undefined) checkEvents(b.events);
+  const events = b.events as string[] | undefined;
+  const r = engine.resends.resendFailed(req.params.webhookId, { startTime, events });
+  return jobReply(req.params.webhookId, "resend_failed", r);
 };
 
 const resendByQuery: Handler = (req, { engine }) => {
-  const webhookId = req.params.webhookId;
   const b = bodyObject(req.body, "resend by query");
-  for (const k of ["startTime", "endTime"] as const) {
-    if (b[k] !== undefined && (!Number.isInteger(b[k]) || (b[k] as number) < 0)) {
-      bad(`${k} must be epoch milliseconds, got ${JSON.stringify(b[k])}.`);
-    }
-  }
+  const startTime = epochField(b, "startTime");
+  const endTime = epochField(b, "endTime");
   if (b.resourceId !== undefined && typeof b.resourceId !== "string") {
     bad("resourceId must be a string.");
   }
-  const r = engine.resends.resendByQuery(webhookId, {
+  const r = engine.resends.resendByQuery(req.params.webhookId, {
     statuses: b.statuses === undefined ? undefined : checkStatuses(b.statuses, "statuses"),
     events: b.events === undefined ? undefined : checkEvents(b.events, "events", true),
-    startTime: b.startTime as number | undefined,
-    endTime: b.endTime as number | undefined,
+    startTime,
+    endTime,
     resourceId: (b.resourceId as string | undefined) || undefined,
   });
-  if (!r.job) return json(200, { total: 0 });
-  return json(202, { total: r.total }, {
-    location: `/v1/webhooks/${
-      encodeURIComponent(webhookId)
-    }/notifications/resend_by_query/jobs/${r.job.id}`,
-  });
+  return jobReply(req.params.webhookId, "resend_by_query", r);
 };
 
 const getFailedJob: Handler = (req, { engine }) =>

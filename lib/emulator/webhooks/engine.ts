@@ -5,8 +5,8 @@
  * - `endpoints.ts`: the endpoints with their breaker states (CRUD);
  * - `scheduler.ts`: when each next attempt is due (one timer, injectable clock);
  * - `delivery.ts`: one attempt over HTTP;
- * - `attempt_recorder.ts` + `endpoint_breaker.ts`: recording an attempt and
- *   applying the shared rules of `lib/webhooks` (retry schedule, breaker);
+ * - `attempt_recorder.ts`: recording an attempt and applying the shared
+ *   rules of `lib/webhooks` (retry schedule, breaker);
  * - `resend_jobs.ts`: resends and resend jobs;
  * - `store.ts`: the tables (the only SQL).
  *
@@ -43,8 +43,7 @@ import type { NotificationRow } from "./rows.ts";
 import { type Endpoint, Endpoints } from "./endpoints.ts";
 import { type Clock, type DueEntry, Scheduler, systemClock } from "./scheduler.ts";
 import { Resends } from "./resend_jobs.ts";
-import { recordAttempt, type Recorded } from "./attempt_recorder.ts";
-import type { BreakerContext } from "./endpoint_breaker.ts";
+import { type BreakerContext, recordAttempt, type Recorded } from "./attempt_recorder.ts";
 
 /** An event that produces notifications. */
 export interface WebhookEvent {

@@ -14,7 +14,7 @@ import type { EmulatorContext } from "../context.ts";
 import { json, type Reply } from "../http/reply.ts";
 import { isNotificationStatus } from "./request_checks.ts";
 import { bad, intParam } from "../http/params.ts";
-import { attemptJson, type NotificationRow, webhookJson } from "./rows.ts";
+import { attemptJson, notificationJson, type NotificationRow, webhookJson } from "./rows.ts";
 import type { Webhooks } from "./start.ts";
 import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
 
@@ -35,17 +35,9 @@ function route(method: Route["method"], pattern: string, h: Handler): Route {
 
 /** A notification as the console lists it (with its delivery progress). */
 function consoleNotification(n: NotificationRow): Record<string, unknown> {
-  return {
-    id: n.id,
-    eventType: n.eventType,
-    resourceId: n.resourceId,
-    status: n.status,
-    createdAt: n.createdAt,
-    updatedAt: n.updatedAt,
-    attempts: n.attempts,
-    lastSentTime: n.lastSentTime,
-    nextAttemptAt: n.status === "IN_PROGRESS" ? n.nextAttemptAt : null,
-  };
+  const { attempts, lastSentTime } = n;
+  const nextAttemptAt = n.status === "IN_PROGRESS" ? n.nextAttemptAt : null;
+  return { ...notificationJson(n), attempts, lastSentTime, nextAttemptAt };
 }
 
 const DAY = 86_400_000;

@@ -20,8 +20,8 @@
 import { bad, intParam, listParam, oneOf, timeParam } from "../http/params.ts";
 import { decodeCursor, encodeCursor } from "../http/cursor.ts";
 
-/** The source types of the SDK's `sourceType` filter. */
-export const SOURCE_TYPES = [
+/** The peer types the SDK's `sourceType` and `destType` filters share. */
+const PEER_TYPES = [
   "VAULT_ACCOUNT",
   "EXCHANGE_ACCOUNT",
   "INTERNAL_WALLET",
@@ -30,24 +30,13 @@ export const SOURCE_TYPES = [
   "FIAT_ACCOUNT",
   "NETWORK_CONNECTION",
   "COMPOUND",
-  "UNKNOWN",
-  "GAS_STATION",
-  "END_USER_WALLET",
 ] as const;
 
+/** The source types of the SDK's `sourceType` filter. */
+export const SOURCE_TYPES = [...PEER_TYPES, "UNKNOWN", "GAS_STATION", "END_USER_WALLET"] as const;
+
 /** The destination types of the SDK's `destType` filter. */
-export const DEST_TYPES = [
-  "VAULT_ACCOUNT",
-  "EXCHANGE_ACCOUNT",
-  "INTERNAL_WALLET",
-  "EXTERNAL_WALLET",
-  "CONTRACT",
-  "FIAT_ACCOUNT",
-  "NETWORK_CONNECTION",
-  "COMPOUND",
-  "ONE_TIME_ADDRESS",
-  "END_USER_WALLET",
-] as const;
+export const DEST_TYPES = [...PEER_TYPES, "ONE_TIME_ADDRESS", "END_USER_WALLET"] as const;
 
 /** Which transactions a listing wants and in which order. */
 export interface TransactionFilter {

@@ -107,6 +107,13 @@ export class Resends {
     return next;
   }
 
+  /** A fresh series for each notification `rows()` reads, in one transaction; how many. */
+  #resendAll(rows: () => NotificationRow[], now: number): number {
+    const done = this.#o.store.tx(() => rows().map((n) => this.#fresh(n, now)));
+    this.#scheduleAll(done, now);
+    return done.length;
+  }
+
   #scheduleAll(rows: NotificationRow[], now: number): void {
     for (const n of rows) {
       if (n.status === "IN_PROGRESS") this.#o.scheduler.schedule(n.seq, n.webhookId, now);
@@ -120,8 +127,7 @@ export class Resends {
     if (n.createdAt < now - 30 * DAY) {
       throw new BadRequestError(`Notification ${id} is older than 30 days and cannot be resent.`);
     }
-    const next = this.#o.store.tx(() => this.#fresh(n, now));
-    this.#scheduleAll([next], now);
+    this.#resendAll(() => [n], now);
   }
 
   /**
@@ -140,11 +146,7 @@ export class Resends {
     const exclude = new Set(excludeStatuses ?? ["COMPLETED"]);
     const chosen = this.#o.store.notificationsOfResource(webhookId, resourceId, now - 30 * DAY)
       .filter((n) => !exclude.has(n.status) && (!events || events.includes(n.eventType)));
-    const done = this.#o.store.tx(() =>
-      chosen.map((n) => this.#fresh(this.#o.store.notificationBySeq(n.seq)!, now))
-    );
-    this.#scheduleAll(done, now);
-    return done.length;
+    return this.#resendAll(() => chosen.map((n) => this.#o.store.notificationBySeq(n.seq)!), now);
   }
 
   /**
@@ -159,11 +161,7 @@ export class Resends {
     const now = this.#o.clock.now();
     const seqs = this.#o.store.notificationSeqsSince(webhookId, now - DAY);
     if (opts.dryRun) return seqs.length;
-    const done = this.#o.store.tx(() =>
-      this.#o.store.notifications(seqs).map((n) => this.#fresh(n, now))
-    );
-    this.#scheduleAll(done, now);
-    return done.length;
+    return this.#resendAll(() => this.#o.store.notifications(seqs), now);
   }
 
   /**

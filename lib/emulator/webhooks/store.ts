@@ -386,15 +386,10 @@ export class WebhookStore {
 
   /** Notifications waiting (IN_PROGRESS or ON_HOLD), optionally of one endpoint. */
   pendingNotifications(webhookId?: string): NotificationRow[] {
-    const rows = webhookId === undefined
-      ? this.#stmt(
-        "SELECT * FROM wh_notifications WHERE status IN ('IN_PROGRESS', 'ON_HOLD') ORDER BY seq",
-      ).all()
-      : this.#stmt(
-        `SELECT * FROM wh_notifications WHERE status IN ('IN_PROGRESS', 'ON_HOLD')
-         AND webhook_id = ? ORDER BY seq`,
-      ).all(webhookId);
-    return rows.map(notificationFrom);
+    return this.#stmt(
+      `SELECT * FROM wh_notifications WHERE status IN ('IN_PROGRESS', 'ON_HOLD')
+       AND (?1 IS NULL OR webhook_id = ?1) ORDER BY seq`,
+    ).all(webhookId ?? null).map(notificationFrom);
   }
 
   /** Inserts an attempt; returns its seq. */

@@ -26,9 +26,8 @@ export type EventSink = (event: EmulatorEvent) => void;
  * @example
  * ```ts
  * const bus = new EventBus();
- * const off = bus.listen((e) => console.log(e.eventType));
+ * bus.listen((e) => console.log(e.eventType));
  * bus.emit({ eventType: "transaction.created", resourceId: "t1", data: {} });
- * off();
  * ```
  */
 export class EventBus {
@@ -40,10 +39,9 @@ export class EventBus {
     this.#onError = onError;
   }
 
-  /** Adds a listener; returns a function that removes it. */
-  listen(sink: EventSink): () => void {
+  /** Adds a listener. */
+  listen(sink: EventSink): void {
     this.#listeners.add(sink);
-    return () => this.#listeners.delete(sink);
   }
 
   /** Delivers `event` to every listener. */

@@ -132,14 +132,6 @@ export class Store {
     this.db.exec(sql);
   }
 
-  /**
-   * Runs `fn` in one transaction (nested calls join the outer one). `fn` must
-   * be synchronous: nothing else may interleave on the connection.
-   */
-  transaction<T>(fn: () => T): T {
-    return withTransaction(this.db, fn);
-  }
-
   /** Reads a metadata value. */
   getMeta(key: string): string | undefined {
     const row = this.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as

@@ -59,7 +59,7 @@ async function engineLateness(): Promise<number[]> {
     fetch: () => Promise.resolve(new Response(null, { status: 500 })),
   });
   engine.start();
-  const w = engine.createWebhook({ url: "http://receiver.invalid/bench", events: ["e"] });
+  const w = engine.endpoints.create({ url: "http://receiver.invalid/bench", events: ["e"] });
   let finished = 0;
   const done = Promise.withResolvers<void>();
   engine.onAttempt = (n) => {

@@ -34,8 +34,8 @@ Deno.test("a hanging endpoint holds only its own slots: another endpoint is serv
   });
   engine.start();
   try {
-    engine.createWebhook({ url: `http://127.0.0.1:${slow.addr.port}/slow`, events: ["slow"] });
-    engine.createWebhook({ url: `${fast.url}/fast`, events: ["fast"] });
+    engine.endpoints.create({ url: `http://127.0.0.1:${slow.addr.port}/slow`, events: ["slow"] });
+    engine.endpoints.create({ url: `${fast.url}/fast`, events: ["fast"] });
     engine.publishMany(Array.from({ length: 20 }, () => ({ eventType: "slow" })));
     engine.publishMany(Array.from({ length: 50 }, () => ({ eventType: "fast" })));
     await fast.waitForCount(50, 10_000);

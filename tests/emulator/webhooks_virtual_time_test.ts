@@ -67,7 +67,7 @@ Deno.test("virtual time: a retryable failure is retried after exactly 10 s, 30 s
   // the breaker is held off (as in the live retry test) so that the series runs to its end
   const { clock, engine, store, settle } = engineOn(() => 500, { minAttempts: 1_000_000 });
   try {
-    const w = engine.createWebhook({ url: "http://receiver.invalid/hook", events: ["e"] });
+    const w = engine.endpoints.create({ url: "http://receiver.invalid/hook", events: ["e"] });
     const [n] = engine.publish({ eventType: "e", resourceId: "r1" });
     await clock.runUntilIdle(settle);
     const attempts = store.attemptLog(w.id);
@@ -75,7 +75,7 @@ Deno.test("virtual time: a retryable failure is retried after exactly 10 s, 30 s
     assert.equal(attempts[0].sentTime, T0, "attempt 1 is made when the notification is created");
     const gaps = attempts.slice(1).map((a, i) => (a.sentTime - attempts[i].sentTime) / SECOND);
     assert.deepEqual(gaps, DELAYS);
-    const final = engine.notification(w.id, n.id);
+    const final = engine.resends.notification(w.id, n.id);
     assert.equal(final.status, "FAILED");
     assert.equal(final.attempts, 10);
     assert.equal(final.nextAttemptAt, null);
@@ -133,7 +133,7 @@ Deno.test("virtual time: every row of breaker.md §1's table is retried, or not,
   engine.start();
   try {
     const hooks = rows.map((r) =>
-      engine.createWebhook({
+      engine.endpoints.create({
         url: `http://receiver.invalid/hook#${encodeURIComponent(JSON.stringify(r.outcome))}`,
         events: ["e"],
       })
@@ -145,7 +145,7 @@ Deno.test("virtual time: every row of breaker.md §1's table is retried, or not,
       const w = hooks[i].id;
       const what = `outcome ${row.outcome}`;
       const n = published.find((p) => p.webhookId === w)!;
-      const final = engine.notification(w, n.id);
+      const final = engine.resends.notification(w, n.id);
       assert.equal(final.status, row.status, what);
       assert.equal(final.attempts, row.attempts, what);
       const attempts = store.attemptLog(w);
@@ -175,23 +175,23 @@ Deno.test("virtual time: success after three failures completes with gaps 10 s, 
     minAttempts: 1_000_000,
   });
   try {
-    const w = engine.createWebhook({ url: "http://receiver.invalid/hook", events: ["e"] });
+    const w = engine.endpoints.create({ url: "http://receiver.invalid/hook", events: ["e"] });
     const [n] = engine.publish({ eventType: "e" });
     await clock.runUntilIdle(settle);
     const attempts = store.attemptLog(w.id);
     assert.deepEqual(attempts.map((a) => a.responseCode), [503, 503, 503, 200]);
     assert.deepEqual(attempts.map((a) => (a.sentTime - T0) / SECOND), [0, 10, 40, 160]);
-    assert.equal(engine.notification(w.id, n.id).status, "COMPLETED");
+    assert.equal(engine.resends.notification(w.id, n.id).status, "COMPLETED");
   } finally {
     await engine.stop();
   }
   const nf = engineOn(() => 404, { minAttempts: 1_000_000 });
   try {
-    const w = nf.engine.createWebhook({ url: "http://receiver.invalid/hook", events: ["e"] });
+    const w = nf.engine.endpoints.create({ url: "http://receiver.invalid/hook", events: ["e"] });
     const [n] = nf.engine.publish({ eventType: "e" });
     await nf.clock.runUntilIdle(nf.settle);
     assert.equal(nf.store.attemptLog(w.id).length, 1);
-    assert.equal(nf.engine.notification(w.id, n.id).status, "FAILED");
+    assert.equal(nf.engine.resends.notification(w.id, n.id).status, "FAILED");
   } finally {
     await nf.engine.stop();
   }
@@ -203,16 +203,16 @@ Deno.test("virtual time: 4 errors of 5 (exactly 80%) is not above 80%; the 6th a
     concurrency: 1,
   });
   try {
-    const w = engine.createWebhook({ url: "http://receiver.invalid/imm", events: ["e"] });
+    const w = engine.endpoints.create({ url: "http://receiver.invalid/imm", events: ["e"] });
     engine.publishMany(Array.from({ length: 5 }, () => ({ eventType: "e" })));
     await clock.advanceTo(T0, settle);
     assert.equal(store.attemptLog(w.id).length, 5);
-    assert.equal(engine.webhook(w.id).status, "ENABLED", "4/5 = 0.80 is not above 0.80");
+    assert.equal(engine.endpoints.row(w.id).status, "ENABLED", "4/5 = 0.80 is not above 0.80");
     await clock.runUntilIdle(settle, T0 + 10 * HOUR);
     const attempts = store.attemptLog(w.id);
     assert.equal(attempts.length, 6, "nothing is attempted while suspended");
     assert.equal(attempts[5].sentTime, T0 + 10 * SECOND);
-    assert.equal(engine.webhook(w.id).status, "SUSPENDED");
+    assert.equal(engine.endpoints.row(w.id).status, "SUSPENDED");
     const at = new Date(T0 + 10 * SECOND).toISOString();
     assert.deepEqual(
       logs.filter((l) => l.includes("SUSPENDED")),
@@ -236,7 +236,7 @@ Deno.test("virtual time: 4 errors of 5 (exactly 80%) is not above 80%; the 6th a
     );
     // re-enabled: at once, with an empty window; the held notifications are attempted now
     const enabledAt = clock.now();
-    engine.updateWebhook(w.id, { enabled: true });
+    engine.endpoints.update(w.id, { enabled: true });
     await clock.advanceTo(enabledAt, settle);
     assert.equal(
       store.attemptLog(w.id).length,
@@ -253,14 +253,14 @@ Deno.test("virtual time: an error rate held in the band (50%..80%) suspends exac
   // success, error, error, over and over: every window of an hour is about 2/3 errors
   const { clock, engine, store, logs, settle } = engineOn((call) => call % 3 === 0 ? 200 : 500);
   try {
-    const w = engine.createWebhook({ url: "http://receiver.invalid/band", events: ["e"] });
+    const w = engine.endpoints.create({ url: "http://receiver.invalid/band", events: ["e"] });
     // one event a minute
-    for (let k = 0; k <= 6 * 60 && engine.webhook(w.id).status === "ENABLED"; k++) {
+    for (let k = 0; k <= 6 * 60 && engine.endpoints.row(w.id).status === "ENABLED"; k++) {
       await clock.advanceTo(T0 + k * MINUTE, settle);
       engine.publish({ eventType: "e" });
       await clock.advanceTo(T0 + k * MINUTE, settle);
     }
-    assert.equal(engine.webhook(w.id).status, "SUSPENDED");
+    assert.equal(engine.endpoints.row(w.id).status, "SUSPENDED");
     const attempts = store.attemptLog(w.id);
     const bandSince = attempts.find((a) => a.error)!.sentTime;
     assert.equal(bandSince, T0 + MINUTE, "the band began with the first error (1 of 2 = 50%)");
@@ -310,7 +310,7 @@ Deno.test("virtual time: on random traffic the engine suspends exactly where the
       },
     );
     try {
-      const w = engine.createWebhook({ url: "http://receiver.invalid/random", events: ["e"] });
+      const w = engine.endpoints.create({ url: "http://receiver.invalid/random", events: ["e"] });
       /** Where each re-enable falls in the recorded attempt log. */
       const enables: { at: number; time: number }[] = [];
       let t = T0;
@@ -319,9 +319,9 @@ Deno.test("virtual time: on random traffic the engine suspends exactly where the
         // are hit exactly, and equal times (ties) occur
         t += Math.floor(rnd() * 5) * MINUTE;
         await clock.advanceTo(t, settle);
-        if (engine.webhook(w.id).status === "SUSPENDED" && rnd() < 0.1) {
+        if (engine.endpoints.row(w.id).status === "SUSPENDED" && rnd() < 0.1) {
           enables.push({ at: store.attemptLog(w.id).length, time: clock.now() });
-          engine.updateWebhook(w.id, { enabled: true });
+          engine.endpoints.update(w.id, { enabled: true });
           successesFirst = 3;
         }
         engine.publishMany(Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => ({
@@ -426,7 +426,7 @@ Deno.test("virtual time: Resend notifications (the console's) resends every stat
     minAttempts: 1_000_000,
   });
   try {
-    const w = engine.createWebhook({ url: "http://receiver.invalid/hook", events: ["e"] });
+    const w = engine.endpoints.create({ url: "http://receiver.invalid/hook", events: ["e"] });
     const [old] = engine.publish({ eventType: "e", resourceId: "old" });
     await clock.advanceTo(T0, settle);
     await clock.advanceTo(T0 + 2 * HOUR, settle);
@@ -437,17 +437,17 @@ Deno.test("virtual time: Resend notifications (the console's) resends every stat
     const [done] = engine.publish({ eventType: "e", resourceId: "done" });
     await clock.advanceTo(T0 + 26 * HOUR - 1, settle);
     assert.deepEqual(
-      [old, failed, done].map((n) => engine.notification(w.id, n.id).status),
+      [old, failed, done].map((n) => engine.resends.notification(w.id, n.id).status),
       ["COMPLETED", "FAILED", "COMPLETED"],
     );
     const before = store.attemptLog(w.id).length;
-    assert.equal(engine.resendRecent(w.id, { dryRun: true }), 2);
+    assert.equal(engine.resends.resendRecent(w.id, { dryRun: true }), 2);
     assert.equal(store.attemptLog(w.id).length, before, "a dry run resends nothing");
-    assert.equal(engine.resendRecent(w.id), 2);
+    assert.equal(engine.resends.resendRecent(w.id), 2);
     await clock.advanceTo(T0 + 26 * HOUR - 1, settle);
     const resent = store.attemptLog(w.id).slice(before).map((a) => a.notificationId).sort();
     assert.deepEqual(resent, [failed.id, done.id].sort());
-    assert.equal(engine.notification(w.id, failed.id).status, "COMPLETED");
+    assert.equal(engine.resends.notification(w.id, failed.id).status, "COMPLETED");
   } finally {
     await engine.stop();
   }

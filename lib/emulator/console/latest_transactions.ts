@@ -31,6 +31,8 @@ export interface ConsoleTransaction {
   fee: string;
 }
 
+const FEE_KINDS: Record<string, string> = { eip1559: "EIP-1559", legacy: "legacy" };
+
 /**
  * The `limit` latest transactions; throws when the transactions table does
  * not exist (the transactions area is not loaded).
@@ -44,22 +46,14 @@ export interface ConsoleTransaction {
  */
 export function latestTransactions(store: Store, limit: number): ConsoleTransaction[] {
   const rows = store.db.prepare(
-    "SELECT id, status, sub_status, operation, tx_hash, created_at, json_extract(record, '$.createdBy') AS created_by, json_extract(request, '$.fees.kind') AS fee_kind, json_extract(request, '$.fees.level') AS fee_level FROM transactions ORDER BY seq DESC LIMIT ?",
+    `SELECT id, status, sub_status AS subStatus, operation, tx_hash AS txHash,
+       created_at AS createdAt, json_extract(record, '$.createdBy') AS createdBy,
+       json_extract(request, '$.fees.kind') AS kind, json_extract(request, '$.fees.level') AS level
+     FROM transactions ORDER BY seq DESC LIMIT ?`,
   ).all(limit) as Row[];
-  return rows.map((r) => ({
-    id: r.id,
-    status: r.status,
-    subStatus: r.sub_status,
-    operation: r.operation,
-    txHash: r.tx_hash,
-    createdAt: Number(r.created_at),
-    createdBy: r.created_by,
-    fee: r.fee_kind === "level"
-      ? String(r.fee_level)
-      : r.fee_kind === "eip1559"
-      ? "EIP-1559"
-      : r.fee_kind === "legacy"
-      ? "legacy"
-      : "",
-  }));
+  return rows.map(({ kind, level, ...r }) => ({
+    ...r,
+    createdAt: Number(r.createdAt),
+    fee: kind === "level" ? String(level) : FEE_KINDS[String(kind)] ?? "",
+  } as ConsoleTransaction));
 }

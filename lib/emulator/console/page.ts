@@ -1,22 +1,17 @@
 /**
- * The console's own routes and the public JWKS:
- *
- * - `GET /console?token=T`: the console page (`app_html.ts`), a small app
- *   that fetches the console's JSON routes with the token in a header;
- * - `GET /console/api/overview`: the chain, the vault accounts and the latest
- *   transactions (the webhook side adds its own `/console/api/webhooks...`);
- * - `GET /.well-known/jwks.json`: the webhook signing keys of the context's
- *   `webhooks` (empty until the webhook side has started).
- *
- * The console routes have `auth: "console"` (loopback Host, own Origin,
- * per-run token: `../http/console_guard.ts`); the page is sent with a
- * content security policy that allows only its own inline script (by
- * nonce), its own style and requests to its own origin, and may not be framed.
+ * The console's own routes: its page (`app_html.ts`), the overview it
+ * fetches (the chain, the vault accounts, the latest transactions; the
+ * webhook side adds its own `/console/api/webhooks...`) and the public JWKS
+ * of the webhook signing keys (empty until the webhook side has started).
+ * The console routes have `auth: "console"` (`../http/console_guard.ts`);
+ * the page is sent with a content security policy that allows only its own
+ * inline script and style (by nonce) and requests to its own origin, and may
+ * not be framed.
  *
  * @module
  */
 
-import type { RouteModule } from "../http/router.ts";
+import { route, type RouteModule } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
 import { latestTransactions } from "./latest_transactions.ts";
 import { consolePageHtml } from "./app_html.ts";
@@ -48,43 +43,31 @@ function overview(ctx: EmulatorContext): Record<string, unknown> {
 export const consoleRoutes: RouteModule = {
   name: "console",
   routes: [
-    {
-      method: "GET",
-      pattern: "/console",
-      auth: "console",
-      handle: () => {
-        const nonce = toBase64Url(crypto.getRandomValues(new Uint8Array(16)));
-        return {
-          status: 200,
-          text: { contentType: "text/html; charset=utf-8", value: consolePageHtml(nonce) },
-          headers: {
-            "content-security-policy":
-              `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; ` +
-              "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; " +
-              "frame-ancestors 'none'",
-            "x-frame-options": "DENY",
-            "referrer-policy": "no-referrer",
-            "cache-control": "no-store",
-            "x-content-type-options": "nosniff",
-          },
-        };
-      },
-    },
-    {
-      method: "GET",
-      pattern: "/console/api/overview",
-      auth: "console",
-      handle: (_req, ctx) => ({
+    route("GET", "/console", "console", () => {
+      const nonce = toBase64Url(crypto.getRandomValues(new Uint8Array(16)));
+      return {
         status: 200,
-        body: overview(ctx),
-        headers: { "cache-control": "no-store" },
-      }),
-    },
-    {
-      method: "GET",
-      pattern: "/.well-known/jwks.json",
-      auth: "none",
-      handle: (_req, ctx) => ({ status: 200, body: ctx.webhooks?.jwks() ?? { keys: [] } }),
-    },
+        text: { contentType: "text/html; charset=utf-8", value: consolePageHtml(nonce) },
+        headers: {
+          "content-security-policy":
+            `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; ` +
+            "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; " +
+            "frame-ancestors 'none'",
+          "x-frame-options": "DENY",
+          "referrer-policy": "no-referrer",
+          "cache-control": "no-store",
+          "x-content-type-options": "nosniff",
+        },
+      };
+    }),
+    route("GET", "/console/api/overview", "console", (_req, ctx) => ({
+      status: 200,
+      body: overview(ctx),
+      headers: { "cache-control": "no-store" },
+    })),
+    route("GET", "/.well-known/jwks.json", "none", (_req, ctx) => ({
+      status: 200,
+      body: ctx.webhooks?.jwks() ?? { keys: [] },
+    })),
   ],
 };

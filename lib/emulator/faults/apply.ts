@@ -87,9 +87,9 @@ export class RequestFaults {
       if (this.#droppedTokens.has(authorization)) return "drop";
     }
     if (!isPlatformPath(path)) return undefined;
-    const latency = this.#faults.takeLatency(method, path);
+    const latency = this.#faults.take("latency", method, path);
     if (latency) await new Promise((r) => setTimeout(r, latency.ms));
-    const status = this.#faults.takeStatus(method, path);
+    const status = this.#faults.take("status", method, path);
     if (!status) return undefined;
     const headers: Record<string, string> = {};
     if (status.retryAfter !== undefined) headers["Retry-After"] = String(status.retryAfter);
@@ -108,7 +108,7 @@ export class RequestFaults {
    * then dropped (a `drop` fault, consumed).
    */
   takeDrop(method: string, path: string): boolean {
-    return isPlatformPath(path) && this.#faults.takeDrop(method, path) !== undefined;
+    return isPlatformPath(path) && this.#faults.take("drop", method, path) !== undefined;
   }
 
   /**
@@ -143,7 +143,7 @@ export type TransactionFault =
  * ```
  */
 export function transactionFault(faults: Faults): TransactionFault | undefined {
-  const final = faults.takeFinalStatus();
+  const final = faults.take("finalStatus");
   if (final) {
     return {
       kind: "finalStatus",
@@ -151,6 +151,6 @@ export function transactionFault(faults: Faults): TransactionFault | undefined {
       subStatus: final.subStatus ?? defaultSubStatus(final.status),
     };
   }
-  if (faults.takeHold()) return { kind: "hold" };
+  if (faults.take("hold")) return { kind: "hold" };
   return undefined;
 }

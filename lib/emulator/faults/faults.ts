@@ -22,7 +22,7 @@
  * @module
  */
 
-import { BadRequestError } from "../../core/mod.ts";
+import { bad } from "../http/params.ts";
 import { FORCEABLE_STATUSES, type ForceableStatus } from "../transactions/status.ts";
 
 /** A fault rule as given (without its id). */
@@ -47,10 +47,6 @@ export type FaultSpec =
 
 /** A fault rule in force: its spec, an id, and what remains of its count. */
 export type Fault = FaultSpec & { id: string; remaining: number | null };
-
-function bad(message: string): never {
-  throw new BadRequestError(message);
-}
 
 /**
  * Checks a fault spec from JSON or from `key=value,key=value` text; throws
@@ -175,14 +171,20 @@ export class Faults {
     return this.#rules.map((r) => ({ ...r }));
   }
 
-  #take<K extends Fault["kind"]>(
+  /**
+   * The first rule of `kind` for a request `method path` (a transaction's
+   * rules, `hold` and `finalStatus`, have neither), consumed.
+   */
+  take<K extends Fault["kind"]>(
     kind: K,
-    match: (f: Extract<Fault, { kind: K }>) => boolean,
+    method?: string,
+    path = "",
   ): Extract<Fault, { kind: K }> | undefined {
     for (const r of this.#rules) {
       if (r.kind !== kind) continue;
-      const f = r as Extract<Fault, { kind: K }>;
-      if (!match(f)) continue;
+      const f = r as Extract<Fault, { kind: K }> & { path?: string; method?: string };
+      if (method !== undefined && f.method && f.method !== method) continue;
+      if (method !== undefined && !globToRegExp(f.path ?? "*").test(path)) continue;
       if (f.remaining !== null) {
         f.remaining--;
         if (f.remaining <= 0) this.remove(f.id);
@@ -190,35 +192,5 @@ export class Faults {
       return f;
     }
     return undefined;
-  }
-
-  #matches(f: { path?: string; method?: string }, method: string, path: string): boolean {
-    if (f.method && f.method !== method) return false;
-    return globToRegExp(f.path ?? "*").test(path);
-  }
-
-  /** A `status` fault for this request, consumed. */
-  takeStatus(method: string, path: string): Extract<Fault, { kind: "status" }> | undefined {
-    return this.#take("status", (f) => this.#matches(f, method, path));
-  }
-
-  /** A `latency` fault for this request, consumed. */
-  takeLatency(method: string, path: string): Extract<Fault, { kind: "latency" }> | undefined {
-    return this.#take("latency", (f) => this.#matches(f, method, path));
-  }
-
-  /** A `drop` fault for this request, consumed. */
-  takeDrop(method: string, path: string): Extract<Fault, { kind: "drop" }> | undefined {
-    return this.#take("drop", (f) => this.#matches(f, method, path));
-  }
-
-  /** A `hold` fault for a new transaction, consumed. */
-  takeHold(): Extract<Fault, { kind: "hold" }> | undefined {
-    return this.#take("hold", () => true);
-  }
-
-  /** A `finalStatus` fault for a new transaction, consumed. */
-  takeFinalStatus(): Extract<Fault, { kind: "finalStatus" }> | undefined {
-    return this.#take("finalStatus", () => true);
   }
 }

@@ -26,6 +26,7 @@
  */
 
 import { RsaVerifier } from "../../core/rsa.ts";
+import { fromBase64, toBase64 } from "../../core/mod.ts";
 import { EmulatorConfigError } from "../errors.ts";
 import { makePrivate, type Store } from "../store.ts";
 import { API_USER_ROLES, type ApiUserRole } from "./permissions.ts";
@@ -101,16 +102,7 @@ export function parseApiUserSpec(text: string): ApiUserSpec {
   return { role: role as ApiUserRole, name };
 }
 
-function b64(bytes: ArrayBuffer): string {
-  const u = new Uint8Array(bytes);
-  let s = "";
-  for (let i = 0; i < u.length; i += 0x8000) s += String.fromCharCode(...u.subarray(i, i + 0x8000));
-  return btoa(s);
-}
-
-function unb64(text: string): Uint8Array {
-  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-}
+const b64 = (bytes: ArrayBuffer) => toBase64(new Uint8Array(bytes));
 
 const ALGO = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } as const;
 
@@ -161,7 +153,7 @@ async function materialize(
     name: stored.name,
     role: stored.role,
     apiKey: stored.apiKey,
-    publicKey: await RsaVerifier.fromSpki(unb64(stored.publicKeySpki), "RS256"),
+    publicKey: await RsaVerifier.fromSpki(fromBase64(stored.publicKeySpki), "RS256"),
     privateKeyPem: stored.privateKeyPem,
     privateKeyPath: path,
   };

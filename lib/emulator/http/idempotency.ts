@@ -18,6 +18,7 @@
 import { ApiError, ErrorCode, type Reply } from "./reply.ts";
 import type { IdempotencyStore } from "./idempotency_store.ts";
 import { isRetryableStatus } from "../../platform/errors.ts";
+import { sha256Hex } from "../../platform/jwt.ts";
 
 /** How long an idempotency record answers, ms. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -63,9 +64,10 @@ export class Idempotency {
     scope: { user?: string; body?: Uint8Array } = {},
   ): Promise<Reply> {
     if (!key) return await work(() => {});
+    // the stored key holds no API key, only its hash
     const [scoped, bodyHash] = await Promise.all([
-      digest(`${scope.user ?? ""}\n${method}\n${path}\n${key}`),
-      digest(scope.body ?? new Uint8Array()),
+      sha256Hex(`${scope.user ?? ""}\n${method}\n${path}\n${key}`),
+      sha256Hex(scope.body ?? new Uint8Array()),
     ]);
     const refuse = () => {
       throw new ApiError(
@@ -118,11 +120,4 @@ export class Idempotency {
       this.#inflight.delete(scoped);
     }
   }
-}
-
-/** SHA-256, hex, of text or bytes (the stored key holds no API key, only its hash). */
-async function digest(data: string | Uint8Array): Promise<string> {
-  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
-  return Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("");
 }

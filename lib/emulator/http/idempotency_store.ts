@@ -57,14 +57,13 @@ export class IdempotencyStore {
 
   /** Prepares the statements on `db`. */
   constructor(db: DatabaseSync) {
-    // A replayed answer keeps its headers (e.g. the `Location` of a resend job);
-    // state files made before this column existed get it here.
-    try {
-      db.exec("ALTER TABLE idempotency ADD COLUMN headers TEXT");
-    } catch { /* already there */ }
-    try {
-      db.exec("ALTER TABLE idempotency ADD COLUMN body_hash TEXT");
-    } catch { /* already there */ }
+    // A replayed answer keeps its headers (e.g. the `Location` of a resend job) and the hash
+    // of its request's body; state files made before these columns existed get them here.
+    for (const column of ["headers", "body_hash"]) {
+      try {
+        db.exec(`ALTER TABLE idempotency ADD COLUMN ${column} TEXT`);
+      } catch { /* already there */ }
+    }
     this.#select = db.prepare(
       "SELECT status, body, created_at, headers, body_hash FROM idempotency WHERE key = ?",
     );

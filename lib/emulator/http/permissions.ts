@@ -59,8 +59,8 @@ const WRITERS: readonly ApiUserRole[] = [
   "APPROVER",
   "EDITOR",
 ];
-const NO_VIEWER = WRITERS;
 const WEBHOOK_ADMINS: readonly ApiUserRole[] = ["ADMIN", "NON_SIGNING_ADMIN"];
+const FEE_ESTIMATORS: readonly ApiUserRole[] = ["ADMIN", "SIGNER", "APPROVER", "EDITOR"];
 const WEBHOOK_RESENDERS: readonly ApiUserRole[] = [
   "ADMIN",
   "NON_SIGNING_ADMIN",
@@ -84,55 +84,37 @@ const T = "transactions-api.ts#";
 const V = "vaults-api.ts#";
 const A = "blockchains-assets-api.ts#";
 const W2 = "webhooks-v2-api.ts#";
+const IW = "internal-wallets-api.ts#";
+const TX = "/v1/transactions";
+const VA = "/v1/vault/accounts/:id/:assetId";
 const WH = "/v1/webhooks/:webhookId";
 const N = `${WH}/notifications`;
 
 /** The permission table: one row per platform route the emulator serves. */
 export const PERMISSIONS: readonly Permission[] = [
-  row("POST", "/v1/transactions", `${T}createTransaction`, WRITERS, WRITE),
-  row("GET", "/v1/transactions", `${T}getTransactions`, ALL),
-  row("POST", "/v1/transactions/estimate_fee", `${T}estimateTransactionFee`, [
-    "ADMIN",
-    "SIGNER",
-    "APPROVER",
-    "EDITOR",
-  ]),
-  row("GET", "/v1/estimate_network_fee", `${T}estimateNetworkFee`, NO_VIEWER),
-  row("GET", "/v1/transactions/:id", `${T}getTransaction`, ALL),
-  row(
-    "GET",
-    "/v1/transactions/external_tx_id/:externalTxId",
-    `${T}getTransactionByExternalId`,
-    ALL,
-  ),
-  row("POST", "/v1/transactions/:id/cancel", `${T}cancelTransaction`, WRITERS),
+  row("POST", TX, `${T}createTransaction`, WRITERS, WRITE),
+  row("GET", TX, `${T}getTransactions`, ALL),
+  row("POST", `${TX}/estimate_fee`, `${T}estimateTransactionFee`, FEE_ESTIMATORS),
+  row("GET", "/v1/estimate_network_fee", `${T}estimateNetworkFee`, WRITERS),
+  row("GET", `${TX}/:id`, `${T}getTransaction`, ALL),
+  row("GET", `${TX}/external_tx_id/:externalTxId`, `${T}getTransactionByExternalId`, ALL),
+  row("POST", `${TX}/:id/cancel`, `${T}cancelTransaction`, WRITERS),
   row("GET", "/v1/vault/accounts_paged", `${V}getPagedVaultAccounts`, ALL),
   row("GET", "/v1/vault/accounts/:id", `${V}getVaultAccount`, ALL),
-  row("GET", "/v1/vault/accounts/:id/:assetId", `${V}getVaultAccountAsset`, ALL),
-  row(
-    "GET",
-    "/v1/vault/accounts/:id/:assetId/addresses_paginated",
-    `${V}getVaultAccountAssetAddressesPaginated`,
-    ALL,
-  ),
-  row("GET", "/v1/vault/accounts/:id/:assetId/addresses", undefined, ALL, OLD),
+  row("GET", VA, `${V}getVaultAccountAsset`, ALL),
+  row("GET", `${VA}/addresses_paginated`, `${V}getVaultAccountAssetAddressesPaginated`, ALL),
+  row("GET", `${VA}/addresses`, undefined, ALL, OLD),
   row("GET", "/v1/blockchains", `${A}listBlockchains`, ALL, READ),
   row("GET", "/v1/blockchains/:id", `${A}getBlockchain`, ALL, READ),
   row("GET", "/v1/assets", `${A}listAssets`, ALL, READ),
   row("GET", "/v1/assets/:id", `${A}getAsset`, ALL, READ),
-  row("GET", "/v1/supported_assets", `${A}getSupportedAssets`, NO_VIEWER),
+  row("GET", "/v1/supported_assets", `${A}getSupportedAssets`, WRITERS),
   row("GET", "/v1/external_wallets", "external-wallets-api.ts#getExternalWallets", ALL),
   row("GET", "/v1/external_wallets/:walletId", "external-wallets-api.ts#getExternalWallet", ALL),
-  row("GET", "/v1/internal_wallets", "internal-wallets-api.ts#getInternalWallets", ALL, READ),
-  row(
-    "GET",
-    "/v1/internal_wallets/:walletId",
-    "internal-wallets-api.ts#getInternalWallet",
-    ALL,
-    READ,
-  ),
+  row("GET", "/v1/internal_wallets", `${IW}getInternalWallets`, ALL, READ),
+  row("GET", "/v1/internal_wallets/:walletId", `${IW}getInternalWallet`, ALL, READ),
   row("GET", "/v1/contracts", "contracts-api.ts#getContracts", ALL),
-  row("GET", "/v1/contracts/:walletId", "contracts-api.ts#getContract", NO_VIEWER),
+  row("GET", "/v1/contracts/:walletId", "contracts-api.ts#getContract", WRITERS),
   row("GET", "/v1/webhooks", `${W2}getWebhooks`, ALL, READ),
   row("POST", "/v1/webhooks", `${W2}createWebhook`, WEBHOOK_ADMINS),
   row("GET", WH, `${W2}getWebhook`, ALL, READ),

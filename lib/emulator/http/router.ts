@@ -50,12 +50,7 @@ export interface RouteRequest {
   keep?: (reply: Reply) => void;
 }
 
-/**
- * One route. `pattern` uses `:name` for a path segment, e.g.
- * `/v1/vault/accounts/:id`, and may end with `*` to match the rest of the
- * path (zero or more segments, given as `params["*"]`), e.g. `/v1/webhooks/*`
- * for an area that dispatches its own paths.
- */
+/** One route. `pattern` uses `:name` for a path segment, e.g. `/v1/vault/accounts/:id`. */
 export interface Route {
   /** HTTP method. */
   method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
@@ -84,6 +79,25 @@ export interface RouteModule {
   start?(ctx: EmulatorContext): void | Promise<void>;
   /** Called on shutdown, before the store closes. */
   stop?(ctx: EmulatorContext): void | Promise<void>;
+}
+
+/**
+ * A route; `{ node: true }` when it needs the node.
+ *
+ * @example
+ * ```ts
+ * import { json } from "./reply.ts";
+ * route("GET", "/v1/vault/accounts/:id", "api", (req) => json(200, { id: req.params.id }));
+ * ```
+ */
+export function route(
+  method: Route["method"],
+  pattern: string,
+  auth: RouteAuth,
+  handle: Route["handle"],
+  opts: { node?: boolean } = {},
+): Route {
+  return { method, pattern, auth, handle, ...opts };
 }
 
 interface Compiled {
@@ -116,9 +130,8 @@ export class Router {
     this.#routes = modules.flatMap((m) =>
       m.routes.map((route) => ({ route, segments: route.pattern.split("/").filter(Boolean) }))
     );
-    // more literal segments first; rest-of-path routes last
-    const literals = (c: Compiled) =>
-      c.segments.at(-1) === "*" ? -1 : c.segments.filter((s) => !s.startsWith(":")).length;
+    // more literal segments first
+    const literals = (c: Compiled) => c.segments.filter((s) => !s.startsWith(":")).length;
     this.#routes.sort((a, b) => literals(b) - literals(a));
   }
 
@@ -137,13 +150,10 @@ export class Router {
     }
     const allowed: string[] = [];
     for (const c of this.#routes) {
-      const rest = c.segments.at(-1) === "*";
-      const fixed = rest ? c.segments.length - 1 : c.segments.length;
-      if (rest ? parts.length < fixed : parts.length !== fixed) continue;
+      if (parts.length !== c.segments.length) continue;
       const params: Record<string, string> = {};
-      if (rest) params["*"] = parts.slice(fixed).join("/");
       let ok = true;
-      for (let i = 0; i < fixed; i++) {
+      for (let i = 0; i < parts.length; i++) {
         const s = c.segments[i];
         if (s.startsWith(":")) params[s.slice(1)] = parts[i];
         else if (s !== parts[i]) {

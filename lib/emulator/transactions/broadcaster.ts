@@ -87,54 +87,43 @@ export class Broadcaster {
     const { ctx, moves } = this.#o;
     const client = nodeOf(ctx).client;
     const account = ctx.keys.account(req.accountId);
-    let gas = req.gasLimit;
-    let fees: Fees;
-    try {
-      fees = await this.#fees(req);
-    } catch (e) {
-      const c = classifyNodeError(e);
-      moves.fail(
-        id,
-        c.subStatus === "ERROR_BROADCASTING" ? "NETWORK_ERROR" : c.subStatus,
-        c.description,
-      );
-      return undefined;
-    }
-    if (gas === undefined) {
+    // what the node answers, else `undefined` and the transaction FAILED with the sub-status
+    // `subOf` makes of the node error's
+    const orFail = async <T>(read: () => Promise<T>, subOf: (sub: string) => string) => {
       try {
-        gas = await client.estimateGas({
+        return await read();
+      } catch (e) {
+        const c = classifyNodeError(e);
+        moves.fail(id, subOf(c.subStatus), c.description);
+      }
+    };
+    const unless = (other: string) => (sub: string) => sub === "ERROR_BROADCASTING" ? other : sub;
+    const network = () => "NETWORK_ERROR";
+    const fees = await orFail(() => this.#fees(req), unless("NETWORK_ERROR"));
+    if (!fees) return undefined;
+    const gas = req.gasLimit ?? await orFail(
+      () =>
+        client.estimateGas({
           account: account.address,
           to: req.to,
           value: req.value,
           data: req.data,
-        });
-      } catch (e) {
-        const c = classifyNodeError(e);
-        moves.fail(
-          id,
-          c.subStatus === "ERROR_BROADCASTING" ? "SMART_CONTRACT_EXECUTION_FAILED" : c.subStatus,
-          c.description,
-        );
-        return undefined;
-      }
-    }
+        }),
+      unless("SMART_CONTRACT_EXECUTION_FAILED"),
+    );
+    if (gas === undefined) return undefined;
     // a lack of funds is found before signing, as the platform does: such a transfer never
     // reaches BROADCASTING and never carries a hash
-    try {
-      const price = fees.type === "eip1559" ? fees.maxFeePerGas : fees.gasPrice;
-      const cost = req.value + gas! * price;
-      const balance = await client.getBalance({ address: account.address });
-      if (balance < cost) {
-        moves.fail(
-          id,
-          "INSUFFICIENT_FUNDS",
-          `insufficient funds: ${account.address} holds ${balance} wei, the transaction needs ${cost}`,
-        );
-        return undefined;
-      }
-    } catch (e) {
-      const c = classifyNodeError(e);
-      moves.fail(id, "NETWORK_ERROR", c.description);
+    const price = fees.type === "eip1559" ? fees.maxFeePerGas : fees.gasPrice;
+    const cost = req.value + gas * price;
+    const balance = await orFail(() => client.getBalance({ address: account.address }), network);
+    if (balance === undefined) return undefined;
+    if (balance < cost) {
+      moves.fail(
+        id,
+        "INSUFFICIENT_FUNDS",
+        `insufficient funds: ${account.address} holds ${balance} wei, the transaction needs ${cost}`,
+      );
       return undefined;
     }
     let sent: Hex | undefined;
@@ -143,18 +132,11 @@ export class Broadcaster {
         if (this.#o.stopped()) return;
         // forced to a final status (admin) while waiting for the lock: nothing to send
         if (moves.statusOf(id) !== "PENDING_SIGNATURE") return;
-        let nonce = this.#nonces.get(req.accountId);
-        if (nonce === undefined) {
-          try {
-            nonce = await client.getTransactionCount({
-              address: account.address,
-              blockTag: "pending",
-            });
-          } catch (e) {
-            const c = classifyNodeError(e);
-            return moves.fail(id, "NETWORK_ERROR", c.description);
-          }
-        }
+        const nonce = this.#nonces.get(req.accountId) ?? await orFail(
+          () => client.getTransactionCount({ address: account.address, blockTag: "pending" }),
+          network,
+        );
+        if (nonce === undefined) return;
         const base = {
           chainId: ctx.config.chainId,
           to: req.to ?? null,
@@ -163,21 +145,14 @@ export class Broadcaster {
           gas,
           nonce,
         };
-        const raw = fees.type === "eip1559"
-          ? await account.signTransaction({
-            ...base,
-            type: "eip1559",
-            maxFeePerGas: fees.maxFeePerGas,
-            maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-          })
-          : await account.signTransaction({ ...base, type: "legacy", gasPrice: fees.gasPrice });
+        const raw = await account.signTransaction({ ...base, ...fees });
         const hash = keccak256(raw);
         // the hash comes with BROADCASTING, as the platform's own clients expect (the official
         // EIP-1193 provider answers it there); bytes the node refuses take it away again
         moves.move(id, "BROADCASTING", {
           txHash: hash,
           nonce: String(nonce),
-          gasLimit: gas!.toString(),
+          gasLimit: gas.toString(),
           ...(fees.type === "legacy" ? { feeInfo: { gasPrice: formatGwei(fees.gasPrice) } } : {}),
         }, { raw, nonce });
         try {

@@ -34,7 +34,11 @@ import {
   NotFoundError,
 } from "../../core/mod.ts";
 import { transactionFault } from "../faults/apply.ts";
-import { checkTransactionRequest, type MessageRequest } from "./request_check.ts";
+import {
+  type ChainRequest,
+  checkTransactionRequest,
+  type MessageRequest,
+} from "./request_check.ts";
 import { pageCursor, type TransactionListQuery } from "./list_query.ts";
 import { type SignedBytes, type TransactionRecord, TransactionStore } from "./store.ts";
 import {
@@ -286,20 +290,14 @@ export class TransactionEngine {
       if (status === "PENDING_SIGNATURE") {
         if (!this.#delays.signingOver(id, since, wake)) return;
         if (req.kind === "message") await this.#signMessages(id, req);
-        else {
-          const sent = await this.#broadcaster.signAndSend(id, req);
-          if (sent) await this.#confirmations.confirmNow(id, sent);
-        }
+        else await this.#send(id, req);
         return;
       }
       if (status === "BROADCASTING" && req.kind === "chain") {
         if (!stored.raw) {
           this.#move(id, "PENDING_SIGNATURE");
-          const sent = await this.#broadcaster.signAndSend(id, req);
-          if (sent) await this.#confirmations.confirmNow(id, sent);
-        } else if (
-          await this.#broadcaster.resend(id, stored.raw, req.accountId)
-        ) {
+          await this.#send(id, req);
+        } else if (await this.#broadcaster.resend(id, stored.raw, req.accountId)) {
           this.#confirmations.watch(id);
         }
         return;
@@ -308,6 +306,12 @@ export class TransactionEngine {
     } finally {
       this.#running.delete(id);
     }
+  }
+
+  /** Signs and sends the PENDING_SIGNATURE transaction `id`, then confirms it. */
+  async #send(id: string, req: ChainRequest): Promise<void> {
+    const sent = await this.#broadcaster.signAndSend(id, req);
+    if (sent) await this.#confirmations.confirmNow(id, sent);
   }
 
   async #signMessages(id: string, req: MessageRequest): Promise<void> {

@@ -18,11 +18,11 @@
  * @module
  */
 
+import { requireAsset } from "../vault/identity.ts";
 import { formatEther, formatGwei } from "viem";
 import { BadRequestError } from "../../core/mod.ts";
 import type { TransactionDeps } from "./deps.ts";
 import { type FeeLevel, type Fees, nodeOf } from "../chain.ts";
-import { requireAsset } from "../vault/asset_check.ts";
 import { checkTransactionRequest } from "./request_check.ts";
 import { classifyNodeError } from "./node_errors.ts";
 

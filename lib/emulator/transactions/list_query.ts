@@ -17,11 +17,11 @@
  * @module
  */
 
-import { BadRequestError } from "../../core/mod.ts";
+import { bad, intParam, listParam, oneOf, timeParam } from "../http/params.ts";
 import { decodeCursor, encodeCursor } from "../http/cursor.ts";
 
-/** The source types of the SDK's `sourceType` filter. */
-export const SOURCE_TYPES = [
+/** The peer types the SDK's `sourceType` and `destType` filters share. */
+const PEER_TYPES = [
   "VAULT_ACCOUNT",
   "EXCHANGE_ACCOUNT",
   "INTERNAL_WALLET",
@@ -30,24 +30,13 @@ export const SOURCE_TYPES = [
   "FIAT_ACCOUNT",
   "NETWORK_CONNECTION",
   "COMPOUND",
-  "UNKNOWN",
-  "GAS_STATION",
-  "END_USER_WALLET",
 ] as const;
 
+/** The source types of the SDK's `sourceType` filter. */
+export const SOURCE_TYPES = [...PEER_TYPES, "UNKNOWN", "GAS_STATION", "END_USER_WALLET"] as const;
+
 /** The destination types of the SDK's `destType` filter. */
-export const DEST_TYPES = [
-  "VAULT_ACCOUNT",
-  "EXCHANGE_ACCOUNT",
-  "INTERNAL_WALLET",
-  "EXTERNAL_WALLET",
-  "CONTRACT",
-  "FIAT_ACCOUNT",
-  "NETWORK_CONNECTION",
-  "COMPOUND",
-  "ONE_TIME_ADDRESS",
-  "END_USER_WALLET",
-] as const;
+export const DEST_TYPES = [...PEER_TYPES, "ONE_TIME_ADDRESS", "END_USER_WALLET"] as const;
 
 /** Which transactions a listing wants and in which order. */
 export interface TransactionFilter {
@@ -97,44 +86,9 @@ export interface TransactionListQuery {
   page?: { direction: "next" | "prev"; at: PagePosition };
 }
 
-function bad(message: string): never {
-  throw new BadRequestError(message);
-}
-
-function epochMs(q: URLSearchParams, name: string): number | undefined {
-  const v = q.get(name);
-  if (v === null || v === "") return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) {
-    bad(`${name} must be a Unix time in milliseconds, got ${JSON.stringify(v)}.`);
-  }
-  return n;
-}
-
-function oneOf<T extends string>(
-  q: URLSearchParams,
-  name: string,
-  allowed: readonly T[],
-): T | undefined {
-  const v = q.get(name);
-  if (v === null || v === "") return undefined;
-  if (!(allowed as readonly string[]).includes(v)) {
-    bad(`${name} must be one of ${allowed.join(", ")}, got ${JSON.stringify(v)}.`);
-  }
-  return v as T;
-}
-
-function list(q: URLSearchParams, name: string): string[] {
-  return q.getAll(name).flatMap((v) => v.split(",")).map((s) => s.trim()).filter(Boolean);
-}
-
 /** The filter of a first-page query string. */
 function filterOf(q: URLSearchParams): TransactionFilter {
-  const limitText = q.get("limit");
-  const limit = limitText === null || limitText === "" ? 200 : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
-    bad(`limit must be an integer from 1 to 500, got ${JSON.stringify(limitText)}.`);
-  }
+  const limit = intParam(q, "limit", 200, 1, 500);
   const sort = (q.get("sort") || "DESC").toUpperCase();
   if (sort !== "ASC" && sort !== "DESC") {
     bad(`sort must be ASC or DESC, got ${JSON.stringify(sort)}.`);
@@ -143,15 +97,15 @@ function filterOf(q: URLSearchParams): TransactionFilter {
   const sourceId = q.get("sourceId") || undefined;
   const destId = q.get("destId") || undefined;
   return {
-    statuses: list(q, "status"),
+    statuses: listParam(q, "status"),
     sourceType: oneOf(q, "sourceType", SOURCE_TYPES),
     sourceId,
     destType: oneOf(q, "destType", DEST_TYPES),
     destId,
-    assets: list(q, "assets"),
+    assets: listParam(q, "assets"),
     txHash: q.get("txHash") || undefined,
-    before: epochMs(q, "before"),
-    after: epochMs(q, "after"),
+    before: timeParam(q, "before"),
+    after: timeParam(q, "after"),
     endUserWallet: Boolean(q.get("sourceWalletId") || q.get("destWalletId")),
     orderBy,
     sort,

@@ -15,7 +15,8 @@ import {
   parseSignature,
   type PrivateKeyAccount,
 } from "viem";
-import { BadRequestError, fromHex } from "../../core/mod.ts";
+import { fromHex } from "../../core/mod.ts";
+import { bad } from "../http/params.ts";
 
 /** One message of a checked TYPED_MESSAGE request. */
 export interface CheckedMessage {
@@ -25,10 +26,6 @@ export interface CheckedMessage {
   content: unknown;
   /** The message's index in the request. */
   index: number;
-}
-
-function bad(message: string): never {
-  throw new BadRequestError(message);
 }
 
 /**

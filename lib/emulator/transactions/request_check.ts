@@ -8,10 +8,10 @@
  * @module
  */
 
+import { accountName } from "../vault/identity.ts";
 import { hashTypedData, type Hex, isAddress, isHex, parseEther, parseGwei } from "viem";
-import { BadRequestError } from "../../core/mod.ts";
+import { bad } from "../http/params.ts";
 import type { TransactionDeps } from "./deps.ts";
-import { accountName } from "../vault/account_name.ts";
 import { WALLET_TYPES, type WalletType } from "../vault/whitelist.ts";
 import type { FeeLevel } from "../chain.ts";
 import type { TransactionRecord } from "./store.ts";
@@ -74,10 +74,6 @@ export type CheckContext = Pick<TransactionDeps, "config" | "keys" | "now" | "uu
   /** Whitelisted wallets, for `EXTERNAL_WALLET`/`INTERNAL_WALLET`/`CONTRACT` destinations. */
   whitelist?: TransactionDeps["whitelist"];
 };
-
-function bad(message: string): never {
-  throw new BadRequestError(message);
-}
 
 const DECIMAL = /^(0|[1-9]\d*)(\.\d+)?$/;
 

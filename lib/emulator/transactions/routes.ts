@@ -1,24 +1,23 @@
 /**
- * Transactions: `POST /v1/transactions` (TRANSFER, CONTRACT_CALL including
- * contract creation, TYPED_MESSAGE with ETH_MESSAGE and EIP712),
- * `GET /v1/transactions`, `GET /v1/transactions/{id}`,
- * `GET /v1/transactions/external_tx_id/{externalTxId}`,
- * `POST /v1/transactions/{id}/cancel`, the fee estimates
- * (`POST /v1/transactions/estimate_fee`, `GET /v1/estimate_network_fee`:
- * `fee_estimates.ts`), and the admin routes that approve,
- * reject or force the status of a transaction. HTTP only: the checks of a
- * request are in `request_check.ts`, the lifecycle in `engine.ts` (reached
- * as `ctx.transactions`), the SQL in `store.ts`.
+ * The transaction routes (creation of TRANSFER, CONTRACT_CALL including
+ * contract creation, and TYPED_MESSAGE; listing, reading, cancelling; the fee
+ * estimates of `fee_estimates.ts`) and the admin routes that approve, reject
+ * or force the status of a transaction. HTTP only: the checks of a request
+ * are in `request_check.ts`, the lifecycle in `engine.ts` (`ctx.transactions`),
+ * the SQL in `store.ts`.
  *
  * @module
  */
 
-import { ApiError, ErrorCode, json } from "../http/reply.ts";
+import { json } from "../http/reply.ts";
+import { BadRequestError, NotFoundError } from "../../core/mod.ts";
 import { withTransaction } from "../store.ts";
-import type { RouteModule } from "../http/router.ts";
+import { route, type RouteModule } from "../http/router.ts";
 import { FORCEABLE_STATUSES } from "./status.ts";
 import { parseTransactionListQuery } from "./list_query.ts";
 import { estimateNetworkFee, estimateTransactionFee } from "./fee_estimates.ts";
+
+const NODE = { node: true };
 
 /** The transaction routes. */
 export const transactionRoutes: RouteModule = {
@@ -30,133 +29,80 @@ export const transactionRoutes: RouteModule = {
     await ctx.transactions.stop();
   },
   routes: [
-    {
-      method: "POST",
-      pattern: "/v1/transactions",
-      auth: "api",
-      node: true,
-      handle(req, ctx) {
-        // the transaction and the answer to its Idempotency-Key are stored in one SQLite
-        // transaction: a SIGKILL keeps both or neither (else a retry with the key would meet
-        // its own externalTxId as "already used")
-        return withTransaction(ctx.store.db, () => {
-          const t = ctx.transactions.create(req.body, req.user?.id);
-          // 200, as the SDK's createTransaction documents (the platform's prose says 201)
-          const reply = json(200, { id: t.id, status: t.status });
-          req.keep?.(reply);
-          return reply;
-        });
-      },
-    },
-    {
-      method: "GET",
-      pattern: "/v1/transactions",
-      auth: "api",
-      node: true,
-      handle(req, ctx) {
-        const page = ctx.transactions.list(parseTransactionListQuery(req.query));
-        // the paging headers the SDKs follow: a URL whose cursor holds the whole query
-        const url = (param: string, cursor: string) =>
-          `${ctx.baseUrl ?? ""}/v1/transactions?${param}=${encodeURIComponent(cursor)}`;
-        const headers: Record<string, string> = {};
-        if (page.next) headers["next-page"] = url("next", page.next);
-        if (page.prev) headers["prev-page"] = url("prev", page.prev);
-        return json(200, page.records, headers);
-      },
-    },
-    {
-      method: "POST",
-      pattern: "/v1/transactions/estimate_fee",
-      auth: "api",
-      node: true,
-      async handle(req, ctx) {
-        return json(200, await estimateTransactionFee(ctx, req.body));
-      },
-    },
-    {
-      method: "GET",
-      pattern: "/v1/estimate_network_fee",
-      auth: "api",
-      node: true,
-      async handle(req, ctx) {
-        return json(200, await estimateNetworkFee(ctx, req.query.get("assetId")));
-      },
-    },
-    {
-      method: "GET",
-      pattern: "/v1/transactions/:id",
-      auth: "api",
-      node: true,
-      handle(req, ctx) {
-        // the stored JSON as it is: polling is the hottest path
-        const t = ctx.transactions.getJson(req.params.id);
-        if (!t) {
-          throw new ApiError(404, `Transaction "${req.params.id}" not found.`, ErrorCode.notFound);
-        }
-        return { status: 200, text: { contentType: "application/json; charset=utf-8", value: t } };
-      },
-    },
-    {
-      method: "GET",
-      pattern: "/v1/transactions/external_tx_id/:externalTxId",
-      auth: "api",
-      node: true,
-      handle(req, ctx) {
-        const t = ctx.transactions.getByExternalId(req.params.externalTxId);
-        if (!t) {
-          throw new ApiError(
-            404,
-            `No transaction with externalTxId "${req.params.externalTxId}".`,
-            ErrorCode.notFound,
-          );
-        }
-        return json(200, t);
-      },
-    },
-    {
-      method: "POST",
-      pattern: "/v1/transactions/:id/cancel",
-      auth: "api",
-      node: true,
-      handle(req, ctx) {
-        ctx.transactions.cancel(req.params.id);
-        return json(200, { success: true });
-      },
-    },
-    {
-      method: "POST",
-      pattern: "/admin/transactions/:id/approve",
-      auth: "admin",
-      handle(req, ctx) {
-        return json(200, ctx.transactions.approve(req.params.id));
-      },
-    },
-    {
-      method: "POST",
-      pattern: "/admin/transactions/:id/reject",
-      auth: "admin",
-      handle(req, ctx) {
-        return json(200, ctx.transactions.force(req.params.id, "REJECTED", "REJECTED_BY_USER"));
-      },
-    },
-    {
-      method: "POST",
-      pattern: "/admin/transactions/:id/status",
-      auth: "admin",
-      handle(req, ctx) {
-        const b = (req.body ?? {}) as Record<string, unknown>;
-        const status = String(b.status ?? "").toUpperCase();
-        const forceable = FORCEABLE_STATUSES.find((s) => s === status);
-        if (!forceable) {
-          throw new ApiError(
-            400,
-            `status must be one of ${FORCEABLE_STATUSES.join(", ")}.`,
-            ErrorCode.badRequest,
-          );
-        }
-        const sub = b.subStatus === undefined ? undefined : String(b.subStatus);
-        return json(200, ctx.transactions.force(req.params.id, forceable, sub));
-      },
-    },
+    route("POST", "/v1/transactions", "api", (req, ctx) =>
+      // the transaction and the answer to its Idempotency-Key are stored in one SQLite
+      // transaction: a SIGKILL keeps both or neither (else a retry with the key would meet
+      // its own externalTxId as "already used")
+      withTransaction(ctx.store.db, () => {
+        const t = ctx.transactions.create(req.body, req.user?.id);
+        // 200, as the SDK's createTransaction documents (the platform's prose says 201)
+        const reply = json(200, { id: t.id, status: t.status });
+        req.keep?.(reply);
+        return reply;
+      }), NODE),
+    route("GET", "/v1/transactions", "api", (req, ctx) => {
+      const page = ctx.transactions.list(parseTransactionListQuery(req.query));
+      // the paging headers the SDKs follow: a URL whose cursor holds the whole query
+      const url = (param: string, cursor: string) =>
+        `${ctx.baseUrl ?? ""}/v1/transactions?${param}=${encodeURIComponent(cursor)}`;
+      const headers: Record<string, string> = {};
+      if (page.next) headers["next-page"] = url("next", page.next);
+      if (page.prev) headers["prev-page"] = url("prev", page.prev);
+      return json(200, page.records, headers);
+    }, NODE),
+    route(
+      "POST",
+      "/v1/transactions/estimate_fee",
+      "api",
+      async (req, ctx) => json(200, await estimateTransactionFee(ctx, req.body)),
+      NODE,
+    ),
+    route(
+      "GET",
+      "/v1/estimate_network_fee",
+      "api",
+      async (req, ctx) => json(200, await estimateNetworkFee(ctx, req.query.get("assetId"))),
+      NODE,
+    ),
+    route("GET", "/v1/transactions/:id", "api", (req, ctx) => {
+      // the stored JSON as it is: polling is the hottest path
+      const t = ctx.transactions.getJson(req.params.id);
+      if (!t) throw new NotFoundError(`Transaction "${req.params.id}" not found.`);
+      return { status: 200, text: { contentType: "application/json; charset=utf-8", value: t } };
+    }, NODE),
+    route("GET", "/v1/transactions/external_tx_id/:externalTxId", "api", (req, ctx) => {
+      const t = ctx.transactions.getByExternalId(req.params.externalTxId);
+      if (!t) {
+        throw new NotFoundError(`No transaction with externalTxId "${req.params.externalTxId}".`);
+      }
+      return json(200, t);
+    }, NODE),
+    route("POST", "/v1/transactions/:id/cancel", "api", (req, ctx) => {
+      ctx.transactions.cancel(req.params.id);
+      return json(200, { success: true });
+    }, NODE),
+    route(
+      "POST",
+      "/admin/transactions/:id/approve",
+      "admin",
+      (req, ctx) => json(200, ctx.transactions.approve(req.params.id)),
+    ),
+    route(
+      "POST",
+      "/admin/transactions/:id/reject",
+      "admin",
+      (req, ctx) =>
+        json(200, ctx.transactions.force(req.params.id, "REJECTED", "REJECTED_BY_USER")),
+    ),
+    route("POST", "/admin/transactions/:id/status", "admin", (req, ctx) => {
+      const b = (req.body ?? {}) as Record<string, unknown>;
+      const status = String(b.status ?? "").toUpperCase();
+      const forceable = FORCEABLE_STATUSES.find((s) => s === status);
+      if (!forceable) {
+        throw new BadRequestError(`status must be one of ${FORCEABLE_STATUSES.join(", ")}.`);
+      }
+      const sub = b.subStatus === undefined ? undefined : String(b.subStatus);
+      return json(200, ctx.transactions.force(req.params.id, forceable, sub));
+    }),
   ],
 };

@@ -117,19 +117,15 @@ export class TransactionStateError extends BaseError {
  * ```
  */
 export function defaultSubStatus(status: EmulatorTransactionStatus): string {
-  switch (status) {
-    case "REJECTED":
-      return "REJECTED_BY_USER";
-    case "BLOCKED":
-      return "BLOCKED_BY_POLICY";
-    case "CANCELLED":
-      return "CANCELLED_BY_USER";
-    case "TIMEOUT":
-      return "TIMEOUT";
-    default:
-      return "";
-  }
+  return DEFAULT_SUB_STATUS[status] ?? "";
 }
+
+const DEFAULT_SUB_STATUS: Partial<Record<EmulatorTransactionStatus, string>> = {
+  REJECTED: "REJECTED_BY_USER",
+  BLOCKED: "BLOCKED_BY_POLICY",
+  CANCELLED: "CANCELLED_BY_USER",
+  TIMEOUT: "TIMEOUT",
+};
 
 /**
  * The one way to change a transaction's status, which the engine provides

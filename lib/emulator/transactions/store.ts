@@ -11,7 +11,7 @@
 import type { StatementSync } from "node:sqlite";
 import type { Hex } from "viem";
 import { TRANSACTION_FINAL_STATUSES } from "../../core/mod.ts";
-import type { Row, Store } from "../store.ts";
+import { type Row, type Store, withTransaction } from "../store.ts";
 import type { CheckedRequest } from "./request_check.ts";
 import type { EmulatorTransactionStatus } from "./status.ts";
 import type { PagePosition, TransactionFilter } from "./list_query.ts";
@@ -86,7 +86,7 @@ function decodeRequest(text: string): CheckedRequest {
  */
 function upgradeRecords(store: Store): void {
   if (store.getMeta("transactions_records") === "2") return;
-  store.transaction(() => {
+  withTransaction(store.db, () => {
     store.db.exec(`
       UPDATE transactions SET record = json_remove(record, '$.feeLevel', '$.maxFee',
         '$.priorityFee', '$.gasPrice', '$.contractAddress', '$.destination.oneTimeAddress');

@@ -8,14 +8,14 @@
  * @module
  */
 
+import { accountName, requireAsset } from "./identity.ts";
 import { formatEther } from "viem";
 import { BadRequestError, NotFoundError } from "../../core/mod.ts";
+import { intParam } from "../http/params.ts";
 import { ApiError, ErrorCode, json } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
-import type { RouteModule } from "../http/router.ts";
+import { route, type RouteModule, type RouteRequest } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
-import { requireAsset } from "./asset_check.ts";
-import { accountName } from "./account_name.ts";
 import { nodeOf } from "../chain.ts";
 
 /** Reads vault account `id` (404 if it does not exist). */
@@ -68,12 +68,17 @@ function uncursor(text: string, name: string): number {
   return id;
 }
 
-function nodeDown(e: unknown): never {
-  throw new ApiError(
-    502,
-    `The emulator cannot read balances from its node: ${(e as Error)?.message?.split("\n")[0]}.`,
-    ErrorCode.internal,
-  );
+/** `read()`, or a 502 when the node cannot be read. */
+async function fromNode<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    throw new ApiError(
+      502,
+      `The emulator cannot read balances from its node: ${(e as Error)?.message?.split("\n")[0]}.`,
+      ErrorCode.internal,
+    );
+  }
 }
 
 /** The one address of vault account `i` on the chain's asset. */
@@ -91,113 +96,80 @@ function addressOf(ctx: EmulatorContext, i: number) {
   };
 }
 
+/** The address of the route's account and asset (404 when either is unknown). */
+function addressOfRoute(req: RouteRequest, ctx: EmulatorContext) {
+  const i = requireAccount(ctx, req.params.id);
+  requireAsset(ctx, req.params.assetId);
+  return addressOf(ctx, i);
+}
+
+const NODE = { node: true };
+const A = "/v1/vault/accounts/:id/:assetId";
+
 /** The vault routes. */
 export const vaultRoutes: RouteModule = {
   name: "vault",
   routes: [
-    {
-      method: "GET",
-      pattern: "/v1/vault/accounts_paged",
-      auth: "api",
-      node: true,
-      async handle(req, ctx) {
-        const q = req.query;
-        const limitText = q.get("limit");
-        const limit = limitText === null || limitText === "" ? 200 : Number(limitText);
-        if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
-          throw new BadRequestError("limit must be an integer from 1 to 500.");
-        }
-        const order = (q.get("orderBy") ?? "DESC").toUpperCase();
-        if (order !== "ASC" && order !== "DESC") {
-          throw new BadRequestError("orderBy must be ASC or DESC.");
-        }
-        let ids = Array.from({ length: ctx.keys.count }, (_, i) => i);
-        const assetId = q.get("assetId");
-        if (assetId && assetId !== ctx.config.assetId) ids = [];
-        const prefix = q.get("namePrefix");
-        if (prefix) ids = ids.filter((i) => accountName(i).startsWith(prefix));
-        const suffix = q.get("nameSuffix");
-        if (suffix) ids = ids.filter((i) => accountName(i).endsWith(suffix));
-        if (order === "DESC") ids.reverse();
-        const before = q.get("before");
-        const after = q.get("after");
-        let start = 0;
-        let end = ids.length;
-        if (after) {
-          const pos = ids.indexOf(uncursor(after, "after"));
-          start = pos === -1 ? ids.length : pos + 1;
-          end = Math.min(ids.length, start + limit);
-        } else if (before) {
-          const pos = ids.indexOf(uncursor(before, "before"));
-          end = pos === -1 ? 0 : pos;
-          start = Math.max(0, end - limit);
-        } else {
-          end = Math.min(ids.length, limit);
-        }
-        const pageIds = ids.slice(start, end);
-        let accounts;
-        try {
-          accounts = await Promise.all(pageIds.map((i) => account(ctx, i)));
-        } catch (e) {
-          nodeDown(e);
-        }
-        const paging: Record<string, string> = {};
-        if (start > 0 && pageIds.length) paging.before = cursor(pageIds[0]);
-        if (end < ids.length && pageIds.length) paging.after = cursor(pageIds[pageIds.length - 1]);
-        return json(200, { accounts, paging });
-      },
-    },
-    {
-      method: "GET",
-      pattern: "/v1/vault/accounts/:id",
-      auth: "api",
-      node: true,
-      async handle(req, ctx) {
-        const i = requireAccount(ctx, req.params.id);
-        try {
-          return json(200, await account(ctx, i));
-        } catch (e) {
-          nodeDown(e);
-        }
-      },
-    },
-    {
-      method: "GET",
-      pattern: "/v1/vault/accounts/:id/:assetId",
-      auth: "api",
-      node: true,
-      async handle(req, ctx) {
-        const i = requireAccount(ctx, req.params.id);
-        requireAsset(ctx, req.params.assetId);
-        try {
-          return json(200, await assetOf(ctx, i));
-        } catch (e) {
-          nodeDown(e);
-        }
-      },
-    },
-    {
-      method: "GET",
-      pattern: "/v1/vault/accounts/:id/:assetId/addresses_paginated",
-      auth: "api",
-      node: true,
-      handle(req, ctx) {
-        const i = requireAccount(ctx, req.params.id);
-        requireAsset(ctx, req.params.assetId);
-        return json(200, { addresses: [addressOf(ctx, i)], paging: {} });
-      },
-    },
-    {
-      // the older, unpaged listing (the older SDK's getDepositAddresses)
-      method: "GET",
-      pattern: "/v1/vault/accounts/:id/:assetId/addresses",
-      auth: "api",
-      node: true,
-      handle(req, ctx) {
-        const i = requireAccount(ctx, req.params.id);
-        requireAsset(ctx, req.params.assetId);
-        return json(200, [addressOf(ctx, i)]);
-      },
-    },
+    route("GET", "/v1/vault/accounts_paged", "api", async (req, ctx) => {
+      const q = req.query;
+      const limit = intParam(q, "limit", 200, 1, 500);
+      const order = (q.get("orderBy") ?? "DESC").toUpperCase();
+      if (order !== "ASC" && order !== "DESC") {
+        throw new BadRequestError("orderBy must be ASC or DESC.");
+      }
+      let ids = Array.from({ length: ctx.keys.count }, (_, i) => i);
+      const assetId = q.get("assetId");
+      if (assetId && assetId !== ctx.config.assetId) ids = [];
+      const prefix = q.get("namePrefix");
+      if (prefix) ids = ids.filter((i) => accountName(i).startsWith(prefix));
+      const suffix = q.get("nameSuffix");
+      if (suffix) ids = ids.filter((i) => accountName(i).endsWith(suffix));
+      if (order === "DESC") ids.reverse();
+      const before = q.get("before");
+      const after = q.get("after");
+      let start = 0;
+      let end = ids.length;
+      if (after) {
+        const pos = ids.indexOf(uncursor(after, "after"));
+        start = pos === -1 ? ids.length : pos + 1;
+        end = Math.min(ids.length, start + limit);
+      } else if (before) {
+        const pos = ids.indexOf(uncursor(before, "before"));
+        end = pos === -1 ? 0 : pos;
+        start = Math.max(0, end - limit);
+      } else {
+        end = Math.min(ids.length, limit);
+      }
+      const pageIds = ids.slice(start, end);
+      const accounts = await fromNode(() => Promise.all(pageIds.map((i) => account(ctx, i))));
+      const paging: Record<string, string> = {};
+      if (start > 0 && pageIds.length) paging.before = cursor(pageIds[0]);
+      if (end < ids.length && pageIds.length) paging.after = cursor(pageIds[pageIds.length - 1]);
+      return json(200, { accounts, paging });
+    }, NODE),
+    route("GET", "/v1/vault/accounts/:id", "api", async (req, ctx) => {
+      const i = requireAccount(ctx, req.params.id);
+      return json(200, await fromNode(() => account(ctx, i)));
+    }, NODE),
+    route("GET", A, "api", async (req, ctx) => {
+      const i = requireAccount(ctx, req.params.id);
+      requireAsset(ctx, req.params.assetId);
+      return json(200, await fromNode(() => assetOf(ctx, i)));
+    }, NODE),
+    route(
+      "GET",
+      `${A}/addresses_paginated`,
+      "api",
+      (req, ctx) => json(200, { addresses: [addressOfRoute(req, ctx)], paging: {} }),
+      NODE,
+    ),
+    // the older, unpaged listing (the older SDK's getDepositAddresses)
+    route(
+      "GET",
+      `${A}/addresses`,
+      "api",
+      (req, ctx) => json(200, [addressOfRoute(req, ctx)]),
+      NODE,
+    ),
   ],
 };

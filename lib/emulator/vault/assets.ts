@@ -12,9 +12,9 @@
  */
 
 import { BadRequestError, NotFoundError } from "../../core/mod.ts";
-import { json } from "../http/reply.ts";
+import { json, type Reply } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
-import type { RouteModule } from "../http/router.ts";
+import { route, type RouteModule } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
 
 /** One EVM chain the emulator knows. */
@@ -96,116 +96,81 @@ function asset(c: ChainInfo) {
   };
 }
 
-function pageArgs(q: URLSearchParams, max: number, dflt: number): { start: number; size: number } {
+/** The page of `list` that `pageSize` and `pageCursor` ask for, as `{data, next}`. */
+function pageOf(q: URLSearchParams, list: ChainInfo[], view: (c: ChainInfo) => unknown): Reply {
   const sizeText = q.get("pageSize");
-  const size = sizeText === null ? dflt : Number(sizeText);
-  if (!Number.isInteger(size) || size < 1 || size > max) {
-    throw new BadRequestError(`pageSize must be an integer from 1 to ${max}.`);
+  const size = sizeText === null ? 500 : Number(sizeText);
+  if (!Number.isInteger(size) || size < 1 || size > 1000) {
+    throw new BadRequestError("pageSize must be an integer from 1 to 1000.");
   }
   const cursor = q.get("pageCursor");
-  let start = 0;
-  if (cursor) {
-    const at = cursorInt(cursor, "start");
-    if (at === undefined) {
-      throw new BadRequestError("pageCursor is not a cursor this server gave.");
-    }
-    start = at;
+  const start = cursor ? cursorInt(cursor, "start") : 0;
+  if (start === undefined) {
+    throw new BadRequestError("pageCursor is not a cursor this server gave.");
   }
-  return { start, size };
+  const next = start + size < list.length ? encodeCursor({ start: start + size }) : null;
+  return json(200, { data: list.slice(start, start + size).map(view), next });
+}
+
+/** The chain whose blockchain (`kind` 1) or asset (`kind` 2) id, or asset id, is `id`. */
+function chainOf(ctx: EmulatorContext, kind: 1 | 2, id: string): ChainInfo | undefined {
+  return chains(ctx).find((c) => uuidFor(kind, c.chainId) === id || c.assetId === id);
 }
 
 /** The routes of chains and assets. */
 export const assetRoutes: RouteModule = {
   name: "assets",
   routes: [
-    {
-      method: "GET",
-      pattern: "/v1/blockchains",
-      auth: "api",
-      handle(req, ctx) {
-        const q = req.query;
-        let list = chains(ctx);
-        const protocol = q.get("protocol");
-        if (protocol && protocol.toUpperCase() !== "ETH") list = [];
-        const test = q.get("test");
-        if (test === "true" || test === "false") list = list.filter((c) => String(c.test) === test);
-        const ids = q.getAll("ids");
-        if (ids.length) {
-          list = list.filter((c) => ids.includes(uuidFor(1, c.chainId)) || ids.includes(c.assetId));
-        }
-        const { start, size } = pageArgs(q, 1000, 500);
-        const page = list.slice(start, start + size);
-        const next = start + size < list.length ? encodeCursor({ start: start + size }) : null;
-        return json(200, { data: page.map(blockchain), next });
-      },
-    },
-    {
-      method: "GET",
-      pattern: "/v1/blockchains/:id",
-      auth: "api",
-      handle(req, ctx) {
-        const c = chains(ctx).find((c) =>
-          uuidFor(1, c.chainId) === req.params.id || c.assetId === req.params.id
-        );
-        if (!c) {
-          throw new NotFoundError(`Blockchain "${req.params.id}" not found.`);
-        }
-        return json(200, blockchain(c));
-      },
-    },
-    {
-      method: "GET",
-      pattern: "/v1/assets",
-      auth: "api",
-      handle(req, ctx) {
-        const q = req.query;
-        let list = chains(ctx);
-        const blockchainId = q.get("blockchainId");
-        if (blockchainId) list = list.filter((c) => uuidFor(1, c.chainId) === blockchainId);
-        const assetClass = q.get("assetClass");
-        if (assetClass && assetClass !== "NATIVE") list = [];
-        const symbol = q.get("symbol");
-        if (symbol && symbol !== "ETH") list = [];
-        const ids = q.getAll("ids").flatMap((v) => v.split(",")).filter(Boolean);
-        if (ids.length) {
-          list = list.filter((c) => ids.includes(uuidFor(2, c.chainId)) || ids.includes(c.assetId));
-        }
-        const { start, size } = pageArgs(q, 1000, 500);
-        const page = list.slice(start, start + size);
-        const next = start + size < list.length ? encodeCursor({ start: start + size }) : null;
-        return json(200, { data: page.map(asset), next });
-      },
-    },
-    {
-      // the older listing (both SDKs' getSupportedAssets): AssetTypeResponse[]
-      method: "GET",
-      pattern: "/v1/supported_assets",
-      auth: "api",
-      handle(_req, ctx) {
-        return json(
-          200,
-          chains(ctx).map((c) => ({
-            id: c.assetId,
-            name: c.displayName,
-            type: "BASE_ASSET",
-            contractAddress: "",
-            nativeAsset: c.assetId,
-            decimals: 18,
-          })),
-        );
-      },
-    },
-    {
-      method: "GET",
-      pattern: "/v1/assets/:id",
-      auth: "api",
-      handle(req, ctx) {
-        const c = chains(ctx).find((c) =>
-          uuidFor(2, c.chainId) === req.params.id || c.assetId === req.params.id
-        );
-        if (!c) throw new NotFoundError(`Asset "${req.params.id}" not found.`);
-        return json(200, asset(c));
-      },
-    },
+    route("GET", "/v1/blockchains", "api", (req, ctx) => {
+      const q = req.query;
+      let list = chains(ctx);
+      const protocol = q.get("protocol");
+      if (protocol && protocol.toUpperCase() !== "ETH") list = [];
+      const test = q.get("test");
+      if (test === "true" || test === "false") list = list.filter((c) => String(c.test) === test);
+      const ids = q.getAll("ids");
+      if (ids.length) {
+        list = list.filter((c) => ids.includes(uuidFor(1, c.chainId)) || ids.includes(c.assetId));
+      }
+      return pageOf(q, list, blockchain);
+    }),
+    route("GET", "/v1/blockchains/:id", "api", (req, ctx) => {
+      const c = chainOf(ctx, 1, req.params.id);
+      if (!c) throw new NotFoundError(`Blockchain "${req.params.id}" not found.`);
+      return json(200, blockchain(c));
+    }),
+    route("GET", "/v1/assets", "api", (req, ctx) => {
+      const q = req.query;
+      let list = chains(ctx);
+      const blockchainId = q.get("blockchainId");
+      if (blockchainId) list = list.filter((c) => uuidFor(1, c.chainId) === blockchainId);
+      const assetClass = q.get("assetClass");
+      if (assetClass && assetClass !== "NATIVE") list = [];
+      const symbol = q.get("symbol");
+      if (symbol && symbol !== "ETH") list = [];
+      const ids = q.getAll("ids").flatMap((v) => v.split(",")).filter(Boolean);
+      if (ids.length) {
+        list = list.filter((c) => ids.includes(uuidFor(2, c.chainId)) || ids.includes(c.assetId));
+      }
+      return pageOf(q, list, asset);
+    }),
+    // the older listing (both SDKs' getSupportedAssets): AssetTypeResponse[]
+    route("GET", "/v1/supported_assets", "api", (_req, ctx) =>
+      json(
+        200,
+        chains(ctx).map((c) => ({
+          id: c.assetId,
+          name: c.displayName,
+          type: "BASE_ASSET",
+          contractAddress: "",
+          nativeAsset: c.assetId,
+          decimals: 18,
+        })),
+      )),
+    route("GET", "/v1/assets/:id", "api", (req, ctx) => {
+      const c = chainOf(ctx, 2, req.params.id);
+      if (!c) throw new NotFoundError(`Asset "${req.params.id}" not found.`);
+      return json(200, asset(c));
+    }),
   ],
 };

@@ -10,6 +10,7 @@
 
 import { getAddress, isAddress } from "viem";
 import { BadRequestError } from "../../core/mod.ts";
+import type { WhitelistStore } from "./whitelist_store.ts";
 
 /** The whitelist kinds, as destination types name them. */
 export const WALLET_TYPES = ["EXTERNAL_WALLET", "INTERNAL_WALLET", "CONTRACT"] as const;
@@ -29,28 +30,15 @@ export interface WhitelistedWallet {
   address: string;
 }
 
-/** Where a {@linkcode Whitelist} keeps its wallets (`whitelist_store.ts`, or memory). */
-export interface WalletKeeper {
-  /** Keeps one more wallet. */
-  insert(w: WhitelistedWallet): void;
-  /** The wallets kept so far, in the order added. */
-  all(): WhitelistedWallet[];
-}
-
 /** The whitelisted wallets of the workspace. */
 export class Whitelist {
   readonly #wallets: WhitelistedWallet[];
-  readonly #keeper: WalletKeeper | undefined;
-  readonly #uuid: () => string;
+  readonly #keeper: WhitelistStore;
 
-  /**
-   * `keeper` holds the wallets across restarts (none: one run in memory); `uuid` makes the
-   * wallets' ids.
-   */
-  constructor(keeper?: WalletKeeper, uuid: () => string = () => crypto.randomUUID()) {
+  /** The wallets `keeper` holds (across restarts with `--state`). */
+  constructor(keeper: WhitelistStore) {
     this.#keeper = keeper;
-    this.#wallets = keeper?.all() ?? [];
-    this.#uuid = uuid;
+    this.#wallets = keeper.all();
   }
 
   /** Adds a wallet; throws a `BadRequestError` (answered 400) for a bad type, name or address. */
@@ -68,11 +56,11 @@ export class Whitelist {
     }
     const wallet: WhitelistedWallet = {
       type: type as WalletType,
-      id: this.#uuid(),
+      id: crypto.randomUUID(),
       name,
       address: getAddress(input.address),
     };
-    this.#keeper?.insert(wallet);
+    this.#keeper.insert(wallet);
     this.#wallets.push(wallet);
     return wallet;
   }

@@ -1,14 +1,10 @@
 /**
  * The console's JSON routes for the webhook side (`/console/api/webhooks...`),
- * what the console page (`../console/app_html.ts`) fetches and posts: the
- * endpoints with their status and the error rate of their last active hour
- * (the same figure as the `LAST_ACTIVE_HOUR_ERROR_RATE` metric),
- * Reactivate, an endpoint's notifications (status, event and resource
- * filters, offset paging), one notification with every attempt, Resend, and
- * "Resend notifications" (every notification of the last 24 hours, any
- * status). Every route has `auth: "console"`: loopback Host, the page's own
- * Origin and the per-run token (`../http/console_guard.ts`); none takes the
- * API key. Each handler checks its input and calls the engine; no SQL here.
+ * what the console page (`../console/app_html.ts`) fetches and posts. The
+ * error rate of an endpoint is the one of the `LAST_ACTIVE_HOUR_ERROR_RATE`
+ * metric. Every route has `auth: "console"` (`../http/console_guard.ts`);
+ * none takes the API key. Each handler checks its input and calls the
+ * engine; no SQL here.
  *
  * @module
  */
@@ -16,10 +12,10 @@
 import type { Route, RouteRequest } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
 import { json, type Reply } from "../http/reply.ts";
-import { bad, intParam, isNotificationStatus } from "./request_checks.ts";
-import { attemptJson, webhookJson } from "./views.ts";
+import { isNotificationStatus } from "./request_checks.ts";
+import { bad, intParam } from "../http/params.ts";
+import { attemptJson, notificationJson, type NotificationRow, webhookJson } from "./rows.ts";
 import type { Webhooks } from "./start.ts";
-import type { NotificationRow } from "./rows.ts";
 import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
 
 type Handler = (req: RouteRequest, w: Webhooks, ctx: EmulatorContext) => Reply;
@@ -39,17 +35,9 @@ function route(method: Route["method"], pattern: string, h: Handler): Route {
 
 /** A notification as the console lists it (with its delivery progress). */
 function consoleNotification(n: NotificationRow): Record<string, unknown> {
-  return {
-    id: n.id,
-    eventType: n.eventType,
-    resourceId: n.resourceId,
-    status: n.status,
-    createdAt: n.createdAt,
-    updatedAt: n.updatedAt,
-    attempts: n.attempts,
-    lastSentTime: n.lastSentTime,
-    nextAttemptAt: n.status === "IN_PROGRESS" ? n.nextAttemptAt : null,
-  };
+  const { attempts, lastSentTime } = n;
+  const nextAttemptAt = n.status === "IN_PROGRESS" ? n.nextAttemptAt : null;
+  return { ...notificationJson(n), attempts, lastSentTime, nextAttemptAt };
 }
 
 const DAY = 86_400_000;
@@ -59,19 +47,19 @@ const list: Handler = (_req, { engine }, ctx) =>
     now: ctx.now(),
     timeScale: ctx.config.timeScale,
     windowMs: engine.breakerCfg.windowMs,
-    data: engine.webhooks().map((w) => ({
-      ...webhookJson(w),
-      recent: engine.lastActiveWindow(w.id),
+    data: engine.endpoints.all().map(({ row }) => ({
+      ...webhookJson(row),
+      recent: engine.endpoints.lastActiveWindow(row.id),
     })),
   });
 
 const enable: Handler = (req, { engine }) =>
-  json(200, webhookJson(engine.updateWebhook(req.params.webhookId, { enabled: true })));
+  json(200, webhookJson(engine.endpoints.update(req.params.webhookId, { enabled: true })));
 
 const notifications: Handler = (req, { engine, queries }, ctx) => {
   const webhookId = req.params.webhookId;
   const q = req.query;
-  const hook = engine.webhook(webhookId);
+  const hook = engine.endpoints.row(webhookId);
   const status = q.get("status") || "";
   if (status && !isNotificationStatus(status)) {
     bad(
@@ -96,23 +84,23 @@ const notifications: Handler = (req, { engine, queries }, ctx) => {
 };
 
 const notification: Handler = (req, { engine, queries }) => {
-  const n = engine.notification(req.params.webhookId, req.params.notificationId);
+  const n = engine.resends.notification(req.params.webhookId, req.params.notificationId);
   return json(200, {
     ...consoleNotification(n),
-    attemptLog: queries.allAttempts(n.id).map(attemptJson),
+    attemptLog: queries.attemptsOf(n.id).map(attemptJson),
   });
 };
 
 const resend: Handler = (req, { engine }) => {
-  engine.resend(req.params.webhookId, req.params.notificationId);
+  engine.resends.resend(req.params.webhookId, req.params.notificationId);
   return json(202, { resent: 1 });
 };
 
 const recentCount: Handler = (req, { engine }) =>
-  json(200, { count: engine.resendRecent(req.params.webhookId, { dryRun: true }) });
+  json(200, { count: engine.resends.resendRecent(req.params.webhookId, { dryRun: true }) });
 
 const resendRecent: Handler = (req, { engine }) =>
-  json(202, { resent: engine.resendRecent(req.params.webhookId) });
+  json(202, { resent: engine.resends.resendRecent(req.params.webhookId) });
 
 const W = "/console/api/webhooks/:webhookId";
 

@@ -58,8 +58,6 @@ export interface EndpointsOptions {
   breaker: BreakerConfig;
   /** Clock. */
   now: () => number;
-  /** Id source. */
-  uuid: () => string;
 }
 
 /**
@@ -72,38 +70,30 @@ export interface EndpointsOptions {
  * import type { WebhookStore } from "./store.ts";
  * declare const store: WebhookStore, scheduler: Scheduler;
  * const breaker = DEFAULT_BREAKER_CONFIG;
- * const endpoints = new Endpoints({ store, scheduler, breaker, now: Date.now, uuid: () => crypto.randomUUID() });
+ * const endpoints = new Endpoints({ store, scheduler, breaker, now: Date.now });
  * endpoints.load();
  * endpoints.create({ url: "http://127.0.0.1:8080/hook", events: ["transaction.created"] });
  * ```
  */
 export class Endpoints {
-  readonly #store: WebhookStore;
-  readonly #scheduler: Scheduler;
-  readonly #breaker: BreakerConfig;
-  readonly #now: () => number;
-  readonly #uuid: () => string;
+  readonly #o: EndpointsOptions;
   readonly #byId = new Map<string, Endpoint>();
 
   /** Builds an empty set; {@linkcode Endpoints.load} reads the stored ones. */
   constructor(opts: EndpointsOptions) {
-    this.#store = opts.store;
-    this.#scheduler = opts.scheduler;
-    this.#breaker = opts.breaker;
-    this.#now = opts.now;
-    this.#uuid = opts.uuid;
+    this.#o = opts;
   }
 
   /** Loads every stored endpoint, rebuilding each breaker from its stored attempts. */
   load(): void {
-    for (const row of this.#store.allWebhooks()) this.#byId.set(row.id, this.#endpointOf(row));
+    for (const row of this.#o.store.allWebhooks()) this.#byId.set(row.id, this.#endpointOf(row));
   }
 
   #endpointOf(row: WebhookRow): Endpoint {
-    const since = (row.lastAttemptAt ?? 0) - this.#breaker.windowMs;
+    const since = (row.lastAttemptAt ?? 0) - this.#o.breaker.windowMs;
     const window: [number, 0 | 1][] = row.status === "SUSPENDED"
       ? []
-      : this.#store.windowAttempts(row.id, row.breakerResetSeq, since).map((a) => [
+      : this.#o.store.windowAttempts(row.id, row.breakerResetSeq, since).map((a) => [
         a.sentTime,
         a.error ? 1 : 0,
       ]);
@@ -128,13 +118,16 @@ export class Endpoints {
     return this.#byId.get(id);
   }
 
+  /** The live endpoint `id`, or a 404. */
+  #live(id: string): Endpoint {
+    const ep = this.#byId.get(id);
+    if (!ep) throw new NotFoundError(`Webhook ${JSON.stringify(id)} not found.`);
+    return ep;
+  }
+
   /** The row of endpoint `id`, or a 404. */
   row(id: string): WebhookRow {
-    const ep = this.#byId.get(id);
-    if (!ep) {
-      throw new NotFoundError(`Webhook ${JSON.stringify(id)} not found.`);
-    }
-    return ep.row;
+    return this.#live(id).row;
   }
 
   /** Every live endpoint, in creation order. */
@@ -146,9 +139,9 @@ export class Endpoints {
   create(
     input: { url: string; events: string[]; description?: string; enabled?: boolean },
   ): WebhookRow {
-    const now = this.#now();
-    const row = this.#store.insertWebhook({
-      id: this.#uuid(),
+    const now = this.#o.now();
+    const row = this.#o.store.insertWebhook({
+      id: crypto.randomUUID(),
       url: input.url,
       events: input.events,
       description: input.description ?? null,
@@ -166,39 +159,38 @@ export class Endpoints {
    * its waiting notifications resume. `enabled: false` disables it.
    */
   update(id: string, patch: WebhookPatch): WebhookRow {
-    const ep = this.#byId.get(id);
-    if (!ep) {
-      throw new NotFoundError(`Webhook ${JSON.stringify(id)} not found.`);
-    }
-    const now = this.#now();
+    const ep = this.#live(id);
+    const now = this.#o.now();
     const row = { ...ep.row };
     if (patch.url !== undefined) row.url = patch.url;
     if (patch.description !== undefined) row.description = patch.description;
     if (patch.events !== undefined) row.events = patch.events;
     row.updatedAt = now;
     let resume = false;
-    this.#store.tx(() => {
+    this.#o.store.tx(() => {
       if (patch.enabled === true && row.status !== "ENABLED") {
         if (ep.breaker.status === "SUSPENDED") {
-          transition(ep.breaker, { type: "enable", time: now }, this.#breaker);
-          row.breakerResetSeq = this.#store.maxAttemptSeq();
+          transition(ep.breaker, { type: "enable", time: now }, this.#o.breaker);
+          row.breakerResetSeq = this.#o.store.maxAttemptSeq();
           row.bandSince = null;
           // the delivery log's `action: enable` line
-          this.#store.insertEnable(id, now, row.breakerResetSeq);
+          this.#o.store.insertEnable(id, now, row.breakerResetSeq);
         }
         row.status = "ENABLED";
         resume = true;
-        this.#store.resumeHeld(id, now);
+        this.#o.store.resumeHeld(id, now);
       } else if (patch.enabled === false && row.status !== "DISABLED") {
         row.status = "DISABLED";
         this.hold(id, now);
       }
-      this.#store.updateWebhook(row);
+      this.#o.store.updateWebhook(row);
     });
     ep.row = row;
     if (resume) {
-      for (const n of this.#store.pendingNotifications(id)) {
-        if (n.status === "IN_PROGRESS") this.#scheduler.schedule(n.seq, id, n.nextAttemptAt ?? now);
+      for (const n of this.#o.store.pendingNotifications(id)) {
+        if (n.status === "IN_PROGRESS") {
+          this.#o.scheduler.schedule(n.seq, id, n.nextAttemptAt ?? now);
+        }
       }
     }
     return row;
@@ -207,9 +199,9 @@ export class Endpoints {
   /** Deletes an endpoint; its waiting notifications are no longer delivered. */
   delete(id: string): WebhookRow {
     const row = this.row(id);
-    const now = this.#now();
-    this.#store.tx(() => {
-      this.#store.deleteWebhook(id, now);
+    const now = this.#o.now();
+    this.#o.store.tx(() => {
+      this.#o.store.deleteWebhook(id, now);
       this.hold(id, now);
     });
     this.#byId.delete(id);
@@ -221,14 +213,14 @@ export class Endpoints {
    * their schedule. Call inside the store transaction of the change.
    */
   hold(webhookId: string, now: number): void {
-    this.#store.holdInProgress(webhookId, now);
+    this.#o.store.holdInProgress(webhookId, now);
     const ep = this.#byId.get(webhookId);
     if (ep) {
-      for (let i = ep.readyHead; i < ep.ready.length; i++) this.#scheduler.cancel(ep.ready[i]);
+      for (let i = ep.readyHead; i < ep.ready.length; i++) this.#o.scheduler.cancel(ep.ready[i]);
       ep.ready = [];
       ep.readyHead = 0;
     }
-    this.#scheduler.cancelEndpoint(webhookId);
+    this.#o.scheduler.cancelEndpoint(webhookId);
   }
 
   /**
@@ -239,10 +231,10 @@ export class Endpoints {
    */
   lastActiveWindow(id: string): WindowErrors {
     this.row(id);
-    const W = this.#breaker.windowMs;
-    const last = this.#store.lastAttemptTime(id);
+    const W = this.#o.breaker.windowMs;
+    const last = this.#o.store.lastAttemptTime(id);
     return lastActiveWindowErrors(
-      last === null ? [] : this.#store.attemptOutcomesAfter(id, last - W),
+      last === null ? [] : this.#o.store.attemptOutcomesAfter(id, last - W),
       W,
     );
   }

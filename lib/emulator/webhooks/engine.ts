@@ -5,8 +5,8 @@
  * - `endpoints.ts`: the endpoints with their breaker states (CRUD);
  * - `scheduler.ts`: when each next attempt is due (one timer, injectable clock);
  * - `delivery.ts`: one attempt over HTTP;
- * - `attempt_recorder.ts` + `endpoint_breaker.ts`: recording an attempt and
- *   applying the shared rules of `lib/webhooks` (retry schedule, breaker);
+ * - `attempt_recorder.ts`: recording an attempt and applying the shared
+ *   rules of `lib/webhooks` (retry schedule, breaker);
  * - `resend_jobs.ts`: resends and resend jobs;
  * - `store.ts`: the tables (the only SQL).
  *
@@ -34,18 +34,16 @@ import {
   DEFAULT_RETRY_CONFIG,
   type RetryConfig,
   waitingStatus,
-  type WindowErrors,
 } from "../../webhooks/mod.ts";
 import type { NotificationStatus } from "../../core/mod.ts";
 import { type AttemptRecord, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from "./delivery.ts";
 import { SIGNATURE_HEADER } from "./signer.ts";
 import type { WebhookStore } from "./store.ts";
-import type { JobRow, NotificationRow, WebhookRow } from "./rows.ts";
-import { type Endpoint, Endpoints, type WebhookPatch } from "./endpoints.ts";
+import type { NotificationRow } from "./rows.ts";
+import { type Endpoint, Endpoints } from "./endpoints.ts";
 import { type Clock, type DueEntry, Scheduler, systemClock } from "./scheduler.ts";
-import { type ResendQuery, Resends } from "./resend_jobs.ts";
-import { recordAttempt, type Recorded } from "./attempt_recorder.ts";
-import type { BreakerContext } from "./endpoint_breaker.ts";
+import { Resends } from "./resend_jobs.ts";
+import { type BreakerContext, recordAttempt, type Recorded } from "./attempt_recorder.ts";
 
 /** An event that produces notifications. */
 export interface WebhookEvent {
@@ -77,12 +75,6 @@ export interface WebhookEngineOptions {
   concurrency?: number;
   /** The breaker's parameters before scaling. Default breaker.md's. */
   breaker?: BreakerConfig;
-  /** The retry schedule before scaling. Default breaker.md's. */
-  retry?: RetryConfig;
-  /** The workspace id put in every payload. Default `emulator-workspace`. */
-  workspaceId?: string;
-  /** E-mail addresses of the workspace's admins (told of each suspension). */
-  admins?: () => string[];
   /** A log line to standard error. Default none. */
   log?: (line: string) => void;
   /** The console's address without its token, once known (named in the suspension e-mail). */
@@ -91,11 +83,12 @@ export interface WebhookEngineOptions {
   now?: () => number;
   /** Clock and timers; default real timers over `now`. Tests pass a virtual one. */
   clock?: Clock;
-  /** Id source; default `crypto.randomUUID`. */
-  uuid?: () => string;
   /** fetch used for delivery; default the global one. */
   fetch?: typeof fetch;
 }
+
+/** The workspace's admins, told of each suspension. */
+const ADMINS = ["admin@emulator.local"];
 
 function scaled(b: BreakerConfig, scale: number): BreakerConfig {
   return {
@@ -123,12 +116,12 @@ export class WebhookEngine {
   /** Put in every payload. */
   readonly workspaceId: string;
   readonly #signer: BodySigner;
-  readonly #endpoints: Endpoints;
-  readonly #resends: Resends;
-  readonly #admins: () => string[];
+  /** The endpoints: create, read, update, delete, their last active hour. */
+  readonly endpoints: Endpoints;
+  /** The resends and resend jobs. */
+  readonly resends: Resends;
   readonly #log: (line: string) => void;
   readonly #clock: Clock;
-  readonly #uuid: () => string;
   readonly #fetch?: typeof fetch;
   readonly #scheduler: Scheduler;
   readonly #breaker: BreakerContext;
@@ -154,40 +147,36 @@ export class WebhookEngine {
     if (!(scale > 0)) throw new EmulatorConfigError(`timeScale must be above 0, got ${scale}.`);
     this.#store = opts.store;
     this.#signer = opts.signer;
-    const r = opts.retry ?? DEFAULT_RETRY_CONFIG;
+    const r = DEFAULT_RETRY_CONFIG;
     this.retryCfg = { ...r, delaysMs: r.delaysMs.map((d) => d / scale) };
     const configured = opts.breaker ?? DEFAULT_BREAKER_CONFIG;
     this.breakerCfg = scaled(configured, scale);
     this.deliveryTimeoutMs = opts.deliveryTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
     this.concurrency = opts.concurrency ?? 8;
-    this.workspaceId = opts.workspaceId ?? "emulator-workspace";
-    this.#admins = opts.admins ?? (() => ["admin@emulator.local"]);
+    this.workspaceId = "emulator-workspace";
     this.#log = opts.log ?? (() => {});
     this.#clock = opts.clock ?? systemClock(opts.now ?? Date.now);
-    this.#uuid = opts.uuid ?? (() => crypto.randomUUID());
     this.#fetch = opts.fetch;
     this.#scheduler = new Scheduler(this.#clock, (due) => this.#onDue(due));
     const now = () => this.#clock.now();
-    this.#endpoints = new Endpoints({
+    this.endpoints = new Endpoints({
       store: this.#store,
       scheduler: this.#scheduler,
       breaker: this.breakerCfg,
       now,
-      uuid: this.#uuid,
     });
-    this.#resends = new Resends({
+    this.resends = new Resends({
       store: this.#store,
-      endpoints: this.#endpoints,
+      endpoints: this.endpoints,
       scheduler: this.#scheduler,
       clock: this.#clock,
-      uuid: this.#uuid,
     });
     this.#breaker = {
       store: this.#store,
-      endpoints: this.#endpoints,
+      endpoints: this.endpoints,
       breaker: this.breakerCfg,
       configured,
-      admins: this.#admins,
+      admins: () => ADMINS,
       consoleUrl: opts.consoleUrl,
     };
   }
@@ -196,21 +185,21 @@ export class WebhookEngine {
 
   /** Loads endpoints (rebuilding each breaker from stored attempts), pending notifications and unfinished jobs. */
   start(): void {
-    this.#endpoints.load();
+    this.endpoints.load();
     const now = this.#clock.now();
     for (const n of this.#store.pendingNotifications()) {
       if (n.status === "IN_PROGRESS") {
         this.#scheduler.schedule(n.seq, n.webhookId, n.nextAttemptAt ?? now);
       }
     }
-    this.#resends.resume();
+    this.resends.resume();
   }
 
   /** Stops the timer and aborts attempts in flight (they are not recorded, so they are made again after a restart). */
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#scheduler.stop();
-    this.#resends.stop();
+    this.resends.stop();
     this.#abort.abort(new DOMException("emulator stopping", "AbortError"));
     await Promise.allSettled([...this.#inflight]);
   }
@@ -218,49 +207,6 @@ export class WebhookEngine {
   /** Resolves once no attempt is on the wire (tests on virtual time wait with it). */
   async settled(): Promise<void> {
     while (this.#inflight.size) await Promise.allSettled([...this.#inflight]);
-  }
-
-  // ------------------------------------------------------------ endpoints
-
-  /** Creates an endpoint. */
-  createWebhook(
-    input: { url: string; events: string[]; description?: string; enabled?: boolean },
-  ): WebhookRow {
-    return this.#endpoints.create(input);
-  }
-
-  /** An endpoint or a 404. */
-  webhook(id: string): WebhookRow {
-    return this.#endpoints.row(id);
-  }
-
-  /** Every endpoint, in creation order. */
-  webhooks(): WebhookRow[] {
-    return this.#endpoints.all().map((e) => e.row);
-  }
-
-  /** Updates an endpoint; see {@linkcode Endpoints.update}. */
-  updateWebhook(id: string, patch: WebhookPatch): WebhookRow {
-    return this.#endpoints.update(id, patch);
-  }
-
-  /** Deletes an endpoint; its waiting notifications are no longer delivered. */
-  deleteWebhook(id: string): WebhookRow {
-    return this.#endpoints.delete(id);
-  }
-
-  /** The `LAST_ACTIVE_HOUR_ERROR_RATE` metric in whole percent, of {@linkcode WebhookEngine.lastActiveWindow}. */
-  errorRatePercent(id: string): string {
-    return String(Math.round(this.lastActiveWindow(id).rate * 100));
-  }
-
-  /**
-   * The endpoint's attempts, errors and error rate of its last active hour
-   * (the window ending at its latest attempt): the metric's and the
-   * console's one figure; see {@linkcode Endpoints.lastActiveWindow}.
-   */
-  lastActiveWindow(id: string): WindowErrors {
-    return this.#endpoints.lastActiveWindow(id);
   }
 
   // ------------------------------------------------------------ notifications
@@ -277,7 +223,7 @@ export class WebhookEngine {
   publishMany(events: WebhookEvent[]): { id: string; webhookId: string }[] {
     const now = this.#clock.now();
     const out: { id: string; webhookId: string; seq: number; status: NotificationStatus }[] = [];
-    const targets = this.#endpoints.all().filter((e) =>
+    const targets = this.endpoints.all().filter((e) =>
       e.row.status === "ENABLED" || e.row.status === "SUSPENDED"
     );
     this.#store.tx(() => {
@@ -285,7 +231,7 @@ export class WebhookEngine {
         const data = JSON.stringify(ev.data ?? {});
         for (const ep of targets) {
           if (!ep.row.events.includes(ev.eventType)) continue;
-          const id = this.#uuid();
+          const id = crypto.randomUUID();
           const status = waitingStatus("IN_PROGRESS", ep.row.status);
           const seq = this.#store.insertNotification({
             id,
@@ -310,55 +256,12 @@ export class WebhookEngine {
     return out.map(({ id, webhookId }) => ({ id, webhookId }));
   }
 
-  /** A notification or a 404. */
-  notification(webhookId: string, id: string): NotificationRow {
-    return this.#resends.notification(webhookId, id);
-  }
-
-  /** Resends one notification; see {@linkcode Resends.resend}. */
-  resend(webhookId: string, id: string): void {
-    this.#resends.resend(webhookId, id);
-  }
-
-  /** Resends a resource's notifications; see {@linkcode Resends.resendByResource}. */
-  resendByResource(
-    webhookId: string,
-    resourceId: string,
-    excludeStatuses?: string[],
-    events?: readonly string[],
-  ): number {
-    return this.#resends.resendByResource(webhookId, resourceId, excludeStatuses, events);
-  }
-
-  /** Resends every notification of the last 24 h; see {@linkcode Resends.resendRecent}. */
-  resendRecent(webhookId: string, opts: { dryRun?: boolean } = {}): number {
-    return this.#resends.resendRecent(webhookId, opts);
-  }
-
-  /** Resends the FAILED notifications as a job; see {@linkcode Resends.resendFailed}. */
-  resendFailed(
-    webhookId: string,
-    opts: { startTime?: number; events?: string[] },
-  ): { total: number; job?: JobRow } {
-    return this.#resends.resendFailed(webhookId, opts);
-  }
-
-  /** Resends the notifications a query matches as a job; see {@linkcode Resends.resendByQuery}. */
-  resendByQuery(webhookId: string, query: ResendQuery): { total: number; job?: JobRow } {
-    return this.#resends.resendByQuery(webhookId, query);
-  }
-
-  /** A resend job made by the call `kind`, or a 404. */
-  job(webhookId: string, jobId: string, kind: JobRow["kind"]): JobRow {
-    return this.#resends.job(webhookId, jobId, kind);
-  }
-
   // ------------------------------------------------------------ the delivery loop
 
   #onDue(due: DueEntry[]): void {
     const touched = new Set<Endpoint>();
     for (const e of due) {
-      const ep = this.#endpoints.get(e.webhookId);
+      const ep = this.endpoints.get(e.webhookId);
       if (!ep || ep.row.status !== "ENABLED") {
         this.#scheduler.cancel(e.seq);
         continue;
@@ -457,7 +360,7 @@ export class WebhookEngine {
         batch.map(({ ep, started, rec }) =>
           recordAttempt(this.#breaker, this.retryCfg, {
             ep,
-            live: this.#endpoints.get(started.webhookId) === ep,
+            live: this.endpoints.get(started.webhookId) === ep,
             started,
             rec,
             now,
@@ -492,7 +395,7 @@ export class WebhookEngine {
           new Date(suspended.time).toISOString()
         }: ${count(suspended.errors, "error")} in ${
           count(suspended.attempts, "attempt")
-        } of the window; e-mailed ${count(this.#admins().length, "admin")}`,
+        } of the window; e-mailed ${count(ADMINS.length, "admin")}`,
       );
     }
     if (resent?.status === "IN_PROGRESS") {

@@ -53,7 +53,7 @@ export class SnapshotPager {
     if (seqs.length <= pageSize) return { page: seqs, next: null };
     const id = crypto.randomUUID();
     this.#snaps.set(id, { seqs: Int32Array.from(seqs), createdAt: this.#now(), key });
-    return { page: seqs.slice(0, pageSize), next: this.#cursor(id, pageSize) };
+    return { page: seqs.slice(0, pageSize), next: encodeCursor({ s: id, o: pageSize }) };
   }
 
   /** A later page; throws `BadRequestError` with a user-facing message for a bad or expired cursor. */
@@ -78,11 +78,7 @@ export class SnapshotPager {
       this.#snaps.delete(c.s);
       return { page, next: null };
     }
-    return { page, next: this.#cursor(c.s, end) };
-  }
-
-  #cursor(id: string, offset: number): string {
-    return encodeCursor({ s: id, o: offset });
+    return { page, next: encodeCursor({ s: c.s, o: end }) };
   }
 
   #gc(): void {

@@ -45,8 +45,6 @@ export interface ResendsOptions {
   scheduler: Scheduler;
   /** Clock and timers (a job's steps are timers of 0 ms). */
   clock: Clock;
-  /** Id source of jobs. */
-  uuid: () => string;
 }
 
 /**
@@ -58,31 +56,23 @@ export interface ResendsOptions {
  * import type { Clock, Scheduler } from "./scheduler.ts";
  * import type { WebhookStore } from "./store.ts";
  * declare const store: WebhookStore, endpoints: Endpoints, scheduler: Scheduler, clock: Clock;
- * const resends = new Resends({ store, endpoints, scheduler, clock, uuid: () => crypto.randomUUID() });
+ * const resends = new Resends({ store, endpoints, scheduler, clock });
  * resends.resend("w1", "n1");
  * ```
  */
 export class Resends {
-  readonly #store: WebhookStore;
-  readonly #endpoints: Endpoints;
-  readonly #scheduler: Scheduler;
-  readonly #clock: Clock;
-  readonly #uuid: () => string;
+  readonly #o: ResendsOptions;
   readonly #running = new Set<string>();
   #stopped = false;
 
   /** Builds the resend operations over the engine's parts. */
   constructor(opts: ResendsOptions) {
-    this.#store = opts.store;
-    this.#endpoints = opts.endpoints;
-    this.#scheduler = opts.scheduler;
-    this.#clock = opts.clock;
-    this.#uuid = opts.uuid;
+    this.#o = opts;
   }
 
   /** Resumes the jobs a previous run left unfinished. */
   resume(): void {
-    for (const j of this.#store.unfinishedJobs()) this.#run(j);
+    for (const j of this.#o.store.unfinishedJobs()) this.#run(j);
   }
 
   /** Stops running jobs (they resume after a restart). */
@@ -92,8 +82,8 @@ export class Resends {
 
   /** A notification of an endpoint, or a 404. */
   notification(webhookId: string, id: string): NotificationRow {
-    this.#endpoints.row(webhookId);
-    const n = this.#store.getNotification(webhookId, id);
+    this.#o.endpoints.row(webhookId);
+    const n = this.#o.store.getNotification(webhookId, id);
     if (!n) {
       throw new NotFoundError(`Notification ${JSON.stringify(id)} not found.`);
     }
@@ -102,7 +92,7 @@ export class Resends {
 
   /** Starts a fresh series of attempts for one notification (no age limit here). */
   #fresh(n: NotificationRow, now: number): NotificationRow {
-    const ep = this.#endpoints.get(n.webhookId);
+    const ep = this.#o.endpoints.get(n.webhookId);
     const status = waitingStatus("IN_PROGRESS", ep?.row.status);
     const next: NotificationRow = {
       ...n,
@@ -113,25 +103,31 @@ export class Resends {
       updatedAt: now,
       series: n.series + 1,
     };
-    this.#store.updateNotificationProgress(next);
+    this.#o.store.updateNotificationProgress(next);
     return next;
+  }
+
+  /** A fresh series for each notification `rows()` reads, in one transaction; how many. */
+  #resendAll(rows: () => NotificationRow[], now: number): number {
+    const done = this.#o.store.tx(() => rows().map((n) => this.#fresh(n, now)));
+    this.#scheduleAll(done, now);
+    return done.length;
   }
 
   #scheduleAll(rows: NotificationRow[], now: number): void {
     for (const n of rows) {
-      if (n.status === "IN_PROGRESS") this.#scheduler.schedule(n.seq, n.webhookId, now);
+      if (n.status === "IN_PROGRESS") this.#o.scheduler.schedule(n.seq, n.webhookId, now);
     }
   }
 
   /** Resends one notification (the API answers 202); 400 when it is older than 30 days. */
   resend(webhookId: string, id: string): void {
     const n = this.notification(webhookId, id);
-    const now = this.#clock.now();
+    const now = this.#o.clock.now();
     if (n.createdAt < now - 30 * DAY) {
       throw new BadRequestError(`Notification ${id} is older than 30 days and cannot be resent.`);
     }
-    const next = this.#store.tx(() => this.#fresh(n, now));
-    this.#scheduleAll([next], now);
+    this.#resendAll(() => [n], now);
   }
 
   /**
@@ -145,16 +141,12 @@ export class Resends {
     excludeStatuses?: string[],
     events?: readonly string[],
   ): number {
-    this.#endpoints.row(webhookId);
-    const now = this.#clock.now();
+    this.#o.endpoints.row(webhookId);
+    const now = this.#o.clock.now();
     const exclude = new Set(excludeStatuses ?? ["COMPLETED"]);
-    const chosen = this.#store.notificationsOfResource(webhookId, resourceId, now - 30 * DAY)
+    const chosen = this.#o.store.notificationsOfResource(webhookId, resourceId, now - 30 * DAY)
       .filter((n) => !exclude.has(n.status) && (!events || events.includes(n.eventType)));
-    const done = this.#store.tx(() =>
-      chosen.map((n) => this.#fresh(this.#store.notificationBySeq(n.seq)!, now))
-    );
-    this.#scheduleAll(done, now);
-    return done.length;
+    return this.#resendAll(() => chosen.map((n) => this.#o.store.notificationBySeq(n.seq)!), now);
   }
 
   /**
@@ -165,17 +157,11 @@ export class Resends {
    * many were resent; `dryRun` only counts them.
    */
   resendRecent(webhookId: string, opts: { dryRun?: boolean } = {}): number {
-    this.#endpoints.row(webhookId);
-    const now = this.#clock.now();
-    const seqs = this.#store.notificationSeqsSince(webhookId, now - DAY);
+    this.#o.endpoints.row(webhookId);
+    const now = this.#o.clock.now();
+    const seqs = this.#o.store.notificationSeqsSince(webhookId, now - DAY);
     if (opts.dryRun) return seqs.length;
-    const done = this.#store.tx(() =>
-      seqs.map((s) => this.#store.notificationBySeq(s)).filter((n) => n !== undefined).map((n) =>
-        this.#fresh(n, now)
-      )
-    );
-    this.#scheduleAll(done, now);
-    return done.length;
+    return this.#resendAll(() => this.#o.store.notifications(seqs), now);
   }
 
   /**
@@ -190,8 +176,8 @@ export class Resends {
     webhookId: string,
     opts: { startTime?: number; events?: string[] },
   ): { total: number; job?: JobRow } {
-    this.#endpoints.row(webhookId);
-    const now = this.#clock.now();
+    this.#o.endpoints.row(webhookId);
+    const now = this.#o.clock.now();
     const start = opts.startTime;
     if (start !== undefined && (start < now - DAY || start > now)) {
       throw new BadRequestError(
@@ -200,7 +186,7 @@ export class Resends {
       );
     }
     const since = start ?? now - DAY;
-    let rows = this.#store.failedSince(webhookId, since);
+    let rows = this.#o.store.failedSince(webhookId, since);
     if (opts.events?.length) {
       const ev = new Set(opts.events);
       rows = rows.filter((r) => ev.has(r.eventType));
@@ -217,8 +203,8 @@ export class Resends {
    * Returns `{total: 0}` when nothing matches, else a job.
    */
   resendByQuery(webhookId: string, q: ResendQuery): { total: number; job?: JobRow } {
-    this.#endpoints.row(webhookId);
-    const now = this.#clock.now();
+    this.#o.endpoints.row(webhookId);
+    const now = this.#o.clock.now();
     if (q.endTime !== undefined && q.startTime === undefined) {
       throw new BadRequestError(
         "endTime needs startTime: give both, or neither (the last 24 hours).",
@@ -245,7 +231,7 @@ export class Resends {
     const statuses = q.statuses?.length
       ? q.statuses
       : ["FAILED", "ON_HOLD"] as NotificationStatus[];
-    const seqs = this.#store.notificationSeqs({
+    const seqs = this.#o.store.notificationSeqs({
       webhookId,
       startTime,
       endTime,
@@ -267,7 +253,7 @@ export class Resends {
   ): { total: number; job?: JobRow } {
     if (seqs.length === 0) return { total: 0 };
     const job: JobRow = {
-      id: this.#uuid(),
+      id: crypto.randomUUID(),
       webhookId,
       kind,
       statuses,
@@ -277,15 +263,15 @@ export class Resends {
       pending: seqs,
       createdAt: now,
     };
-    this.#store.saveJob(job);
+    this.#o.store.saveJob(job);
     this.#run(job);
     return { total: job.total, job };
   }
 
   /** A resend job of an endpoint made by the call `kind`, or a 404. */
   job(webhookId: string, jobId: string, kind: JobRow["kind"]): JobRow {
-    this.#endpoints.row(webhookId);
-    const j = this.#store.getJob(webhookId, jobId, kind);
+    this.#o.endpoints.row(webhookId);
+    const j = this.#o.store.getJob(webhookId, jobId, kind);
     if (!j) {
       throw new NotFoundError(
         `Job ${JSON.stringify(jobId)} not found among the ${
@@ -301,23 +287,23 @@ export class Resends {
     this.#running.add(job.id);
     const step = () => {
       if (this.#stopped) return;
-      const now = this.#clock.now();
+      const now = this.#o.clock.now();
       const batch = job.pending.splice(0, BATCH);
-      const done = this.#store.tx(() => {
+      const done = this.#o.store.tx(() => {
         const out: NotificationRow[] = [];
         for (const seq of batch) {
-          const n = this.#store.notificationBySeq(seq);
+          const n = this.#o.store.notificationBySeq(seq);
           if (n && job.statuses.includes(n.status)) out.push(this.#fresh(n, now));
         }
         job.processed += batch.length;
         job.status = job.pending.length ? "IN_PROGRESS" : "COMPLETED";
-        this.#store.saveJob(job);
+        this.#o.store.saveJob(job);
         return out;
       });
       this.#scheduleAll(done, now);
-      if (job.pending.length) this.#clock.setTimer(step, 0);
+      if (job.pending.length) this.#o.clock.setTimer(step, 0);
       else this.#running.delete(job.id);
     };
-    this.#clock.setTimer(step, 0);
+    this.#o.clock.setTimer(step, 0);
   }
 }

@@ -1,27 +1,13 @@
 /**
  * The webhook side's HTTP surface as ordinary routes of the emulator's one
- * router: the Webhooks V2 API (`platform-api.md`, platform authentication),
- * the admin endpoints (`X-API-Key: <the emulator's API key>`) and the
- * console's JSON routes (`console_routes.ts`). Each
- * handler checks its input, calls the engine and shapes the answer; errors
- * are domain errors (`BadRequestError`, `NotFoundError`),
- * answered by the emulator's handler like every other area.
- * No SQL here.
- *
- * Admin endpoints (the platform's signed JWT is accepted too, so
- * `service emulator trigger` uses the ordinary client):
- *
- * - `POST /admin/notifications` `{eventType, resourceId?, data?, count?}` →
- *   201 `{data: [{id, webhookId}]}`: `count` events (default 1, at most
- *   10 000) of `eventType`, one of the platform's webhook events (else 400); each makes one notification per ENABLED or SUSPENDED endpoint
- *   subscribed to `eventType` (suspended ones wait ON_HOLD).
- * - `GET /admin/attempts[?webhookId=W]` → 200 `{data: [{webhookId, notificationId,
- *   sentTime, duration, responseCode?, failureReason?}]}`: every attempt, and
- *   every reactivation as `{webhookId, sentTime, action: "enable"}`, in time
- *   order (ties in recorded order): a delivery log `service breaker simulate`
- *   reads as it is.
- * - `GET /admin/outbox` → 200 `{data: [{to, subject, body, webhookId, createdAt}]}`:
- *   the e-mails "sent" to the workspace admins (one per suspension and admin).
+ * router: the Webhooks V2 API (`platform-api.md`), the two V1 resends the
+ * older SDKs still make (answered over the V2 endpoints: the emulator has no
+ * V1 webhooks of its own), the admin endpoints (`/admin/notifications`,
+ * `/admin/attempts`: the delivery log `service breaker simulate` reads as it
+ * is, `/admin/outbox`) and the console's JSON routes (`console_routes.ts`).
+ * docs/emulator.md is the reference of each. A handler checks its input,
+ * calls the engine and shapes the answer; errors are domain errors, answered
+ * by the emulator's handler like every other area. No SQL here.
  *
  * @module
  */
@@ -32,34 +18,37 @@ import { json, type Reply } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import { startWebhooks, type Webhooks } from "./start.ts";
 import { webhooksConsoleRoutes } from "./console_routes.ts";
-import { webhooksV1Routes } from "./v1_routes.ts";
-import {
-  bad,
-  bodyObject,
-  checkEvents,
-  checkStatuses,
-  checkUrl,
-  intParam,
-  isNotificationStatus,
-  listParam,
-  orderParam,
-  timeParam,
-} from "./request_checks.ts";
+import { checkEvents, checkStatuses, checkUrl, isNotificationStatus } from "./request_checks.ts";
+import { bad, bodyObject, intParam, listParam, orderParam, timeParam } from "../http/params.ts";
 import {
   attemptJson,
   deliveryLogJson,
   jobJson,
+  type JobRow,
   mailJson,
   notificationJson,
   webhookJson,
-} from "./views.ts";
-import type { NotificationSortKey } from "./store.ts";
+} from "./rows.ts";
+import type { NotificationSortKey, SeqPage } from "./store.ts";
 import { NotFoundError, NOTIFICATION_SORT_FIELDS } from "../../core/mod.ts";
 import type { WebhookPatch } from "./endpoints.ts";
 import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
 
 const DAY = 86_400_000;
-const BAD_CURSOR = "pageCursor is not a cursor this emulator gave out; omit it to start again.";
+
+/** The `seq` the query's `pageCursor` continues after; `null` without one. */
+function cursorAfter(q: URLSearchParams): number | null {
+  const cur = q.get("pageCursor");
+  if (!cur) return null;
+  return cursorInt(cur, "after") ??
+    bad("pageCursor is not a cursor this emulator gave out; omit it to start again.");
+}
+
+/** A page as `{data, next}`, `next` the cursor of the page after it (`null` at the end). */
+function pageReply<T>({ rows, nextAfter }: SeqPage<T>, view: (row: T) => unknown): Reply {
+  const next = nextAfter === null ? null : encodeCursor({ after: nextAfter });
+  return json(200, { data: rows.map(view), next });
+}
 
 function webhooksOf(ctx: EmulatorContext): Webhooks {
   if (!ctx.webhooks) throw new Error("the webhook side has not started");
@@ -78,41 +67,15 @@ const listWebhooks: Handler = (req, { queries }) => {
   const q = req.query;
   const order = orderParam(q, "DESC");
   const pageSize = intParam(q, "pageSize", 10, 1, 100);
-  const cur = q.get("pageCursor");
-  let after: number | null = null;
-  if (cur) after = cursorInt(cur, "after") ?? bad(BAD_CURSOR);
-  const { rows, nextAfter } = queries.webhooks(order, after, pageSize);
-  const next = nextAfter === null ? null : encodeCursor({ after: nextAfter });
-  return json(200, { data: rows.map(webhookJson), next });
+  return pageReply(queries.webhookPage(order, cursorAfter(q), pageSize), webhookJson);
 };
 
-const createWebhook: Handler = (req, { engine }) => {
-  const b = bodyObject(req.body, "create webhook");
-  const url = checkUrl(b.url);
-  const events = checkEvents(b.events);
-  if (b.description !== undefined && typeof b.description !== "string") {
-    bad("description must be a string.");
-  }
-  if (b.enabled !== undefined && typeof b.enabled !== "boolean") {
-    bad("enabled must be true or false.");
-  }
-  const w = engine.createWebhook({
-    url,
-    events,
-    description: b.description as string | undefined,
-    enabled: b.enabled as boolean | undefined,
-  });
-  return json(201, webhookJson(w));
-};
-
-const getWebhook: Handler = (req, { engine }) =>
-  json(200, webhookJson(engine.webhook(req.params.webhookId)));
-
-const updateWebhook: Handler = (req, { engine }) => {
-  const b = bodyObject(req.body, "update webhook");
+/** The fields of a create (`url` and `events` required) or update body, checked. */
+function webhookFields(body: unknown, create: boolean): WebhookPatch {
+  const b = bodyObject(body, create ? "create webhook" : "update webhook");
   const patch: WebhookPatch = {};
-  if (b.url !== undefined) patch.url = checkUrl(b.url);
-  if (b.events !== undefined) patch.events = checkEvents(b.events);
+  if (create || b.url !== undefined) patch.url = checkUrl(b.url);
+  if (create || b.events !== undefined) patch.events = checkEvents(b.events);
   if (b.description !== undefined) {
     if (typeof b.description !== "string") bad("description must be a string.");
     patch.description = b.description;
@@ -121,11 +84,24 @@ const updateWebhook: Handler = (req, { engine }) => {
     if (typeof b.enabled !== "boolean") bad("enabled must be true or false.");
     patch.enabled = b.enabled;
   }
-  return json(200, webhookJson(engine.updateWebhook(req.params.webhookId, patch)));
+  return patch;
+}
+
+const createWebhook: Handler = (req, { engine }) => {
+  const { url, events, ...rest } = webhookFields(req.body, true);
+  return json(201, webhookJson(engine.endpoints.create({ url: url!, events: events!, ...rest })));
+};
+
+const getWebhook: Handler = (req, { engine }) =>
+  json(200, webhookJson(engine.endpoints.row(req.params.webhookId)));
+
+const updateWebhook: Handler = (req, { engine }) => {
+  const patch = webhookFields(req.body, false);
+  return json(200, webhookJson(engine.endpoints.update(req.params.webhookId, patch)));
 };
 
 const deleteWebhook: Handler = (req, { engine }) =>
-  json(200, webhookJson(engine.deleteWebhook(req.params.webhookId)));
+  json(200, webhookJson(engine.endpoints.delete(req.params.webhookId)));
 
 const metric: Handler = (req, { engine }) => {
   const name = req.params.metricName;
@@ -134,7 +110,8 @@ const metric: Handler = (req, { engine }) => {
       `Unknown metric ${JSON.stringify(name)}: the one metric is LAST_ACTIVE_HOUR_ERROR_RATE.`,
     );
   }
-  return json(200, { value: engine.errorRatePercent(req.params.webhookId) });
+  const { rate } = engine.endpoints.lastActiveWindow(req.params.webhookId);
+  return json(200, { value: String(Math.round(rate * 100)) });
 };
 
 // ---------------------------------------------------------------- notifications
@@ -154,7 +131,7 @@ function sortKey(q: URLSearchParams): NotificationSortKey {
 const listNotifications: Handler = (req, { engine, pager, queries }, ctx) => {
   const webhookId = req.params.webhookId;
   const q = req.query;
-  engine.webhook(webhookId);
+  engine.endpoints.row(webhookId);
   const order = orderParam(q, "DESC");
   const sortBy = sortKey(q);
   const pageSize = intParam(q, "pageSize", 100, 1, 100);
@@ -199,25 +176,20 @@ const listNotifications: Handler = (req, { engine, pager, queries }, ctx) => {
 };
 
 const getNotification: Handler = (req, { engine }) => {
-  const n = engine.notification(req.params.webhookId, req.params.notificationId);
+  const n = engine.resends.notification(req.params.webhookId, req.params.notificationId);
   return json(200, notificationJson(n, req.query.get("includeData") === "true"));
 };
 
 const listAttempts: Handler = (req, { engine, queries }) => {
-  const n = engine.notification(req.params.webhookId, req.params.notificationId);
+  const n = engine.resends.notification(req.params.webhookId, req.params.notificationId);
   const pageSize = intParam(req.query, "pageSize", 10, 1, 100);
-  const cur = req.query.get("pageCursor");
-  let after = 0;
-  if (cur) after = cursorInt(cur, "after") ?? bad(BAD_CURSOR);
-  const { rows, nextAfter } = queries.attempts(n.id, after, pageSize);
-  const next = nextAfter === null ? null : encodeCursor({ after: nextAfter });
-  return json(200, { data: rows.map(attemptJson), next });
+  return pageReply(queries.attemptPage(n.id, cursorAfter(req.query) ?? 0, pageSize), attemptJson);
 };
 
 // ---------------------------------------------------------------- resends
 
 const resendNotification: Handler = (req, { engine }) => {
-  engine.resend(req.params.webhookId, req.params.notificationId);
+  engine.resends.resend(req.params.webhookId, req.params.notificationId);
   return { status: 202 };
 };
 
@@ -227,62 +199,59 @@ const resendByResource: Handler = (req, { engine }) => {
   const exclude = b.excludeStatuses === undefined
     ? undefined
     : checkStatuses(b.excludeStatuses, "excludeStatuses");
-  engine.resendByResource(req.params.webhookId, b.resourceId, exclude);
+  engine.resends.resendByResource(req.params.webhookId, b.resourceId, exclude);
   return { status: 202 };
 };
 
-const resendFailed: Handler = (req, { engine }) => {
-  const webhookId = req.params.webhookId;
-  const b = bodyObject(req.body, "resend failed");
-  if (
-    b.startTime !== undefined && (!Number.isInteger(b.startTime) || (b.startTime as number) < 0)
-  ) {
-    bad("startTime must be epoch milliseconds.");
+/** Body field `k`: epoch milliseconds, `undefined` when absent. */
+function epochField(b: Record<string, unknown>, k: string): number | undefined {
+  const v = b[k];
+  if (v !== undefined && (!Number.isInteger(v) || (v as number) < 0)) {
+    bad(`${k} must be epoch milliseconds, got ${JSON.stringify(v)}.`);
   }
-  if (b.events !== undefined) checkEvents(b.events);
-  const r = engine.resendFailed(webhookId, {
-    startTime: b.startTime as number | undefined,
-    events: b.events as string[] | undefined,
-  });
+  return v as number | undefined;
+}
+
+/** A resend's answer: 200 `{total: 0}` when nothing is resent, else 202 and the job's address. */
+function jobReply(webhookId: string, call: string, r: { total: number; job?: JobRow }): Reply {
   if (!r.job) return json(200, { total: 0 });
+  const id = encodeURIComponent(webhookId);
   return json(202, { total: r.total }, {
-    location: `/v1/webhooks/${
-      encodeURIComponent(webhookId)
-    }/notifications/resend_failed/jobs/${r.job.id}`,
+    location: `/v1/webhooks/${id}/notifications/${call}/jobs/${r.job.id}`,
   });
+}
+
+const resendFailed: Handler = (req, { engine }) => {
+  const b = bodyObject(req.body, "resend failed");
+  const startTime = epochField(b, "startTime");
+  if (b.events !== undefined) checkEvents(b.events);
+  const events = b.events as string[] | undefined;
+  const r = engine.resends.resendFailed(req.params.webhookId, { startTime, events });
+  return jobReply(req.params.webhookId, "resend_failed", r);
 };
 
 const resendByQuery: Handler = (req, { engine }) => {
-  const webhookId = req.params.webhookId;
   const b = bodyObject(req.body, "resend by query");
-  for (const k of ["startTime", "endTime"] as const) {
-    if (b[k] !== undefined && (!Number.isInteger(b[k]) || (b[k] as number) < 0)) {
-      bad(`${k} must be epoch milliseconds, got ${JSON.stringify(b[k])}.`);
-    }
-  }
+  const startTime = epochField(b, "startTime");
+  const endTime = epochField(b, "endTime");
   if (b.resourceId !== undefined && typeof b.resourceId !== "string") {
     bad("resourceId must be a string.");
   }
-  const r = engine.resendByQuery(webhookId, {
+  const r = engine.resends.resendByQuery(req.params.webhookId, {
     statuses: b.statuses === undefined ? undefined : checkStatuses(b.statuses, "statuses"),
     events: b.events === undefined ? undefined : checkEvents(b.events, "events", true),
-    startTime: b.startTime as number | undefined,
-    endTime: b.endTime as number | undefined,
+    startTime,
+    endTime,
     resourceId: (b.resourceId as string | undefined) || undefined,
   });
-  if (!r.job) return json(200, { total: 0 });
-  return json(202, { total: r.total }, {
-    location: `/v1/webhooks/${
-      encodeURIComponent(webhookId)
-    }/notifications/resend_by_query/jobs/${r.job.id}`,
-  });
+  return jobReply(req.params.webhookId, "resend_by_query", r);
 };
 
 const getFailedJob: Handler = (req, { engine }) =>
-  json(200, jobJson(engine.job(req.params.webhookId, req.params.jobId, "failed")));
+  json(200, jobJson(engine.resends.job(req.params.webhookId, req.params.jobId, "failed")));
 
 const getQueryJob: Handler = (req, { engine }) =>
-  json(200, jobJson(engine.job(req.params.webhookId, req.params.jobId, "query")));
+  json(200, jobJson(engine.resends.job(req.params.webhookId, req.params.jobId, "query")));
 
 // ---------------------------------------------------------------- admin
 
@@ -318,6 +287,41 @@ const attemptLog: Handler = (req, { queries }) =>
 
 const outbox: Handler = (_req, { queries }) => json(200, { data: queries.outbox().map(mailJson) });
 
+// ---------------------------------------------------------------- the V1 resends
+
+// both SDKs' names of the count: the TypeScript SDK's messagesCount, the older SDK's webhooksCount
+const resendV1: Handler = (_req, { engine }) => {
+  let count = 0;
+  for (const { row } of engine.endpoints.all()) {
+    count += engine.resends.resendFailed(row.id, {}).total;
+  }
+  return json(200, { messagesCount: count, webhooksCount: count });
+};
+
+// `success` (the TypeScript SDK requires it) and `webhooksCount` (the older SDK's answer)
+const resendTransactionV1: Handler = (req, { engine }, ctx) => {
+  const txId = req.params.txId;
+  if (!ctx.transactions.get(txId)) {
+    throw new NotFoundError(`Transaction ${JSON.stringify(txId)} not found.`);
+  }
+  const b = bodyObject(req.body, "resend transaction webhooks");
+  for (const k of ["resendCreated", "resendStatusUpdated"] as const) {
+    if (b[k] !== undefined && typeof b[k] !== "boolean") bad(`${k} must be true or false.`);
+  }
+  const events = [
+    ...(b.resendCreated === true ? ["transaction.created"] : []),
+    ...(b.resendStatusUpdated === true ? ["transaction.status.updated"] : []),
+  ];
+  if (events.length === 0) {
+    bad("Set resendCreated or resendStatusUpdated (or both) to true: nothing to resend.");
+  }
+  let count = 0;
+  for (const { row } of engine.endpoints.all()) {
+    count += engine.resends.resendByResource(row.id, txId, [], events);
+  }
+  return json(200, { success: true, webhooksCount: count });
+};
+
 // ---------------------------------------------------------------- the module
 
 const W = "/v1/webhooks/:webhookId";
@@ -345,7 +349,8 @@ export const webhooksRoutes: RouteModule = {
     route("POST", "/admin/notifications", "admin", createNotifications),
     route("GET", "/admin/outbox", "admin", outbox),
     route("GET", "/admin/attempts", "admin", attemptLog),
-    ...webhooksV1Routes,
+    route("POST", "/v1/webhooks/resend", "api", resendV1),
+    route("POST", "/v1/webhooks/resend/:txId", "api", resendTransactionV1),
     ...webhooksConsoleRoutes,
   ],
   async start(ctx) {
@@ -358,9 +363,9 @@ export const webhooksRoutes: RouteModule = {
       consoleUrl: () => ctx.baseUrl === undefined ? undefined : `${ctx.baseUrl}/console`,
     });
     ctx.webhooks = webhooks;
-    ctx.events.listen((e) => webhooks.emit(e));
+    ctx.events.listen((e) => void webhooks.engine.publish(e));
   },
   async stop(ctx) {
-    await ctx.webhooks?.stop();
+    await ctx.webhooks?.engine.stop();
   },
 };

@@ -1,7 +1,8 @@
 /**
  * The rows of the emulator's webhook tables as the code sees them
- * (endpoints, notifications, attempts, resend jobs, outbox mail), and how a
- * SQLite row becomes one. No SQL here: the queries are in `store.ts`.
+ * (endpoints, notifications, attempts, resend jobs, outbox mail), how a
+ * SQLite row becomes one, and how the Webhooks V2 API (`platform-api.md`)
+ * shows each. No SQL here: the queries are in `store.ts`.
  *
  * @module
  */
@@ -133,68 +134,153 @@ export interface OutboxMail {
   createdAt: number;
 }
 
+const camelNames = new Map<string, string>();
+
+/** The columns of SQLite row `r` named in camelCase (`created_at` → `createdAt`). */
+function camel(r: Row): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (const k in r) {
+    let name = camelNames.get(k);
+    if (name === undefined) {
+      name = k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+      camelNames.set(k, name);
+    }
+    o[name] = r[k];
+  }
+  return o;
+}
+
 /** The webhook row of SQLite row `r`. */
 export function webhookFrom(r: Row): WebhookRow {
-  return {
-    seq: r.seq as number,
-    id: r.id as string,
-    url: r.url as string,
-    events: JSON.parse(r.events as string),
-    description: (r.description as string | null) ?? null,
-    status: r.status as WebhookStatus,
-    createdAt: r.created_at as number,
-    updatedAt: r.updated_at as number,
-    bandSince: (r.band_since as number | null) ?? null,
-    lastAttemptAt: (r.last_attempt_at as number | null) ?? null,
-    breakerResetSeq: r.breaker_reset_seq as number,
-  };
+  return { ...camel(r), events: JSON.parse(r.events as string) } as WebhookRow;
 }
 
 /** Maps a SQL row of wh_notifications to a {@linkcode NotificationRow}. */
 export function notificationFrom(r: Row): NotificationRow {
-  return {
-    seq: r.seq as number,
-    id: r.id as string,
-    webhookId: r.webhook_id as string,
-    eventType: r.event_type as string,
-    resourceId: (r.resource_id as string | null) ?? null,
-    data: r.data as string,
-    status: r.status as NotificationStatus,
-    createdAt: r.created_at as number,
-    updatedAt: r.updated_at as number,
-    attempts: r.attempts as number,
-    lastSentTime: (r.last_sent_time as number | null) ?? null,
-    nextAttemptAt: (r.next_attempt_at as number | null) ?? null,
-    series: r.series as number,
-  };
+  return camel(r) as unknown as NotificationRow;
 }
 
 /** The attempt row of SQLite row `r`. */
 export function attemptFrom(r: Row): AttemptRow {
-  return {
-    seq: r.seq as number,
-    notificationId: r.notification_id as string,
-    webhookId: r.webhook_id as string,
-    sentTime: r.sent_time as number,
-    duration: r.duration as number,
-    responseCode: (r.response_code as number | null) ?? null,
-    failureReason: (r.failure_reason as AttemptRow["failureReason"]) ?? null,
-    error: r.error as number,
-    evaluated: r.evaluated as number,
-  };
+  return camel(r) as unknown as AttemptRow;
 }
 
 /** The job row of SQLite row `r`. */
 export function jobFrom(r: Row): JobRow {
   return {
-    id: r.id as string,
-    webhookId: r.webhook_id as string,
-    status: r.status as JobRow["status"],
-    processed: r.processed as number,
-    total: r.total as number,
+    ...camel(r),
     pending: JSON.parse(r.pending as string),
-    createdAt: r.created_at as number,
     kind: r.kind === "query" ? "query" : "failed",
     statuses: r.statuses ? JSON.parse(r.statuses as string) : ["FAILED"],
+  } as JobRow;
+}
+
+/**
+ * The API's view of an endpoint.
+ *
+ * @example
+ * ```ts
+ * declare const row: WebhookRow;
+ * webhookJson(row); // { id, url, events, status, createdAt, updatedAt, description? }
+ * ```
+ */
+export function webhookJson(w: WebhookRow): Record<string, unknown> {
+  const o: Record<string, unknown> = {
+    id: w.id,
+    url: w.url,
+    events: w.events,
+    status: w.status,
+    createdAt: w.createdAt,
+    updatedAt: w.updatedAt,
   };
+  if (w.description !== null) o.description = w.description;
+  return o;
+}
+
+/**
+ * The API's view of a notification (`data` only when asked).
+ *
+ * @example
+ * ```ts
+ * declare const row: NotificationRow;
+ * notificationJson(row, true); // { id, createdAt, updatedAt, status, eventType, resourceId, data }
+ * ```
+ */
+export function notificationJson(n: NotificationRow, withData = false): Record<string, unknown> {
+  const o: Record<string, unknown> = {
+    id: n.id,
+    createdAt: n.createdAt,
+    updatedAt: n.updatedAt,
+    status: n.status,
+    eventType: n.eventType,
+    resourceId: n.resourceId,
+  };
+  if (withData) o.data = JSON.parse(n.data);
+  return o;
+}
+
+/**
+ * The API's view of an attempt (`NotificationAttempt`).
+ *
+ * @example
+ * ```ts
+ * declare const row: AttemptRow;
+ * attemptJson(row); // { sentTime, duration, responseCode? , failureReason? }
+ * ```
+ */
+export function attemptJson(a: AttemptRow): Record<string, unknown> {
+  const o: Record<string, unknown> = { sentTime: a.sentTime, duration: a.duration };
+  if (a.responseCode !== null) o.responseCode = a.responseCode;
+  if (a.failureReason !== null) o.failureReason = a.failureReason;
+  return o;
+}
+
+/**
+ * An attempt as the admin delivery log shows it: the attempt's fields plus
+ * its endpoint and notification, the input of `service breaker simulate`.
+ */
+function attemptLogJson(a: AttemptRow): Record<string, unknown> {
+  return { webhookId: a.webhookId, notificationId: a.notificationId, ...attemptJson(a) };
+}
+
+/**
+ * A line of the admin delivery log: an attempt ({@linkcode attemptLogJson})
+ * or a reactivation, `{webhookId, sentTime, action: "enable"}` (breaker.md §4).
+ *
+ * @example
+ * ```ts
+ * deliveryLogJson({ kind: "enable", webhookId: "w1", time: 0 }); // { webhookId: "w1", sentTime: 0, action: "enable" }
+ * ```
+ */
+export function deliveryLogJson(e: DeliveryLogEntry): Record<string, unknown> {
+  return e.kind === "attempt"
+    ? attemptLogJson(e.attempt)
+    : { webhookId: e.webhookId, sentTime: e.time, action: "enable" };
+}
+
+/**
+ * The API's view of a resend job.
+ *
+ * @example
+ * ```ts
+ * declare const job: JobRow;
+ * jobJson(job); // { jobId, status, processed, total }
+ * ```
+ */
+export function jobJson(j: JobRow): Record<string, unknown> {
+  return { jobId: j.id, status: j.status, processed: j.processed, total: j.total };
+}
+
+/**
+ * An outbox e-mail as the admin endpoint shows it.
+ *
+ * @example
+ * ```ts
+ * declare const mail: OutboxMail;
+ * mailJson(mail); // { to, subject, body, webhookId, createdAt }
+ * ```
+ */
+export function mailJson(m: OutboxMail): Record<string, unknown> {
+  const { to, subject, body, webhookId, createdAt } = m;
+  return { to, subject, body, webhookId, createdAt };
 }

@@ -2,8 +2,8 @@
  * The emulator's webhook side in one object, so that wiring it into the
  * emulator is a handful of lines: tables in the emulator's database, the
  * signing key (kept in the database, so `--state` keeps the JWKS stable
- * across restarts), the delivery engine, the notification pager, the events
- * sink. Its HTTP routes are in `routes.ts` (the API and admin endpoints) and
+ * across restarts), the delivery engine (also the events sink), the
+ * notification pager. Its HTTP routes are in `routes.ts` (the API and admin endpoints) and
  * `console_routes.ts` (the console's JSON).
  *
  * @module
@@ -12,12 +12,10 @@
 import type { BreakerConfig } from "../../webhooks/mod.ts";
 import type { DatabaseSync } from "node:sqlite";
 import { SnapshotPager } from "./notification_paging.ts";
-import { WebhookEngine, type WebhookEvent } from "./engine.ts";
+import { WebhookEngine, type WebhookEngineOptions } from "./engine.ts";
 import { type Jwks, WebhookSigner } from "./signer.ts";
-import { WebhookStore } from "./store.ts";
-import { WebhookQueries } from "./queries.ts";
+import { type WebhookQueries, WebhookStore } from "./store.ts";
 
-/** Options of {@linkcode startWebhooks}. */
 /** Webhook delivery settings given at start (the rest comes from the emulator's own). */
 export interface WebhookSettings {
   /** HTTP timeout of one delivery attempt in ms. Default 10 000. */
@@ -28,21 +26,11 @@ export interface WebhookSettings {
   breaker?: BreakerConfig;
 }
 
-export interface WebhooksOptions extends WebhookSettings {
+/** Options of {@linkcode startWebhooks}. */
+export interface WebhooksOptions
+  extends WebhookSettings, Pick<WebhookEngineOptions, "timeScale" | "log" | "now" | "consoleUrl"> {
   /** The emulator's database (file with `--state`, else `:memory:`). */
   db: DatabaseSync;
-  /** Divides every retry delay and breaker duration. Default 1. */
-  timeScale?: number;
-  /** Workspace id put in payloads. */
-  workspaceId?: string;
-  /** The workspace admins' e-mail addresses. */
-  admins?: () => string[];
-  /** Log lines (standard error). */
-  log?: (line: string) => void;
-  /** Clock. */
-  now?: () => number;
-  /** The console's address without its token, once known (named in the suspension e-mail). */
-  consoleUrl?: () => string | undefined;
 }
 
 /** The running webhook side; see {@linkcode startWebhooks}. */
@@ -55,10 +43,6 @@ export interface Webhooks {
   pager: SnapshotPager;
   /** The JWKS document to serve at `/.well-known/jwks.json`. */
   jwks(): Jwks;
-  /** The events sink: creates notifications for the subscribed endpoints. */
-  emit(event: WebhookEvent): void;
-  /** Stops delivery (attempts in flight are made again after a restart). */
-  stop(): Promise<void>;
 }
 
 const KEY_META = "signing_key_jwk";
@@ -73,7 +57,7 @@ const KEY_META = "signing_key_jwk";
  * const { db } = Store.open();
  * const io = { log: (line: string) => console.error(line) };
  * const webhooks = await startWebhooks({ db, timeScale: 1000, log: (l) => io.log(l) });
- * webhooks.engine.createWebhook({ url: "http://127.0.0.1:8080/hook", events: ["transaction.created"] });
+ * webhooks.engine.endpoints.create({ url: "http://127.0.0.1:8080/hook", events: ["transaction.created"] });
  * ```
  */
 export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
@@ -87,30 +71,12 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     store.setMeta(KEY_META, JSON.stringify(signer.toPrivateJwk()));
   }
   const now = opts.now ?? Date.now;
-  const engine = new WebhookEngine({
-    store,
-    signer,
-    timeScale: opts.timeScale,
-    deliveryTimeoutMs: opts.deliveryTimeoutMs,
-    concurrency: opts.concurrency,
-    breaker: opts.breaker,
-    workspaceId: opts.workspaceId,
-    admins: opts.admins,
-    log: opts.log,
-    now,
-    consoleUrl: opts.consoleUrl,
-  });
+  const engine = new WebhookEngine({ ...opts, store, signer, now });
   engine.start();
   return {
     engine,
-    queries: new WebhookQueries(store),
+    queries: store,
     pager: new SnapshotPager(now),
     jwks: () => signer.jwks(),
-    emit(event) {
-      engine.publish(event);
-    },
-    async stop() {
-      await engine.stop();
-    },
   };
 }

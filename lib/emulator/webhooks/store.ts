@@ -142,6 +142,36 @@ export interface NotificationFilter {
   order: "ASC" | "DESC";
 }
 
+/** One page of rows kept in `seq` order, and the `seq` to continue after (none at the end). */
+export interface SeqPage<T> {
+  /** The rows of the page. */
+  rows: T[];
+  /** The last row's `seq` when more rows follow, else `null`. */
+  nextAfter: number | null;
+}
+
+/** Takes `limit` rows of `rows` (read with one more to know whether another page follows). */
+function pageOf<T extends { seq: number }>(rows: T[], limit: number): SeqPage<T> {
+  const page = rows.slice(0, limit);
+  return { rows: page, nextAfter: rows.length > limit ? page[page.length - 1].seq : null };
+}
+
+/**
+ * What the routes and the console read (they change nothing but through the
+ * engine): pages of endpoints and attempts, the notifications a filter
+ * selects, the delivery log and the outbox.
+ */
+export type WebhookQueries = Pick<
+  WebhookStore,
+  | "webhookPage"
+  | "notificationSeqs"
+  | "notifications"
+  | "attemptPage"
+  | "attemptsOf"
+  | "deliveryLog"
+  | "outbox"
+>;
+
 /**
  * Typed access to the webhook tables of one database.
  *
@@ -205,22 +235,24 @@ export class WebhookStore {
 
   // ---- webhooks
 
+  /**
+   * Inserts (`verb`) `row` into `table`, each field in the column of its name
+   * in snake_case; returns its row id.
+   */
+  #insert(table: string, row: object, verb = "INSERT"): number {
+    const cols = Object.keys(row);
+    const r = this.#stmt(
+      `${verb} INTO ${table} (${cols.map((c) => c.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`))})
+       VALUES (${cols.map(() => "?")})`,
+    ).run(...Object.values(row));
+    return Number(r.lastInsertRowid);
+  }
+
   /** Inserts an endpoint. */
   insertWebhook(
     w: Omit<WebhookRow, "seq" | "bandSince" | "lastAttemptAt" | "breakerResetSeq">,
   ): WebhookRow {
-    this.#stmt(
-      `INSERT INTO wh_webhooks (id, url, events, description, status, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      w.id,
-      w.url,
-      JSON.stringify(w.events),
-      w.description,
-      w.status,
-      w.createdAt,
-      w.updatedAt,
-    );
+    this.#insert("wh_webhooks", { ...w, events: JSON.stringify(w.events) });
     return this.getWebhook(w.id)!;
   }
 
@@ -237,13 +269,16 @@ export class WebhookStore {
     );
   }
 
-  /** A page of endpoints by creation order, after/before `afterSeq`. */
-  webhookPage(order: "ASC" | "DESC", afterSeq: number | null, limit: number): WebhookRow[] {
+  /** A page of endpoints by creation order, after/before the one with `seq` `afterSeq`. */
+  webhookPage(order: "ASC" | "DESC", afterSeq: number | null, limit: number): SeqPage<WebhookRow> {
     const cmp = order === "ASC" ? ">" : "<";
     const start = afterSeq ?? (order === "ASC" ? 0 : Number.MAX_SAFE_INTEGER);
-    return this.#stmt(
-      `SELECT * FROM wh_webhooks WHERE deleted = 0 AND seq ${cmp} ? ORDER BY seq ${order} LIMIT ?`,
-    ).all(start, limit).map(webhookFrom);
+    return pageOf(
+      this.#stmt(
+        `SELECT * FROM wh_webhooks WHERE deleted = 0 AND seq ${cmp} ? ORDER BY seq ${order} LIMIT ?`,
+      ).all(start, limit + 1).map(webhookFrom),
+      limit,
+    );
   }
 
   /** Updates the editable fields and status of an endpoint. */
@@ -318,30 +353,18 @@ export class WebhookStore {
 
   /** Inserts a notification; returns its seq. */
   insertNotification(n: Omit<NotificationRow, "seq" | "series">): number {
-    const r = this.#stmt(
-      `INSERT INTO wh_notifications (id, webhook_id, event_type, resource_id, data, status,
-       created_at, updated_at, attempts, last_sent_time, next_attempt_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      n.id,
-      n.webhookId,
-      n.eventType,
-      n.resourceId,
-      n.data,
-      n.status,
-      n.createdAt,
-      n.updatedAt,
-      n.attempts,
-      n.lastSentTime,
-      n.nextAttemptAt,
-    );
-    return Number(r.lastInsertRowid);
+    return this.#insert("wh_notifications", n);
   }
 
   /** A notification by seq. */
   notificationBySeq(seq: number): NotificationRow | undefined {
     const r = this.#stmt("SELECT * FROM wh_notifications WHERE seq = ?").get(seq);
     return r ? notificationFrom(r) : undefined;
+  }
+
+  /** The notifications of `seqs` that still exist, in that order. */
+  notifications(seqs: readonly number[]): NotificationRow[] {
+    return seqs.map((s) => this.notificationBySeq(s)).filter((n) => n !== undefined);
   }
 
   /** A notification of an endpoint by id. */
@@ -363,40 +386,25 @@ export class WebhookStore {
 
   /** Notifications waiting (IN_PROGRESS or ON_HOLD), optionally of one endpoint. */
   pendingNotifications(webhookId?: string): NotificationRow[] {
-    const rows = webhookId === undefined
-      ? this.#stmt(
-        "SELECT * FROM wh_notifications WHERE status IN ('IN_PROGRESS', 'ON_HOLD') ORDER BY seq",
-      ).all()
-      : this.#stmt(
-        `SELECT * FROM wh_notifications WHERE status IN ('IN_PROGRESS', 'ON_HOLD')
-         AND webhook_id = ? ORDER BY seq`,
-      ).all(webhookId);
-    return rows.map(notificationFrom);
+    return this.#stmt(
+      `SELECT * FROM wh_notifications WHERE status IN ('IN_PROGRESS', 'ON_HOLD')
+       AND (?1 IS NULL OR webhook_id = ?1) ORDER BY seq`,
+    ).all(webhookId ?? null).map(notificationFrom);
   }
 
   /** Inserts an attempt; returns its seq. */
   insertAttempt(a: Omit<AttemptRow, "seq">): number {
-    const r = this.#stmt(
-      `INSERT INTO wh_attempts (notification_id, webhook_id, sent_time, duration, response_code,
-       failure_reason, error, evaluated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      a.notificationId,
-      a.webhookId,
-      a.sentTime,
-      a.duration,
-      a.responseCode,
-      a.failureReason,
-      a.error,
-      a.evaluated,
-    );
-    return Number(r.lastInsertRowid);
+    return this.#insert("wh_attempts", a);
   }
 
-  /** A page of a notification's attempts in the order they were made. */
-  attemptPage(notificationId: string, afterSeq: number, limit: number): AttemptRow[] {
-    return this.#stmt(
-      "SELECT * FROM wh_attempts WHERE notification_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-    ).all(notificationId, afterSeq, limit).map(attemptFrom);
+  /** A page of a notification's attempts in the order they were made, after `afterSeq`. */
+  attemptPage(notificationId: string, afterSeq: number, limit: number): SeqPage<AttemptRow> {
+    return pageOf(
+      this.#stmt(
+        "SELECT * FROM wh_attempts WHERE notification_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+      ).all(notificationId, afterSeq, limit + 1).map(attemptFrom),
+      limit,
+    );
   }
 
   /** ON_HOLD notifications of an endpoint become IN_PROGRESS, due now at the latest. */
@@ -524,20 +532,8 @@ export class WebhookStore {
 
   /** Inserts or replaces a job. */
   saveJob(j: JobRow): void {
-    this.#stmt(
-      `INSERT OR REPLACE INTO wh_jobs (id, webhook_id, status, processed, total, pending,
-       created_at, kind, statuses) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      j.id,
-      j.webhookId,
-      j.status,
-      j.processed,
-      j.total,
-      JSON.stringify(j.pending),
-      j.createdAt,
-      j.kind,
-      JSON.stringify(j.statuses),
-    );
+    const json = { pending: JSON.stringify(j.pending), statuses: JSON.stringify(j.statuses) };
+    this.#insert("wh_jobs", { ...j, ...json }, "INSERT OR REPLACE");
   }
 
   /** A job of one kind by id. */
@@ -560,11 +556,8 @@ export class WebhookStore {
   // ---- outbox
 
   /** Adds an e-mail to the outbox. */
-  insertMail(m: Omit<OutboxMail, "seq">): void {
-    this.#stmt(
-      `INSERT INTO wh_outbox (webhook_id, to_addr, subject, body, created_at)
-       VALUES (?, ?, ?, ?, ?)`,
-    ).run(m.webhookId, m.to, m.subject, m.body, m.createdAt);
+  insertMail({ to, ...m }: Omit<OutboxMail, "seq">): void {
+    this.#insert("wh_outbox", { ...m, toAddr: to });
   }
 
   /** The outbox, oldest first. */

@@ -1,12 +1,26 @@
 /**
- * The one asset check of the vault calls: the emulator's vault holds only its
- * chain's base asset. A leaf (no routes, no context), so the transaction side
- * uses it too.
+ * What names a vault account and its asset: an account's name as the
+ * platform gives it, and the one asset the emulator's vault holds (its
+ * chain's base asset). A leaf (no routes, no context), so the transaction
+ * side uses it without the vault routes.
  *
  * @module
  */
 
 import { NotFoundError } from "../../core/mod.ts";
+
+/**
+ * The name of vault account `i`.
+ *
+ * @example
+ * ```ts
+ * accountName(0); // "Default"
+ * accountName(3); // "Account 3"
+ * ```
+ */
+export function accountName(i: number): string {
+  return i === 0 ? "Default" : `Account ${i}`;
+}
 
 /**
  * Throws a NotFoundError unless `assetId` is the chain's base asset.

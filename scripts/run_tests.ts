@@ -120,19 +120,23 @@ export function combineSummaries(runs: TestSummary[]): TestSummary {
  */
 export const LONG_FIRST: readonly string[] = [
   "tests/e2e/readme_commands_test.ts",
-  "tests/e2e/readme_commands_webhooks_test.ts",
-  "tests/e2e/notifications_cli_test.ts",
   "tests/emulator/webhooks_paging_test.ts",
+  "tests/e2e/notifications_cli_test.ts",
   "tests/package/npm_package_test.ts",
   "tests/scripts/pack_fresh_clone_test.ts",
-  "tests/e2e/rpc_clients_test.ts",
   "tests/emulator/api_test.ts",
+  "tests/emulator/cli_test.ts",
+  "tests/e2e/readme_commands_webhooks_test.ts",
+  "tests/emulator/api_users_test.ts",
+  "tests/e2e/rpc_clients_test.ts",
+  "tests/breaker/hostile_platform_test.ts",
+  "tests/cli/hostile_peer_test.ts",
   "tests/e2e/rpc_slow_clients_test.ts",
   "tests/rpc/bridge_flags_test.ts",
-  "tests/emulator/cli_test.ts",
+  "tests/e2e/readme_commands_rpc_test.ts",
   "tests/cli/terminal_test.ts",
-  "tests/e2e/webhooks_verify_test.ts",
   "tests/e2e/console_browser_test.ts",
+  "tests/e2e/webhooks_verify_test.ts",
 ];
 
 /**

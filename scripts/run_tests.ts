@@ -8,10 +8,8 @@
  *
  * Without arguments (see {@linkcode testPlan}): tests/slow/ (files that
  * wait minutes on forge, in parallel with each other) starts at once, and
- * beside it one `deno check --doc` of `lib/`, `mod.ts` and every test file
- * (the only type check, {@linkcode checkRoots}; it also type-checks the
- * documentation's examples, so that tests/scripts/doc_examples_test.ts, which
- * runs the same command, finds it done), then the main group as one
+ * beside it one `deno check` of every test file (the only type check), then
+ * the main group as one
  * `deno test --parallel` process (its files side by side, at most
  * `SERVICE_TEST_JOBS` at once, default {@linkcode defaultJobs}; the longest
  * first, {@linkcode LONG_FIRST}: a parallel run ends when its longest file
@@ -180,28 +178,6 @@ export async function testFiles(root: string): Promise<string[]> {
   return out.sort();
 }
 
-/**
- * What the one type check of a run checks, as paths relative to `root`: every `.ts` file under
- * `lib/` (by name), `mod.ts`, then `tests` (the test files). With `--doc`, the examples of their
- * documentation too; tests/scripts/doc_examples_test.ts runs the same check.
- */
-export async function checkRoots(root: string, tests: string[]): Promise<string[]> {
-  const lib: string[] = [];
-  const walk = async (dir: string) => {
-    for await (const e of Deno.readDir(`${root}${dir}`)) {
-      if (e.isDirectory) await walk(`${dir}${e.name}/`);
-      else if (e.isFile && e.name.endsWith(".ts")) lib.push(`${dir}${e.name}`);
-    }
-  };
-  await walk("lib/");
-  return [...lib.sort(), "mod.ts", ...tests];
-}
-
-/** The arguments of the one type check of a run, over {@linkcode checkRoots}. */
-export function checkArgs(roots: string[]): string[] {
-  return ["check", "--quiet", "--doc", ...roots];
-}
-
 /** `files` with those {@linkcode LONG_FIRST} names first, in its order, then the rest in theirs. */
 export function longFirst(files: string[], long: readonly string[] = LONG_FIRST): string[] {
   const first = long.flatMap((l) =>
@@ -234,15 +210,13 @@ export interface TestPlan {
 /**
  * The plan of a run: with arguments, exactly what they ask, as one `deno test` (it type-checks
  * what it runs); without, every file of `files`: tests/slow/ from the start, and beside it one
- * type check of `roots` (default: `files`), then the main group in parallel (`jobs` at once, the
- * longest first) followed by {@linkcode ALONE} one by one; none of these checks types again
- * (`--no-check`).
+ * type check, then the main group in parallel (`jobs` at once, the longest first) followed by
+ * {@linkcode ALONE} one by one; none of these checks types again (`--no-check`).
  */
 export function testPlan(
   args: string[],
   files: string[] = [],
   jobs: number = defaultJobs(),
-  roots: string[] = files,
 ): TestPlan {
   if (args.length > 0) {
     return { sequence: [{ args: [...TEST_ARGS, ...args], env: {} }], beside: [] };
@@ -252,7 +226,7 @@ export function testPlan(
   const main = files.filter((f) => !slow.includes(f) && !alone.includes(f));
   const test = [...TEST_ARGS, "--no-check"];
   return {
-    check: { args: checkArgs(roots), env: {} },
+    check: { args: ["check", "--quiet", ...files], env: {} },
     sequence: [
       { args: [...test, "--parallel", ...longFirst(main)], env: { DENO_JOBS: String(jobs) } },
       ...(alone.length ? [{ args: [...test, ...alone], env: {} }] : []),
@@ -336,7 +310,7 @@ if (import.meta.main) {
   const jobs = Number(Deno.env.get("SERVICE_TEST_JOBS") || defaultJobs());
   const junit = Deno.env.get("SERVICE_TEST_JUNIT");
   const files = Deno.args.length > 0 ? [] : await testFiles(root);
-  const plan = testPlan(Deno.args, files, jobs, files.length ? await checkRoots(root, files) : []);
+  const plan = testPlan(Deno.args, files, jobs);
   // each run writes its own JUnit report: FILE, then FILE.2, FILE.3, ...
   let reports = 0;
   const withJunit = (run: Run): Run => {

@@ -7,7 +7,6 @@
 import assert from "node:assert/strict";
 import {
   ALONE,
-  checkRoots,
   closingLines,
   combineSummaries,
   defaultJobs,
@@ -99,12 +98,8 @@ Deno.test("without arguments: tests/slow/ from the start; beside it one type che
   assert.ok(files.every((f) => /^tests\/.+_test\.ts$/.test(f)), files.join(" "));
   // every LONG_FIRST and ALONE entry names a file that exists
   for (const l of [...LONG_FIRST, ...ALONE]) assert.ok(files.includes(l), l);
-  // the one type check: lib/, mod.ts and every test file, with their documentation's examples
-  const roots = await checkRoots(ROOT, files);
-  assert.ok(roots.includes("lib/cli/output.ts") && roots.includes("mod.ts"), roots.join(" "));
-  assert.deepEqual(roots.slice(-files.length), files);
-  const plan = testPlan([], files, 5, roots);
-  assert.deepEqual(plan.check, { args: ["check", "--quiet", "--doc", ...roots], env: {} });
+  const plan = testPlan([], files, 5);
+  assert.deepEqual(plan.check, { args: ["check", "--quiet", ...files], env: {} });
   const test = [...TEST_ARGS, "--no-check"];
   const [main, alone] = plan.sequence;
   assert.equal(plan.sequence.length, 2);

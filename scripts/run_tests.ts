@@ -6,15 +6,17 @@
  * nothing is wrong: no `Check …` line per module, no `punycode` deprecation
  * warning from test peers.
  *
- * Without arguments (see {@linkcode testPlan}): one `deno check` of every
- * test file (the only type check), then, at once, the main group as one
+ * Without arguments (see {@linkcode testPlan}): tests/slow/ (files that
+ * wait minutes on forge, in parallel with each other) starts at once, and
+ * beside it one `deno check` of every test file (the only type check), then
+ * the main group as one
  * `deno test --parallel` process (its files side by side, at most
  * `SERVICE_TEST_JOBS` at once, default {@linkcode defaultJobs}; the longest
  * first, {@linkcode LONG_FIRST}: a parallel run ends when its longest file
  * does) followed by {@linkcode ALONE} (files whose assertions hold a real-time
  * window of a fraction of a second, one after the other with nothing of the
- * main group beside them), and beside both tests/slow/ (files that wait a
- * minute and more on forge, in parallel with each other). Tests of the main
+ * main group beside them). When the check fails, no other test starts; the
+ * slow group, already running, is waited for. Tests of the main
  * group may run beside any other: servers on port 0, scratch files in their
  * own temporary directories. The main group's output is shown as it comes,
  * the slow group's when it ends; the closing line counts every run.
@@ -116,18 +118,23 @@ export function combineSummaries(runs: TestSummary[]): TestSummary {
  */
 export const LONG_FIRST: readonly string[] = [
   "tests/e2e/readme_commands_test.ts",
-  "tests/e2e/notifications_cli_test.ts",
   "tests/emulator/webhooks_paging_test.ts",
+  "tests/e2e/notifications_cli_test.ts",
   "tests/package/npm_package_test.ts",
   "tests/scripts/pack_fresh_clone_test.ts",
-  "tests/e2e/rpc_clients_test.ts",
   "tests/emulator/api_test.ts",
+  "tests/emulator/cli_test.ts",
+  "tests/e2e/readme_commands_webhooks_test.ts",
+  "tests/emulator/api_users_test.ts",
+  "tests/e2e/rpc_clients_test.ts",
+  "tests/breaker/hostile_platform_test.ts",
+  "tests/cli/hostile_peer_test.ts",
   "tests/e2e/rpc_slow_clients_test.ts",
   "tests/rpc/bridge_flags_test.ts",
-  "tests/emulator/cli_test.ts",
+  "tests/e2e/readme_commands_rpc_test.ts",
   "tests/cli/terminal_test.ts",
-  "tests/e2e/webhooks_verify_test.ts",
   "tests/e2e/console_browser_test.ts",
+  "tests/e2e/webhooks_verify_test.ts",
 ];
 
 /**
@@ -188,23 +195,23 @@ export interface Run {
 }
 
 /**
- * What a run does: `check` first (when given; a failure stops there), then `sequence` one after
- * the other while `beside` runs at the same time.
+ * What a run does: `beside` starts at once and runs to its end; at the same time `check` (when
+ * given; a failure stops there), then `sequence` one after the other.
  */
 export interface TestPlan {
-  /** The one type check, before any test. */
+  /** The one type check, before any test of `sequence`. */
   check?: Run;
   /** The main group, then the files that run alone. */
   sequence: Run[];
-  /** The slow group, beside the sequence. */
+  /** The slow group, from the start: beside the check and the sequence. */
   beside: Run[];
 }
 
 /**
  * The plan of a run: with arguments, exactly what they ask, as one `deno test` (it type-checks
- * what it runs); without, every file of `files`: one type check, then the main group in
- * parallel (`jobs` at once, the longest first) followed by {@linkcode ALONE} one by one, and
- * tests/slow/ beside them; none of these checks types again (`--no-check`).
+ * what it runs); without, every file of `files`: tests/slow/ from the start, and beside it one
+ * type check, then the main group in parallel (`jobs` at once, the longest first) followed by
+ * {@linkcode ALONE} one by one; none of these checks types again (`--no-check`).
  */
 export function testPlan(
   args: string[],
@@ -224,7 +231,8 @@ export function testPlan(
       { args: [...test, "--parallel", ...longFirst(main)], env: { DENO_JOBS: String(jobs) } },
       ...(alone.length ? [{ args: [...test, ...alone], env: {} }] : []),
     ],
-    // its files wait on forge's 45 s timeouts and 70 s approvals, not on the CPU: one job each
+    // its files wait on forge's 45 s timeouts and 70 s approvals, not on the CPU: one job each,
+    // from the start (forge_resume_test waits out forge's five 45 s attempts: the longest file)
     beside: slow.length
       ? [{ args: [...test, "--parallel", ...slow], env: { DENO_JOBS: String(slow.length) } }]
       : [],
@@ -303,19 +311,6 @@ if (import.meta.main) {
   const junit = Deno.env.get("SERVICE_TEST_JUNIT");
   const files = Deno.args.length > 0 ? [] : await testFiles(root);
   const plan = testPlan(Deno.args, files, jobs);
-  if (plan.check) {
-    const { code } = await new Deno.Command(Deno.execPath(), {
-      args: plan.check.args,
-      cwd: root,
-      env,
-      stdout: "inherit",
-      stderr: "inherit",
-    }).output();
-    if (code !== 0) {
-      for (const l of closingLines(combineSummaries([]), requireAll)) console.log(l);
-      Deno.exit(code);
-    }
-  }
   // each run writes its own JUnit report: FILE, then FILE.2, FILE.3, ...
   let reports = 0;
   const withJunit = (run: Run): Run => {
@@ -328,15 +323,29 @@ if (import.meta.main) {
   };
   const sequence = plan.sequence.map(withJunit);
   const beside = plan.beside.map(withJunit);
+  const besideRuns = Promise.all(beside.map((run) => runOne(run, env, false)));
+  if (plan.check) {
+    const { code } = await new Deno.Command(Deno.execPath(), {
+      args: plan.check.args,
+      cwd: root,
+      env,
+      stdout: "inherit",
+      stderr: "inherit",
+    }).output();
+    if (code !== 0) {
+      // the slow group already runs: killing it would leave its anvils and emulators behind
+      if (beside.length) console.error("deno check failed; waiting for tests/slow/ to end");
+      await besideRuns;
+      for (const l of closingLines(combineSummaries([]), requireAll)) console.log(l);
+      Deno.exit(code);
+    }
+  }
   const inOrder = async () => {
     const out = [];
     for (const run of sequence) out.push(await runOne(run, env, true));
     return out;
   };
-  const [first, second] = await Promise.all([
-    inOrder(),
-    Promise.all(beside.map((run) => runOne(run, env, false))),
-  ]);
+  const [first, second] = await Promise.all([inOrder(), besideRuns]);
   const runs = [...first, ...second];
   const summary = combineSummaries(runs.map((r) => r.summary));
   for (const l of closingLines(summary, requireAll)) console.log(l);

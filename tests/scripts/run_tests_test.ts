@@ -91,7 +91,7 @@ Deno.test("output without deno's summary is one failure", () => {
   ]);
 });
 
-Deno.test("without arguments: one type check, the main group in parallel then the files that run alone, tests/slow/ beside them", async () => {
+Deno.test("without arguments: tests/slow/ from the start; beside it one type check, then the main group in parallel, then the files that run alone", async () => {
   const files = await testFiles(ROOT);
   assert.ok(files.length >= 100, `${files.length} test files`);
   assert.ok(files.includes("tests/scripts/run_tests_test.ts"));

@@ -186,8 +186,10 @@ export class Simulation {
   readonly #policies: BreakerConfig[];
   readonly #retry: RetryConfig;
   readonly #endpoints = new Map<string, EndpointReport>();
-  // endpoints by the reader's webhookIndex (a cache of #endpoints)
+  // endpoints, and their first policy's track, by the reader's webhookIndex (a cache of
+  // #endpoints: a record reaches its breaker in one step, not through ep.policies[0].state)
   readonly #byIndex: EndpointReport[] = [];
+  readonly #firstByIndex: PolicyTrack[] = [];
   readonly #notifications: NotificationTable | null;
   readonly #events: SimulationEvent[][];
   readonly #plot: boolean;
@@ -221,10 +223,12 @@ export class Simulation {
   feed(r: LogRecord): void {
     const idx = r.webhookIndex ?? -1;
     let ep = idx >= 0 ? this.#byIndex[idx] : undefined;
+    let first = idx >= 0 ? this.#firstByIndex[idx] : undefined;
     // the reader's index is a hint: the id decides
     if (ep === undefined || ep.webhookId !== r.webhookId) {
       ep = this.#endpoints.get(r.webhookId);
-      if (ep !== undefined && idx >= 0) this.#byIndex[idx] = ep;
+      first = ep?.policies[0];
+      if (ep !== undefined && idx >= 0) this.#cache(idx, ep);
     }
     if (ep === undefined) {
       ep = {
@@ -249,7 +253,8 @@ export class Simulation {
         series: this.#plot ? new RateSeries() : null,
       };
       this.#endpoints.set(r.webhookId, ep);
-      if (idx >= 0) this.#byIndex[idx] = ep;
+      first = ep.policies[0];
+      if (idx >= 0) this.#cache(idx, ep);
     } else if (r.time < ep.lastTime) {
       throw new InvalidLineError(
         r.line,
@@ -297,7 +302,7 @@ export class Simulation {
     ev.error = error;
     for (let i = 0; i < policies.length; i++) {
       const cfg = policies[i];
-      const track = ep.policies[i];
+      const track = i === 0 ? first! : ep.policies[i];
       const state = track.state;
       const { effect } = transition(state, ev, cfg);
       if (effect !== null && effect.type === "suppressed") {
@@ -346,6 +351,11 @@ export class Simulation {
         this.#notifications.attempt(ep.webhookId, r.notificationId, outcome, r.time, r.line);
       }
     }
+  }
+
+  #cache(idx: number, ep: EndpointReport): void {
+    this.#byIndex[idx] = ep;
+    this.#firstByIndex[idx] = ep.policies[0];
   }
 
   #peak(track: PolicyTrack, rate: number, errors: number, attempts: number, t: number): void {

@@ -402,6 +402,14 @@ export class NdjsonScanner {
             p++;
             if (p < e && (c = buf[p]) >= 48 && c <= 57) return -1;
           } else if (c >= 49 && c <= 57) {
+            // whole numbers of up to 8 digits in small integers (a double per digit cost a
+            // quarter of the scan), the rest of up to 15 in a double
+            let small = 0;
+            while (p < e && (c = buf[p]) >= 48 && c <= 57 && p - ds < 8) {
+              small = small * 10 + (c - 48);
+              p++;
+            }
+            v = small;
             while (p < e && (c = buf[p]) >= 48 && c <= 57) {
               v = v * 10 + (c - 48);
               p++;

@@ -60,6 +60,11 @@ const KEY_WORDS: Uint8Array[] = [
 /** The first letters of the known keys (all different), by byte: the K_ constant, else K_OTHER. */
 const KEY_BY_FIRST = new Uint8Array(256);
 for (let k = 1; k < KEY_WORDS.length; k++) KEY_BY_FIRST[KEY_WORDS[k][0]] = k;
+/** The known keys (with their closing quote) as little-endian 32-bit words, the last padded by what follows. */
+const KEY_INTS: Int32Array[] = KEY_WORDS.map((w) => {
+  const view = new DataView(w.buffer, w.byteOffset, w.byteLength);
+  return Int32Array.from({ length: w.length >> 2 }, (_, i) => view.getInt32(4 * i, true));
+});
 
 /** The key in buf[s, e) (without quotes) as one of the K_ constants. */
 function keyOf(buf: Uint8Array, s: number, e: number): number {
@@ -275,6 +280,9 @@ export class NdjsonScanner {
   };
   /** The {@linkcode Interner} index of the last line's webhookId (-1: none, or not a string). */
   webhookIndex = -1;
+  // the buffer of the last line, and a view of it that reads 32-bit words
+  #buf: Uint8Array | null = null;
+  #view: DataView = new DataView(new ArrayBuffer(0));
   /** A scanner; `decodeNotificationIds` false only notes whether a notificationId is given. */
   constructor(decodeNotificationIds: boolean) {
     this.decodeNotificationIds = decodeNotificationIds;
@@ -299,6 +307,11 @@ export class NdjsonScanner {
    */
   scanLine(buf: Uint8Array, s: number, e: number, toNewline: boolean): number {
     const out = this.out;
+    if (buf !== this.#buf) {
+      this.#buf = buf;
+      this.#view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    }
+    const view = this.#view;
     let webhookIndex = -1;
     let webhookId: unknown = undefined;
     let sentTime: unknown = undefined;
@@ -329,10 +342,17 @@ export class NdjsonScanner {
           const n = word.length;
           if (ks + n > e) key = K_OTHER;
           else {
-            for (let i = 1; i < n; i++) {
-              if (buf[ks + i] !== word[i]) {
-                key = K_OTHER;
-                break;
+            // four bytes at a time, then the rest
+            const ints = KEY_INTS[key];
+            let i = 0;
+            for (; i < ints.length; i++) if (view.getInt32(ks + 4 * i, true) !== ints[i]) break;
+            if (i < ints.length) key = K_OTHER;
+            else {
+              for (i *= 4; i < n; i++) {
+                if (buf[ks + i] !== word[i]) {
+                  key = K_OTHER;
+                  break;
+                }
               }
             }
           }

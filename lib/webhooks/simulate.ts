@@ -95,7 +95,7 @@ export interface PolicyTrack {
   suspendedPeriods: [number, number | null][];
 }
 
-/** One endpoint's figures. */
+/** One endpoint's figures (`attempts`, `lastTime` and `lastLine` are filled in by {@linkcode Simulation.finish}). */
 export interface EndpointReport {
   /** The endpoint. */
   webhookId: string;
@@ -105,7 +105,7 @@ export interface EndpointReport {
   firstTime: number;
   /** Its latest time (epoch ms). */
   lastTime: number;
-  /** Line of its last record (to name it when a later line goes back in time). */
+  /** Line of its last record. */
   lastLine: number;
   /** Line of its first record (first-seen order). */
   firstLine: number;
@@ -185,11 +185,18 @@ export interface SimulationResult {
 export class Simulation {
   readonly #policies: BreakerConfig[];
   readonly #retry: RetryConfig;
-  readonly #endpoints = new Map<string, EndpointReport>();
-  // endpoints, and their first policy's track, by the reader's webhookIndex (a cache of
-  // #endpoints: a record reaches its breaker in one step, not through ep.policies[0].state)
-  readonly #byIndex: EndpointReport[] = [];
-  readonly #firstByIndex: PolicyTrack[] = [];
+  // endpoint number (first-seen order) by webhookId, and by the reader's webhookIndex (a hint)
+  readonly #slots = new Map<string, number>();
+  readonly #slotByIndex: number[] = [];
+  // by endpoint number: what a record reads and writes, in arrays (one object per endpoint
+  // cost a memory hop per field a record touched; the reports get their counts at finish)
+  readonly #eps: EndpointReport[] = [];
+  readonly #ids: string[] = [];
+  readonly #firstTracks: PolicyTrack[] = [];
+  readonly #firstStates: BreakerState[] = [];
+  #lastTimes = new Float64Array(64);
+  #lastLines = new Float64Array(64);
+  #counts = new Float64Array(64);
   readonly #notifications: NotificationTable | null;
   readonly #events: SimulationEvent[][];
   readonly #plot: boolean;
@@ -222,53 +229,24 @@ export class Simulation {
    */
   feed(r: LogRecord): void {
     const idx = r.webhookIndex ?? -1;
-    let ep = idx >= 0 ? this.#byIndex[idx] : undefined;
-    let first = idx >= 0 ? this.#firstByIndex[idx] : undefined;
+    let n = idx >= 0 ? this.#slotByIndex[idx] : undefined;
     // the reader's index is a hint: the id decides
-    if (ep === undefined || ep.webhookId !== r.webhookId) {
-      ep = this.#endpoints.get(r.webhookId);
-      first = ep?.policies[0];
-      if (ep !== undefined && idx >= 0) this.#cache(idx, ep);
-    }
-    if (ep === undefined) {
-      ep = {
-        webhookId: r.webhookId,
-        attempts: 0,
-        firstTime: r.time,
-        lastTime: r.time,
-        lastLine: r.line,
-        firstLine: r.line,
-        policies: this.#policies.map(() => ({
-          state: initialBreakerState(),
-          suspensions: 0,
-          suppressed: 0,
-          peakRate: -1,
-          peakAt: null,
-          peakErrors: 0,
-          peakAttempts: 0,
-          longestBandMs: 0,
-          suspensionTimes: [],
-          suspendedPeriods: [],
-        })),
-        series: this.#plot ? new RateSeries() : null,
-      };
-      this.#endpoints.set(r.webhookId, ep);
-      first = ep.policies[0];
-      if (idx >= 0) this.#cache(idx, ep);
-    } else if (r.time < ep.lastTime) {
+    if (n === undefined || this.#ids[n] !== r.webhookId) n = this.#slot(r, idx);
+    if (r.time < this.#lastTimes[n]) {
       throw new InvalidLineError(
         r.line,
         "sentTime",
-        `time ${iso(r.time)} of webhook ${
-          JSON.stringify(r.webhookId)
-        } is earlier than line ${ep.lastLine} (${
-          iso(ep.lastTime)
+        `time ${iso(r.time)} of webhook ${JSON.stringify(r.webhookId)} is earlier than line ${
+          this.#lastLines[n]
+        } (${
+          iso(this.#lastTimes[n])
         }): each webhook's lines must be in time order; pass --sort to sort the log first`,
         "out-of-order",
       );
     }
-    ep.lastTime = r.time;
-    ep.lastLine = r.line;
+    this.#lastTimes[n] = r.time;
+    this.#lastLines[n] = r.line;
+    const ep = this.#eps[n];
     if (r.time < this.#minTime) this.#minTime = r.time;
     if (r.time > this.#maxTime) this.#maxTime = r.time;
     const policies = this.#policies;
@@ -294,7 +272,7 @@ export class Simulation {
       return;
     }
     this.#attempts++;
-    ep.attempts++;
+    this.#counts[n]++;
     const outcome = r as unknown as AttemptOutcome;
     const error = classifyOutcome(outcome).error;
     const ev = this.#attempt;
@@ -302,12 +280,12 @@ export class Simulation {
     ev.error = error;
     for (let i = 0; i < policies.length; i++) {
       const cfg = policies[i];
-      const track = i === 0 ? first! : ep.policies[i];
-      const state = track.state;
+      const track = i === 0 ? this.#firstTracks[n] : ep.policies[i];
+      const state = i === 0 ? this.#firstStates[n] : track.state;
       const { effect } = transition(state, ev, cfg);
       if (effect !== null && effect.type === "suppressed") {
         track.suppressed++;
-        if (i === 0 && ep.series !== null) ep.series.add(r.time, NaN, false, true);
+        if (i === 0 && this.#plot) ep.series!.add(r.time, NaN, false, true);
         continue;
       }
       let rate = -1;
@@ -333,8 +311,8 @@ export class Simulation {
         if (effect.bandSince !== undefined) e.bandSince = effect.bandSince;
         this.#events[i].push(e);
         this.#onEvent?.(i, e);
-        if (i === 0 && ep.series !== null) {
-          ep.series.add(r.time, rate, effect.reason === "sustained", false);
+        if (i === 0 && this.#plot) {
+          ep.series!.add(r.time, rate, effect.reason === "sustained", false);
         }
       } else if (state.attempts >= cfg.minAttempts) {
         rate = state.errors / state.attempts;
@@ -343,8 +321,8 @@ export class Simulation {
           track.longestBandMs = r.time - band;
         }
         this.#peak(track, rate, state.errors, state.attempts, r.time);
-        if (i === 0 && ep.series !== null) {
-          ep.series.add(r.time, rate, state.bandSince !== null, false);
+        if (i === 0 && this.#plot) {
+          ep.series!.add(r.time, rate, state.bandSince !== null, false);
         }
       }
       if (i === 0 && this.#notifications !== null && r.notificationId !== undefined) {
@@ -353,9 +331,46 @@ export class Simulation {
     }
   }
 
-  #cache(idx: number, ep: EndpointReport): void {
-    this.#byIndex[idx] = ep;
-    this.#firstByIndex[idx] = ep.policies[0];
+  /** The number of `r`'s endpoint, made on its first record, noted for the reader's index `idx`. */
+  #slot(r: LogRecord, idx: number): number {
+    let n = this.#slots.get(r.webhookId);
+    if (n === undefined) {
+      n = this.#eps.length;
+      const ep: EndpointReport = {
+        webhookId: r.webhookId,
+        attempts: 0,
+        firstTime: r.time,
+        lastTime: r.time,
+        lastLine: r.line,
+        firstLine: r.line,
+        policies: this.#policies.map(() => ({
+          state: initialBreakerState(),
+          suspensions: 0,
+          suppressed: 0,
+          peakRate: -1,
+          peakAt: null,
+          peakErrors: 0,
+          peakAttempts: 0,
+          longestBandMs: 0,
+          suspensionTimes: [],
+          suspendedPeriods: [],
+        })),
+        series: this.#plot ? new RateSeries() : null,
+      };
+      this.#slots.set(r.webhookId, n);
+      this.#eps.push(ep);
+      this.#ids.push(r.webhookId);
+      this.#firstTracks.push(ep.policies[0]);
+      this.#firstStates.push(ep.policies[0].state);
+      if (n === this.#counts.length) {
+        this.#lastTimes = grown(this.#lastTimes);
+        this.#lastLines = grown(this.#lastLines);
+        this.#counts = grown(this.#counts);
+      }
+      this.#lastTimes[n] = r.time;
+    }
+    if (idx >= 0) this.#slotByIndex[idx] = n;
+    return n;
   }
 
   #peak(track: PolicyTrack, rate: number, errors: number, attempts: number, t: number): void {
@@ -369,7 +384,12 @@ export class Simulation {
 
   /** The results; call once, after the last record. */
   finish(): SimulationResult {
-    const endpoints = [...this.#endpoints.values()];
+    const endpoints = this.#eps;
+    for (let n = 0; n < endpoints.length; n++) {
+      endpoints[n].attempts = this.#counts[n];
+      endpoints[n].lastTime = this.#lastTimes[n];
+      endpoints[n].lastLine = this.#lastLines[n];
+    }
     return {
       webhooks: endpoints.length,
       attempts: this.#attempts,
@@ -390,6 +410,13 @@ export class Simulation {
       notifications: this.#notifications,
     };
   }
+}
+
+/** `a` in an array twice as long. */
+function grown(a: Float64Array): Float64Array<ArrayBuffer> {
+  const b = new Float64Array(a.length * 2);
+  b.set(a);
+  return b;
 }
 
 /** Epoch ms → ISO 8601 UTC with milliseconds. */

@@ -192,11 +192,12 @@ export class Simulation {
   // cost a memory hop per field a record touched; the reports get their counts at finish)
   readonly #eps: EndpointReport[] = [];
   readonly #ids: string[] = [];
-  readonly #firstTracks: PolicyTrack[] = [];
   readonly #firstStates: BreakerState[] = [];
   #lastTimes = new Float64Array(64);
   #lastLines = new Float64Array(64);
   #counts = new Float64Array(64);
+  // by policy, then at 3n, 3n+1, 3n+2: the track's peakRate, longestBandMs and suppressed
+  readonly #hot: Float64Array[];
   readonly #notifications: NotificationTable | null;
   readonly #events: SimulationEvent[][];
   readonly #plot: boolean;
@@ -218,6 +219,7 @@ export class Simulation {
       ? new NotificationTable(this.#retry, options.onNotificationFinal)
       : null;
     this.#events = options.policies.map(() => []);
+    this.#hot = options.policies.map(() => new Float64Array(3 * 64));
     this.#plot = options.plot ?? false;
     this.#onEvent = options.onEvent ?? null;
   }
@@ -280,21 +282,22 @@ export class Simulation {
     ev.error = error;
     for (let i = 0; i < policies.length; i++) {
       const cfg = policies[i];
-      const track = i === 0 ? this.#firstTracks[n] : ep.policies[i];
-      const state = i === 0 ? this.#firstStates[n] : track.state;
+      const state = i === 0 ? this.#firstStates[n] : ep.policies[i].state;
+      const hot = this.#hot[i];
       const { effect } = transition(state, ev, cfg);
       if (effect !== null && effect.type === "suppressed") {
-        track.suppressed++;
+        hot[3 * n + 2]++;
         if (i === 0 && this.#plot) ep.series!.add(r.time, NaN, false, true);
         continue;
       }
       let rate = -1;
       if (effect !== null && effect.type === "suspended") {
         rate = effect.errorRate;
-        if (effect.bandSince !== undefined && r.time - effect.bandSince > track.longestBandMs) {
-          track.longestBandMs = r.time - effect.bandSince;
+        if (effect.bandSince !== undefined && r.time - effect.bandSince > hot[3 * n + 1]) {
+          hot[3 * n + 1] = r.time - effect.bandSince;
         }
-        this.#peak(track, rate, effect.errors, effect.attempts, r.time);
+        this.#peak(i, n, rate, effect.errors, effect.attempts, r.time);
+        const track = ep.policies[i];
         track.suspensions++;
         track.suspensionTimes.push(r.time);
         track.suspendedPeriods.push([r.time, null]);
@@ -317,10 +320,8 @@ export class Simulation {
       } else if (state.attempts >= cfg.minAttempts) {
         rate = state.errors / state.attempts;
         const band = state.bandSince;
-        if (band !== null && r.time - band > track.longestBandMs) {
-          track.longestBandMs = r.time - band;
-        }
-        this.#peak(track, rate, state.errors, state.attempts, r.time);
+        if (band !== null && r.time - band > hot[3 * n + 1]) hot[3 * n + 1] = r.time - band;
+        if (rate > hot[3 * n]) this.#peak(i, n, rate, state.errors, state.attempts, r.time);
         if (i === 0 && this.#plot) {
           ep.series!.add(r.time, rate, state.bandSince !== null, false);
         }
@@ -360,26 +361,28 @@ export class Simulation {
       this.#slots.set(r.webhookId, n);
       this.#eps.push(ep);
       this.#ids.push(r.webhookId);
-      this.#firstTracks.push(ep.policies[0]);
       this.#firstStates.push(ep.policies[0].state);
       if (n === this.#counts.length) {
         this.#lastTimes = grown(this.#lastTimes);
         this.#lastLines = grown(this.#lastLines);
         this.#counts = grown(this.#counts);
+        for (let i = 0; i < this.#hot.length; i++) this.#hot[i] = grown(this.#hot[i]);
       }
       this.#lastTimes[n] = r.time;
+      for (const hot of this.#hot) hot[3 * n] = -1;
     }
     if (idx >= 0) this.#slotByIndex[idx] = n;
     return n;
   }
 
-  #peak(track: PolicyTrack, rate: number, errors: number, attempts: number, t: number): void {
-    if (rate > track.peakRate) {
-      track.peakRate = rate;
-      track.peakAt = t;
-      track.peakErrors = errors;
-      track.peakAttempts = attempts;
-    }
+  /** Notes a new peak error rate of endpoint `n` under policy `i`. */
+  #peak(i: number, n: number, rate: number, errors: number, attempts: number, t: number): void {
+    if (rate <= this.#hot[i][3 * n]) return;
+    this.#hot[i][3 * n] = rate;
+    const track = this.#eps[n].policies[i];
+    track.peakAt = t;
+    track.peakErrors = errors;
+    track.peakAttempts = attempts;
   }
 
   /** The results; call once, after the last record. */
@@ -389,6 +392,11 @@ export class Simulation {
       endpoints[n].attempts = this.#counts[n];
       endpoints[n].lastTime = this.#lastTimes[n];
       endpoints[n].lastLine = this.#lastLines[n];
+      endpoints[n].policies.forEach((track, i) => {
+        track.peakRate = this.#hot[i][3 * n];
+        track.longestBandMs = this.#hot[i][3 * n + 1];
+        track.suppressed = this.#hot[i][3 * n + 2];
+      });
     }
     return {
       webhooks: endpoints.length,

@@ -220,16 +220,26 @@ function fraction(x: number): [bigint, bigint] {
 }
 
 /**
- * errors/attempts compared with the threshold `x` = num/den (its
- * {@linkcode fraction} as numbers): -1 below, 0 equal, 1 above. attempts > 0.
+ * errors/attempts compared with a threshold of `cfg` (`floor`: sustainedFrom, else
+ * immediateAbove) whose {@linkcode fraction} is num/den as numbers: -1 below, 0 equal, 1
+ * above. attempts > 0. (The threshold is not passed itself: a number argument costs an
+ * allocation per call.)
  */
-function compareRate(errors: number, attempts: number, num: number, den: number, x: number) {
+function compareRate(
+  errors: number,
+  attempts: number,
+  num: number,
+  den: number,
+  cfg: BreakerConfig,
+  floor: boolean,
+): number {
   const l = errors * den;
   const r = num * attempts;
   if (l <= Number.MAX_SAFE_INTEGER && r <= Number.MAX_SAFE_INTEGER) {
     return l > r ? 1 : l < r ? -1 : 0;
   }
-  const [bigNum, bigDen] = fraction(x); // products beyond 2^53: exact in bigints (rare)
+  // products beyond 2^53: exact in bigints (rare)
+  const [bigNum, bigDen] = fraction(floor ? cfg.sustainedFrom : cfg.immediateAbove);
   const bl = BigInt(errors) * bigDen;
   const br = bigNum * BigInt(attempts);
   return bl > br ? 1 : bl < br ? -1 : 0;
@@ -376,10 +386,10 @@ function apply(state: BreakerState, event: BreakerEvent, cfg: BreakerConfig): Br
   const attempts = state.attempts;
   if (attempts < cfg.minAttempts) return null;
   const errors = state.errors;
-  if (compareRate(errors, attempts, state.immNum, state.immDen, cfg.immediateAbove) > 0) {
+  if (compareRate(errors, attempts, state.immNum, state.immDen, cfg, false) > 0) {
     return suspend(state, t, "immediate", errors, attempts);
   }
-  if (compareRate(errors, attempts, state.floorNum, state.floorDen, cfg.sustainedFrom) >= 0) {
+  if (compareRate(errors, attempts, state.floorNum, state.floorDen, cfg, true) >= 0) {
     if (state.bandSince === null) state.bandSince = t;
     if (t - state.bandSince >= cfg.sustainedForMs) {
       return suspend(state, t, "sustained", errors, attempts);

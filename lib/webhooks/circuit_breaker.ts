@@ -360,10 +360,11 @@ export function transition(
   event: BreakerEvent,
   cfg: BreakerConfig = DEFAULT_BREAKER_CONFIG,
 ): { state: BreakerState; effect: BreakerEffect } {
-  return { state, effect: apply(state, event, cfg) };
+  return { state, effect: step(state, event, cfg) };
 }
 
-function apply(state: BreakerState, event: BreakerEvent, cfg: BreakerConfig): BreakerEffect {
+/** {@linkcode transition}'s effect alone (a replay of millions of events makes no pair per event). */
+export function step(state: BreakerState, event: BreakerEvent, cfg: BreakerConfig): BreakerEffect {
   useConfig(state, cfg);
   const t = event.time;
   if (event.type === "enable") {

@@ -1,7 +1,7 @@
 /**
  * The replay behind `service breaker simulate` (`../shared/spec/breaker.md`
- * §3–§5): drives each endpoint's circuit breaker ({@linkcode transition},
- * the same entry point the emulator uses) and each notification's retry schedule (`afterAttempt`, through
+ * §3–§5): drives each endpoint's circuit breaker ({@linkcode step}: the
+ * effect of `transition`, the entry point the emulator uses) and each notification's retry schedule (`afterAttempt`, through
  * {@linkcode NotificationTable}) with
  * the times of a delivery log — a virtual clock, no timers — under one
  * policy, or two at once for `--compare`.
@@ -20,7 +20,7 @@ import {
   type BreakerEvent,
   type BreakerState,
   initialBreakerState,
-  transition,
+  step,
   validateBreakerConfig,
 } from "./circuit_breaker.ts";
 import {
@@ -206,7 +206,7 @@ export class Simulation {
   #enables = 0;
   #minTime = Infinity;
   #maxTime = -Infinity;
-  // reused for every call to transition (it keeps no reference to its event)
+  // reused for every call to step (it keeps no reference to its event)
   readonly #attempt = { type: "attempt" as const, time: 0, error: false };
 
   /** Starts a replay; throws `BadRequestError` for an invalid policy. */
@@ -257,7 +257,7 @@ export class Simulation {
       const ev: BreakerEvent = { type: "enable", time: r.time };
       for (let i = 0; i < policies.length; i++) {
         const track = ep.policies[i];
-        const { effect } = transition(track.state, ev, policies[i]);
+        const effect = step(track.state, ev, policies[i]);
         if (effect !== null && effect.type === "enabled") {
           const period = track.suspendedPeriods[track.suspendedPeriods.length - 1];
           if (period !== undefined) period[1] = r.time;
@@ -284,7 +284,7 @@ export class Simulation {
       const cfg = policies[i];
       const state = i === 0 ? this.#firstStates[n] : ep.policies[i].state;
       const hot = this.#hot[i];
-      const { effect } = transition(state, ev, cfg);
+      const effect = step(state, ev, cfg);
       if (effect !== null && effect.type === "suppressed") {
         hot[3 * n + 2]++;
         if (i === 0 && this.#plot) ep.series!.add(r.time, NaN, false, true);

@@ -431,22 +431,3 @@ function grown(a: Float64Array): Float64Array<ArrayBuffer> {
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
-
-/**
- * Replays records (e.g. from a test or the emulator's delivery journal) in
- * one call.
- *
- * @example
- * ```ts
- * import { DEFAULT_BREAKER_CONFIG } from "./circuit_breaker.ts";
- * const result = simulate([], { policies: [DEFAULT_BREAKER_CONFIG] });
- * ```
- */
-export function simulate(
-  records: Iterable<LogRecord>,
-  options: SimulationOptions,
-): SimulationResult {
-  const sim = new Simulation(options);
-  for (const r of records) sim.feed(r);
-  return sim.finish();
-}

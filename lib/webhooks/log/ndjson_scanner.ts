@@ -108,13 +108,9 @@ export class Interner {
   #used = 0;
   /** The strings by index. */
   readonly strings: string[] = [];
-  /** The string of buf[s, e) (`ascii`: the caller saw only ASCII bytes), the same one each time. */
-  get(buf: Uint8Array, s: number, e: number, ascii: boolean): string {
-    const i = this.index(buf, s, e, hashBytes(buf, s, e), ascii);
-    return i >= 0 ? this.strings[i] : decode(buf, s, e, ascii);
-  }
   /**
-   * The index of the string buf[s, e), whose {@linkcode hashBytes} is `h`,
+   * The index of the string buf[s, e), whose hash is `h` (h = h * 31 + byte
+   * over its bytes, in 32 bits, as the scanner computes it while reading),
    * adding it when new; -1 once the table is full (100,000 strings).
    */
   index(buf: Uint8Array, s: number, e: number, h: number, ascii: boolean): number {
@@ -190,13 +186,6 @@ function grown(a: Int32Array, n: number): Int32Array<ArrayBuffer> {
   const b = new Int32Array(n);
   b.set(a);
   return b;
-}
-
-/** The hash the {@linkcode Interner} keys by (the scanner computes it as it reads). */
-export function hashBytes(buf: Uint8Array, s: number, e: number): number {
-  let h = 0;
-  for (let i = s; i < e; i++) h = (Math.imul(h, 31) + buf[i]) | 0;
-  return h;
 }
 
 function decode(buf: Uint8Array, s: number, e: number, ascii: boolean): string {

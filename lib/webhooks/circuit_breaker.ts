@@ -303,8 +303,9 @@ function push(s: BreakerState, time: number, error: boolean): void {
     s.head = 0;
     cap *= 2;
   }
-  let j = s.head + s.attempts; // head < cap and attempts < cap: no division needed
-  if (j >= cap) j -= cap;
+  // the capacity is a power of two; no branch that a replay takes late (an optimized replay
+  // meeting code it never ran is compiled again)
+  const j = (s.head + s.attempts) & (cap - 1);
   ring[2 * j] = time;
   ring[2 * j + 1] = error ? 1 : 0;
   s.attempts++;
@@ -314,10 +315,10 @@ function push(s: BreakerState, time: number, error: boolean): void {
 /** Drops every attempt with sentTime <= t - W. */
 function dropOld(s: BreakerState, now: number, windowMs: number): void {
   const ring = s.ring;
-  const cap = ring.length >> 1;
+  const mask = (ring.length >> 1) - 1;
   while (s.attempts > 0 && outsideWindow(ring[2 * s.head], now, windowMs)) {
-    if (ring[2 * s.head + 1]) s.errors--;
-    s.head = s.head + 1 === cap ? 0 : s.head + 1;
+    s.errors -= ring[2 * s.head + 1] | 0; // 0 or 1, kept a small integer
+    s.head = (s.head + 1) & mask;
     s.attempts--;
   }
 }
@@ -387,18 +388,17 @@ export function step(state: BreakerState, event: BreakerEvent, cfg: BreakerConfi
   const attempts = state.attempts;
   if (attempts < cfg.minAttempts) return null;
   const errors = state.errors;
-  if (compareRate(errors, attempts, state.immNum, state.immDen, cfg, false) > 0) {
-    return suspend(state, t, "immediate", errors, attempts);
-  }
-  if (compareRate(errors, attempts, state.floorNum, state.floorDen, cfg, true) >= 0) {
-    if (state.bandSince === null) state.bandSince = t;
-    if (t - state.bandSince >= cfg.sustainedForMs) {
-      return suspend(state, t, "sustained", errors, attempts);
+  const immediate = compareRate(errors, attempts, state.immNum, state.immDen, cfg, false) > 0;
+  if (!immediate) {
+    if (compareRate(errors, attempts, state.floorNum, state.floorDen, cfg, true) < 0) {
+      state.bandSince = null;
+      return null;
     }
-    return null;
+    if (state.bandSince === null) state.bandSince = t;
+    if (t - state.bandSince < cfg.sustainedForMs) return null;
   }
-  state.bandSince = null;
-  return null;
+  // one call for both reasons (the first sustained suspension comes late in a replay)
+  return suspend(state, t, immediate ? "immediate" : "sustained", errors, attempts);
 }
 
 function suspend(

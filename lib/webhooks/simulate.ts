@@ -259,8 +259,6 @@ export class Simulation {
         const track = ep.policies[i];
         const effect = step(track.state, ev, policies[i]);
         if (effect !== null && effect.type === "enabled") {
-          const period = track.suspendedPeriods[track.suspendedPeriods.length - 1];
-          if (period !== undefined) period[1] = r.time;
           const e: EnabledEvent = {
             type: "enabled",
             webhookId: ep.webhookId,
@@ -299,8 +297,6 @@ export class Simulation {
         this.#peak(i, n, rate, effect.errors, effect.attempts, r.time);
         const track = ep.policies[i];
         track.suspensions++;
-        track.suspensionTimes.push(r.time);
-        track.suspendedPeriods.push([r.time, null]);
         const e: SuspendedEvent = {
           type: "suspended",
           webhookId: ep.webhookId,
@@ -404,6 +400,18 @@ export class Simulation {
       enables: this.#enables,
       timeRange: endpoints.length ? [this.#minTime, this.#maxTime] : null,
       policies: this.#policies.map((config, i) => {
+        // the tracks' suspension times and periods, from the events in input order (pushing
+        // times to arrays while replaying changed their kind and recompiled the replay)
+        for (const e of this.#events[i]) {
+          const track = endpoints[this.#slots.get(e.webhookId)!].policies[i];
+          if (e.type === "suspended") {
+            track.suspensionTimes.push(e.time);
+            track.suspendedPeriods.push([e.time, null]);
+          } else {
+            const period = track.suspendedPeriods[track.suspendedPeriods.length - 1];
+            if (period !== undefined) period[1] = e.time;
+          }
+        }
         // stable: equal times keep their input order
         const events = this.#events[i].sort((a, b) => a.time - b.time);
         let suspensions = 0;

@@ -77,8 +77,12 @@ export interface BreakerState {
   errors: number;
   /** When the rate entered the band [sustainedFrom, immediateAbove], or `null`. */
   bandSince: number | null;
-  /** `sentTime` of the last attempt evaluated while ENABLED (for `bandResetsAfterIdleMs`), or `null`. */
-  lastAttemptAt: number | null;
+  /**
+   * `sentTime` of the last attempt evaluated while ENABLED (for
+   * `bandResetsAfterIdleMs`), or NaN (none; `null` in a snapshot: a field
+   * that is always a number is written in place, not allocated per attempt).
+   */
+  lastAttemptAt: number;
   /** The config this state last ran under, checked (a cache of the four fields below), or `null`. */
   cfg: BreakerConfig | null;
   /** `cfg.immediateAbove` as an exact fraction immNum / immDen. */
@@ -134,7 +138,7 @@ export function initialBreakerState(): BreakerState {
     attempts: 0,
     errors: 0,
     bandSince: null,
-    lastAttemptAt: null,
+    lastAttemptAt: NaN,
     cfg: null,
     immNum: 0,
     immDen: 1,
@@ -183,7 +187,8 @@ export function snapshotBreakerState(s: BreakerState): BreakerSnapshot {
     const j = 2 * ((s.head + i) % cap);
     window.push([s.ring[j], s.ring[j + 1] ? 1 : 0]);
   }
-  return { status: s.status, window, bandSince: s.bandSince, lastAttemptAt: s.lastAttemptAt };
+  const lastAttemptAt = Number.isNaN(s.lastAttemptAt) ? null : s.lastAttemptAt;
+  return { status: s.status, window, bandSince: s.bandSince, lastAttemptAt };
 }
 
 /**
@@ -199,7 +204,7 @@ export function restoreBreakerState(snap: BreakerSnapshot): BreakerState {
   s.status = snap.status;
   for (const [t, e] of snap.window) push(s, t, e === 1);
   s.bandSince = snap.bandSince;
-  s.lastAttemptAt = snap.lastAttemptAt;
+  s.lastAttemptAt = snap.lastAttemptAt ?? NaN;
   return s;
 }
 
@@ -373,13 +378,13 @@ export function step(state: BreakerState, event: BreakerEvent, cfg: BreakerConfi
     state.status = "ENABLED";
     emptyWindow(state);
     state.bandSince = null;
-    state.lastAttemptAt = null;
+    state.lastAttemptAt = NaN;
     return { type: "enabled", time: t };
   }
   if (state.status === "SUSPENDED") return { type: "suppressed", time: t };
 
   const idle = cfg.bandResetsAfterIdleMs;
-  if (idle !== null && state.lastAttemptAt !== null && t - state.lastAttemptAt >= idle) {
+  if (idle !== null && t - state.lastAttemptAt >= idle) { // false while NaN
     state.bandSince = null;
   }
   state.lastAttemptAt = t;

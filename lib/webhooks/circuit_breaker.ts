@@ -14,8 +14,8 @@
  * Rates are compared exactly: each threshold is turned once into a fraction
  * of integers (`0.8` → 8/10) and compared by cross-multiplication, so 4
  * errors out of 5 is exactly 0.8 and not above it. The fractions of the
- * config a state last ran under are kept in that state (`rules`), not in
- * the module. The window and its rate are `window_error_rate.ts`'s.
+ * config a state last ran under are kept in that state (`cfg`, `immNum`,
+ * ...), not in the module: a replay reads them where it reads the window. The window and its rate are `window_error_rate.ts`'s.
  *
  * @module
  */
@@ -58,18 +58,18 @@ export type BreakerStatus = "ENABLED" | "SUSPENDED";
 
 /**
  * The state of one endpoint's breaker. The window is a ring buffer of the
- * attempts inside (t - W, t], oldest first: `times[(head + i) % capacity]`
- * and `errs[...]` for i in 0..attempts-1. Treat it as opaque outside this
- * module; read it through {@linkcode windowErrorRate}.
+ * attempts inside (t - W, t], oldest first: attempt i (0..attempts-1) is at
+ * slot k = (head + i) % capacity, its `sentTime` at `ring[2k]` and 1 (an
+ * error) or 0 at `ring[2k + 1]` (one buffer: a replay touches one place per
+ * attempt). Treat it as opaque outside this module; read it through
+ * {@linkcode windowErrorRate}.
  */
 export interface BreakerState {
   /** ENABLED, or SUSPENDED until an `enable` event. */
   status: BreakerStatus;
-  /** Ring buffer: `sentTime` of each attempt in the window. */
-  times: Float64Array;
-  /** Ring buffer: 1 when that attempt was an error, else 0. */
-  errs: Uint8Array;
-  /** Index of the oldest attempt in the ring buffers. */
+  /** Ring buffer of (sentTime, error) pairs; capacity `ring.length / 2`. */
+  ring: Float64Array;
+  /** Slot of the oldest attempt in the ring buffer. */
   head: number;
   /** Attempts in the window. */
   attempts: number;
@@ -77,20 +77,22 @@ export interface BreakerState {
   errors: number;
   /** When the rate entered the band [sustainedFrom, immediateAbove], or `null`. */
   bandSince: number | null;
-  /** `sentTime` of the last attempt evaluated while ENABLED (for `bandResetsAfterIdleMs`), or `null`. */
-  lastAttemptAt: number | null;
-  /** The config this state last ran under with its thresholds as exact fractions (a cache), or `null`. */
-  rules: BreakerRules | null;
-}
-
-/** A config checked, with its two thresholds as exact fractions. */
-export interface BreakerRules {
-  /** The config these rules were made from. */
-  readonly cfg: BreakerConfig;
-  /** `immediateAbove` as a fraction. */
-  readonly immediate: Fraction;
-  /** `sustainedFrom` as a fraction. */
-  readonly floor: Fraction;
+  /**
+   * `sentTime` of the last attempt evaluated while ENABLED (for
+   * `bandResetsAfterIdleMs`), or NaN (none; `null` in a snapshot: a field
+   * that is always a number is written in place, not allocated per attempt).
+   */
+  lastAttemptAt: number;
+  /** The config this state last ran under, checked (a cache of the four fields below), or `null`. */
+  cfg: BreakerConfig | null;
+  /** `cfg.immediateAbove` as an exact fraction immNum / immDen. */
+  immNum: number;
+  /** See `immNum`. */
+  immDen: number;
+  /** `cfg.sustainedFrom` as an exact fraction floorNum / floorDen. */
+  floorNum: number;
+  /** See `floorNum`. */
+  floorDen: number;
 }
 
 /** An input to the breaker: an attempt with its outcome, or the endpoint being re-enabled. */
@@ -131,14 +133,17 @@ const INITIAL_CAPACITY = 16;
 export function initialBreakerState(): BreakerState {
   return {
     status: "ENABLED",
-    times: new Float64Array(INITIAL_CAPACITY),
-    errs: new Uint8Array(INITIAL_CAPACITY),
+    ring: new Float64Array(2 * INITIAL_CAPACITY),
     head: 0,
     attempts: 0,
     errors: 0,
     bandSince: null,
-    lastAttemptAt: null,
-    rules: null,
+    lastAttemptAt: NaN,
+    cfg: null,
+    immNum: 0,
+    immDen: 1,
+    floorNum: 0,
+    floorDen: 1,
   };
 }
 
@@ -152,7 +157,7 @@ export function initialBreakerState(): BreakerState {
  * ```
  */
 export function cloneBreakerState(s: BreakerState): BreakerState {
-  return { ...s, times: s.times.slice(), errs: s.errs.slice() };
+  return { ...s, ring: s.ring.slice() };
 }
 
 /** A JSON-friendly form of {@linkcode BreakerState}, e.g. for a state file. */
@@ -176,13 +181,14 @@ export interface BreakerSnapshot {
  * ```
  */
 export function snapshotBreakerState(s: BreakerState): BreakerSnapshot {
-  const cap = s.times.length;
+  const cap = s.ring.length / 2;
   const window: [number, 0 | 1][] = [];
   for (let i = 0; i < s.attempts; i++) {
-    const j = (s.head + i) % cap;
-    window.push([s.times[j], s.errs[j] ? 1 : 0]);
+    const j = 2 * ((s.head + i) % cap);
+    window.push([s.ring[j], s.ring[j + 1] ? 1 : 0]);
   }
-  return { status: s.status, window, bandSince: s.bandSince, lastAttemptAt: s.lastAttemptAt };
+  const lastAttemptAt = Number.isNaN(s.lastAttemptAt) ? null : s.lastAttemptAt;
+  return { status: s.status, window, bandSince: s.bandSince, lastAttemptAt };
 }
 
 /**
@@ -198,27 +204,15 @@ export function restoreBreakerState(snap: BreakerSnapshot): BreakerState {
   s.status = snap.status;
   for (const [t, e] of snap.window) push(s, t, e === 1);
   s.bandSince = snap.bandSince;
-  s.lastAttemptAt = snap.lastAttemptAt;
+  s.lastAttemptAt = snap.lastAttemptAt ?? NaN;
   return s;
-}
-
-/** A threshold as an exact fraction num/den of integers. */
-export interface Fraction {
-  /** Numerator. */
-  num: number;
-  /** Denominator. */
-  den: number;
-  /** Numerator as a bigint (for products beyond 2^53). */
-  bigNum: bigint;
-  /** Denominator as a bigint. */
-  bigDen: bigint;
 }
 
 /**
  * The exact decimal value of `x` as written by `String(x)` (the shortest
- * text that reads back as `x`), as a fraction: 0.8 → 8/10, 1e-7 → 1/10^7.
+ * text that reads back as `x`), as a fraction [num, den]: 0.8 → 8/10, 1e-7 → 1/10^7.
  */
-function fraction(x: number): Fraction {
+function fraction(x: number): [bigint, bigint] {
   const m = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(x));
   if (!m) throw new BadRequestError(`A threshold must be a finite number from 0 to 1, got ${x}.`);
   const frac = m[2] ?? "";
@@ -227,18 +221,32 @@ function fraction(x: number): Fraction {
   const exp = Number(m[3] ?? 0);
   if (exp > 0) num *= 10n ** BigInt(exp);
   if (exp < 0) den *= 10n ** BigInt(-exp);
-  return { num: Number(num), den: Number(den), bigNum: num, bigDen: den };
+  return [num, den];
 }
 
-/** errors/attempts compared with f: -1 below, 0 equal, 1 above. attempts > 0. */
-function compareRate(errors: number, attempts: number, f: Fraction): number {
-  const l = errors * f.den;
-  const r = f.num * attempts;
+/**
+ * errors/attempts compared with a threshold of `cfg` (`floor`: sustainedFrom, else
+ * immediateAbove) whose {@linkcode fraction} is num/den as numbers: -1 below, 0 equal, 1
+ * above. attempts > 0. (The threshold is not passed itself: a number argument costs an
+ * allocation per call.)
+ */
+function compareRate(
+  errors: number,
+  attempts: number,
+  num: number,
+  den: number,
+  cfg: BreakerConfig,
+  floor: boolean,
+): number {
+  const l = errors * den;
+  const r = num * attempts;
   if (l <= Number.MAX_SAFE_INTEGER && r <= Number.MAX_SAFE_INTEGER) {
     return l > r ? 1 : l < r ? -1 : 0;
   }
-  const bl = BigInt(errors) * f.bigDen;
-  const br = f.bigNum * BigInt(attempts);
+  // products beyond 2^53: exact in bigints (rare)
+  const [bigNum, bigDen] = fraction(floor ? cfg.sustainedFrom : cfg.immediateAbove);
+  const bl = BigInt(errors) * bigDen;
+  const br = bigNum * BigInt(attempts);
   return bl > br ? 1 : bl < br ? -1 : 0;
 }
 
@@ -274,50 +282,48 @@ export function validateBreakerConfig(cfg: BreakerConfig): void {
   if (cfg.bandResetsAfterIdleMs !== null) pos("bandResetsAfterIdleMs", cfg.bandResetsAfterIdleMs);
 }
 
-/** The rules of `cfg` for `s`: kept in the state, made again only when the config object changes. */
-function rulesFor(s: BreakerState, cfg: BreakerConfig): BreakerRules {
-  const kept = s.rules;
-  if (kept !== null && kept.cfg === cfg) return kept;
+/** Checks `cfg` and keeps its thresholds as fractions in `s`, when it is not the config `s` last ran under. */
+function useConfig(s: BreakerState, cfg: BreakerConfig): void {
+  if (s.cfg === cfg) return;
   validateBreakerConfig(cfg);
-  const rules = {
-    cfg,
-    immediate: fraction(cfg.immediateAbove),
-    floor: fraction(cfg.sustainedFrom),
-  };
-  s.rules = rules;
-  return rules;
+  const [immNum, immDen] = fraction(cfg.immediateAbove);
+  const [floorNum, floorDen] = fraction(cfg.sustainedFrom);
+  s.immNum = Number(immNum);
+  s.immDen = Number(immDen);
+  s.floorNum = Number(floorNum);
+  s.floorDen = Number(floorDen);
+  s.cfg = cfg;
 }
 
 /** Appends an attempt to the ring buffer, growing it when full. */
 function push(s: BreakerState, time: number, error: boolean): void {
-  let cap = s.times.length;
+  let ring = s.ring;
+  let cap = ring.length >> 1;
   if (s.attempts === cap) {
-    const times = new Float64Array(cap * 2);
-    const errs = new Uint8Array(cap * 2);
-    for (let i = 0; i < s.attempts; i++) {
-      const j = (s.head + i) % cap;
-      times[i] = s.times[j];
-      errs[i] = s.errs[j];
-    }
-    s.times = times;
-    s.errs = errs;
+    // oldest first from slot 0, in a buffer twice the size
+    const grown = new Float64Array(ring.length * 2);
+    grown.set(ring.subarray(2 * s.head));
+    grown.set(ring.subarray(0, 2 * s.head), ring.length - 2 * s.head);
+    s.ring = ring = grown;
     s.head = 0;
     cap *= 2;
   }
-  let j = s.head + s.attempts; // head < cap and attempts < cap: no division needed
-  if (j >= cap) j -= cap;
-  s.times[j] = time;
-  s.errs[j] = error ? 1 : 0;
+  // the capacity is a power of two; no branch that a replay takes late (an optimized replay
+  // meeting code it never ran is compiled again)
+  const j = (s.head + s.attempts) & (cap - 1);
+  ring[2 * j] = time;
+  ring[2 * j + 1] = error ? 1 : 0;
   s.attempts++;
   if (error) s.errors++;
 }
 
 /** Drops every attempt with sentTime <= t - W. */
 function dropOld(s: BreakerState, now: number, windowMs: number): void {
-  const cap = s.times.length;
-  while (s.attempts > 0 && outsideWindow(s.times[s.head], now, windowMs)) {
-    if (s.errs[s.head]) s.errors--;
-    s.head = s.head + 1 === cap ? 0 : s.head + 1;
+  const ring = s.ring;
+  const mask = (ring.length >> 1) - 1;
+  while (s.attempts > 0 && outsideWindow(ring[2 * s.head], now, windowMs)) {
+    s.errors -= ring[2 * s.head + 1] | 0; // 0 or 1, kept a small integer
+    s.head = (s.head + 1) & mask;
     s.attempts--;
   }
 }
@@ -326,11 +332,7 @@ function emptyWindow(s: BreakerState): void {
   s.head = 0;
   s.attempts = 0;
   s.errors = 0;
-  if (s.times.length > 1024) {
-    // give back memory a burst took
-    s.times = new Float64Array(INITIAL_CAPACITY);
-    s.errs = new Uint8Array(INITIAL_CAPACITY);
-  }
+  if (s.ring.length > 2048) s.ring = new Float64Array(2 * INITIAL_CAPACITY); // give back what a burst took
 }
 
 /**
@@ -364,24 +366,25 @@ export function transition(
   event: BreakerEvent,
   cfg: BreakerConfig = DEFAULT_BREAKER_CONFIG,
 ): { state: BreakerState; effect: BreakerEffect } {
-  return { state, effect: apply(state, event, cfg) };
+  return { state, effect: step(state, event, cfg) };
 }
 
-function apply(state: BreakerState, event: BreakerEvent, cfg: BreakerConfig): BreakerEffect {
-  const c = rulesFor(state, cfg);
+/** {@linkcode transition}'s effect alone (a replay of millions of events makes no pair per event). */
+export function step(state: BreakerState, event: BreakerEvent, cfg: BreakerConfig): BreakerEffect {
+  useConfig(state, cfg);
   const t = event.time;
   if (event.type === "enable") {
     if (state.status === "ENABLED") return null;
     state.status = "ENABLED";
     emptyWindow(state);
     state.bandSince = null;
-    state.lastAttemptAt = null;
+    state.lastAttemptAt = NaN;
     return { type: "enabled", time: t };
   }
   if (state.status === "SUSPENDED") return { type: "suppressed", time: t };
 
   const idle = cfg.bandResetsAfterIdleMs;
-  if (idle !== null && state.lastAttemptAt !== null && t - state.lastAttemptAt >= idle) {
+  if (idle !== null && t - state.lastAttemptAt >= idle) { // false while NaN
     state.bandSince = null;
   }
   state.lastAttemptAt = t;
@@ -390,18 +393,17 @@ function apply(state: BreakerState, event: BreakerEvent, cfg: BreakerConfig): Br
   const attempts = state.attempts;
   if (attempts < cfg.minAttempts) return null;
   const errors = state.errors;
-  if (compareRate(errors, attempts, c.immediate) > 0) {
-    return suspend(state, t, "immediate", errors, attempts);
-  }
-  if (compareRate(errors, attempts, c.floor) >= 0) {
-    if (state.bandSince === null) state.bandSince = t;
-    if (t - state.bandSince >= cfg.sustainedForMs) {
-      return suspend(state, t, "sustained", errors, attempts);
+  const immediate = compareRate(errors, attempts, state.immNum, state.immDen, cfg, false) > 0;
+  if (!immediate) {
+    if (compareRate(errors, attempts, state.floorNum, state.floorDen, cfg, true) < 0) {
+      state.bandSince = null;
+      return null;
     }
-    return null;
+    if (state.bandSince === null) state.bandSince = t;
+    if (t - state.bandSince < cfg.sustainedForMs) return null;
   }
-  state.bandSince = null;
-  return null;
+  // one call for both reasons (the first sustained suspension comes late in a replay)
+  return suspend(state, t, immediate ? "immediate" : "sustained", errors, attempts);
 }
 
 function suspend(
@@ -450,11 +452,11 @@ export function windowErrorRate(
   now: number,
   cfg: BreakerConfig = DEFAULT_BREAKER_CONFIG,
 ): { attempts: number; errors: number; rate: number } {
-  const cap = state.times.length;
+  const cap = state.ring.length / 2;
   const window: WindowAttempt[] = [];
   for (let i = 0; i < state.attempts; i++) {
-    const j = (state.head + i) % cap;
-    window.push({ time: state.times[j], error: state.errs[j] === 1 });
+    const j = 2 * ((state.head + i) % cap);
+    window.push({ time: state.ring[j], error: state.ring[j + 1] === 1 });
   }
   return windowErrors(window, now, cfg.windowMs);
 }

@@ -76,11 +76,9 @@ export type {
   BreakerConfig,
   BreakerEffect,
   BreakerEvent,
-  BreakerRules,
   BreakerSnapshot,
   BreakerState,
   BreakerStatus,
-  Fraction,
 } from "./circuit_breaker.ts";
 export { waitingStatus } from "./on_hold.ts";
 export {

@@ -112,8 +112,8 @@ function ticks(t0: number, t1: number): { at: number; label: string }[] {
  * @example
  * ```ts
  * import { DEFAULT_BREAKER_CONFIG } from "./circuit_breaker.ts";
- * import { simulate } from "./simulate.ts";
- * const result = simulate([], { policies: [DEFAULT_BREAKER_CONFIG] });
+ * import { Simulation } from "./simulate.ts";
+ * const result = new Simulation({ policies: [DEFAULT_BREAKER_CONFIG] }).finish();
  * const svg = renderPlot(result, DEFAULT_BREAKER_CONFIG); // the caller writes it to a file
  * ```
  */

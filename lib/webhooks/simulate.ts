@@ -1,7 +1,7 @@
 /**
  * The replay behind `service breaker simulate` (`../shared/spec/breaker.md`
- * §3–§5): drives each endpoint's circuit breaker ({@linkcode transition},
- * the same entry point the emulator uses) and each notification's retry schedule (`afterAttempt`, through
+ * §3–§5): drives each endpoint's circuit breaker ({@linkcode step}: the
+ * effect of `transition`, the entry point the emulator uses) and each notification's retry schedule (`afterAttempt`, through
  * {@linkcode NotificationTable}) with
  * the times of a delivery log — a virtual clock, no timers — under one
  * policy, or two at once for `--compare`.
@@ -20,7 +20,7 @@ import {
   type BreakerEvent,
   type BreakerState,
   initialBreakerState,
-  transition,
+  step,
   validateBreakerConfig,
 } from "./circuit_breaker.ts";
 import {
@@ -95,7 +95,7 @@ export interface PolicyTrack {
   suspendedPeriods: [number, number | null][];
 }
 
-/** One endpoint's figures. */
+/** One endpoint's figures (`attempts`, `lastTime` and `lastLine` are filled in by {@linkcode Simulation.finish}). */
 export interface EndpointReport {
   /** The endpoint. */
   webhookId: string;
@@ -105,7 +105,7 @@ export interface EndpointReport {
   firstTime: number;
   /** Its latest time (epoch ms). */
   lastTime: number;
-  /** Line of its last record (to name it when a later line goes back in time). */
+  /** Line of its last record. */
   lastLine: number;
   /** Line of its first record (first-seen order). */
   firstLine: number;
@@ -185,9 +185,19 @@ export interface SimulationResult {
 export class Simulation {
   readonly #policies: BreakerConfig[];
   readonly #retry: RetryConfig;
-  readonly #endpoints = new Map<string, EndpointReport>();
-  // endpoints by the reader's webhookIndex (a cache of #endpoints)
-  readonly #byIndex: EndpointReport[] = [];
+  // endpoint number (first-seen order) by webhookId, and by the reader's webhookIndex (a hint)
+  readonly #slots = new Map<string, number>();
+  readonly #slotByIndex: number[] = [];
+  // by endpoint number: what a record reads and writes, in arrays (one object per endpoint
+  // cost a memory hop per field a record touched; the reports get their counts at finish)
+  readonly #eps: EndpointReport[] = [];
+  readonly #ids: string[] = [];
+  readonly #firstStates: BreakerState[] = [];
+  #lastTimes = new Float64Array(64);
+  #lastLines = new Float64Array(64);
+  #counts = new Float64Array(64);
+  // by policy, then at 3n, 3n+1, 3n+2: the track's peakRate, longestBandMs and suppressed
+  readonly #hot: Float64Array[];
   readonly #notifications: NotificationTable | null;
   readonly #events: SimulationEvent[][];
   readonly #plot: boolean;
@@ -196,7 +206,7 @@ export class Simulation {
   #enables = 0;
   #minTime = Infinity;
   #maxTime = -Infinity;
-  // reused for every call to transition (it keeps no reference to its event)
+  // reused for every call to step (it keeps no reference to its event)
   readonly #attempt = { type: "attempt" as const, time: 0, error: false };
 
   /** Starts a replay; throws `BadRequestError` for an invalid policy. */
@@ -209,6 +219,7 @@ export class Simulation {
       ? new NotificationTable(this.#retry, options.onNotificationFinal)
       : null;
     this.#events = options.policies.map(() => []);
+    this.#hot = options.policies.map(() => new Float64Array(3 * 64));
     this.#plot = options.plot ?? false;
     this.#onEvent = options.onEvent ?? null;
   }
@@ -220,14 +231,109 @@ export class Simulation {
    */
   feed(r: LogRecord): void {
     const idx = r.webhookIndex ?? -1;
-    let ep = idx >= 0 ? this.#byIndex[idx] : undefined;
+    let n = idx >= 0 ? this.#slotByIndex[idx] : undefined;
     // the reader's index is a hint: the id decides
-    if (ep === undefined || ep.webhookId !== r.webhookId) {
-      ep = this.#endpoints.get(r.webhookId);
-      if (ep !== undefined && idx >= 0) this.#byIndex[idx] = ep;
+    if (n === undefined || this.#ids[n] !== r.webhookId) n = this.#slot(r, idx);
+    if (r.time < this.#lastTimes[n]) {
+      throw new InvalidLineError(
+        r.line,
+        "sentTime",
+        `time ${iso(r.time)} of webhook ${JSON.stringify(r.webhookId)} is earlier than line ${
+          this.#lastLines[n]
+        } (${
+          iso(this.#lastTimes[n])
+        }): each webhook's lines must be in time order; pass --sort to sort the log first`,
+        "out-of-order",
+      );
     }
-    if (ep === undefined) {
-      ep = {
+    this.#lastTimes[n] = r.time;
+    this.#lastLines[n] = r.line;
+    const ep = this.#eps[n];
+    if (r.time < this.#minTime) this.#minTime = r.time;
+    if (r.time > this.#maxTime) this.#maxTime = r.time;
+    const policies = this.#policies;
+    if (r.kind === "enable") {
+      this.#enables++;
+      const ev: BreakerEvent = { type: "enable", time: r.time };
+      for (let i = 0; i < policies.length; i++) {
+        const track = ep.policies[i];
+        const effect = step(track.state, ev, policies[i]);
+        if (effect !== null && effect.type === "enabled") {
+          const e: EnabledEvent = {
+            type: "enabled",
+            webhookId: ep.webhookId,
+            time: r.time,
+            line: r.line,
+          };
+          this.#events[i].push(e);
+          this.#onEvent?.(i, e);
+        }
+      }
+      return;
+    }
+    this.#attempts++;
+    this.#counts[n]++;
+    const outcome = r as unknown as AttemptOutcome;
+    const error = classifyOutcome(outcome).error;
+    const ev = this.#attempt;
+    ev.time = r.time;
+    ev.error = error;
+    for (let i = 0; i < policies.length; i++) {
+      const cfg = policies[i];
+      const state = i === 0 ? this.#firstStates[n] : ep.policies[i].state;
+      const hot = this.#hot[i];
+      const effect = step(state, ev, cfg);
+      if (effect !== null && effect.type === "suppressed") {
+        hot[3 * n + 2]++;
+        if (i === 0 && this.#plot) ep.series!.add(r.time, NaN, false, true);
+        continue;
+      }
+      let rate = -1;
+      if (effect !== null && effect.type === "suspended") {
+        rate = effect.errorRate;
+        if (effect.bandSince !== undefined && r.time - effect.bandSince > hot[3 * n + 1]) {
+          hot[3 * n + 1] = r.time - effect.bandSince;
+        }
+        this.#peak(i, n, rate, effect.errors, effect.attempts, r.time);
+        const track = ep.policies[i];
+        track.suspensions++;
+        const e: SuspendedEvent = {
+          type: "suspended",
+          webhookId: ep.webhookId,
+          time: r.time,
+          reason: effect.reason,
+          errorRate: effect.errorRate,
+          attempts: effect.attempts,
+          errors: effect.errors,
+          line: r.line,
+        };
+        if (effect.bandSince !== undefined) e.bandSince = effect.bandSince;
+        this.#events[i].push(e);
+        this.#onEvent?.(i, e);
+        if (i === 0 && this.#plot) {
+          ep.series!.add(r.time, rate, effect.reason === "sustained", false);
+        }
+      } else if (state.attempts >= cfg.minAttempts) {
+        rate = state.errors / state.attempts;
+        const band = state.bandSince;
+        if (band !== null && r.time - band > hot[3 * n + 1]) hot[3 * n + 1] = r.time - band;
+        if (rate > hot[3 * n]) this.#peak(i, n, rate, state.errors, state.attempts, r.time);
+        if (i === 0 && this.#plot) {
+          ep.series!.add(r.time, rate, state.bandSince !== null, false);
+        }
+      }
+      if (i === 0 && this.#notifications !== null && r.notificationId !== undefined) {
+        this.#notifications.attempt(ep.webhookId, r.notificationId, outcome, r.time, r.line);
+      }
+    }
+  }
+
+  /** The number of `r`'s endpoint, made on its first record, noted for the reader's index `idx`. */
+  #slot(r: LogRecord, idx: number): number {
+    let n = this.#slots.get(r.webhookId);
+    if (n === undefined) {
+      n = this.#eps.length;
+      const ep: EndpointReport = {
         webhookId: r.webhookId,
         attempts: 0,
         firstTime: r.time,
@@ -248,124 +354,64 @@ export class Simulation {
         })),
         series: this.#plot ? new RateSeries() : null,
       };
-      this.#endpoints.set(r.webhookId, ep);
-      if (idx >= 0) this.#byIndex[idx] = ep;
-    } else if (r.time < ep.lastTime) {
-      throw new InvalidLineError(
-        r.line,
-        "sentTime",
-        `time ${iso(r.time)} of webhook ${
-          JSON.stringify(r.webhookId)
-        } is earlier than line ${ep.lastLine} (${
-          iso(ep.lastTime)
-        }): each webhook's lines must be in time order; pass --sort to sort the log first`,
-        "out-of-order",
-      );
+      this.#slots.set(r.webhookId, n);
+      this.#eps.push(ep);
+      this.#ids.push(r.webhookId);
+      this.#firstStates.push(ep.policies[0].state);
+      if (n === this.#counts.length) {
+        this.#lastTimes = grown(this.#lastTimes);
+        this.#lastLines = grown(this.#lastLines);
+        this.#counts = grown(this.#counts);
+        for (let i = 0; i < this.#hot.length; i++) this.#hot[i] = grown(this.#hot[i]);
+      }
+      this.#lastTimes[n] = r.time;
+      for (const hot of this.#hot) hot[3 * n] = -1;
     }
-    ep.lastTime = r.time;
-    ep.lastLine = r.line;
-    if (r.time < this.#minTime) this.#minTime = r.time;
-    if (r.time > this.#maxTime) this.#maxTime = r.time;
-    const policies = this.#policies;
-    if (r.kind === "enable") {
-      this.#enables++;
-      const ev: BreakerEvent = { type: "enable", time: r.time };
-      for (let i = 0; i < policies.length; i++) {
-        const track = ep.policies[i];
-        const { effect } = transition(track.state, ev, policies[i]);
-        if (effect !== null && effect.type === "enabled") {
-          const period = track.suspendedPeriods[track.suspendedPeriods.length - 1];
-          if (period !== undefined) period[1] = r.time;
-          const e: EnabledEvent = {
-            type: "enabled",
-            webhookId: ep.webhookId,
-            time: r.time,
-            line: r.line,
-          };
-          this.#events[i].push(e);
-          this.#onEvent?.(i, e);
-        }
-      }
-      return;
-    }
-    this.#attempts++;
-    ep.attempts++;
-    const outcome = r as unknown as AttemptOutcome;
-    const error = classifyOutcome(outcome).error;
-    const ev = this.#attempt;
-    ev.time = r.time;
-    ev.error = error;
-    for (let i = 0; i < policies.length; i++) {
-      const cfg = policies[i];
-      const track = ep.policies[i];
-      const state = track.state;
-      const { effect } = transition(state, ev, cfg);
-      if (effect !== null && effect.type === "suppressed") {
-        track.suppressed++;
-        if (i === 0 && ep.series !== null) ep.series.add(r.time, NaN, false, true);
-        continue;
-      }
-      let rate = -1;
-      if (effect !== null && effect.type === "suspended") {
-        rate = effect.errorRate;
-        if (effect.bandSince !== undefined && r.time - effect.bandSince > track.longestBandMs) {
-          track.longestBandMs = r.time - effect.bandSince;
-        }
-        this.#peak(track, rate, effect.errors, effect.attempts, r.time);
-        track.suspensions++;
-        track.suspensionTimes.push(r.time);
-        track.suspendedPeriods.push([r.time, null]);
-        const e: SuspendedEvent = {
-          type: "suspended",
-          webhookId: ep.webhookId,
-          time: r.time,
-          reason: effect.reason,
-          errorRate: effect.errorRate,
-          attempts: effect.attempts,
-          errors: effect.errors,
-          line: r.line,
-        };
-        if (effect.bandSince !== undefined) e.bandSince = effect.bandSince;
-        this.#events[i].push(e);
-        this.#onEvent?.(i, e);
-        if (i === 0 && ep.series !== null) {
-          ep.series.add(r.time, rate, effect.reason === "sustained", false);
-        }
-      } else if (state.attempts >= cfg.minAttempts) {
-        rate = state.errors / state.attempts;
-        const band = state.bandSince;
-        if (band !== null && r.time - band > track.longestBandMs) {
-          track.longestBandMs = r.time - band;
-        }
-        this.#peak(track, rate, state.errors, state.attempts, r.time);
-        if (i === 0 && ep.series !== null) {
-          ep.series.add(r.time, rate, state.bandSince !== null, false);
-        }
-      }
-      if (i === 0 && this.#notifications !== null && r.notificationId !== undefined) {
-        this.#notifications.attempt(ep.webhookId, r.notificationId, outcome, r.time, r.line);
-      }
-    }
+    if (idx >= 0) this.#slotByIndex[idx] = n;
+    return n;
   }
 
-  #peak(track: PolicyTrack, rate: number, errors: number, attempts: number, t: number): void {
-    if (rate > track.peakRate) {
-      track.peakRate = rate;
-      track.peakAt = t;
-      track.peakErrors = errors;
-      track.peakAttempts = attempts;
-    }
+  /** Notes a new peak error rate of endpoint `n` under policy `i`. */
+  #peak(i: number, n: number, rate: number, errors: number, attempts: number, t: number): void {
+    if (rate <= this.#hot[i][3 * n]) return;
+    this.#hot[i][3 * n] = rate;
+    const track = this.#eps[n].policies[i];
+    track.peakAt = t;
+    track.peakErrors = errors;
+    track.peakAttempts = attempts;
   }
 
   /** The results; call once, after the last record. */
   finish(): SimulationResult {
-    const endpoints = [...this.#endpoints.values()];
+    const endpoints = this.#eps;
+    for (let n = 0; n < endpoints.length; n++) {
+      endpoints[n].attempts = this.#counts[n];
+      endpoints[n].lastTime = this.#lastTimes[n];
+      endpoints[n].lastLine = this.#lastLines[n];
+      endpoints[n].policies.forEach((track, i) => {
+        track.peakRate = this.#hot[i][3 * n];
+        track.longestBandMs = this.#hot[i][3 * n + 1];
+        track.suppressed = this.#hot[i][3 * n + 2];
+      });
+    }
     return {
       webhooks: endpoints.length,
       attempts: this.#attempts,
       enables: this.#enables,
       timeRange: endpoints.length ? [this.#minTime, this.#maxTime] : null,
       policies: this.#policies.map((config, i) => {
+        // the tracks' suspension times and periods, from the events in input order (pushing
+        // times to arrays while replaying changed their kind and recompiled the replay)
+        for (const e of this.#events[i]) {
+          const track = endpoints[this.#slots.get(e.webhookId)!].policies[i];
+          if (e.type === "suspended") {
+            track.suspensionTimes.push(e.time);
+            track.suspendedPeriods.push([e.time, null]);
+          } else {
+            const period = track.suspendedPeriods[track.suspendedPeriods.length - 1];
+            if (period !== undefined) period[1] = e.time;
+          }
+        }
         // stable: equal times keep their input order
         const events = this.#events[i].sort((a, b) => a.time - b.time);
         let suspensions = 0;
@@ -382,26 +428,14 @@ export class Simulation {
   }
 }
 
+/** `a` in an array twice as long. */
+function grown(a: Float64Array): Float64Array<ArrayBuffer> {
+  const b = new Float64Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+
 /** Epoch ms → ISO 8601 UTC with milliseconds. */
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
-}
-
-/**
- * Replays records (e.g. from a test or the emulator's delivery journal) in
- * one call.
- *
- * @example
- * ```ts
- * import { DEFAULT_BREAKER_CONFIG } from "./circuit_breaker.ts";
- * const result = simulate([], { policies: [DEFAULT_BREAKER_CONFIG] });
- * ```
- */
-export function simulate(
-  records: Iterable<LogRecord>,
-  options: SimulationOptions,
-): SimulationResult {
-  const sim = new Simulation(options);
-  for (const r of records) sim.feed(r);
-  return sim.finish();
 }

@@ -203,10 +203,11 @@ export async function readDeliveryLog(
     // the fast path scans only up to the chunk's last newline: its loops stop
     // at that "\n" (a control character) and never read past the chunk
     const end = chunk.lastIndexOf(10) + 1;
+    const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     for (;;) {
       if (csv === null && !first && start < end) {
         // the hot path: the scanner reads the line and finds its end in one pass
-        const nl = scanner.scanLine(chunk, start, end, true);
+        const nl = scanner.scanLine(chunk, start, end, true, view);
         if (nl !== -1) {
           lineNo++;
           stats.scanned++;

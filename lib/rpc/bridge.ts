@@ -11,7 +11,7 @@
 
 import { toHex } from "../core/mod.ts";
 import { Dispatcher, type Signer } from "./methods.ts";
-import type { Upstream } from "./upstream.ts";
+import { type Upstream, UpstreamError } from "./upstream.ts";
 import { SubscriptionHub } from "./subscriptions.ts";
 import { NodeStream, WsUpstreamClient } from "./node_stream.ts";
 import { IpcUpstreamClient } from "./ipc_upstream.ts";
@@ -81,7 +81,7 @@ export interface Bridge {
 export async function nodeChainId(upstream: Upstream): Promise<bigint> {
   const r = await upstream.request("eth_chainId");
   if (typeof r !== "string" || !/^0x[0-9a-fA-F]+$/.test(r)) {
-    throw new Error(
+    throw new UpstreamError(
       `the node at ${upstream.shownUrl} answered eth_chainId with ${JSON.stringify(r)}`,
     );
   }

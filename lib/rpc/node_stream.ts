@@ -40,11 +40,11 @@ export class NodeStream {
   /** A stream to `url`: `ws://`, `wss://`, or an IPC socket path. */
   constructor(url: string) {
     this.#url = url;
-    this.shownUrl = /^wss?:/.test(url) ? redactUrl(url) : url; // ws: and wss: URLs have an origin
+    this.shownUrl = /^wss?:/i.test(url) ? redactUrl(url) : url; // ws: and wss: URLs have an origin
   }
 
   #open(): Promise<Channel> {
-    this.#channel ??= (/^wss?:/.test(this.#url) ? this.#openWs() : this.#openIpc()).catch((e) => {
+    this.#channel ??= (/^wss?:/i.test(this.#url) ? this.#openWs() : this.#openIpc()).catch((e) => {
       this.#channel = undefined;
       throw new UpstreamError(`cannot connect to the node at ${this.shownUrl}: ${e}`, { cause: e });
     });

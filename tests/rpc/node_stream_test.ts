@@ -35,3 +35,20 @@ Deno.test("ws:// node: no answer becomes an UpstreamError after the timeout; a d
     await server.shutdown();
   }
 });
+
+Deno.test("WS://… (any case) is a WebSocket node, not an IPC path", async () => {
+  const { NodeStream } = await import("../../lib/rpc/node_stream.ts");
+  const stream = new NodeStream("WS://127.0.0.1:1/key");
+  assert.equal(stream.shownUrl, "ws://127.0.0.1:1/…");
+  const client = new WsUpstreamClient("WS://127.0.0.1:1");
+  try {
+    // a WebSocket to a closed port, not a unix socket named "WS://127.0.0.1:1"
+    await assert.rejects(client.request("eth_chainId"), (e) => {
+      assert.ok(e instanceof UpstreamError);
+      assert.doesNotMatch(String((e as Error).message), /No such file|os error 2\b/);
+      return true;
+    });
+  } finally {
+    client.close();
+  }
+});

@@ -18,6 +18,8 @@ const utf8 = new TextDecoder();
 
 /** A placeholder for a notificationId that was not decoded (only its presence counts). */
 const UNDECODED = "\u0000";
+/** `out.sentTime` of a number kept in `sentNum` (a number beyond 2^31 in `out` is a new heap object a line). */
+const IN_SENT_NUM = Symbol("sentNum");
 
 const B_WEBHOOK = enc.encode("webhookId");
 const B_SENT = enc.encode("sentTime");
@@ -269,6 +271,8 @@ export class NdjsonScanner {
   };
   /** The {@linkcode Interner} index of the last line's webhookId (-1: none, or not a string). */
   webhookIndex = -1;
+  /** The last line's sentTime when `out.sentTime` is IN_SENT_NUM. */
+  sentNum = 0.5;
   /** A scanner; `decodeNotificationIds` false only notes whether a notificationId is given. */
   constructor(decodeNotificationIds: boolean) {
     this.decodeNotificationIds = decodeNotificationIds;
@@ -299,6 +303,7 @@ export class NdjsonScanner {
     let webhookIndex = -1;
     let webhookId: unknown = undefined;
     let sentTime: unknown = undefined;
+    let sentNum = 0;
     let time: unknown = undefined;
     let responseCode: unknown = undefined;
     let failureReason: unknown = undefined;
@@ -431,8 +436,11 @@ export class NdjsonScanner {
             while (p < e && (c = buf[p]) >= 48 && c <= 57) p++;
             if (p === xs) return -1;
           }
-          if (simple) value = buf[ns] === 45 ? -v : v;
-          else value = Number(decode(buf, ns, p, true));
+          if (!simple) value = Number(decode(buf, ns, p, true));
+          else if (key === K_SENT) {
+            sentNum = buf[ns] === 45 ? -v : v;
+            value = IN_SENT_NUM;
+          } else value = buf[ns] === 45 ? -v : v;
         } else if (c === 110 && p + 4 <= e && same(buf, p, NULL)) {
           value = null;
           p += 4;
@@ -494,6 +502,7 @@ export class NdjsonScanner {
     this.webhookIndex = webhookIndex;
     out.webhookId = webhookId;
     out.sentTime = sentTime;
+    this.sentNum = sentNum;
     out.time = time;
     out.responseCode = responseCode;
     out.failureReason = failureReason;
@@ -506,14 +515,14 @@ export class NdjsonScanner {
   /** Validates what {@linkcode NdjsonScanner.scan} found into `rec`. */
   record(rec: LogRecord, line: number): InvalidLineError | null {
     const o = this.out;
-    const t = o.sentTime;
+    const t = this.sentNum;
     const code = o.responseCode;
     const nid = o.notificationId;
     const dur = o.duration;
     if (
       // the common attempt, checked here as fieldsToRecord would (same result, less work)
-      typeof o.webhookId === "string" && o.webhookId !== "" && typeof t === "number" && t >= 0 &&
-      t <= 8.64e15 &&
+      typeof o.webhookId === "string" && o.webhookId !== "" && o.sentTime === IN_SENT_NUM &&
+      t >= 0 && t <= 8.64e15 &&
       typeof code === "number" && code >= 100 && code <= 599 && Number.isInteger(code) &&
       o.failureReason === undefined && o.action === undefined &&
       (dur === undefined || typeof dur === "number") &&
@@ -529,6 +538,7 @@ export class NdjsonScanner {
       rec.duration = dur as number | undefined;
       return null;
     }
+    if (o.sentTime === IN_SENT_NUM) o.sentTime = t;
     return fieldsToRecord(rec, line, o);
   }
 }

@@ -62,10 +62,13 @@ const KEY_WORDS: Uint8Array[] = [
 /** The first letters of the known keys (all different), by byte: the K_ constant, else K_OTHER. */
 const KEY_BY_FIRST = new Uint8Array(256);
 for (let k = 1; k < KEY_WORDS.length; k++) KEY_BY_FIRST[KEY_WORDS[k][0]] = k;
-/** The known keys (with their closing quote) as little-endian 32-bit words, the last padded by what follows. */
+/** The known keys (with their closing quote, 5 bytes or more) as little-endian 32-bit words at 0, 4, ..., the last at length - 4. */
 const KEY_INTS: Int32Array[] = KEY_WORDS.map((w) => {
   const view = new DataView(w.buffer, w.byteOffset, w.byteLength);
-  return Int32Array.from({ length: w.length >> 2 }, (_, i) => view.getInt32(4 * i, true));
+  return Int32Array.from(
+    { length: (w.length + 3) >> 2 },
+    (_, i) => view.getInt32(Math.min(4 * i, w.length - 4), true),
+  );
 });
 
 /** The key in buf[s, e) (without quotes) as one of the K_ constants. */
@@ -331,19 +334,13 @@ export class NdjsonScanner {
           const n = word.length;
           if (ks + n > e) key = K_OTHER;
           else {
-            // four bytes at a time, then the rest
+            // four bytes at a time, the last four overlapping (no byte loop)
             const ints = KEY_INTS[key];
             let i = 0;
-            for (; i < ints.length; i++) if (view.getInt32(ks + 4 * i, true) !== ints[i]) break;
+            while (
+              i < ints.length && view.getInt32(ks + Math.min(4 * i, n - 4), true) === ints[i]
+            ) i++;
             if (i < ints.length) key = K_OTHER;
-            else {
-              for (i *= 4; i < n; i++) {
-                if (buf[ks + i] !== word[i]) {
-                  key = K_OTHER;
-                  break;
-                }
-              }
-            }
           }
           if (key !== K_OTHER) p = ks + n; // past the closing quote
         }

@@ -21,15 +21,6 @@ const UNDECODED = "\u0000";
 /** `out.sentTime` of a number kept in `sentNum` (a number beyond 2^31 in `out` is a new heap object a line). */
 const IN_SENT_NUM = Symbol("sentNum");
 
-const B_WEBHOOK = enc.encode("webhookId");
-const B_SENT = enc.encode("sentTime");
-const B_TIME = enc.encode("time");
-const B_CODE = enc.encode("responseCode");
-const B_REASON = enc.encode("failureReason");
-const B_NOTIFICATION = enc.encode("notificationId");
-const B_ACTION = enc.encode("action");
-const B_DURATION = enc.encode("duration");
-
 const K_OTHER = 0;
 const K_WEBHOOK = 1;
 const K_SENT = 2;
@@ -70,30 +61,6 @@ const KEY_INTS: Int32Array[] = KEY_WORDS.map((w) => {
     (_, i) => view.getInt32(Math.min(4 * i, w.length - 4), true),
   );
 });
-
-/** The key in buf[s, e) (without quotes) as one of the K_ constants. */
-function keyOf(buf: Uint8Array, s: number, e: number): number {
-  const c = buf[s];
-  switch (e - s) {
-    case 9:
-      return c === 119 && same(buf, s, B_WEBHOOK) ? K_WEBHOOK : K_OTHER;
-    case 8:
-      if (c === 115) return same(buf, s, B_SENT) ? K_SENT : K_OTHER;
-      return c === 100 && same(buf, s, B_DURATION) ? K_DURATION : K_OTHER;
-    case 12:
-      return c === 114 && same(buf, s, B_CODE) ? K_CODE : K_OTHER;
-    case 13:
-      return c === 102 && same(buf, s, B_REASON) ? K_REASON : K_OTHER;
-    case 14:
-      return c === 110 && same(buf, s, B_NOTIFICATION) ? K_NOTIFICATION : K_OTHER;
-    case 4:
-      return c === 116 && same(buf, s, B_TIME) ? K_TIME : K_OTHER;
-    case 6:
-      return c === 97 && same(buf, s, B_ACTION) ? K_ACTION : K_OTHER;
-    default:
-      return K_OTHER;
-  }
-}
 
 /**
  * Strings seen as webhook ids, by content, so repeated ids cost no
@@ -326,8 +293,8 @@ export class NdjsonScanner {
         // "key"
         if (p >= e || buf[p] !== 34) return -1;
         const ks = ++p;
-        // a known key costs one comparison (knownKeyAt, inlined by hand: this function is
-        // too large for the compiler to inline it)
+        // a known key is told by its first byte and a few word comparisons; any other key
+        // (K_OTHER) is only checked as a string
         let key = ks < e ? KEY_BY_FIRST[buf[ks]] : K_OTHER;
         if (key !== K_OTHER) {
           const word = KEY_WORDS[key];
@@ -349,7 +316,6 @@ export class NdjsonScanner {
           // array the lookup is undefined, which stops too
           while (STOP[buf[p]] === 0) p++;
           if (p >= e || buf[p] !== 34) return -1;
-          key = keyOf(buf, ks, p);
           p++;
         }
         while (p < e && ((c = buf[p]) === 32 || c === 9)) p++;

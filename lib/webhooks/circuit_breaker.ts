@@ -282,9 +282,8 @@ export function validateBreakerConfig(cfg: BreakerConfig): void {
   if (cfg.bandResetsAfterIdleMs !== null) pos("bandResetsAfterIdleMs", cfg.bandResetsAfterIdleMs);
 }
 
-/** Checks `cfg` and keeps its thresholds as fractions in `s`, when it is not the config `s` last ran under. */
+/** Checks `cfg` and keeps its thresholds as fractions in `s` (step calls it when `cfg` is not the config `s` last ran under). */
 function useConfig(s: BreakerState, cfg: BreakerConfig): void {
-  if (s.cfg === cfg) return;
   validateBreakerConfig(cfg);
   const [immNum, immDen] = fraction(cfg.immediateAbove);
   const [floorNum, floorDen] = fraction(cfg.sustainedFrom);
@@ -321,11 +320,15 @@ function push(s: BreakerState, time: number, error: boolean): void {
 function dropOld(s: BreakerState, now: number, windowMs: number): void {
   const ring = s.ring;
   const mask = (ring.length >> 1) - 1;
-  while (s.attempts > 0 && outsideWindow(ring[2 * s.head], now, windowMs)) {
-    s.errors -= ring[2 * s.head + 1] | 0; // 0 or 1, kept a small integer
-    s.head = (s.head + 1) & mask;
-    s.attempts--;
+  let head = s.head;
+  let attempts = s.attempts;
+  while (attempts > 0 && outsideWindow(ring[2 * head], now, windowMs)) {
+    s.errors -= ring[2 * head + 1] | 0; // 0 or 1, kept a small integer
+    head = (head + 1) & mask;
+    attempts--;
   }
+  s.head = head;
+  s.attempts = attempts;
 }
 
 function emptyWindow(s: BreakerState): void {
@@ -371,7 +374,7 @@ export function transition(
 
 /** {@linkcode transition}'s effect alone (a replay of millions of events makes no pair per event). */
 export function step(state: BreakerState, event: BreakerEvent, cfg: BreakerConfig): BreakerEffect {
-  useConfig(state, cfg);
+  if (state.cfg !== cfg) useConfig(state, cfg);
   const t = event.time;
   if (event.type === "enable") {
     if (state.status === "ENABLED") return null;
@@ -381,7 +384,7 @@ export function step(state: BreakerState, event: BreakerEvent, cfg: BreakerConfi
     state.lastAttemptAt = NaN;
     return { type: "enabled", time: t };
   }
-  if (state.status === "SUSPENDED") return { type: "suppressed", time: t };
+  if (suppresses(state)) return { type: "suppressed", time: t };
 
   const idle = cfg.bandResetsAfterIdleMs;
   if (idle !== null && t - state.lastAttemptAt >= idle) { // false while NaN
@@ -404,6 +407,11 @@ export function step(state: BreakerState, event: BreakerEvent, cfg: BreakerConfi
   }
   // one call for both reasons (the first sustained suspension comes late in a replay)
   return suspend(state, t, immediate ? "immediate" : "sustained", errors, attempts);
+}
+
+/** Whether an attempt now would be suppressed (`step` makes it no other change; a replay counts it without calling step). */
+export function suppresses(state: BreakerState): boolean {
+  return state.status === "SUSPENDED";
 }
 
 function suspend(

@@ -21,6 +21,7 @@ import {
   type BreakerState,
   initialBreakerState,
   step,
+  suppresses,
   validateBreakerConfig,
 } from "./circuit_breaker.ts";
 import {
@@ -282,12 +283,12 @@ export class Simulation {
       const cfg = policies[i];
       const state = i === 0 ? this.#firstStates[n] : ep.policies[i].state;
       const hot = this.#hot[i];
-      const effect = step(state, ev, cfg);
-      if (effect !== null && effect.type === "suppressed") {
+      if (suppresses(state)) {
         hot[3 * n + 2]++;
         if (i === 0 && this.#plot) ep.series!.add(r.time, NaN, false, true);
         continue;
       }
+      const effect = step(state, ev, cfg);
       let rate = -1;
       if (effect !== null && effect.type === "suspended") {
         rate = effect.errorRate;

@@ -25,6 +25,11 @@ const SCANNED = [
   '{"webhookId":"w1","sentTime":"1767225600000","responseCode":200}',
   '{"webhookId":"w1","sentTime":1767225600000,"responseCode":200,"webhookId":"w2"}', // last wins
   '{"webhookId":"w1","sentTime":12345678901234567890,"responseCode":200}',
+  // keys one byte off a known key are other keys; a repeated sentTime: the last, number or not
+  '{"webhookId":"w1","sentTime":1767225600000,"responseCode":200,"timeX":5,"sentTimE":1,"responseCodf":3,"webhookIdz":"x","durationn":"y"}',
+  '{"webhookId":"w1","sentTime":"x","sentTime":1767225600000,"responseCode":200}',
+  '{"webhookId":"w1","sentTime":1767225600000,"sentTime":"2026-01-01T00:00:00Z","responseCode":500}',
+  '{"webhookId":"w1","sentTime":-1767225600000,"responseCode":200}',
   // invalid by the field rules, valid JSON: same error either way
   '{"webhookId":"w1","sentTime":1767225600000}',
   '{"webhookId":"","sentTime":1767225600000,"responseCode":200}',

@@ -18,15 +18,8 @@ const utf8 = new TextDecoder();
 
 /** A placeholder for a notificationId that was not decoded (only its presence counts). */
 const UNDECODED = "\u0000";
-
-const B_WEBHOOK = enc.encode("webhookId");
-const B_SENT = enc.encode("sentTime");
-const B_TIME = enc.encode("time");
-const B_CODE = enc.encode("responseCode");
-const B_REASON = enc.encode("failureReason");
-const B_NOTIFICATION = enc.encode("notificationId");
-const B_ACTION = enc.encode("action");
-const B_DURATION = enc.encode("duration");
+/** `out.sentTime` of a number kept in `sentNum` (a number beyond 2^31 in `out` is a new heap object a line). */
+const IN_SENT_NUM = Symbol("sentNum");
 
 const K_OTHER = 0;
 const K_WEBHOOK = 1;
@@ -60,35 +53,14 @@ const KEY_WORDS: Uint8Array[] = [
 /** The first letters of the known keys (all different), by byte: the K_ constant, else K_OTHER. */
 const KEY_BY_FIRST = new Uint8Array(256);
 for (let k = 1; k < KEY_WORDS.length; k++) KEY_BY_FIRST[KEY_WORDS[k][0]] = k;
-/** The known keys (with their closing quote) as little-endian 32-bit words, the last padded by what follows. */
+/** The known keys (with their closing quote, 5 bytes or more) as little-endian 32-bit words at 0, 4, ..., the last at length - 4. */
 const KEY_INTS: Int32Array[] = KEY_WORDS.map((w) => {
   const view = new DataView(w.buffer, w.byteOffset, w.byteLength);
-  return Int32Array.from({ length: w.length >> 2 }, (_, i) => view.getInt32(4 * i, true));
+  return Int32Array.from(
+    { length: (w.length + 3) >> 2 },
+    (_, i) => view.getInt32(Math.min(4 * i, w.length - 4), true),
+  );
 });
-
-/** The key in buf[s, e) (without quotes) as one of the K_ constants. */
-function keyOf(buf: Uint8Array, s: number, e: number): number {
-  const c = buf[s];
-  switch (e - s) {
-    case 9:
-      return c === 119 && same(buf, s, B_WEBHOOK) ? K_WEBHOOK : K_OTHER;
-    case 8:
-      if (c === 115) return same(buf, s, B_SENT) ? K_SENT : K_OTHER;
-      return c === 100 && same(buf, s, B_DURATION) ? K_DURATION : K_OTHER;
-    case 12:
-      return c === 114 && same(buf, s, B_CODE) ? K_CODE : K_OTHER;
-    case 13:
-      return c === 102 && same(buf, s, B_REASON) ? K_REASON : K_OTHER;
-    case 14:
-      return c === 110 && same(buf, s, B_NOTIFICATION) ? K_NOTIFICATION : K_OTHER;
-    case 4:
-      return c === 116 && same(buf, s, B_TIME) ? K_TIME : K_OTHER;
-    case 6:
-      return c === 97 && same(buf, s, B_ACTION) ? K_ACTION : K_OTHER;
-    default:
-      return K_OTHER;
-  }
-}
 
 /**
  * Strings seen as webhook ids, by content, so repeated ids cost no
@@ -269,6 +241,8 @@ export class NdjsonScanner {
   };
   /** The {@linkcode Interner} index of the last line's webhookId (-1: none, or not a string). */
   webhookIndex = -1;
+  /** The last line's sentTime when `out.sentTime` is IN_SENT_NUM. */
+  sentNum = 0.5;
   /** A scanner; `decodeNotificationIds` false only notes whether a notificationId is given. */
   constructor(decodeNotificationIds: boolean) {
     this.decodeNotificationIds = decodeNotificationIds;
@@ -299,6 +273,7 @@ export class NdjsonScanner {
     let webhookIndex = -1;
     let webhookId: unknown = undefined;
     let sentTime: unknown = undefined;
+    let sentNum = 0;
     let time: unknown = undefined;
     let responseCode: unknown = undefined;
     let failureReason: unknown = undefined;
@@ -318,27 +293,21 @@ export class NdjsonScanner {
         // "key"
         if (p >= e || buf[p] !== 34) return -1;
         const ks = ++p;
-        // a known key costs one comparison (knownKeyAt, inlined by hand: this function is
-        // too large for the compiler to inline it)
+        // a known key is told by its first byte and a few word comparisons; any other key
+        // (K_OTHER) is only checked as a string
         let key = ks < e ? KEY_BY_FIRST[buf[ks]] : K_OTHER;
         if (key !== K_OTHER) {
           const word = KEY_WORDS[key];
           const n = word.length;
           if (ks + n > e) key = K_OTHER;
           else {
-            // four bytes at a time, then the rest
+            // four bytes at a time, the last four overlapping (no byte loop)
             const ints = KEY_INTS[key];
             let i = 0;
-            for (; i < ints.length; i++) if (view.getInt32(ks + 4 * i, true) !== ints[i]) break;
+            while (
+              i < ints.length && view.getInt32(ks + Math.min(4 * i, n - 4), true) === ints[i]
+            ) i++;
             if (i < ints.length) key = K_OTHER;
-            else {
-              for (i *= 4; i < n; i++) {
-                if (buf[ks + i] !== word[i]) {
-                  key = K_OTHER;
-                  break;
-                }
-              }
-            }
           }
           if (key !== K_OTHER) p = ks + n; // past the closing quote
         }
@@ -347,7 +316,6 @@ export class NdjsonScanner {
           // array the lookup is undefined, which stops too
           while (STOP[buf[p]] === 0) p++;
           if (p >= e || buf[p] !== 34) return -1;
-          key = keyOf(buf, ks, p);
           p++;
         }
         while (p < e && ((c = buf[p]) === 32 || c === 9)) p++;
@@ -431,8 +399,11 @@ export class NdjsonScanner {
             while (p < e && (c = buf[p]) >= 48 && c <= 57) p++;
             if (p === xs) return -1;
           }
-          if (simple) value = buf[ns] === 45 ? -v : v;
-          else value = Number(decode(buf, ns, p, true));
+          if (!simple) value = Number(decode(buf, ns, p, true));
+          else if (key === K_SENT) {
+            sentNum = buf[ns] === 45 ? -v : v;
+            value = IN_SENT_NUM;
+          } else value = buf[ns] === 45 ? -v : v;
         } else if (c === 110 && p + 4 <= e && same(buf, p, NULL)) {
           value = null;
           p += 4;
@@ -494,6 +465,7 @@ export class NdjsonScanner {
     this.webhookIndex = webhookIndex;
     out.webhookId = webhookId;
     out.sentTime = sentTime;
+    this.sentNum = sentNum;
     out.time = time;
     out.responseCode = responseCode;
     out.failureReason = failureReason;
@@ -506,14 +478,14 @@ export class NdjsonScanner {
   /** Validates what {@linkcode NdjsonScanner.scan} found into `rec`. */
   record(rec: LogRecord, line: number): InvalidLineError | null {
     const o = this.out;
-    const t = o.sentTime;
+    const t = this.sentNum;
     const code = o.responseCode;
     const nid = o.notificationId;
     const dur = o.duration;
     if (
       // the common attempt, checked here as fieldsToRecord would (same result, less work)
-      typeof o.webhookId === "string" && o.webhookId !== "" && typeof t === "number" && t >= 0 &&
-      t <= 8.64e15 &&
+      typeof o.webhookId === "string" && o.webhookId !== "" && o.sentTime === IN_SENT_NUM &&
+      t >= 0 && t <= 8.64e15 &&
       typeof code === "number" && code >= 100 && code <= 599 && Number.isInteger(code) &&
       o.failureReason === undefined && o.action === undefined &&
       (dur === undefined || typeof dur === "number") &&
@@ -529,6 +501,7 @@ export class NdjsonScanner {
       rec.duration = dur as number | undefined;
       return null;
     }
+    if (o.sentTime === IN_SENT_NUM) o.sentTime = t;
     return fieldsToRecord(rec, line, o);
   }
 }

@@ -28,27 +28,19 @@ export function whatIfs(
   compare: { flags: string; config: BreakerConfig } | undefined,
 ): WhatIf[] {
   const out: WhatIf[] = [];
+  const add = (flags: string, change: Partial<BreakerConfig>) =>
+    out.push({ flags, config: { ...a, ...change } });
   for (const n of [5, 10, 20, 50]) {
-    if (n > a.minAttempts) {
-      out.push({ flags: `--minAttempts ${n}`, config: { ...a, minAttempts: n } });
-    }
+    if (n > a.minAttempts) add(`--minAttempts ${n}`, { minAttempts: n });
   }
   for (const r of [0.9, 0.95]) {
-    if (r > a.immediateAbove) {
-      out.push({ flags: `--immediateAbove ${r}`, config: { ...a, immediateAbove: r } });
-    }
+    if (r > a.immediateAbove) add(`--immediateAbove ${r}`, { immediateAbove: r });
   }
-  out.push({
-    flags: `--window ${humanDuration(a.windowMs * 2)}`,
-    config: { ...a, windowMs: a.windowMs * 2 },
-  });
-  if (a.windowMs >= 2) {
-    const half = Math.round(a.windowMs / 2);
-    out.push({ flags: `--window ${humanDuration(half)}`, config: { ...a, windowMs: half } });
-  }
-  out.push({
-    flags: `--sustainedFor ${humanDuration(a.sustainedForMs * 2)}`,
-    config: { ...a, sustainedForMs: a.sustainedForMs * 2 },
+  add(`--window ${humanDuration(a.windowMs * 2)}`, { windowMs: a.windowMs * 2 });
+  const half = Math.round(a.windowMs / 2);
+  if (a.windowMs >= 2) add(`--window ${humanDuration(half)}`, { windowMs: half });
+  add(`--sustainedFor ${humanDuration(a.sustainedForMs * 2)}`, {
+    sustainedForMs: a.sustainedForMs * 2,
   });
   if (compare) out.push(compare);
   return out;

@@ -189,13 +189,10 @@ interface Fetched {
   attempts: NotificationAttempt[];
 }
 
-/** One attempt held by the merge, flat. */
+/** One attempt held by the merge, with its notification's id. */
 interface Held {
   id: string;
-  sentTime: number;
-  responseCode: number | undefined;
-  failureReason: string | undefined;
-  duration: number | undefined;
+  a: NotificationAttempt;
 }
 
 const iso = (t: number) => Number.isFinite(t) ? new Date(t).toISOString() : String(t);
@@ -249,20 +246,20 @@ export async function readPlatformLog(
   let line = 0;
   const bound = (message: string) => new BreakerError("platform-bound", message);
 
-  const out = (a: Held) => {
+  const out = ({ id, a }: Held) => {
     const err = fieldsToRecord(rec, line + 1, {
       webhookId,
       sentTime: a.sentTime,
-      responseCode: a.responseCode,
-      failureReason: a.failureReason,
-      notificationId: a.id,
-      duration: a.duration,
+      responseCode: a.responseCode ?? undefined,
+      failureReason: a.failureReason ?? undefined,
+      notificationId: id,
+      duration: a.duration ?? undefined,
     });
     if (err !== null) {
       facts.invalid++;
-      const what = `an attempt of notification ${JSON.stringify(a.id)} sent at ${
-        iso(a.sentTime)
-      }: ${err.message.replace(/^line \d+: /, "")}`;
+      const what = `an attempt of notification ${JSON.stringify(id)} sent at ${iso(a.sentTime)}: ${
+        err.message.replace(/^line \d+: /, "")
+      }`;
       if (!options.skipInvalid) {
         throw new BreakerError(
           "invalid-attempt",
@@ -303,13 +300,7 @@ export async function readPlatformLog(
         facts.outsideWindow++; // not replayed: never held
         continue;
       }
-      merge.push(a.sentTime, {
-        id: n.id,
-        sentTime: a.sentTime,
-        responseCode: a.responseCode ?? undefined,
-        failureReason: a.failureReason ?? undefined,
-        duration: a.duration ?? undefined,
-      });
+      merge.push(a.sentTime, { id: n.id, a });
     }
     // every notification not taken in yet was created at or after this one,
     // so none of its attempts can come before n.createdAt

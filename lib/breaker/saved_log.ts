@@ -76,11 +76,9 @@ export class SavedLog {
   add(r: LogRecord): void {
     const o: Record<string, unknown> = { webhookId: r.webhookId };
     if (r.notificationId !== undefined) o.notificationId = r.notificationId;
-    if (r.kind === "enable") {
-      o.sentTime = r.time;
-      o.action = "enable";
-    } else {
-      o.sentTime = r.time;
+    o.sentTime = r.time;
+    if (r.kind === "enable") o.action = "enable";
+    else {
       if (r.duration !== undefined) o.duration = r.duration;
       if (r.responseCode !== undefined) o.responseCode = r.responseCode;
       else o.failureReason = r.failureReason;

@@ -132,19 +132,16 @@ export class NotificationTable {
 
   #grow(): void {
     const n = this.#status.length * 2;
-    const grow = <T extends Uint8Array | Uint32Array | Float64Array>(
-      a: T,
-      make: (n: number) => T,
-    ) => {
-      const b = make(n);
+    const grow = <T extends Uint8Array | Uint32Array | Float64Array>(a: T): T => {
+      const b = new (a.constructor as new (length: number) => T)(n);
       b.set(a);
       return b;
     };
-    this.#status = grow(this.#status, (k) => new Uint8Array(k));
-    this.#attempts = grow(this.#attempts, (k) => new Uint32Array(k));
-    this.#last = grow(this.#last, (k) => new Float64Array(k));
-    this.#next = grow(this.#next, (k) => new Float64Array(k));
-    this.#firstLine = grow(this.#firstLine, (k) => new Float64Array(k));
+    this.#status = grow(this.#status);
+    this.#attempts = grow(this.#attempts);
+    this.#last = grow(this.#last);
+    this.#next = grow(this.#next);
+    this.#firstLine = grow(this.#firstLine);
   }
 
   /** The slots in use, in first-seen order. */

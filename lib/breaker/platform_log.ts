@@ -168,14 +168,10 @@ export interface PlatformLogOptions {
   from: number;
   /** End of the window, epoch ms (inclusive). */
   to: number;
-  /** Notifications created this long before `from` are read too; default {@linkcode RETRY_LOOKBACK_MS}. */
-  lookbackMs?: number;
   /** Attempt lists read at once; default 8. */
   concurrency?: number;
   /** Count and skip an attempt the validator refuses instead of stopping. Default false. */
   skipInvalid?: boolean;
-  /** The bounds, for tests; defaults {@linkcode MAX_ATTEMPTS_PER_NOTIFICATION}, {@linkcode MAX_NOTIFICATIONS}, {@linkcode MAX_HELD}. */
-  bounds?: { attempts?: number; notifications?: number; held?: number };
   /** Stops the read (between requests) when aborted, with its reason. */
   signal?: AbortSignal;
   /** Called after each notification's attempts are taken in. */
@@ -224,11 +220,7 @@ export async function readPlatformLog(
 ): Promise<PlatformFacts> {
   const { webhookId, from, to, signal } = options;
   const concurrency = options.concurrency ?? 8;
-  const lookback = options.lookbackMs ?? RETRY_LOOKBACK_MS;
-  const maxAttempts = options.bounds?.attempts ?? MAX_ATTEMPTS_PER_NOTIFICATION;
-  const maxNotifications = options.bounds?.notifications ?? MAX_NOTIFICATIONS;
-  const maxHeld = options.bounds?.held ?? MAX_HELD;
-  const start = Math.max(0, from - lookback);
+  const start = Math.max(0, from - RETRY_LOOKBACK_MS);
   const merge = new AttemptMerge<Held>();
   const facts: Omit<PlatformFacts, "webhook"> = {
     notifications: 0,
@@ -305,9 +297,9 @@ export async function readPlatformLog(
     // every notification not taken in yet was created at or after this one,
     // so none of its attempts can come before n.createdAt
     for (const item of merge.release(n.createdAt)) out(item);
-    if (merge.size > maxHeld) {
+    if (merge.size > MAX_HELD) {
       throw bound(
-        `The platform's attempts cannot be put in time order within ${maxHeld} held at once (at notification ${
+        `The platform's attempts cannot be put in time order within ${MAX_HELD} held at once (at notification ${
           JSON.stringify(n.id)
         }, created ${iso(n.createdAt)}): narrow the window with --from/--to.`,
       );
@@ -330,9 +322,9 @@ export async function readPlatformLog(
         }
       };
       for await (const a of listAttempts(client, webhookId, n.id, PAGE_SIZE, signal, onPage)) {
-        if (attempts.length === maxAttempts) {
+        if (attempts.length === MAX_ATTEMPTS_PER_NOTIFICATION) {
           throw bound(
-            `The platform lists more than ${maxAttempts} attempts for notification ${
+            `The platform lists more than ${MAX_ATTEMPTS_PER_NOTIFICATION} attempts for notification ${
               JSON.stringify(n.id)
             } (a series has at most ${MAX_ATTEMPTS}): refused as a misbehaving answer.`,
           );
@@ -364,9 +356,9 @@ export async function readPlatformLog(
     )
   ) {
     signal?.throwIfAborted();
-    if (++listed > maxNotifications) {
+    if (++listed > MAX_NOTIFICATIONS) {
       throw bound(
-        `The platform lists more than ${maxNotifications} notifications for the window: narrow it with --from/--to.`,
+        `The platform lists more than ${MAX_NOTIFICATIONS} notifications for the window: narrow it with --from/--to.`,
       );
     }
     if (!(n.createdAt >= newest && n.createdAt <= to)) {

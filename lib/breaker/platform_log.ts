@@ -93,6 +93,7 @@ export interface PlatformLogProgress {
 }
 
 const DAY = 86_400_000;
+const iso = (t: number) => Number.isFinite(t) ? new Date(t).toISOString() : String(t);
 
 /**
  * The window of a read: `since`, or `from`/`to` (epoch ms); default the 24
@@ -119,9 +120,7 @@ export function platformWindow(
   if (from > to) {
     throw new BreakerError(
       "usage",
-      `The window starts (${new Date(from).toISOString()}) after it ends (${
-        new Date(to).toISOString()
-      }): give --from before --to.`,
+      `The window starts (${iso(from)}) after it ends (${iso(to)}): give --from before --to.`,
     );
   }
   return { from, to };
@@ -190,8 +189,6 @@ interface Held {
   id: string;
   a: NotificationAttempt;
 }
-
-const iso = (t: number) => Number.isFinite(t) ? new Date(t).toISOString() : String(t);
 
 /**
  * Reads the window's attempts of one endpoint from the platform and hands

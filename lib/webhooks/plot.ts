@@ -117,9 +117,8 @@ export function renderPlot(
   options: PlotOptions = {},
 ): string {
   const maxPanels = options.maxPanels ?? 20;
-  const events = result.policies[0].events;
   const byWebhook = new Map<string, SuspendedEvent[]>();
-  for (const e of events) {
+  for (const e of result.policies[0].events) {
     if (e.type !== "suspended") continue;
     let l = byWebhook.get(e.webhookId);
     if (!l) byWebhook.set(e.webhookId, l = []);
@@ -197,14 +196,13 @@ export function renderPlot(
     // band periods
     const buckets = ep.series?.buckets() ?? [];
     let run: number | null = null;
-    const bandRects: string[] = [];
     for (let i = 0; i <= buckets.length; i++) {
       const inBand = i < buckets.length && (buckets[i].flags & IN_BAND) !== 0;
       if (inBand && run === null) run = i;
       if (!inBand && run !== null) {
         const xa = x(buckets[run].start);
         const xb = x(buckets[i - 1].end);
-        bandRects.push(
+        o.push(
           `<rect class="band" x="${f(xa)}" y="${top}" width="${
             f(Math.max(1, xb - xa))
           }" height="${PANEL_H}" fill="${C_BAND}" fill-opacity="0.45"/>`,
@@ -212,7 +210,6 @@ export function renderPlot(
         run = null;
       }
     }
-    o.push(...bandRects);
     // suspended periods
     for (const [a, b] of track.suspendedPeriods) {
       const xa = x(a);

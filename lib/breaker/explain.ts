@@ -89,14 +89,13 @@ export function explain(
   whatIf: WhatIf[],
 ): Explanation {
   const a = result.policies[0];
-  const lines: string[] = [];
   const range = result.timeRange;
-  lines.push(
+  const lines = [
     `Replayed ${result.attempts} attempt(s) of ${result.webhooks} webhook(s)${
       range ? ` sent from ${iso(range[0])} to ${iso(range[1])}` : ""
     }.`,
-  );
-  lines.push(`Thresholds: ${thresholds(a.config)}.`);
+    `Thresholds: ${thresholds(a.config)}.`,
+  ];
   const suspensions = a.events.filter((e) => e.type === "suspended");
   if (suspensions.length === 0) {
     lines.push("No suspension: the error rate never crossed a threshold.");
@@ -124,8 +123,6 @@ export function explain(
       } (${e.reason}): ${e.errors} of the ${e.attempts} attempts in the last ${
         humanDuration(a.config.windowMs)
       } failed, ${pct(e.errors, e.attempts)}, ${why}.`,
-    );
-    lines.push(
       `  The window held ${
         w.outcomes.map(([o, n]) => `${n} x ${o}`).join(", ")
       } from ${w.notifications} notification(s), sent from ${iso(w.first)} to ${

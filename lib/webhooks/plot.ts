@@ -89,10 +89,7 @@ function ticks(t0: number, t1: number): { at: number; label: string }[] {
   for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
     const s = iso(t);
     const day = s.slice(5, 10);
-    let label: string;
-    if (step >= D) label = s.slice(0, 10);
-    else if (step < M) label = s.slice(11, 19);
-    else label = s.slice(11, 16);
+    let label = step >= D ? s.slice(0, 10) : s.slice(11, step < M ? 19 : 16); // date, or time
     if (step < D && day !== prevDay) label = `${day} ${label}`;
     prevDay = day;
     out.push({ at: t, label });

@@ -90,16 +90,10 @@ export class NotificationTable {
     let i = byId.get(notificationId);
     let before: NotificationProgress;
     if (i === undefined) {
-      i = this.#free.pop();
-      if (i === undefined) {
-        i = this.#ids.length;
-        if (i === this.#status.length) this.#grow();
-        this.#ids.push(notificationId);
-        this.#webhooks.push(webhookId);
-      } else {
-        this.#ids[i] = notificationId;
-        this.#webhooks[i] = webhookId;
-      }
+      i = this.#free.pop() ?? this.#ids.length; // a free slot, or a new one at the end
+      if (i === this.#status.length) this.#grow();
+      this.#ids[i] = notificationId;
+      this.#webhooks[i] = webhookId;
       byId.set(notificationId, i);
       this.#firstLine[i] = line;
       before = { status: "IN_PROGRESS", attempts: 0, lastSentTime: null, nextAttemptAt: null };

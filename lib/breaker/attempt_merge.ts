@@ -21,10 +21,6 @@ interface Entry<T> {
   value: T;
 }
 
-function less<T>(a: Entry<T>, b: Entry<T>): boolean {
-  return a.time < b.time || (a.time === b.time && a.seq < b.seq);
-}
-
 /**
  * A min-heap on (time, order of {@linkcode AttemptMerge.push}): equal times
  * come out in the order they went in.
@@ -39,7 +35,9 @@ function less<T>(a: Entry<T>, b: Entry<T>): boolean {
  * ```
  */
 export class AttemptMerge<T> {
-  readonly #heap = new MinHeap<Entry<T>>(less);
+  readonly #heap = new MinHeap<Entry<T>>((a, b) =>
+    a.time < b.time || (a.time === b.time && a.seq < b.seq)
+  );
   #seq = 0;
   #peak = 0;
 

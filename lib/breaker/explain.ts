@@ -28,27 +28,19 @@ export function whatIfs(
   compare: { flags: string; config: BreakerConfig } | undefined,
 ): WhatIf[] {
   const out: WhatIf[] = [];
+  const add = (flags: string, change: Partial<BreakerConfig>) =>
+    out.push({ flags, config: { ...a, ...change } });
   for (const n of [5, 10, 20, 50]) {
-    if (n > a.minAttempts) {
-      out.push({ flags: `--minAttempts ${n}`, config: { ...a, minAttempts: n } });
-    }
+    if (n > a.minAttempts) add(`--minAttempts ${n}`, { minAttempts: n });
   }
   for (const r of [0.9, 0.95]) {
-    if (r > a.immediateAbove) {
-      out.push({ flags: `--immediateAbove ${r}`, config: { ...a, immediateAbove: r } });
-    }
+    if (r > a.immediateAbove) add(`--immediateAbove ${r}`, { immediateAbove: r });
   }
-  out.push({
-    flags: `--window ${humanDuration(a.windowMs * 2)}`,
-    config: { ...a, windowMs: a.windowMs * 2 },
-  });
-  if (a.windowMs >= 2) {
-    const half = Math.round(a.windowMs / 2);
-    out.push({ flags: `--window ${humanDuration(half)}`, config: { ...a, windowMs: half } });
-  }
-  out.push({
-    flags: `--sustainedFor ${humanDuration(a.sustainedForMs * 2)}`,
-    config: { ...a, sustainedForMs: a.sustainedForMs * 2 },
+  add(`--window ${humanDuration(a.windowMs * 2)}`, { windowMs: a.windowMs * 2 });
+  const half = Math.round(a.windowMs / 2);
+  if (a.windowMs >= 2) add(`--window ${humanDuration(half)}`, { windowMs: half });
+  add(`--sustainedFor ${humanDuration(a.sustainedForMs * 2)}`, {
+    sustainedForMs: a.sustainedForMs * 2,
   });
   if (compare) out.push(compare);
   return out;
@@ -97,14 +89,13 @@ export function explain(
   whatIf: WhatIf[],
 ): Explanation {
   const a = result.policies[0];
-  const lines: string[] = [];
   const range = result.timeRange;
-  lines.push(
+  const lines = [
     `Replayed ${result.attempts} attempt(s) of ${result.webhooks} webhook(s)${
       range ? ` sent from ${iso(range[0])} to ${iso(range[1])}` : ""
     }.`,
-  );
-  lines.push(`Thresholds: ${thresholds(a.config)}.`);
+    `Thresholds: ${thresholds(a.config)}.`,
+  ];
   const suspensions = a.events.filter((e) => e.type === "suspended");
   if (suspensions.length === 0) {
     lines.push("No suspension: the error rate never crossed a threshold.");
@@ -132,8 +123,6 @@ export function explain(
       } (${e.reason}): ${e.errors} of the ${e.attempts} attempts in the last ${
         humanDuration(a.config.windowMs)
       } failed, ${pct(e.errors, e.attempts)}, ${why}.`,
-    );
-    lines.push(
       `  The window held ${
         w.outcomes.map(([o, n]) => `${n} x ${o}`).join(", ")
       } from ${w.notifications} notification(s), sent from ${iso(w.first)} to ${

@@ -32,7 +32,6 @@ export class NotificationSpill {
   // entries are encoded straight into one reused buffer (no string joined, no new array)
   readonly #buf = new Uint8Array(1 << 18);
   #used = 0;
-  #count = 0;
 
   private constructor(file: Deno.FsFile, path: string | null) {
     this.#file = file;
@@ -66,18 +65,9 @@ export class NotificationSpill {
     }
   }
 
-  /** Entries added so far. */
-  get size(): number {
-    return this.#count;
-  }
-
   /** Appends one entry: the input line and the JSON text of its notification line. */
   add(line: number, json: string): void {
-    this.#put(`${line}\t${json}\n`);
-    this.#count++;
-  }
-
-  #put(text: string): void {
+    let text = `${line}\t${json}\n`;
     for (;;) {
       const r = enc.encodeInto(text, this.#buf.subarray(this.#used));
       this.#used += r.written;

@@ -93,6 +93,7 @@ export interface PlatformLogProgress {
 }
 
 const DAY = 86_400_000;
+const iso = (t: number) => Number.isFinite(t) ? new Date(t).toISOString() : String(t);
 
 /**
  * The window of a read: `since`, or `from`/`to` (epoch ms); default the 24
@@ -119,9 +120,7 @@ export function platformWindow(
   if (from > to) {
     throw new BreakerError(
       "usage",
-      `The window starts (${new Date(from).toISOString()}) after it ends (${
-        new Date(to).toISOString()
-      }): give --from before --to.`,
+      `The window starts (${iso(from)}) after it ends (${iso(to)}): give --from before --to.`,
     );
   }
   return { from, to };
@@ -168,14 +167,10 @@ export interface PlatformLogOptions {
   from: number;
   /** End of the window, epoch ms (inclusive). */
   to: number;
-  /** Notifications created this long before `from` are read too; default {@linkcode RETRY_LOOKBACK_MS}. */
-  lookbackMs?: number;
   /** Attempt lists read at once; default 8. */
   concurrency?: number;
   /** Count and skip an attempt the validator refuses instead of stopping. Default false. */
   skipInvalid?: boolean;
-  /** The bounds, for tests; defaults {@linkcode MAX_ATTEMPTS_PER_NOTIFICATION}, {@linkcode MAX_NOTIFICATIONS}, {@linkcode MAX_HELD}. */
-  bounds?: { attempts?: number; notifications?: number; held?: number };
   /** Stops the read (between requests) when aborted, with its reason. */
   signal?: AbortSignal;
   /** Called after each notification's attempts are taken in. */
@@ -189,16 +184,11 @@ interface Fetched {
   attempts: NotificationAttempt[];
 }
 
-/** One attempt held by the merge, flat. */
+/** One attempt held by the merge, with its notification's id. */
 interface Held {
   id: string;
-  sentTime: number;
-  responseCode: number | undefined;
-  failureReason: string | undefined;
-  duration: number | undefined;
+  a: NotificationAttempt;
 }
-
-const iso = (t: number) => Number.isFinite(t) ? new Date(t).toISOString() : String(t);
 
 /**
  * Reads the window's attempts of one endpoint from the platform and hands
@@ -227,11 +217,7 @@ export async function readPlatformLog(
 ): Promise<PlatformFacts> {
   const { webhookId, from, to, signal } = options;
   const concurrency = options.concurrency ?? 8;
-  const lookback = options.lookbackMs ?? RETRY_LOOKBACK_MS;
-  const maxAttempts = options.bounds?.attempts ?? MAX_ATTEMPTS_PER_NOTIFICATION;
-  const maxNotifications = options.bounds?.notifications ?? MAX_NOTIFICATIONS;
-  const maxHeld = options.bounds?.held ?? MAX_HELD;
-  const start = Math.max(0, from - lookback);
+  const start = Math.max(0, from - RETRY_LOOKBACK_MS);
   const merge = new AttemptMerge<Held>();
   const facts: Omit<PlatformFacts, "webhook"> = {
     notifications: 0,
@@ -249,20 +235,20 @@ export async function readPlatformLog(
   let line = 0;
   const bound = (message: string) => new BreakerError("platform-bound", message);
 
-  const out = (a: Held) => {
+  const out = ({ id, a }: Held) => {
     const err = fieldsToRecord(rec, line + 1, {
       webhookId,
       sentTime: a.sentTime,
-      responseCode: a.responseCode,
-      failureReason: a.failureReason,
-      notificationId: a.id,
-      duration: a.duration,
+      responseCode: a.responseCode ?? undefined,
+      failureReason: a.failureReason ?? undefined,
+      notificationId: id,
+      duration: a.duration ?? undefined,
     });
     if (err !== null) {
       facts.invalid++;
-      const what = `an attempt of notification ${JSON.stringify(a.id)} sent at ${
-        iso(a.sentTime)
-      }: ${err.message.replace(/^line \d+: /, "")}`;
+      const what = `an attempt of notification ${JSON.stringify(id)} sent at ${iso(a.sentTime)}: ${
+        err.message.replace(/^line \d+: /, "")
+      }`;
       if (!options.skipInvalid) {
         throw new BreakerError(
           "invalid-attempt",
@@ -303,20 +289,14 @@ export async function readPlatformLog(
         facts.outsideWindow++; // not replayed: never held
         continue;
       }
-      merge.push(a.sentTime, {
-        id: n.id,
-        sentTime: a.sentTime,
-        responseCode: a.responseCode ?? undefined,
-        failureReason: a.failureReason ?? undefined,
-        duration: a.duration ?? undefined,
-      });
+      merge.push(a.sentTime, { id: n.id, a });
     }
     // every notification not taken in yet was created at or after this one,
     // so none of its attempts can come before n.createdAt
     for (const item of merge.release(n.createdAt)) out(item);
-    if (merge.size > maxHeld) {
+    if (merge.size > MAX_HELD) {
       throw bound(
-        `The platform's attempts cannot be put in time order within ${maxHeld} held at once (at notification ${
+        `The platform's attempts cannot be put in time order within ${MAX_HELD} held at once (at notification ${
           JSON.stringify(n.id)
         }, created ${iso(n.createdAt)}): narrow the window with --from/--to.`,
       );
@@ -339,9 +319,9 @@ export async function readPlatformLog(
         }
       };
       for await (const a of listAttempts(client, webhookId, n.id, PAGE_SIZE, signal, onPage)) {
-        if (attempts.length === maxAttempts) {
+        if (attempts.length === MAX_ATTEMPTS_PER_NOTIFICATION) {
           throw bound(
-            `The platform lists more than ${maxAttempts} attempts for notification ${
+            `The platform lists more than ${MAX_ATTEMPTS_PER_NOTIFICATION} attempts for notification ${
               JSON.stringify(n.id)
             } (a series has at most ${MAX_ATTEMPTS}): refused as a misbehaving answer.`,
           );
@@ -373,9 +353,9 @@ export async function readPlatformLog(
     )
   ) {
     signal?.throwIfAborted();
-    if (++listed > maxNotifications) {
+    if (++listed > MAX_NOTIFICATIONS) {
       throw bound(
-        `The platform lists more than ${maxNotifications} notifications for the window: narrow it with --from/--to.`,
+        `The platform lists more than ${MAX_NOTIFICATIONS} notifications for the window: narrow it with --from/--to.`,
       );
     }
     if (!(n.createdAt >= newest && n.createdAt <= to)) {

@@ -16,6 +16,9 @@
 import type { LogRecord } from "../webhooks/mod.ts";
 import { BreakerError } from "./errors.ts";
 
+const cannotWrite = (path: string, why: string) =>
+  new BreakerError("file", `Cannot write the log to "${path}": ${why}.`);
+
 /** A delivery log being written; see the module doc. */
 export class SavedLog {
   readonly #path: string;
@@ -38,22 +41,20 @@ export class SavedLog {
    * no file can be made, is a {@linkcode BreakerError} naming it now.
    */
   static async create(path: string): Promise<SavedLog> {
-    const refuse = (why: string) =>
-      new BreakerError("file", `Cannot write the log to "${path}": ${why}.`);
     try {
       const st = await Deno.stat(path);
-      if (st.isDirectory) throw refuse("it is a directory; give a file name");
-      if (!st.isFile) throw refuse("it is not a regular file");
+      if (st.isDirectory) throw cannotWrite(path, "it is a directory; give a file name");
+      if (!st.isFile) throw cannotWrite(path, "it is not a regular file");
     } catch (e) {
       if (e instanceof BreakerError) throw e;
-      if (!(e instanceof Deno.errors.NotFound)) throw refuse((e as Error).message);
+      if (!(e instanceof Deno.errors.NotFound)) throw cannotWrite(path, (e as Error).message);
     }
     const tmp = `${path}.tmp-${crypto.randomUUID().slice(0, 8)}`;
     try {
       const file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o600 });
       return new SavedLog(path, tmp, file);
     } catch (e) {
-      throw refuse((e as Error).message);
+      throw cannotWrite(path, (e as Error).message);
     }
   }
 
@@ -76,11 +77,9 @@ export class SavedLog {
   add(r: LogRecord): void {
     const o: Record<string, unknown> = { webhookId: r.webhookId };
     if (r.notificationId !== undefined) o.notificationId = r.notificationId;
-    if (r.kind === "enable") {
-      o.sentTime = r.time;
-      o.action = "enable";
-    } else {
-      o.sentTime = r.time;
+    o.sentTime = r.time;
+    if (r.kind === "enable") o.action = "enable";
+    else {
       if (r.duration !== undefined) o.duration = r.duration;
       if (r.responseCode !== undefined) o.responseCode = r.responseCode;
       else o.failureReason = r.failureReason;
@@ -113,10 +112,7 @@ export class SavedLog {
       await Deno.rename(this.#tmp, this.#path);
     } catch (e) {
       await Deno.remove(this.#tmp).catch(() => {});
-      throw new BreakerError(
-        "file",
-        `Cannot write the log to "${this.#path}": ${(e as Error).message}.`,
-      );
+      throw cannotWrite(this.#path, (e as Error).message);
     }
   }
 

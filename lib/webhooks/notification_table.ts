@@ -90,16 +90,10 @@ export class NotificationTable {
     let i = byId.get(notificationId);
     let before: NotificationProgress;
     if (i === undefined) {
-      i = this.#free.pop();
-      if (i === undefined) {
-        i = this.#ids.length;
-        if (i === this.#status.length) this.#grow();
-        this.#ids.push(notificationId);
-        this.#webhooks.push(webhookId);
-      } else {
-        this.#ids[i] = notificationId;
-        this.#webhooks[i] = webhookId;
-      }
+      i = this.#free.pop() ?? this.#ids.length; // a free slot, or a new one at the end
+      if (i === this.#status.length) this.#grow();
+      this.#ids[i] = notificationId;
+      this.#webhooks[i] = webhookId;
       byId.set(notificationId, i);
       this.#firstLine[i] = line;
       before = { status: "IN_PROGRESS", attempts: 0, lastSentTime: null, nextAttemptAt: null };
@@ -132,19 +126,16 @@ export class NotificationTable {
 
   #grow(): void {
     const n = this.#status.length * 2;
-    const grow = <T extends Uint8Array | Uint32Array | Float64Array>(
-      a: T,
-      make: (n: number) => T,
-    ) => {
-      const b = make(n);
+    const grow = <T extends Uint8Array | Uint32Array | Float64Array>(a: T): T => {
+      const b = new (a.constructor as new (length: number) => T)(n);
       b.set(a);
       return b;
     };
-    this.#status = grow(this.#status, (k) => new Uint8Array(k));
-    this.#attempts = grow(this.#attempts, (k) => new Uint32Array(k));
-    this.#last = grow(this.#last, (k) => new Float64Array(k));
-    this.#next = grow(this.#next, (k) => new Float64Array(k));
-    this.#firstLine = grow(this.#firstLine, (k) => new Float64Array(k));
+    this.#status = grow(this.#status);
+    this.#attempts = grow(this.#attempts);
+    this.#last = grow(this.#last);
+    this.#next = grow(this.#next);
+    this.#firstLine = grow(this.#firstLine);
   }
 
   /** The slots in use, in first-seen order. */

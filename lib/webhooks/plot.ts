@@ -34,6 +34,19 @@ const C_FLOOR = "#e08a00";
 const C_BAND = "#ffcc66";
 const C_SUSPENDED = "#9a9a9a";
 
+const DASHED = `stroke-width="1.5" stroke-dasharray="5,3"`;
+const SWATCH = `x1="0" y1="0" x2="20" y2="0"`;
+const BOX = `x="0" y="-6" width="20" height="12"`;
+/** The legend's entries: the sample drawn, its label, the room it takes. */
+const LEGEND: [string, string, number][] = [
+  [`<line ${SWATCH} stroke="${C_RATE}" stroke-width="2"/>`, "error rate in the window", 175],
+  [`<line ${SWATCH} stroke="${C_IMMEDIATE}" ${DASHED}/>`, "suspend-at-once threshold", 190],
+  [`<line ${SWATCH} stroke="${C_FLOOR}" ${DASHED}/>`, "band floor", 100],
+  [`<rect ${BOX} fill="${C_BAND}" fill-opacity="0.45"/>`, "in the band", 105],
+  [`<rect ${BOX} fill="url(#hatch)"/>`, "suspended", 100],
+  [`<path d="M4,-6 L16,-6 L10,4 Z" fill="${C_IMMEDIATE}"/>`, "suspension", 100],
+];
+
 function esc(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(
     /"/g,
@@ -41,50 +54,31 @@ function esc(s: string): string {
   ).replace(/'/g, "&apos;");
 }
 
-function pct(x: number): string {
-  const v = Math.round(x * 1000) / 10;
-  return `${v}%`;
-}
+const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+
+const S = 1000, M = 60 * S, H = 60 * M, D = 24 * H;
+const UNITS = [[D, "d"], [H, "h"], [M, "m"], [S, "s"], [1, "ms"]] as const;
 
 /** Human text for a duration in ms. */
 export function humanDuration(ms: number): string {
-  const units: [number, string][] = [[86_400_000, "d"], [3_600_000, "h"], [60_000, "m"], [
-    1000,
-    "s",
-  ], [1, "ms"]];
-  for (const [u, n] of units) if (ms >= u && ms % u === 0) return `${ms / u}${n}`;
+  for (const [u, n] of UNITS) if (ms >= u && ms % u === 0) return `${ms / u}${n}`;
   return `${ms}ms`;
 }
 
 /** A rounded span for people: `3h10m`, `45m`, `12s`. */
 function humanSpan(ms: number): string {
-  if (ms < 60_000) return `${Math.round(ms / 1000)}s`;
-  const m = Math.round(ms / 60_000);
+  if (ms < M) return `${Math.round(ms / S)}s`;
+  const m = Math.round(ms / M);
   if (m < 60) return `${m}m`;
   const h = Math.floor(m / 60);
   return m % 60 ? `${h}h${m % 60}m` : `${h}h`;
 }
 
 const TICK_STEPS = [
-  1000,
-  5000,
-  15_000,
-  60_000,
-  5 * 60_000,
-  15 * 60_000,
-  30 * 60_000,
-  3_600_000,
-  2 * 3_600_000,
-  3 * 3_600_000,
-  6 * 3_600_000,
-  12 * 3_600_000,
-  86_400_000,
-  2 * 86_400_000,
-  7 * 86_400_000,
-  14 * 86_400_000,
-  30 * 86_400_000,
-  91 * 86_400_000,
-  365 * 86_400_000,
+  ...[1, 5, 15].map((n) => n * S),
+  ...[1, 5, 15, 30].map((n) => n * M),
+  ...[1, 2, 3, 6, 12].map((n) => n * H),
+  ...[1, 2, 7, 14, 30, 91, 365].map((n) => n * D),
 ];
 
 function ticks(t0: number, t1: number): { at: number; label: string }[] {
@@ -95,11 +89,8 @@ function ticks(t0: number, t1: number): { at: number; label: string }[] {
   for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
     const s = iso(t);
     const day = s.slice(5, 10);
-    let label: string;
-    if (step >= 86_400_000) label = s.slice(0, 10);
-    else if (step < 60_000) label = s.slice(11, 19);
-    else label = s.slice(11, 16);
-    if (step < 86_400_000 && day !== prevDay) label = `${day} ${label}`;
+    let label = step >= D ? s.slice(0, 10) : s.slice(11, step < M ? 19 : 16); // date, or time
+    if (step < D && day !== prevDay) label = `${day} ${label}`;
     prevDay = day;
     out.push({ at: t, label });
   }
@@ -123,9 +114,8 @@ export function renderPlot(
   options: PlotOptions = {},
 ): string {
   const maxPanels = options.maxPanels ?? 20;
-  const events = result.policies[0].events;
   const byWebhook = new Map<string, SuspendedEvent[]>();
-  for (const e of events) {
+  for (const e of result.policies[0].events) {
     if (e.type !== "suspended") continue;
     let l = byWebhook.get(e.webhookId);
     if (!l) byWebhook.set(e.webhookId, l = []);
@@ -149,20 +139,12 @@ export function renderPlot(
   const o: string[] = [];
   o.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
-  );
-  o.push(
     `<title>Circuit breaker replay: ${result.webhooks} webhook(s), ${totalSusp} suspension(s)</title>`,
-  );
-  o.push(`<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`);
-  o.push(
+    `<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`,
     `<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="${C_SUSPENDED}" fill-opacity="0.18"/><line x1="0" y1="0" x2="0" y2="6" stroke="${C_SUSPENDED}" stroke-width="2" stroke-opacity="0.6"/></pattern></defs>`,
-  );
-  o.push(
     `<text x="${LEFT}" y="26" font-size="18" font-weight="bold">Circuit breaker replay: ${
       totalSusp === 0 ? "no suspension" : `${totalSusp} suspension${totalSusp === 1 ? "" : "s"}`
     } across ${result.webhooks} webhook${result.webhooks === 1 ? "" : "s"}</text>`,
-  );
-  o.push(
     `<text x="${LEFT}" y="46" fill="#444">Suspend at once when more than ${
       pct(cfg.immediateAbove)
     } of the attempts in the last ${humanDuration(cfg.windowMs)} failed; suspend when at least ${
@@ -171,41 +153,11 @@ export function renderPlot(
       cfg.minAttempts > 1 ? `; only with ${cfg.minAttempts}+ attempts in the window` : ""
     }. Times in UTC.</text>`,
   );
-  // legend
   let lx = LEFT;
-  const ly = 72;
-  const legend = (svg: string, label: string, w: number) => {
-    o.push(
-      `<g transform="translate(${lx},${ly})">${svg}<text x="26" y="4">${esc(label)}</text></g>`,
-    );
+  for (const [svg, label, w] of LEGEND) {
+    o.push(`<g transform="translate(${lx},72)">${svg}<text x="26" y="4">${esc(label)}</text></g>`);
     lx += w;
-  };
-  legend(
-    `<line x1="0" y1="0" x2="20" y2="0" stroke="${C_RATE}" stroke-width="2"/>`,
-    "error rate in the window",
-    175,
-  );
-  legend(
-    `<line x1="0" y1="0" x2="20" y2="0" stroke="${C_IMMEDIATE}" stroke-width="1.5" stroke-dasharray="5,3"/>`,
-    "suspend-at-once threshold",
-    190,
-  );
-  legend(
-    `<line x1="0" y1="0" x2="20" y2="0" stroke="${C_FLOOR}" stroke-width="1.5" stroke-dasharray="5,3"/>`,
-    "band floor",
-    100,
-  );
-  legend(
-    `<rect x="0" y="-6" width="20" height="12" fill="${C_BAND}" fill-opacity="0.45"/>`,
-    "in the band",
-    105,
-  );
-  legend(`<rect x="0" y="-6" width="20" height="12" fill="url(#hatch)"/>`, "suspended", 100);
-  legend(
-    `<path d="M4,-6 L16,-6 L10,4 Z" fill="${C_IMMEDIATE}"/>`,
-    "suspension",
-    100,
-  );
+  }
   const shown = chosen.length < result.endpoints.length
     ? `Showing ${chosen.length} of ${result.endpoints.length} webhooks: those suspended first, then the highest peak error rate.`
     : "";
@@ -219,14 +171,14 @@ export function renderPlot(
     const y = (r: number) => top + PANEL_H - r * PANEL_H;
     const track = ep.policies[0];
     const susp = byWebhook.get(ep.webhookId) ?? [];
-    o.push(`<g class="endpoint" data-webhook-id="${esc(ep.webhookId)}">`);
+    const hline = (r: number, attrs: string) =>
+      `<line x1="${LEFT}" x2="${LEFT + plotW}" y1="${f(y(r))}" y2="${f(y(r))}" ${attrs}/>`;
+    const peak = track.peakRate >= 0 ? `peak ${pct(track.peakRate)}` : "no evaluation";
     o.push(
+      `<g class="endpoint" data-webhook-id="${esc(ep.webhookId)}">`,
       `<clipPath id="clip${idx}"><rect x="${LEFT}" y="${top - 1}" width="${plotW}" height="${
         PANEL_H + 2
       }"/></clipPath>`,
-    );
-    const peak = track.peakRate >= 0 ? `peak ${pct(track.peakRate)}` : "no evaluation";
-    o.push(
       `<text x="${LEFT}" y="${top - 8}"><tspan font-weight="bold">${esc(ep.webhookId)}</tspan>` +
         `<tspan fill="#444" dx="6">— ${track.suspensions} suspension${
           track.suspensions === 1 ? "" : "s"
@@ -235,22 +187,19 @@ export function renderPlot(
         }, ${ep.attempts} attempt${ep.attempts === 1 ? "" : "s"}${
           track.suppressed ? `, ${track.suppressed} suppressed` : ""
         }</tspan></text>`,
-    );
-    o.push(
       `<rect x="${LEFT}" y="${top}" width="${plotW}" height="${PANEL_H}" fill="#fbfbfb" stroke="#cccccc"/>`,
+      `<g clip-path="url(#clip${idx})">`,
     );
-    o.push(`<g clip-path="url(#clip${idx})">`);
     // band periods
     const buckets = ep.series?.buckets() ?? [];
     let run: number | null = null;
-    const bandRects: string[] = [];
     for (let i = 0; i <= buckets.length; i++) {
       const inBand = i < buckets.length && (buckets[i].flags & IN_BAND) !== 0;
       if (inBand && run === null) run = i;
       if (!inBand && run !== null) {
         const xa = x(buckets[run].start);
         const xb = x(buckets[i - 1].end);
-        bandRects.push(
+        o.push(
           `<rect class="band" x="${f(xa)}" y="${top}" width="${
             f(Math.max(1, xb - xa))
           }" height="${PANEL_H}" fill="${C_BAND}" fill-opacity="0.45"/>`,
@@ -258,7 +207,6 @@ export function renderPlot(
         run = null;
       }
     }
-    o.push(...bandRects);
     // suspended periods
     for (const [a, b] of track.suspendedPeriods) {
       const xa = x(a);
@@ -272,13 +220,7 @@ export function renderPlot(
       );
     }
     // grid
-    for (const g of [0.25, 0.5, 0.75, 1]) {
-      o.push(
-        `<line x1="${LEFT}" x2="${LEFT + plotW}" y1="${f(y(g))}" y2="${
-          f(y(g))
-        }" stroke="#e6e6e6"/>`,
-      );
-    }
+    for (const g of [0.25, 0.5, 0.75, 1]) o.push(hline(g, `stroke="#e6e6e6"`));
     // rate: min-max envelope and the max line, broken where there was no evaluation
     const runs: (typeof buckets)[] = [];
     let cur: typeof buckets = [];
@@ -314,27 +256,17 @@ export function renderPlot(
         );
       }
     }
-    o.push(`</g>`);
-    // thresholds
-    o.push(
-      `<line x1="${LEFT}" x2="${LEFT + plotW}" y1="${f(y(cfg.immediateAbove))}" y2="${
-        f(y(cfg.immediateAbove))
-      }" stroke="${C_IMMEDIATE}" stroke-width="1.5" stroke-dasharray="5,3" class="threshold-immediate"/>`,
-    );
-    o.push(
-      `<text x="${LEFT + plotW + 6}" y="${f(y(cfg.immediateAbove) + 4)}" fill="${C_IMMEDIATE}">${
-        pct(cfg.immediateAbove)
-      } at once</text>`,
-    );
-    o.push(
-      `<line x1="${LEFT}" x2="${LEFT + plotW}" y1="${f(y(cfg.sustainedFrom))}" y2="${
-        f(y(cfg.sustainedFrom))
-      }" stroke="${C_FLOOR}" stroke-width="1.5" stroke-dasharray="5,3" class="threshold-band"/>`,
-    );
+    // the thresholds, after the clipped part
     const floorLabelY = Math.abs(y(cfg.sustainedFrom) - y(cfg.immediateAbove)) < 14
       ? y(cfg.sustainedFrom) + 14
       : y(cfg.sustainedFrom) + 4;
     o.push(
+      `</g>`,
+      hline(cfg.immediateAbove, `stroke="${C_IMMEDIATE}" ${DASHED} class="threshold-immediate"`),
+      `<text x="${LEFT + plotW + 6}" y="${f(y(cfg.immediateAbove) + 4)}" fill="${C_IMMEDIATE}">${
+        pct(cfg.immediateAbove)
+      } at once</text>`,
+      hline(cfg.sustainedFrom, `stroke="${C_FLOOR}" ${DASHED} class="threshold-band"`),
       `<text x="${LEFT + plotW + 6}" y="${f(floorLabelY)}" fill="${C_FLOOR}">${
         pct(cfg.sustainedFrom)
       } for ${humanDuration(cfg.sustainedForMs)}</text>`,
@@ -352,8 +284,6 @@ export function renderPlot(
         `<line x1="${f(tx)}" x2="${f(tx)}" y1="${top + PANEL_H}" y2="${
           top + PANEL_H + 4
         }" stroke="#888"/>`,
-      );
-      o.push(
         `<text x="${f(tx)}" y="${top + PANEL_H + 16}" text-anchor="middle" fill="#666">${
           esc(t.label)
         }</text>`,

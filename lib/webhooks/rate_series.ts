@@ -59,18 +59,13 @@ export class RateSeries {
       i = Math.floor((t - this.origin) / this.width);
     }
     const f = this.#flags[i];
-    if (!Number.isNaN(rate)) {
-      if (f & HAS_RATE) {
-        if (rate < this.#min[i]) this.#min[i] = rate;
-        if (rate > this.#max[i]) this.#max[i] = rate;
-      } else {
-        this.#min[i] = rate;
-        this.#max[i] = rate;
-      }
-      this.#flags[i] = f | HAS_RATE | (band ? IN_BAND : 0) | (suspended ? SUSPENDED : 0);
-    } else {
-      this.#flags[i] = f | (band ? IN_BAND : 0) | (suspended ? SUSPENDED : 0);
+    const hasRate = !Number.isNaN(rate);
+    if (hasRate) {
+      this.#min[i] = f & HAS_RATE ? Math.min(this.#min[i], rate) : rate;
+      this.#max[i] = f & HAS_RATE ? Math.max(this.#max[i], rate) : rate;
     }
+    this.#flags[i] = f | (hasRate ? HAS_RATE : 0) | (band ? IN_BAND : 0) |
+      (suspended ? SUSPENDED : 0);
     if (i + 1 > this.#used) this.#used = i + 1;
   }
 
@@ -81,20 +76,11 @@ export class RateSeries {
       const b = a + 1;
       const fa = this.#flags[a];
       const fb = this.#flags[b];
-      let min = 0;
-      let max = 0;
-      if ((fa & HAS_RATE) && (fb & HAS_RATE)) {
-        min = Math.min(this.#min[a], this.#min[b]);
-        max = Math.max(this.#max[a], this.#max[b]);
-      } else if (fa & HAS_RATE) {
-        min = this.#min[a];
-        max = this.#max[a];
-      } else if (fb & HAS_RATE) {
-        min = this.#min[b];
-        max = this.#max[b];
-      }
-      this.#min[j] = min;
-      this.#max[j] = max;
+      // a bucket without a rate holds min = max = 0: the other one's, or 0 when neither has one
+      const merge = (v: Float64Array, join: (x: number, y: number) => number) =>
+        !(fb & HAS_RATE) ? v[a] : !(fa & HAS_RATE) ? v[b] : join(v[a], v[b]);
+      this.#min[j] = merge(this.#min, Math.min);
+      this.#max[j] = merge(this.#max, Math.max);
       this.#flags[j] = fa | fb;
     }
     this.#min.fill(0, n);

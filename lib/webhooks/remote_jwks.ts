@@ -120,18 +120,16 @@ export class RemoteJwks implements JwksResolver {
       await res.body?.cancel();
       throw new JwksUnavailableError(`Cannot fetch the JWKS at ${this.url}: HTTP ${res.status}.`);
     }
+    const bytes = await readBody(res, { maxBytes: MAX_JWKS_BYTES, timeoutMs: this.#timeoutMs })
+      .catch((e) => {
+        throw new JwksUnavailableError(
+          e instanceof BodyRefused && e.status === 413
+            ? `The JWKS at ${this.url} is larger than ${MAX_JWKS_BYTES} bytes: not a key set.`
+            : `Cannot read the JWKS at ${this.url}.`,
+          { cause: e },
+        );
+      });
     let doc: unknown;
-    let bytes: Uint8Array;
-    try {
-      bytes = await readBody(res, { maxBytes: MAX_JWKS_BYTES, timeoutMs: this.#timeoutMs });
-    } catch (e) {
-      throw new JwksUnavailableError(
-        e instanceof BodyRefused && e.status === 413
-          ? `The JWKS at ${this.url} is larger than ${MAX_JWKS_BYTES} bytes: not a key set.`
-          : `Cannot read the JWKS at ${this.url}.`,
-        { cause: e },
-      );
-    }
     try {
       doc = JSON.parse(new TextDecoder().decode(bytes));
     } catch (e) {

@@ -9,7 +9,7 @@
  */
 
 import { InvalidLineError } from "./delivery_log_error.ts";
-import { describeValue, fieldsToRecord, type LogRecord } from "./log_record.ts";
+import { describeValue, fieldsToRecord, type LogFields, type LogRecord } from "./log_record.ts";
 
 /**
  * Splits one CSV record (RFC 4180 quoting; newlines inside a quoted field are kept). Null: bad quoting.
@@ -67,6 +67,8 @@ export const CSV_FIELDS = [
   "duration",
 ] as const;
 const NUMBER_RE = /^-?\d+(\.\d+)?$/;
+/** The fields whose cells are numbers when they look like one (the others stay text). */
+const NUMERIC = new Set<string>(["sentTime", "time", "responseCode", "duration"]);
 
 /** A field a CSV header may name. */
 export type CsvField = (typeof CSV_FIELDS)[number];
@@ -118,22 +120,11 @@ export class CsvReader {
         `${cells.length} cells, but the header names ${this.columns} columns`,
       );
     }
-    const get = (f: CsvField, numeric: boolean): unknown => {
-      const i = this.index[f];
-      if (i === -1 || i >= cells.length) return undefined;
-      const v = cells[i];
-      if (v === "") return undefined;
-      return numeric && NUMBER_RE.test(v) ? Number(v) : v;
-    };
-    return fieldsToRecord(out, line, {
-      webhookId: get("webhookId", false),
-      sentTime: get("sentTime", true),
-      time: get("time", true),
-      responseCode: get("responseCode", true),
-      failureReason: get("failureReason", false),
-      notificationId: get("notificationId", false),
-      action: get("action", false),
-      duration: get("duration", true),
-    });
+    const fields: LogFields = {}; // an empty or missing cell: no value
+    for (const f of CSV_FIELDS) {
+      const v = cells[this.index[f]] ?? "";
+      if (v !== "") fields[f] = NUMERIC.has(f) && NUMBER_RE.test(v) ? Number(v) : v;
+    }
+    return fieldsToRecord(out, line, fields);
   }
 }

@@ -36,6 +36,9 @@ function quoteCount(text: string): number {
   return n;
 }
 
+/** Lines between two calls of `onProgress`. */
+const PROGRESS_EVERY = 1_000_000;
+
 /** How often a long read lets timers and signals run (SIGINT/SIGTERM stop it), ms. */
 const YIELD_EVERY_MS = 50;
 
@@ -47,12 +50,8 @@ export interface ReadOptions {
   notificationIds?: boolean;
   /** Called for each invalid line when skipping (e.g. to warn about the first few). */
   onInvalid?: (error: InvalidLineError) => void;
-  /** Called every `progressEvery` lines with the line count. */
+  /** Called every 1,000,000 lines with the line count. */
   onProgress?: (lines: number) => void | Promise<void>;
-  /** Default 1,000,000. */
-  progressEvery?: number;
-  /** The longest line in bytes; default {@linkcode MAX_LINE_BYTES}. */
-  maxLineBytes?: number;
 }
 
 /** What {@linkcode readDeliveryLog} counted. */
@@ -98,15 +97,12 @@ export async function readDeliveryLog(
   const stats: ReadStats = { lines: 0, records: 0, invalidLines: 0, format: "empty", scanned: 0 };
   let csv: CsvReader | null = null;
   let lineNo = 0;
-  const progressEvery = options.progressEvery ?? 1_000_000;
-  let nextProgress = progressEvery;
+  let nextProgress = PROGRESS_EVERY;
   let first = true;
-
-  const maxLine = options.maxLineBytes ?? MAX_LINE_BYTES;
   const tooLong = (line: number) =>
     new DeliveryLogError(
       "line-too-long",
-      `line ${line} is longer than ${maxLine} bytes, the limit of a delivery-log line (is this a delivery log?)`,
+      `line ${line} is longer than ${MAX_LINE_BYTES} bytes, the limit of a delivery-log line (is this a delivery log?)`,
     );
   let nextYield = performance.now() + YIELD_EVERY_MS;
 
@@ -119,7 +115,7 @@ export async function readDeliveryLog(
   /** One line, buf[s, e) without "\n". */
   const handle = (buf: Uint8Array, s: number, e: number) => {
     lineNo++;
-    if (e - s > maxLine) throw tooLong(lineNo);
+    if (e - s > MAX_LINE_BYTES) throw tooLong(lineNo);
     if (e > s && buf[e - 1] === 13) e--; // CRLF
     if (first) {
       if (e - s >= 3 && buf[s] === 0xef && buf[s + 1] === 0xbb && buf[s + 2] === 0xbf) s += 3;
@@ -147,7 +143,7 @@ export async function readDeliveryLog(
         csvOpen = null;
       } else if (text.trim() === "") return;
       if (quoteCount(text) % 2 === 1) {
-        if (text.length > maxLine) throw tooLong(line);
+        if (text.length > MAX_LINE_BYTES) throw tooLong(line);
         csvOpen = { text, line };
         return;
       }
@@ -185,17 +181,15 @@ export async function readDeliveryLog(
     let start = 0;
     if (carry !== null) {
       const nl = chunk.indexOf(10);
-      if (carry.length + (nl === -1 ? chunk.length : nl) > maxLine) throw tooLong(lineNo + 1);
+      const upTo = nl === -1 ? chunk.length : nl;
+      if (carry.length + upTo > MAX_LINE_BYTES) throw tooLong(lineNo + 1);
+      const joined: Uint8Array = new Uint8Array(carry.length + upTo);
+      joined.set(carry);
+      joined.set(chunk.subarray(0, upTo), carry.length);
       if (nl === -1) {
-        const joined: Uint8Array = new Uint8Array(carry.length + chunk.length);
-        joined.set(carry);
-        joined.set(chunk, carry.length);
         carry = joined;
         continue;
       }
-      const joined = new Uint8Array(carry.length + nl);
-      joined.set(carry);
-      joined.set(chunk.subarray(0, nl), carry.length);
       carry = null;
       handle(joined, 0, joined.length);
       start = nl + 1;
@@ -230,11 +224,11 @@ export async function readDeliveryLog(
       start = nl + 1;
     }
     if (start < chunk.length) {
-      if (chunk.length - start > maxLine) throw tooLong(lineNo + 1);
+      if (chunk.length - start > MAX_LINE_BYTES) throw tooLong(lineNo + 1);
       carry = chunk.slice(start);
     }
     if (lineNo >= nextProgress && options.onProgress) {
-      nextProgress = lineNo + progressEvery;
+      nextProgress = lineNo + PROGRESS_EVERY;
       await options.onProgress(lineNo);
     }
   }

@@ -9,18 +9,6 @@
 
 import { DeliveryLogError } from "./delivery_log_error.ts";
 
-/**
- * True when `bytes` starts with the gzip magic bytes (1f 8b).
- *
- * @example
- * ```ts
- * isGzip(new Uint8Array([0x1f, 0x8b, 8])); // true
- * ```
- */
-export function isGzip(bytes: Uint8Array): boolean {
-  return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
-}
-
 /** Compressed bytes given to zlib at a time: 16 KiB. */
 const FEED_BYTES = 16 * 1024;
 
@@ -149,7 +137,7 @@ export async function* decompressIfGzip(
     firstChunk = joined;
   }
   if (firstChunk.length === 0) return;
-  if (isGzip(firstChunk)) {
+  if (firstChunk[0] === 0x1f && firstChunk[1] === 0x8b) { // the gzip magic bytes
     try {
       yield* gunzipMembers(firstChunk, it);
     } finally {

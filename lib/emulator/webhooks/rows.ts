@@ -157,12 +157,37 @@ export function webhookFrom(r: Row): WebhookRow {
 
 /** Maps a SQL row of wh_notifications to a {@linkcode NotificationRow}. */
 export function notificationFrom(r: Row): NotificationRow {
-  return camel(r) as unknown as NotificationRow;
+  // field by field, not through camel(): this runs for every delivery (gate: webhook deliveries)
+  return {
+    seq: r.seq as number,
+    id: r.id as string,
+    webhookId: r.webhook_id as string,
+    eventType: r.event_type as string,
+    resourceId: (r.resource_id as string | null) ?? null,
+    data: r.data as string,
+    status: r.status as NotificationStatus,
+    createdAt: r.created_at as number,
+    updatedAt: r.updated_at as number,
+    attempts: r.attempts as number,
+    lastSentTime: (r.last_sent_time as number | null) ?? null,
+    nextAttemptAt: (r.next_attempt_at as number | null) ?? null,
+    series: r.series as number,
+  };
 }
 
 /** The attempt row of SQLite row `r`. */
 export function attemptFrom(r: Row): AttemptRow {
-  return camel(r) as unknown as AttemptRow;
+  return {
+    seq: r.seq as number,
+    notificationId: r.notification_id as string,
+    webhookId: r.webhook_id as string,
+    sentTime: r.sent_time as number,
+    duration: r.duration as number,
+    responseCode: (r.response_code as number | null) ?? null,
+    failureReason: (r.failure_reason as AttemptRow["failureReason"]) ?? null,
+    error: r.error as number,
+    evaluated: r.evaluated as number,
+  };
 }
 
 /** The job row of SQLite row `r`. */

@@ -186,6 +186,7 @@ export class WebhookStore {
   readonly db: DatabaseSync;
   // deno-lint-ignore no-explicit-any
   #stmts = new Map<string, any>();
+  #insertSql = new Map<string, string>();
 
   /** Creates the tables when missing. */
   constructor(db: DatabaseSync) {
@@ -241,10 +242,16 @@ export class WebhookStore {
    */
   #insert(table: string, row: object, verb = "INSERT"): number {
     const cols = Object.keys(row);
-    const r = this.#stmt(
-      `${verb} INTO ${table} (${cols.map((c) => c.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`))})
-       VALUES (${cols.map(() => "?")})`,
-    ).run(...Object.values(row));
+    // the statement's text is built once per shape (this runs for every delivery attempt)
+    const key = `${verb} ${table} ${cols}`;
+    let sql = this.#insertSql.get(key);
+    if (sql === undefined) {
+      sql = `${verb} INTO ${table} (${
+        cols.map((c) => c.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`))
+      }) VALUES (${cols.map(() => "?")})`;
+      this.#insertSql.set(key, sql);
+    }
+    const r = this.#stmt(sql).run(...Object.values(row));
     return Number(r.lastInsertRowid);
   }
 

@@ -18,6 +18,7 @@
  * @module
  */
 
+import { concatBytes, fromBase64 } from "./encoding.ts";
 import { acceptKey, ServerWebSocket } from "./websocket_server.ts";
 
 /** Largest request line and headers. */
@@ -302,7 +303,7 @@ async function serveOne(
         req.method !== "GET" || req.headers.get("upgrade")?.toLowerCase() !== "websocket" ||
         !/(^|,)\s*upgrade\s*(,|$)/i.test(req.headers.get("connection") ?? "") ||
         req.headers.get("sec-websocket-version") !== "13" ||
-        atobLength(key) !== 16
+        base64Length(key) !== 16
       ) throw new TypeError("Invalid WebSocket upgrade request.");
       const socket = new ServerWebSocket({
         idleTimeoutSeconds: idleTimeout,
@@ -494,18 +495,18 @@ async function serialize(
   if (closing) head += "connection: close\r\n";
   if (!bodyless) head += `content-length: ${body.length}\r\n`;
   head += `date: ${dateText}\r\n\r\n`;
-  return isHead ? encoder.encode(head) : concat(encoder.encode(head), body);
+  return isHead ? encoder.encode(head) : concatBytes([encoder.encode(head), body]);
 }
 
 function plainAnswer(status: number, message: string): Uint8Array {
   const body = encoder.encode(message);
-  return concat(
+  return concatBytes([
     encoder.encode(
       `HTTP/1.1 ${status} ${REASONS[status] ?? ""}\r\ncontent-type: text/plain\r\n` +
         `content-length: ${body.length}\r\nconnection: close\r\n\r\n`,
     ),
     body,
-  );
+  ]);
 }
 
 async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
@@ -513,19 +514,11 @@ async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
   while (off < bytes.length) off += await conn.write(bytes.subarray(off));
 }
 
-function atobLength(b64: string): number {
+/** Bytes a base64 text decodes to, or -1 when it is not base64. */
+function base64Length(b64: string): number {
   try {
-    return atob(b64).length;
+    return fromBase64(b64).length;
   } catch {
     return -1;
   }
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return b;
-  if (b.length === 0) return a;
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

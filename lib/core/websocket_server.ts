@@ -20,6 +20,8 @@
  * @module
  */
 
+import { concatBytes, toBase64 } from "./encoding.ts";
+
 /** The GUID of RFC 6455 section 1.3, for `Sec-WebSocket-Accept`. */
 const GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 
@@ -53,7 +55,7 @@ const encoder = new TextEncoder();
  */
 export async function acceptKey(key: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-1", encoder.encode(key + GUID));
-  return btoa(String.fromCharCode(...new Uint8Array(digest)));
+  return toBase64(new Uint8Array(digest));
 }
 
 /** Options of {@linkcode ServerWebSocket}. */
@@ -236,7 +238,7 @@ export class ServerWebSocket extends EventTarget {
         if (this.#closeSent && (afterClose += got) > AFTER_CLOSE_BYTES) return false;
         this.#lastHeard = Date.now();
         this.#pinged = false;
-        buf = concat(buf, chunk.subarray(0, got));
+        buf = concatBytes([buf, chunk.subarray(0, got)]);
       }
       return true;
     };
@@ -288,7 +290,7 @@ export class ServerWebSocket extends EventTarget {
         message.push(payload);
         messageBytes += payload.length;
         if (!fin) continue;
-        const whole = message.length === 1 ? message[0] : concatAll(message, messageBytes);
+        const whole = message.length === 1 ? message[0] : concatBytes(message);
         const isText = messageOp === 1;
         message.length = 0;
         messageBytes = 0;
@@ -383,23 +385,5 @@ function frame(op: number, payload: Uint8Array): Uint8Array {
     view.setBigUint64(2, BigInt(n));
   }
   out.set(payload, head);
-  return out;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return b;
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}
-
-function concatAll(parts: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
   return out;
 }

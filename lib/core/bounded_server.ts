@@ -134,6 +134,32 @@ const lateUpgrade: RequestInfo["upgradeWebSocket"] = () => {
   throw new TypeError("A WebSocket upgrade must be the first request on its connection.");
 };
 
+/**
+ * The info of a fast-server request (a connection's later requests): made per
+ * request on the hot path, so a class with nothing per request but the
+ * request; `clientGone` is the request's signal, made only when read (each
+ * one costs the runtime a cancel watch).
+ */
+class LaterRequestInfo implements RequestInfo {
+  readonly #request: Request;
+  /** See {@linkcode RequestInfo.canUpgrade}. */
+  readonly canUpgrade: () => boolean;
+  constructor(request: Request, canUpgrade: () => boolean) {
+    this.#request = request;
+    this.canUpgrade = canUpgrade;
+  }
+  /** See {@linkcode RequestInfo.clientGone}. */
+  get clientGone(): AbortSignal {
+    return this.#request.signal;
+  }
+  /** Never called: a later request cannot be upgraded ({@linkcode lateUpgrade}). */
+  upgraded(): UpgradedConnection {
+    throw new TypeError("A WebSocket upgrade must be the first request on its connection.");
+  }
+  /** See {@linkcode lateUpgrade}. */
+  upgradeWebSocket = lateUpgrade;
+}
+
 /** What a WebSocket's handler tells the server about its connection. */
 export interface UpgradedConnection {
   /** A message came: the connection is not idle. */
@@ -195,6 +221,7 @@ export function serveBounded(
   };
   const maxWebSockets = Math.floor(guard.max * 3 / 4);
   let webSockets = 0;
+  const canUpgrade = () => webSockets < maxWebSockets;
   /** A request's info on `g`. */
   const infoOf = (
     g: Guarded,
@@ -203,7 +230,7 @@ export function serveBounded(
   ): RequestInfo => ({
     clientGone,
     upgradeWebSocket,
-    canUpgrade: () => webSockets < maxWebSockets,
+    canUpgrade,
     upgraded(socket) {
       // Not shed, not timed out: Deno pings it and closes it when no pong comes.
       g.exempt = true;
@@ -266,7 +293,12 @@ export function serveBounded(
     };
     const handle = async (request: Request): Promise<Response> => {
       begin(g);
-      const response = await answer(request, infoOf(g, request.signal, lateUpgrade));
+      let response: Response;
+      try {
+        response = await handler(request, new LaterRequestInfo(request, canUpgrade));
+      } catch (e) {
+        response = onError(e);
+      }
       end(g);
       if (options.isDrop?.(response)) {
         // no answer at all: the connection is closed while the request is still unanswered
@@ -275,7 +307,8 @@ export function serveBounded(
       }
       // This server does not close after `Connection: close` when the body was not all read
       // (it waits for the rest, e.g. after a 408): closed here once the answer had time to go.
-      if (response.headers.get("connection") === "close") {
+      // Only error answers close (a 200's headers are not read: that costs a Headers object).
+      if (response.status >= 400 && response.headers.get("connection") === "close") {
         setTimeout(() => guard.drop(g), CLOSE_AFTER_ANSWER_MS);
       }
       return response;

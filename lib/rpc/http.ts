@@ -103,11 +103,11 @@ export function createHttpHandler(
     if (host === null) {
       return refuse(403, RpcErrorCode.invalidRequest, "Refused: the request has no Host header.");
     }
-    const hostname = hostnameOf(host);
     if (okHosts.has(host)) { /* seen */ }
-    else if (isLoopbackHost(hostname) || hosts.has(hostname.toLowerCase())) {
+    else if (isLoopbackHost(hostnameOf(host)) || hosts.has(hostnameOf(host).toLowerCase())) {
       if (okHosts.size < 64) okHosts.add(host);
     } else {
+      const hostname = hostnameOf(host);
       return refuse(
         403,
         RpcErrorCode.invalidRequest,
@@ -169,7 +169,7 @@ export function createHttpHandler(
         "Method not allowed: send JSON-RPC as an HTTP POST.",
       );
     }
-    const declared = Number(request.headers.get("content-length") ?? "0");
+    const declared = Number(request.headers.get("content-length") ?? "NaN");
     if (declared > max) {
       return rpcErrorResponse(
         413,
@@ -179,7 +179,9 @@ export function createHttpHandler(
     }
     let text: string;
     try {
-      text = await readLimited(request, max, bodyTimeout, budget);
+      text = declared <= SMALL_BODY_BYTES
+        ? await textWithin(request, SMALL_BODY_TIMEOUT_MS)
+        : await readLarge(request, max, bodyTimeout, budget);
     } catch (e) {
       if (e instanceof BodyRefused) {
         const refused = rpcErrorResponse(e.status, RpcErrorCode.invalidRequest, e.message);
@@ -243,14 +245,13 @@ function withCors(r: Response, cors: Record<string, string> | undefined): Respon
  */
 const SMALL_BODY_BYTES = 64 * 1024;
 
-async function readLimited(
+/** A body that may be large (or of no declared length): read with the budget and its timeout. */
+async function readLarge(
   request: Request,
   max: number,
   timeoutMs: number,
   budget: BodyBudget,
 ): Promise<string> {
-  const declared = Number(request.headers.get("content-length") ?? "NaN");
-  if (declared <= SMALL_BODY_BYTES) return await textWithin(request, SMALL_BODY_TIMEOUT_MS);
   const bytes = await readBody(request, { maxBytes: max, timeoutMs, budget });
   return new TextDecoder().decode(bytes);
 }

@@ -356,12 +356,30 @@ export class Dispatcher {
     return answer;
   }
 
-  async #answer(
+  #answer(
     value: unknown,
     extra: Readonly<Record<string, LocalMethod>> | undefined,
     call: CallContext | undefined,
   ): Promise<string | undefined> {
     const parsed: ParsedMessage = classify(value, this.maxBatch);
+    if (parsed.kind === "single") {
+      const { request, id } = parsed;
+      // The hot path, a request for the node: its promise as it is (no further async step).
+      if (
+        !(request instanceof RpcError) && !localMethod(request.method, extra) &&
+        !isKeyMethod(request.method) && !isNotification(request)
+      ) {
+        return this.#batcher.send(request).catch((e) => errorText(id, upstreamFailure(e)));
+      }
+    }
+    return this.#answerParsed(parsed, extra, call);
+  }
+
+  async #answerParsed(
+    parsed: ParsedMessage,
+    extra: Readonly<Record<string, LocalMethod>> | undefined,
+    call: CallContext | undefined,
+  ): Promise<string | undefined> {
     if (parsed.kind === "error") return errorText(null, parsed.error);
     if (parsed.kind === "single") {
       const { request, id } = parsed;

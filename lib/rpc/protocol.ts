@@ -281,6 +281,10 @@ function inexact(id: unknown): boolean {
   return typeof id === "number" && (!Number.isSafeInteger(id) || Object.is(id, -0));
 }
 
+/** Whether `v` is an object whose numeric `id` JSON.parse may have rounded. */
+const hasInexactId = (v: unknown): boolean =>
+  v !== null && typeof v === "object" && inexact((v as { id?: unknown }).id);
+
 /**
  * The decoded message `value` of `text` with each request's numeric `id` that
  * a number cannot hold exactly (`1e400`, a 30-digit id, `-0`, `1.50`) kept as
@@ -294,8 +298,7 @@ function inexact(id: unknown): boolean {
  * ```
  */
 export function exactIds(value: unknown, text: string): unknown {
-  const items = Array.isArray(value) ? value : [value];
-  if (!items.some((v) => v !== null && typeof v === "object" && inexact(v.id))) return value;
+  if (Array.isArray(value) ? !value.some(hasInexactId) : !hasInexactId(value)) return value;
   const sources = new Map<object, string>();
   const again = JSON.parse(
     text,

@@ -76,9 +76,18 @@ export abstract class NodeConnection {
     this.busySince = performance.now();
     return new Promise<string>((resolve, reject) => {
       this.#waiter = { resolve, reject };
-      (async () => {
-        for (const p of parts) await writeFull(this.conn, p);
-      })().catch((e) => this.#fail(e));
+      const fail = (e: unknown) => this.#fail(e);
+      if (parts.length === 1) {
+        // one write, usually whole (the hot path): the rest only if it was not
+        const bytes = parts[0];
+        this.conn.write(bytes).then((n) => {
+          if (n < bytes.length) return writeFull(this.conn, bytes.subarray(n));
+        }).catch(fail);
+      } else {
+        (async () => {
+          for (const p of parts) await writeFull(this.conn, p);
+        })().catch(fail);
+      }
     });
   }
 
@@ -330,7 +339,8 @@ export abstract class PooledUpstream<C extends NodeConnection> extends Upstream 
     retryOnce: (c: C) => boolean = () => false,
   ): Promise<string> {
     for (let attempt = 0;; attempt++) {
-      const conn = await this.#acquire();
+      // An idle connection without a further async step (the hot path).
+      const conn = (!this.#closed && this.#idle.pop()) || await this.#acquire();
       try {
         const pending = send(conn);
         this.#arm();

@@ -91,14 +91,15 @@ export class UpstreamBatcher {
     }, { once: true });
   }
 
-  async #single(request: RpcRequest): Promise<string> {
+  #single(request: RpcRequest): Promise<string> {
     this.#inFlight++;
-    try {
-      const answer = await this.#upstream.send(upstreamText(request, UPSTREAM_ID));
-      return answerText(answer, UPSTREAM_ID, request.id ?? null);
-    } finally {
+    return this.#upstream.send(upstreamText(request, UPSTREAM_ID)).then((answer) => {
       this.#done();
-    }
+      return answerText(answer, UPSTREAM_ID, request.id ?? null);
+    }, (e) => {
+      this.#done();
+      throw e;
+    });
   }
 
   #done(): void {

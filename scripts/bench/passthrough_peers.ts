@@ -10,7 +10,10 @@
  * target the median and the range over the rounds, the bridge's ratios to
  * nginx and HAProxy (the median of the per-round ratios), and whether the
  * issue's targets are met: at least 0.95x nginx and 0.8x HAProxy in
- * requests/s, an added p50 at most 2.5x nginx's.
+ * requests/s, an added p50 at most 2.5x nginx's. Also the CPU each target's
+ * processes and anvil's spent per request in the 16-connection runs (µs): on
+ * a shared 2-core machine requests/s is what all the processes' CPU allows,
+ * so this figure moves less with the machine's other load.
  *
  * Usage: deno run -A scripts/bench/passthrough_peers.ts [rounds=3] [seconds=5]
  * nginx, haproxy and wrk come from the system's packages, installed with
@@ -25,6 +28,7 @@ import { offlineBridgeFlags, startBridgeProcess, tempPrivateKey } from "../../te
 import { benchProgram } from "./program.ts";
 import { startHaproxy, startNginx } from "./proxies.ts";
 import { wrk } from "./wrk.ts";
+import { treeCpuMs } from "./proc.ts";
 
 const rounds = Number(Deno.args[0] ?? 3);
 const seconds = Number(Deno.args[1] ?? 5);
@@ -51,6 +55,8 @@ async function ensurePackages(): Promise<void> {
 interface Peer {
   name: string;
   url: string;
+  /** The process whose CPU (with its children's) is the target's; none for anvil alone. */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -83,20 +89,36 @@ try {
     program.args,
   );
   peers.push(
-    { name: "anvil alone", url: anvil.url, stop: () => Promise.resolve() },
+    { name: "anvil alone", url: anvil.url, pid: anvil.process.pid, stop: () => Promise.resolve() },
     await proxy(startNginx(anvilPort), "nginx"),
     await proxy(startHaproxy(anvilPort), "haproxy"),
-    { name: "bridge", url: bridge.address, stop: async () => void await bridge.stop() },
+    {
+      name: "bridge",
+      url: bridge.address,
+      pid: bridge.process.pid,
+      stop: async () => void await bridge.stop(),
+    },
   );
   for (const p of peers) await run(p.url, 16); // warm-up (JIT, upstream connections)
   const rps: Record<string, number[]> = {};
   const added: Record<string, number[]> = {};
   const p50s: Record<string, number[]> = {};
+  const cpu: Record<string, number[]> = {}; // the target's own µs per request
+  const anvilCpu: Record<string, number[]> = {}; // anvil's µs per request behind it
   for (let r = 0; r < rounds; r++) {
     const order = peers.map((_, i) => peers[(i + r) % peers.length]);
     const p50: Record<string, number> = {};
     for (const p of order) {
-      (rps[p.name] ??= []).push((await run(p.url, 16)).rps);
+      const [own0, node0] = [p.pid ? treeCpuMs(p.pid) : NaN, treeCpuMs(anvil.process.pid)];
+      const t0 = performance.now();
+      const r16 = await run(p.url, 16);
+      const requests = r16.rps * (performance.now() - t0) / 1000;
+      (rps[p.name] ??= []).push(r16.rps);
+      const perRequest = (ms: number) => ms * 1000 / requests;
+      (anvilCpu[p.name] ??= []).push(perRequest(treeCpuMs(anvil.process.pid) - node0));
+      if (p.name !== "anvil alone") {
+        (cpu[p.name] ??= []).push(perRequest(treeCpuMs(p.pid!) - own0));
+      }
       p50[p.name] = (await run(p.url, 1)).p50;
       (p50s[p.name] ??= []).push(p50[p.name]);
     }
@@ -117,6 +139,8 @@ try {
     "p50 µs median": Math.round(median(p50s[p.name]) * 1000),
     "added p50 µs median": p.name === "anvil alone" ? "" : Math.round(median(added[p.name]) * 1000),
     "added p50 µs range": p.name === "anvil alone" ? "" : range(added[p.name].map((x) => x * 1000)),
+    "CPU µs/req": p.name === "anvil alone" ? "" : median(cpu[p.name]).toFixed(1),
+    "anvil CPU µs/req": median(anvilCpu[p.name]).toFixed(1),
   })));
   const perRound = (a: string, b: string, xs: Record<string, number[]>) =>
     xs[a].map((v, i) => v / xs[b][i]);
@@ -135,6 +159,16 @@ try {
   line("bridge / nginx req/s", vsNginx, 0.95);
   line("bridge / HAProxy req/s", vsHaproxy, 0.8);
   line("bridge / nginx added p50 (1 connection)", addedVsNginx, 2.5, true);
+  const both = (name: string) => cpu[name].map((c, i) => c + anvilCpu[name][i]);
+  console.log(
+    `CPU per request, the proxy's own + anvil's (µs, median): bridge ${
+      median(cpu.bridge).toFixed(1)
+    } + ${median(anvilCpu.bridge).toFixed(1)}, nginx ${median(cpu.nginx).toFixed(1)} + ${
+      median(anvilCpu.nginx).toFixed(1)
+    }, HAProxy ${median(cpu.HAProxy).toFixed(1)} + ${
+      median(anvilCpu.HAProxy).toFixed(1)
+    }; bridge / nginx, both: ${(median(both("bridge")) / median(both("nginx"))).toFixed(2)}x`,
+  );
 } finally {
   for (const p of peers) await p.stop();
   await anvil.stop();

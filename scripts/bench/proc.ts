@@ -37,6 +37,24 @@ export function threadsCpuUs(pid: number): number {
   return ticks * 10_000; // USER_HZ = 100 on Linux
 }
 
+/**
+ * CPU time (user + system) so far of a process and its descendants (as
+ * /proc/PID/task/TID/children lists them now), in ms: nginx's master with its
+ * worker, the bridge with its child command.
+ */
+export function treeCpuMs(pid: number): number {
+  let ms = cpuMs(pid);
+  try {
+    for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
+      try {
+        const kids = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/children`).trim();
+        for (const k of kids ? kids.split(" ") : []) ms += treeCpuMs(Number(k));
+      } catch { /* thread gone */ }
+    }
+  } catch { /* process gone */ }
+  return ms;
+}
+
 /** A process's resident memory, MB: total, anonymous (its own) and file-backed (mapped code). */
 export interface Rss {
   total: number;

@@ -17,6 +17,8 @@ export interface Proxy {
   url: string;
   /** How it is configured, for the output. */
   description: string;
+  /** Its process (nginx's master: its worker is a child). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -80,7 +82,7 @@ async function start(
     await stop();
     throw e;
   }
-  return { name, url: `http://127.0.0.1:${port}/`, description, stop };
+  return { name, url: `http://127.0.0.1:${port}/`, description, pid: child.pid, stop };
 }
 
 /** nginx in front of `upstreamPort`, or undefined when nginx is not installed. */

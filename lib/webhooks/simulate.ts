@@ -22,6 +22,7 @@ import {
   initialBreakerState,
   step,
   suppresses,
+  type Suspension,
   validateBreakerConfig,
 } from "./circuit_breaker.ts";
 import {
@@ -35,24 +36,10 @@ import type { LogRecord } from "./log/log_record.ts";
 import { RateSeries } from "./rate_series.ts";
 import { NotificationTable, type OnFinal } from "./notification_table.ts";
 
-/** A suspension found by the replay. */
-export interface SuspendedEvent {
-  /** Always `suspended`. */
-  type: "suspended";
+/** A suspension found by the replay: the breaker's, with its endpoint and line. */
+export interface SuspendedEvent extends Suspension {
   /** The endpoint. */
   webhookId: string;
-  /** Epoch ms of the attempt whose evaluation suspended the endpoint. */
-  time: number;
-  /** `immediate` (above the threshold) or `sustained` (in the band long enough). */
-  reason: "immediate" | "sustained";
-  /** errors / attempts of the window at that evaluation. */
-  errorRate: number;
-  /** The window's attempts. */
-  attempts: number;
-  /** The window's errors. */
-  errors: number;
-  /** `sustained` only: when the band began. */
-  bandSince?: number;
   /** The input line of that attempt. */
   line: number;
 }
@@ -285,7 +272,7 @@ export class Simulation {
       const hot = this.#hot[i];
       if (suppresses(state)) {
         hot[3 * n + 2]++;
-        if (i === 0 && this.#plot) ep.series!.add(r.time, NaN, false, true);
+        if (i === 0 && this.#plot) ep.series!.add(r.time, NaN, false);
         continue;
       }
       const effect = step(state, ev, cfg);
@@ -312,7 +299,7 @@ export class Simulation {
         this.#events[i].push(e);
         this.#onEvent?.(i, e);
         if (i === 0 && this.#plot) {
-          ep.series!.add(r.time, rate, effect.reason === "sustained", false);
+          ep.series!.add(r.time, rate, effect.reason === "sustained");
         }
       } else if (state.attempts >= cfg.minAttempts) {
         rate = state.errors / state.attempts;
@@ -320,7 +307,7 @@ export class Simulation {
         if (band !== null && r.time - band > hot[3 * n + 1]) hot[3 * n + 1] = r.time - band;
         if (rate > hot[3 * n]) this.#peak(i, n, rate, state.errors, state.attempts, r.time);
         if (i === 0 && this.#plot) {
-          ep.series!.add(r.time, rate, state.bandSince !== null, false);
+          ep.series!.add(r.time, rate, state.bandSince !== null);
         }
       }
       if (i === 0 && this.#notifications !== null && r.notificationId !== undefined) {

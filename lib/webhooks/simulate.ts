@@ -95,8 +95,6 @@ export interface EndpointReport {
   lastTime: number;
   /** Line of its last record. */
   lastLine: number;
-  /** Line of its first record (first-seen order). */
-  firstLine: number;
   /** One entry per policy, in the order given. */
   policies: PolicyTrack[];
   /** The downsampled error-rate series of the first policy, when plotting. */
@@ -327,7 +325,6 @@ export class Simulation {
         firstTime: r.time,
         lastTime: r.time,
         lastLine: r.line,
-        firstLine: r.line,
         policies: this.#policies.map(() => ({
           state: initialBreakerState(),
           suspensions: 0,

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ApiResponse, PlatformClient, QueryValue } from "./client.ts";
+import type { ApiResponse, PlatformClient } from "./client.ts";
 import {
   MetricValueSchema,
   type Notification,
@@ -134,18 +134,23 @@ export interface NotificationQuery {
   resourceId?: string;
 }
 
-function notificationQuery(q: NotificationQuery): Record<string, QueryValue> {
-  return {
-    order: q.order,
-    sortBy: q.sortBy,
-    pageCursor: q.pageCursor,
-    pageSize: q.pageSize,
-    startTime: q.startTime,
-    endTime: q.endTime,
-    statuses: q.statuses?.length ? q.statuses : undefined,
-    events: q.events?.length ? q.events : undefined,
-    resourceId: q.resourceId,
-  };
+/** The path and options of a listing of `webhookId`'s notifications matching `q`. */
+function notificationList(webhookId: string, q: NotificationQuery) {
+  return [`/v1/webhooks/${seg(webhookId)}/notifications`, {
+    operation: `list notifications of webhook ${JSON.stringify(webhookId)}`,
+    query: {
+      order: q.order,
+      sortBy: q.sortBy,
+      pageCursor: q.pageCursor,
+      pageSize: q.pageSize,
+      startTime: q.startTime,
+      endTime: q.endTime,
+      statuses: q.statuses?.length ? q.statuses : undefined,
+      events: q.events?.length ? q.events : undefined,
+      resourceId: q.resourceId,
+    },
+    schema: pageSchema(NotificationSchema),
+  }] as const;
 }
 
 /** One page of notifications, as the platform returns it. */
@@ -154,11 +159,7 @@ export async function listNotificationsPage(
   webhookId: string,
   q: NotificationQuery,
 ): Promise<Page<Notification>> {
-  return (await client.request("GET", `/v1/webhooks/${seg(webhookId)}/notifications`, {
-    operation: `list notifications of webhook ${JSON.stringify(webhookId)}`,
-    query: notificationQuery(q),
-    schema: pageSchema(NotificationSchema),
-  })).data;
+  return (await client.request("GET", ...notificationList(webhookId, q))).data;
 }
 
 /** Every notification matching the query, following `next` to the end (`signal` stops it). */
@@ -169,13 +170,8 @@ export function listNotifications(
   onPage?: (page: Page<Notification>) => void,
   signal?: AbortSignal,
 ): AsyncGenerator<Notification> {
-  return client.paginate(`/v1/webhooks/${seg(webhookId)}/notifications`, {
-    operation: `list notifications of webhook ${JSON.stringify(webhookId)}`,
-    query: notificationQuery(q),
-    schema: pageSchema(NotificationSchema),
-    onPage,
-    signal,
-  });
+  const [path, options] = notificationList(webhookId, q);
+  return client.paginate(path, { ...options, onPage, signal });
 }
 
 /** One notification, optionally with its payload. */

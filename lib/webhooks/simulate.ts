@@ -25,12 +25,7 @@ import {
   type Suspension,
   validateBreakerConfig,
 } from "./circuit_breaker.ts";
-import {
-  type AttemptOutcome,
-  classifyOutcome,
-  DEFAULT_RETRY_CONFIG,
-  type RetryConfig,
-} from "./retry_schedule.ts";
+import { type AttemptOutcome, classifyOutcome, DEFAULT_RETRY_CONFIG } from "./retry_schedule.ts";
 import { InvalidLineError } from "./log/delivery_log_error.ts";
 import type { LogRecord } from "./log/log_record.ts";
 import { RateSeries } from "./rate_series.ts";
@@ -105,8 +100,6 @@ export interface EndpointReport {
 export interface SimulationOptions {
   /** One policy, or two to compare (the first is the reference). */
   policies: BreakerConfig[];
-  /** The retry schedule; default {@linkcode DEFAULT_RETRY_CONFIG}. */
-  retry?: RetryConfig;
   /** Keep the per-notification projection (memory: one entry per notification). Default false. */
   notifications?: boolean;
   /**
@@ -170,7 +163,6 @@ export interface SimulationResult {
  */
 export class Simulation {
   readonly #policies: BreakerConfig[];
-  readonly #retry: RetryConfig;
   // endpoint number (first-seen order) by webhookId, and by the reader's webhookIndex (a hint)
   readonly #slots = new Map<string, number>();
   readonly #slotByIndex: number[] = [];
@@ -200,9 +192,8 @@ export class Simulation {
     if (options.policies.length === 0) throw new BadRequestError("Give at least one policy.");
     for (const p of options.policies) validateBreakerConfig(p);
     this.#policies = options.policies;
-    this.#retry = options.retry ?? DEFAULT_RETRY_CONFIG;
     this.#notifications = options.notifications
-      ? new NotificationTable(this.#retry, options.onNotificationFinal)
+      ? new NotificationTable(DEFAULT_RETRY_CONFIG, options.onNotificationFinal)
       : null;
     this.#events = options.policies.map(() => []);
     this.#hot = options.policies.map(() => new Float64Array(3 * 64));

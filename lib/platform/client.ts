@@ -269,8 +269,9 @@ export class PlatformClient {
     const uri = new URL(this.baseUrl).pathname.replace(/\/+$/, "") + path +
       queryString(options.query);
     const url = new URL(this.baseUrl).origin + uri;
-    const bodyText = options.body === undefined ? "" : JSON.stringify(options.body);
-    const bodyBytes = encoder.encode(bodyText);
+    const body = options.body === undefined
+      ? undefined
+      : encoder.encode(JSON.stringify(options.body));
     const idempotencyKey = method === "POST" && !options.noIdempotencyKey
       ? options.idempotencyKey ?? o.uuid()
       : undefined;
@@ -278,15 +279,7 @@ export class PlatformClient {
 
     for (let attempt = 0;; attempt++) {
       options.signal?.throwIfAborted();
-      const outcome = await this.#send(
-        method,
-        url,
-        uri,
-        bodyBytes,
-        options.body !== undefined,
-        idempotencyKey,
-        options.signal,
-      );
+      const outcome = await this.#send(method, url, uri, body, idempotencyKey, options.signal);
       let waitMs: number | undefined;
       let reason: string;
       if (outcome.kind === "response") {
@@ -306,14 +299,10 @@ export class PlatformClient {
       } else {
         reason = outcome.kind === "timeout" ? "timeout" : "network error";
         if (attempt >= maxRetries) {
-          if (outcome.kind === "timeout") {
-            throw new PlatformTimeoutError(options.operation, o.timeoutMs, {
-              cause: outcome.error,
-            });
-          }
-          throw new PlatformUnreachableError(options.operation, this.baseUrl, {
-            cause: outcome.error,
-          });
+          const cause = { cause: outcome.error };
+          throw outcome.kind === "timeout"
+            ? new PlatformTimeoutError(options.operation, o.timeoutMs, cause)
+            : new PlatformUnreachableError(options.operation, this.baseUrl, cause);
         }
       }
       const backoff = Math.min(MAX_BACKOFF_MS, o.backoffMs * 2 ** attempt);
@@ -327,8 +316,7 @@ export class PlatformClient {
     method: string,
     url: string,
     uri: string,
-    body: Uint8Array,
-    hasBody: boolean,
+    body: Uint8Array | undefined,
     idempotencyKey: string | undefined,
     signal: AbortSignal | undefined,
   ): Promise<Outcome> {
@@ -336,7 +324,7 @@ export class PlatformClient {
     const token = await signRequestToken(this.#creds.privateKey, {
       apiKey: this.#creds.apiKey,
       uri,
-      body,
+      body: body ?? "",
       nonce: o.uuid(),
       nowMs: o.now(),
     });
@@ -348,7 +336,7 @@ export class PlatformClient {
       "Authorization": `Bearer ${token}`,
       "Accept": "application/json",
     };
-    if (hasBody) headers["Content-Type"] = "application/json";
+    if (body) headers["Content-Type"] = "application/json";
     if (idempotencyKey) headers["Idempotency-Key"] = idempotencyKey;
     const timeout = AbortSignal.timeout(o.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
@@ -356,7 +344,7 @@ export class PlatformClient {
       const response = await o.fetch(url, {
         method,
         headers,
-        body: hasBody ? body as BodyInit : undefined,
+        body: body as BodyInit | undefined,
         signal: combined,
         redirect: "manual",
       });

@@ -107,16 +107,12 @@ export async function importPrivateKeySigner(pem: string, source: string): Promi
   try {
     return await RsaSigner.fromPkcs8(pkcs8, "RS256");
   } catch {
-    throw unreadable(source);
+    throw new CredentialsError(
+      `The private key from ${source} could not be read as an RSA key (malformed or not RSA). Export it again as PEM.`,
+    );
   } finally {
     pkcs8.fill(0);
   }
-}
-
-function unreadable(source: string): CredentialsError {
-  return new CredentialsError(
-    `The private key from ${source} could not be read as an RSA key (malformed or not RSA). Export it again as PEM.`,
-  );
 }
 
 /** The PKCS#8 DER inside a PEM (PKCS#1 wrapped), or a {@linkcode CredentialsError}. */

@@ -16,9 +16,10 @@
  * @module
  */
 
-import { NOTIFICATION_STATUSES, toHex } from "../core/mod.ts";
+import { NOTIFICATION_STATUSES } from "../core/mod.ts";
 import type { PlatformClient } from "./client.ts";
 import { PlatformApiError } from "./errors.ts";
+import { sha256Hex } from "./jwt.ts";
 import { resendNotification } from "./webhooks.ts";
 
 const HOUR = 3_600_000;
@@ -59,11 +60,7 @@ export class StatusTally {
  * ```
  */
 export async function resendKey(runKey: string, webhookId: string, id: string): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(`service notifications resend-all\n${runKey}\n${webhookId}\n${id}`),
-  );
-  const h = toHex(new Uint8Array(digest));
+  const h = await sha256Hex(`service notifications resend-all\n${runKey}\n${webhookId}\n${id}`);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${
     ((parseInt(h[16], 16) & 3) | 8).toString(16)
   }${h.slice(17, 20)}-${h.slice(20, 32)}`;

@@ -136,16 +136,13 @@ export async function findTransactionByExternalId(
   externalTxId: string,
   signal?: AbortSignal,
 ): Promise<Transaction | undefined> {
+  const path = `/v1/transactions/external_tx_id/${encodeURIComponent(externalTxId)}`;
   try {
-    return (await client.request(
-      "GET",
-      `/v1/transactions/external_tx_id/${encodeURIComponent(externalTxId)}`,
-      {
-        operation: `find transaction with externalTxId ${JSON.stringify(externalTxId)}`,
-        schema: TransactionSchema,
-        signal,
-      },
-    )).data;
+    return (await client.request("GET", path, {
+      operation: `find transaction with externalTxId ${JSON.stringify(externalTxId)}`,
+      schema: TransactionSchema,
+      signal,
+    })).data;
   } catch (e) {
     if (e instanceof PlatformApiError && e.status === 404) return undefined;
     throw e;

@@ -91,15 +91,12 @@ export async function getFirstAddress(
   assetId: string,
   signal?: AbortSignal,
 ): Promise<string | undefined> {
-  const { data } = await client.request(
-    "GET",
-    `/v1/vault/accounts/${seg(vaultAccountId)}/${seg(assetId)}/addresses_paginated`,
-    {
-      operation: `get the ${assetId} address of vault account ${JSON.stringify(vaultAccountId)}`,
-      query: { limit: 1 },
-      schema: AddressesPage,
-      signal,
-    },
-  );
+  const path = `/v1/vault/accounts/${seg(vaultAccountId)}/${seg(assetId)}/addresses_paginated`;
+  const { data } = await client.request("GET", path, {
+    operation: `get the ${assetId} address of vault account ${JSON.stringify(vaultAccountId)}`,
+    query: { limit: 1 },
+    schema: AddressesPage,
+    signal,
+  });
   return data.addresses[0]?.address;
 }

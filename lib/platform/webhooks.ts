@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ApiResponse, PlatformClient, QueryValue } from "./client.ts";
+import type { ApiResponse, PlatformClient } from "./client.ts";
 import {
   MetricValueSchema,
   type Notification,
@@ -24,7 +24,9 @@ import {
 
 import { NOTIFICATION_STATUSES } from "../core/mod.ts";
 
-const seg = encodeURIComponent;
+/** The path of webhook `webhookId`, or of what `parts` name under it, each part URL-encoded. */
+const hook = (webhookId: string, ...parts: string[]) =>
+  ["/v1/webhooks", ...[webhookId, ...parts].map(encodeURIComponent)].join("/");
 
 /** Lists webhook endpoints, following pages. */
 export function listWebhooks(
@@ -40,7 +42,7 @@ export function listWebhooks(
 
 /** Gets one webhook endpoint. */
 export async function getWebhook(client: PlatformClient, webhookId: string): Promise<Webhook> {
-  return (await client.request("GET", `/v1/webhooks/${seg(webhookId)}`, {
+  return (await client.request("GET", hook(webhookId), {
     operation: `get webhook ${JSON.stringify(webhookId)}`,
     schema: WebhookSchema,
   })).data;
@@ -81,7 +83,7 @@ export async function deleteWebhook(
   webhookId: string,
 ): Promise<Webhook | undefined> {
   const operation = `delete webhook ${JSON.stringify(webhookId)}`;
-  const r = await client.request("DELETE", `/v1/webhooks/${seg(webhookId)}`, { operation });
+  const r = await client.request("DELETE", hook(webhookId), { operation });
   // As sent (see `client.ts`), when it is a webhook (an empty answer is not).
   return WebhookSchema.safeParse(r.data).success ? r.data as Webhook : undefined;
 }
@@ -92,7 +94,7 @@ export async function updateWebhook(
   webhookId: string,
   patch: { enabled?: boolean; url?: string; description?: string; events?: string[] },
 ): Promise<Webhook> {
-  return (await client.request("PATCH", `/v1/webhooks/${seg(webhookId)}`, {
+  return (await client.request("PATCH", hook(webhookId), {
     operation: `update webhook ${JSON.stringify(webhookId)}`,
     body: patch,
     schema: WebhookSchema,
@@ -101,14 +103,10 @@ export async function updateWebhook(
 
 /** The last active hour's error rate, as the platform reports it (percent). */
 export async function getErrorRate(client: PlatformClient, webhookId: string): Promise<string> {
-  const r = await client.request(
-    "GET",
-    `/v1/webhooks/${seg(webhookId)}/metrics/LAST_ACTIVE_HOUR_ERROR_RATE`,
-    {
-      operation: `get the error rate of webhook ${JSON.stringify(webhookId)}`,
-      schema: MetricValueSchema,
-    },
-  );
+  const r = await client.request("GET", hook(webhookId, "metrics", "LAST_ACTIVE_HOUR_ERROR_RATE"), {
+    operation: `get the error rate of webhook ${JSON.stringify(webhookId)}`,
+    schema: MetricValueSchema,
+  });
   return String(r.data.value);
 }
 
@@ -134,18 +132,23 @@ export interface NotificationQuery {
   resourceId?: string;
 }
 
-function notificationQuery(q: NotificationQuery): Record<string, QueryValue> {
-  return {
-    order: q.order,
-    sortBy: q.sortBy,
-    pageCursor: q.pageCursor,
-    pageSize: q.pageSize,
-    startTime: q.startTime,
-    endTime: q.endTime,
-    statuses: q.statuses?.length ? q.statuses : undefined,
-    events: q.events?.length ? q.events : undefined,
-    resourceId: q.resourceId,
-  };
+/** The path and options of a listing of `webhookId`'s notifications matching `q`. */
+function notificationList(webhookId: string, q: NotificationQuery) {
+  return [hook(webhookId, "notifications"), {
+    operation: `list notifications of webhook ${JSON.stringify(webhookId)}`,
+    query: {
+      order: q.order,
+      sortBy: q.sortBy,
+      pageCursor: q.pageCursor,
+      pageSize: q.pageSize,
+      startTime: q.startTime,
+      endTime: q.endTime,
+      statuses: q.statuses?.length ? q.statuses : undefined,
+      events: q.events?.length ? q.events : undefined,
+      resourceId: q.resourceId,
+    },
+    schema: pageSchema(NotificationSchema),
+  }] as const;
 }
 
 /** One page of notifications, as the platform returns it. */
@@ -154,11 +157,7 @@ export async function listNotificationsPage(
   webhookId: string,
   q: NotificationQuery,
 ): Promise<Page<Notification>> {
-  return (await client.request("GET", `/v1/webhooks/${seg(webhookId)}/notifications`, {
-    operation: `list notifications of webhook ${JSON.stringify(webhookId)}`,
-    query: notificationQuery(q),
-    schema: pageSchema(NotificationSchema),
-  })).data;
+  return (await client.request("GET", ...notificationList(webhookId, q))).data;
 }
 
 /** Every notification matching the query, following `next` to the end (`signal` stops it). */
@@ -169,13 +168,8 @@ export function listNotifications(
   onPage?: (page: Page<Notification>) => void,
   signal?: AbortSignal,
 ): AsyncGenerator<Notification> {
-  return client.paginate(`/v1/webhooks/${seg(webhookId)}/notifications`, {
-    operation: `list notifications of webhook ${JSON.stringify(webhookId)}`,
-    query: notificationQuery(q),
-    schema: pageSchema(NotificationSchema),
-    onPage,
-    signal,
-  });
+  const [path, options] = notificationList(webhookId, q);
+  return client.paginate(path, { ...options, onPage, signal });
 }
 
 /** One notification, optionally with its payload. */
@@ -185,15 +179,11 @@ export async function getNotification(
   notificationId: string,
   includeData = false,
 ): Promise<Notification> {
-  return (await client.request(
-    "GET",
-    `/v1/webhooks/${seg(webhookId)}/notifications/${seg(notificationId)}`,
-    {
-      operation: `get notification ${JSON.stringify(notificationId)}`,
-      query: { includeData: includeData ? true : undefined },
-      schema: NotificationSchema,
-    },
-  )).data;
+  return (await client.request("GET", hook(webhookId, "notifications", notificationId), {
+    operation: `get notification ${JSON.stringify(notificationId)}`,
+    query: { includeData: includeData ? true : undefined },
+    schema: NotificationSchema,
+  })).data;
 }
 
 /** The delivery attempts of a notification, following pages (`onPage` sees each; `signal` stops it). */
@@ -205,16 +195,13 @@ export function listAttempts(
   signal?: AbortSignal,
   onPage?: (page: Page<NotificationAttempt>) => void,
 ): AsyncGenerator<NotificationAttempt> {
-  return client.paginate(
-    `/v1/webhooks/${seg(webhookId)}/notifications/${seg(notificationId)}/attempts`,
-    {
-      operation: `list the attempts of notification ${JSON.stringify(notificationId)}`,
-      query: { pageSize },
-      schema: pageSchema(NotificationAttemptSchema),
-      signal,
-      onPage,
-    },
-  );
+  return client.paginate(hook(webhookId, "notifications", notificationId, "attempts"), {
+    operation: `list the attempts of notification ${JSON.stringify(notificationId)}`,
+    query: { pageSize },
+    schema: pageSchema(NotificationAttemptSchema),
+    signal,
+    onPage,
+  });
 }
 
 /** Resends one notification (202, no body). */
@@ -224,11 +211,10 @@ export async function resendNotification(
   notificationId: string,
   idempotencyKey?: string,
 ): Promise<ApiResponse<unknown>> {
-  return await client.request(
-    "POST",
-    `/v1/webhooks/${seg(webhookId)}/notifications/${seg(notificationId)}/resend`,
-    { operation: `resend notification ${JSON.stringify(notificationId)}`, idempotencyKey },
-  );
+  return await client.request("POST", hook(webhookId, "notifications", notificationId, "resend"), {
+    operation: `resend notification ${JSON.stringify(notificationId)}`,
+    idempotencyKey,
+  });
 }
 
 /**
@@ -271,15 +257,11 @@ export async function resendByResource(
   body: { resourceId: string; excludeStatuses?: string[] },
   idempotencyKey?: string,
 ): Promise<ApiResponse<unknown>> {
-  return await client.request(
-    "POST",
-    `/v1/webhooks/${seg(webhookId)}/notifications/resend_by_resource`,
-    {
-      operation: `resend the notifications of resource ${JSON.stringify(body.resourceId)}`,
-      body,
-      idempotencyKey,
-    },
-  );
+  return await client.request("POST", hook(webhookId, "notifications", "resend_by_resource"), {
+    operation: `resend the notifications of resource ${JSON.stringify(body.resourceId)}`,
+    body,
+    idempotencyKey,
+  });
 }
 
 /** Resends the failed notifications of the last 24 hours; 202 carries a job `Location`. */
@@ -290,7 +272,7 @@ export async function resendFailed(
   idempotencyKey?: string,
 ): Promise<ApiResponse<{ total: number }> & { location?: string; jobId?: string }> {
   return withJob(
-    await client.request("POST", `/v1/webhooks/${seg(webhookId)}/notifications/resend_failed`, {
+    await client.request("POST", hook(webhookId, "notifications", "resend_failed"), {
       operation: `resend the failed notifications of webhook ${JSON.stringify(webhookId)}`,
       body,
       idempotencyKey,
@@ -331,7 +313,7 @@ export async function resendByQuery(
   idempotencyKey?: string,
 ): Promise<ApiResponse<{ total?: number }> & { location?: string; jobId?: string }> {
   return withJob(
-    await client.request("POST", `/v1/webhooks/${seg(webhookId)}/notifications/resend_by_query`, {
+    await client.request("POST", hook(webhookId, "notifications", "resend_by_query"), {
       operation: `resend the notifications of webhook ${JSON.stringify(webhookId)} by query`,
       body,
       idempotencyKey,
@@ -347,11 +329,9 @@ export async function getResendJob(
   jobId: string,
   kind: "failed" | "query" = "failed",
 ): Promise<ResendJob> {
-  return (await client.request(
-    "GET",
-    `/v1/webhooks/${seg(webhookId)}/notifications/${
-      kind === "query" ? "resend_by_query" : "resend_failed"
-    }/jobs/${seg(jobId)}`,
-    { operation: `get resend job ${JSON.stringify(jobId)}`, schema: ResendJobSchema },
-  )).data;
+  const resends = kind === "query" ? "resend_by_query" : "resend_failed";
+  return (await client.request("GET", hook(webhookId, "notifications", resends, "jobs", jobId), {
+    operation: `get resend job ${JSON.stringify(jobId)}`,
+    schema: ResendJobSchema,
+  })).data;
 }

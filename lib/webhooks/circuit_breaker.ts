@@ -100,21 +100,27 @@ export type BreakerEvent =
   | { type: "attempt"; time: number; error: boolean }
   | { type: "enable"; time: number };
 
+/** A suspension, as a transition reports it. */
+export interface Suspension {
+  /** Always `suspended`. */
+  type: "suspended";
+  /** Epoch ms of the attempt whose evaluation suspended the endpoint. */
+  time: number;
+  /** `immediate` (above the threshold) or `sustained` (in the band long enough). */
+  reason: "immediate" | "sustained";
+  /** errors / attempts of the window at this evaluation. */
+  errorRate: number;
+  /** The window's attempts at this evaluation (before it was emptied). */
+  attempts: number;
+  /** The window's errors at this evaluation. */
+  errors: number;
+  /** Only for `sustained`: when the band began. */
+  bandSince?: number;
+}
+
 /** What a transition did that is worth reporting (`null`: nothing). */
 export type BreakerEffect =
-  | {
-    type: "suspended";
-    time: number;
-    reason: "immediate" | "sustained";
-    /** errors / attempts of the window at this evaluation. */
-    errorRate: number;
-    /** The window's attempts at this evaluation (before it was emptied). */
-    attempts: number;
-    /** The window's errors at this evaluation. */
-    errors: number;
-    /** Only for `sustained`: when the band began. */
-    bandSince?: number;
-  }
+  | Suspension
   | { type: "enabled"; time: number }
   /** An attempt while SUSPENDED: it would not have been made. */
   | { type: "suppressed"; time: number }
@@ -420,25 +426,16 @@ function suspend(
   reason: "immediate" | "sustained",
   errors: number,
   attempts: number,
-): BreakerEffect {
-  const effect: BreakerEffect = reason === "sustained"
-    ? {
-      type: "suspended",
-      time: t,
-      reason,
-      errorRate: errorRate(errors, attempts),
-      attempts,
-      errors,
-      bandSince: s.bandSince!,
-    }
-    : {
-      type: "suspended",
-      time: t,
-      reason,
-      errorRate: errorRate(errors, attempts),
-      attempts,
-      errors,
-    };
+): Suspension {
+  const effect: Suspension = {
+    type: "suspended",
+    time: t,
+    reason,
+    errorRate: errorRate(errors, attempts),
+    attempts,
+    errors,
+  };
+  if (reason === "sustained") effect.bandSince = s.bandSince!;
   s.status = "SUSPENDED";
   emptyWindow(s);
   s.bandSince = null;

@@ -79,6 +79,7 @@ export type {
   BreakerSnapshot,
   BreakerState,
   BreakerStatus,
+  Suspension,
 } from "./circuit_breaker.ts";
 export { waitingStatus } from "./on_hold.ts";
 export {

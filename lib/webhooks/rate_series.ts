@@ -6,14 +6,14 @@
  *
  * @module
  */
-import { BadRequestError } from "../core/mod.ts";
 
 /** Bucket flags. */
 export const HAS_RATE = 1;
 /** At least one evaluation in the bucket was in the sustained band. */
 export const IN_BAND = 2;
-/** At least one attempt in the bucket was suppressed (endpoint suspended). */
-export const SUSPENDED = 4;
+
+/** Number of buckets kept (even: they halve by merging pairs). */
+const CAPACITY = 512;
 
 /**
  * Min/max error rate and flags per time bucket.
@@ -21,40 +21,26 @@ export const SUSPENDED = 4;
  * @example
  * ```ts
  * const s = new RateSeries();
- * s.add(0, 0.5, true, false);
+ * s.add(0, 0.5, true);
  * s.buckets().length; // 1
  * ```
  */
 export class RateSeries {
-  /** Number of buckets kept. */
-  readonly capacity: number;
   /** Start of bucket 0 (epoch ms), or null before the first point. */
   origin: number | null = null;
-  /** Width of one bucket in ms. */
-  width: number;
-  #min: Float64Array;
-  #max: Float64Array;
-  #flags: Uint8Array;
+  /** Width of one bucket in ms: a minute at first. */
+  width = 60_000;
+  #min = new Float64Array(CAPACITY);
+  #max = new Float64Array(CAPACITY);
+  #flags = new Uint8Array(CAPACITY);
   #used = 0;
 
-  /** `capacity` buckets (even), starting `initialWidthMs` wide. */
-  constructor(capacity = 512, initialWidthMs = 60_000) {
-    if (capacity < 2 || capacity % 2 !== 0) {
-      throw new BadRequestError("capacity must be even, >= 2");
-    }
-    this.capacity = capacity;
-    this.width = initialWidthMs;
-    this.#min = new Float64Array(capacity);
-    this.#max = new Float64Array(capacity);
-    this.#flags = new Uint8Array(capacity);
-  }
-
   /** Adds a point: the rate at `t` (NaN: no rate, e.g. a suppressed attempt). */
-  add(t: number, rate: number, band: boolean, suspended: boolean): void {
+  add(t: number, rate: number, band: boolean): void {
     if (this.origin === null) this.origin = t;
     let i = Math.floor((t - this.origin) / this.width);
     if (i < 0) i = 0; // out of order input is rejected earlier; be safe
-    while (i >= this.capacity) {
+    while (i >= CAPACITY) {
       this.#halve();
       i = Math.floor((t - this.origin) / this.width);
     }
@@ -64,13 +50,12 @@ export class RateSeries {
       this.#min[i] = f & HAS_RATE ? Math.min(this.#min[i], rate) : rate;
       this.#max[i] = f & HAS_RATE ? Math.max(this.#max[i], rate) : rate;
     }
-    this.#flags[i] = f | (hasRate ? HAS_RATE : 0) | (band ? IN_BAND : 0) |
-      (suspended ? SUSPENDED : 0);
+    this.#flags[i] = f | (hasRate ? HAS_RATE : 0) | (band ? IN_BAND : 0);
     if (i + 1 > this.#used) this.#used = i + 1;
   }
 
   #halve(): void {
-    const n = this.capacity / 2;
+    const n = CAPACITY / 2;
     for (let j = 0; j < n; j++) {
       const a = 2 * j;
       const b = a + 1;

@@ -78,11 +78,7 @@ function jwsPartBytes(s: string): Uint8Array {
   return fromBase64Url(s);
 }
 
-function fail(
-  reason: SignatureFailure,
-  message: string,
-  kid?: string,
-): SignatureCheck {
+function fail(reason: SignatureFailure, message: string, kid?: string): SignatureCheck {
   return kid === undefined ? { ok: false, reason, message } : { ok: false, reason, message, kid };
 }
 

@@ -22,37 +22,19 @@ import {
   initialBreakerState,
   step,
   suppresses,
+  type Suspension,
   validateBreakerConfig,
 } from "./circuit_breaker.ts";
-import {
-  type AttemptOutcome,
-  classifyOutcome,
-  DEFAULT_RETRY_CONFIG,
-  type RetryConfig,
-} from "./retry_schedule.ts";
+import { type AttemptOutcome, classifyOutcome, DEFAULT_RETRY_CONFIG } from "./retry_schedule.ts";
 import { InvalidLineError } from "./log/delivery_log_error.ts";
 import type { LogRecord } from "./log/log_record.ts";
 import { RateSeries } from "./rate_series.ts";
 import { NotificationTable, type OnFinal } from "./notification_table.ts";
 
-/** A suspension found by the replay. */
-export interface SuspendedEvent {
-  /** Always `suspended`. */
-  type: "suspended";
+/** A suspension found by the replay: the breaker's, with its endpoint and line. */
+export interface SuspendedEvent extends Suspension {
   /** The endpoint. */
   webhookId: string;
-  /** Epoch ms of the attempt whose evaluation suspended the endpoint. */
-  time: number;
-  /** `immediate` (above the threshold) or `sustained` (in the band long enough). */
-  reason: "immediate" | "sustained";
-  /** errors / attempts of the window at that evaluation. */
-  errorRate: number;
-  /** The window's attempts. */
-  attempts: number;
-  /** The window's errors. */
-  errors: number;
-  /** `sustained` only: when the band began. */
-  bandSince?: number;
   /** The input line of that attempt. */
   line: number;
 }
@@ -108,8 +90,6 @@ export interface EndpointReport {
   lastTime: number;
   /** Line of its last record. */
   lastLine: number;
-  /** Line of its first record (first-seen order). */
-  firstLine: number;
   /** One entry per policy, in the order given. */
   policies: PolicyTrack[];
   /** The downsampled error-rate series of the first policy, when plotting. */
@@ -120,8 +100,6 @@ export interface EndpointReport {
 export interface SimulationOptions {
   /** One policy, or two to compare (the first is the reference). */
   policies: BreakerConfig[];
-  /** The retry schedule; default {@linkcode DEFAULT_RETRY_CONFIG}. */
-  retry?: RetryConfig;
   /** Keep the per-notification projection (memory: one entry per notification). Default false. */
   notifications?: boolean;
   /**
@@ -185,7 +163,6 @@ export interface SimulationResult {
  */
 export class Simulation {
   readonly #policies: BreakerConfig[];
-  readonly #retry: RetryConfig;
   // endpoint number (first-seen order) by webhookId, and by the reader's webhookIndex (a hint)
   readonly #slots = new Map<string, number>();
   readonly #slotByIndex: number[] = [];
@@ -215,9 +192,8 @@ export class Simulation {
     if (options.policies.length === 0) throw new BadRequestError("Give at least one policy.");
     for (const p of options.policies) validateBreakerConfig(p);
     this.#policies = options.policies;
-    this.#retry = options.retry ?? DEFAULT_RETRY_CONFIG;
     this.#notifications = options.notifications
-      ? new NotificationTable(this.#retry, options.onNotificationFinal)
+      ? new NotificationTable(DEFAULT_RETRY_CONFIG, options.onNotificationFinal)
       : null;
     this.#events = options.policies.map(() => []);
     this.#hot = options.policies.map(() => new Float64Array(3 * 64));
@@ -285,7 +261,7 @@ export class Simulation {
       const hot = this.#hot[i];
       if (suppresses(state)) {
         hot[3 * n + 2]++;
-        if (i === 0 && this.#plot) ep.series!.add(r.time, NaN, false, true);
+        if (i === 0 && this.#plot) ep.series!.add(r.time, NaN, false);
         continue;
       }
       const effect = step(state, ev, cfg);
@@ -312,7 +288,7 @@ export class Simulation {
         this.#events[i].push(e);
         this.#onEvent?.(i, e);
         if (i === 0 && this.#plot) {
-          ep.series!.add(r.time, rate, effect.reason === "sustained", false);
+          ep.series!.add(r.time, rate, effect.reason === "sustained");
         }
       } else if (state.attempts >= cfg.minAttempts) {
         rate = state.errors / state.attempts;
@@ -320,7 +296,7 @@ export class Simulation {
         if (band !== null && r.time - band > hot[3 * n + 1]) hot[3 * n + 1] = r.time - band;
         if (rate > hot[3 * n]) this.#peak(i, n, rate, state.errors, state.attempts, r.time);
         if (i === 0 && this.#plot) {
-          ep.series!.add(r.time, rate, state.bandSince !== null, false);
+          ep.series!.add(r.time, rate, state.bandSince !== null);
         }
       }
       if (i === 0 && this.#notifications !== null && r.notificationId !== undefined) {
@@ -340,7 +316,6 @@ export class Simulation {
         firstTime: r.time,
         lastTime: r.time,
         lastLine: r.line,
-        firstLine: r.line,
         policies: this.#policies.map(() => ({
           state: initialBreakerState(),
           suspensions: 0,

@@ -13,6 +13,7 @@
  * @module
  */
 
+import { concatBytes } from "../../core/mod.ts";
 import { CsvReader, splitCsvLine } from "./csv.ts";
 import { DeliveryLogError, InvalidLineError } from "./delivery_log_error.ts";
 import { decompressIfGzip } from "./gzip.ts";
@@ -183,9 +184,7 @@ export async function readDeliveryLog(
       const nl = chunk.indexOf(10);
       const upTo = nl === -1 ? chunk.length : nl;
       if (carry.length + upTo > MAX_LINE_BYTES) throw tooLong(lineNo + 1);
-      const joined: Uint8Array = new Uint8Array(carry.length + upTo);
-      joined.set(carry);
-      joined.set(chunk.subarray(0, upTo), carry.length);
+      const joined = concatBytes([carry, chunk.subarray(0, upTo)]);
       if (nl === -1) {
         carry = joined;
         continue;

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { concatBytes } from "../../core/mod.ts";
 import { DeliveryLogError } from "./delivery_log_error.ts";
 
 /** Compressed bytes given to zlib at a time: 16 KiB. */
@@ -126,15 +127,11 @@ export async function* decompressIfGzip(
 ): AsyncGenerator<Uint8Array> {
   const it = source[Symbol.asyncIterator]();
   // at least 4 bytes (magic, method, flags) before deciding, whatever the chunk sizes
-  let firstChunk = new Uint8Array(0);
+  let firstChunk: Uint8Array = new Uint8Array(0);
   while (firstChunk.length < 4) {
     const n = await it.next();
     if (n.done) break;
-    if (n.value.length === 0) continue;
-    const joined = new Uint8Array(firstChunk.length + n.value.length);
-    joined.set(firstChunk);
-    joined.set(n.value, firstChunk.length);
-    firstChunk = joined;
+    if (n.value.length > 0) firstChunk = concatBytes([firstChunk, n.value]);
   }
   if (firstChunk.length === 0) return;
   if (firstChunk[0] === 0x1f && firstChunk[1] === 0x8b) { // the gzip magic bytes

@@ -11,7 +11,13 @@
  */
 
 import type { InvalidLineError } from "./delivery_log_error.ts";
-import { emptyRecord, fieldsToRecord, type LogRecord, parseJsonLine } from "./log_record.ts";
+import {
+  emptyRecord,
+  fieldsToRecord,
+  type LogFields,
+  type LogRecord,
+  parseJsonLine,
+} from "./log_record.ts";
 
 const enc = new TextEncoder();
 const utf8 = new TextDecoder();
@@ -182,26 +188,6 @@ function knownWord(buf: Uint8Array, s: number, e: number, ascii: boolean): strin
   return decode(buf, s, e, ascii);
 }
 
-/** The values the scanner found on its last line (undefined when absent). */
-export interface Scanned {
-  /** `webhookId`. */
-  webhookId: unknown;
-  /** `sentTime`. */
-  sentTime: unknown;
-  /** `time`. */
-  time: unknown;
-  /** `responseCode`. */
-  responseCode: unknown;
-  /** `failureReason`. */
-  failureReason: unknown;
-  /** `notificationId` (a placeholder when not decoded). */
-  notificationId: unknown;
-  /** `action`. */
-  action: unknown;
-  /** `duration`. */
-  duration: unknown;
-}
-
 /**
  * Scans lines of the common shape straight from bytes: a flat JSON object
  * whose values are numbers, strings without escapes, `null`, `true` or
@@ -228,8 +214,11 @@ export class NdjsonScanner {
   readonly interner: Interner = new Interner();
   /** Whether notificationIds are decoded (else only their presence is noted). */
   readonly decodeNotificationIds: boolean;
-  /** The values found on the last line {@linkcode NdjsonScanner.scan} accepted. */
-  readonly out: Scanned = {
+  /**
+   * The values found on the last line {@linkcode NdjsonScanner.scan} accepted
+   * (undefined when absent; `notificationId` a placeholder when not decoded).
+   */
+  readonly out: Required<LogFields> = {
     webhookId: undefined,
     sentTime: undefined,
     time: undefined,

@@ -177,19 +177,27 @@ class HttpConnection extends NodeConnection {
     }
     const head = decoder.decode(this.#buf.subarray(0, headEnd));
     this.#consume(headEnd + 4);
-    const lines = head.split("\r\n");
-    const status = Number(lines[0].split(" ")[1]);
+    let lineEnd = head.indexOf("\r\n");
+    if (lineEnd === -1) lineEnd = head.length;
+    const status = Number(head.slice(head.indexOf(" ") + 1, head.indexOf(" ") + 4));
     let length = -1;
     let chunked = false;
-    let keepAlive = !lines[0].startsWith("HTTP/1.0");
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i];
-      const colon = line.indexOf(":");
-      const name = line.slice(0, colon).trim().toLowerCase();
-      const value = line.slice(colon + 1).trim().toLowerCase();
-      if (name === "content-length") length = Number(value);
-      else if (name === "transfer-encoding") chunked = value.includes("chunked");
-      else if (name === "connection") keepAlive = value !== "close";
+    let keepAlive = !head.startsWith("HTTP/1.0");
+    // Only the lines that may be one of the three headers read are cut out (hot path).
+    for (let start = lineEnd + 2; start < head.length;) {
+      let end = head.indexOf("\r\n", start);
+      if (end === -1) end = head.length;
+      const first = head.charCodeAt(start) | 0x20; // lower case
+      if (first === 0x63 /* c */ || first === 0x74 /* t */) {
+        const line = head.slice(start, end);
+        const colon = line.indexOf(":");
+        const name = line.slice(0, colon).trim().toLowerCase();
+        const value = line.slice(colon + 1).trim().toLowerCase();
+        if (name === "content-length") length = Number(value);
+        else if (name === "transfer-encoding") chunked = value.includes("chunked");
+        else if (name === "connection") keepAlive = value !== "close";
+      }
+      start = end + 2;
     }
     let body: Uint8Array;
     if (status === 204 || status === 304 || (status >= 100 && status < 200)) {

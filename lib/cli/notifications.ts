@@ -21,7 +21,7 @@ import { whenStopped } from "./stop_signals.ts";
 import { cells } from "./table.ts";
 import { NOTIFICATION_SORT_FIELDS, NOTIFICATION_STATUSES } from "../core/mod.ts";
 import { eventFlag, idempotencyFlag, webhookVerbFlags } from "./webhooks/common.ts";
-import { waitTimeoutFlag } from "./notifications/follow_job.ts";
+import { waitFlags } from "./notifications/follow_job.ts";
 
 const notificationFlag = {
   notificationId: { type: "string", placeholder: "ID", description: "The notification's id." },
@@ -89,7 +89,6 @@ const list = leaf({
     "service notifications list --webhookId $W --all --format ndjson > notifications.ndjson",
   ],
   async run({ flags }, ctx) {
-    const webhookId = flags.webhookId;
     if (
       flags.startTime !== undefined && flags.endTime !== undefined &&
       flags.startTime > flags.endTime
@@ -110,7 +109,7 @@ const list = leaf({
     };
     const out = ctx.out;
     if (!flags.all) {
-      const page = await api.listNotificationsPage(client, webhookId, query);
+      const page = await api.listNotificationsPage(client, flags.webhookId, query);
       if (out.format === "json") {
         await out.write(
           JSON.stringify({ data: page.data, next: page.next ?? null, total: page.total }, null, 2) +
@@ -126,7 +125,7 @@ const list = leaf({
     }
     let fetched = 0;
     let total: number | undefined;
-    const rows = api.listNotifications(client, webhookId, query, (page) => {
+    const rows = api.listNotifications(client, flags.webhookId, query, (page) => {
       if (page.total !== undefined) total = page.total;
       fetched += page.data.length;
       void out.progress(
@@ -150,11 +149,10 @@ const get = leaf({
     "service notifications get --webhookId $W --notificationId $N --includeData --format json",
   ],
   async run({ flags }, ctx) {
-    const webhookId = flags.webhookId;
     const id = need(flags.notificationId, "notificationId", ctx.path, "the notification's id");
     const { client, api } = await platformApi(flags, ctx);
     await ctx.out.object(
-      await api.getNotification(client, webhookId, id, flags.includeData === true),
+      await api.getNotification(client, flags.webhookId, id, flags.includeData === true),
     );
     return 0;
   },
@@ -222,10 +220,9 @@ const resend = leaf({
   },
   examples: ["service notifications resend --webhookId $W --notificationId $N"],
   async run({ flags, given }, ctx) {
-    const webhookId = flags.webhookId;
     const id = need(flags.notificationId, "notificationId", ctx.path, "the notification's id");
     const { client, api } = await platformApi(flags, ctx);
-    const r = await api.resendNotification(client, webhookId, id, flags.idempotencyKey);
+    const r = await api.resendNotification(client, flags.webhookId, id, flags.idempotencyKey);
     await ctx.out.debug(`request id ${r.requestId ?? "-"}, status ${r.status}`);
     await accepted(
       ctx,
@@ -313,13 +310,7 @@ const resendFailed = leaf({
       type: "boolean",
       description: "Follow the job to its end, with progress on standard error.",
     },
-    pollingInterval: {
-      type: "duration",
-      default: 1000,
-      min: 100,
-      max: 600_000,
-      description: "With --wait: longest time between job polls.",
-    },
+    ...waitFlags,
     pollInterval: {
       type: "duration",
       min: 100,
@@ -327,7 +318,6 @@ const resendFailed = leaf({
       hidden: true,
       description: "The old name of --pollingInterval (as `service rpc` spells it).",
     },
-    ...waitTimeoutFlag,
   },
   examples: ["service notifications resend-failed --webhookId $W --wait"],
   async run({ flags, given }, ctx) {

@@ -14,7 +14,7 @@ import { leaf, platformApi } from "../command.ts";
 import { CliError, UsageError } from "../errors.ts";
 import { eventFlag, webhookVerbFlags } from "../webhooks/common.ts";
 import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
-import { followResendJob, waitTimeoutFlag } from "./follow_job.ts";
+import { followResendJob, waitFlags } from "./follow_job.ts";
 import { whenStopped } from "../stop_signals.ts";
 
 const DAY = 24 * 3_600_000;
@@ -62,14 +62,7 @@ export const resendAllCommand = leaf({
       type: "boolean",
       description: "Follow the platform's job to its end, with progress on standard error.",
     },
-    pollingInterval: {
-      type: "duration",
-      default: 1000,
-      min: 100,
-      max: 600_000,
-      description: "With --wait: longest time between job polls.",
-    },
-    ...waitTimeoutFlag,
+    ...waitFlags,
     dryRun: { type: "boolean", description: "Count what would be resent; resend nothing." },
     idempotencyKey: {
       type: "string",

@@ -173,9 +173,6 @@ function splitArgs(text: string): string[] {
 type PolicyValues = ParsedFlags<typeof POLICY_FLAGS>;
 
 function toConfig(v: PolicyValues, where: string): BreakerConfig {
-  // durations have no `default` in the flag specs so that --help shows "60m", not ms
-  const windowMs = v.window ?? DEFAULT_BREAKER_CONFIG.windowMs;
-  const sustainedForMs = v.sustainedFor ?? DEFAULT_BREAKER_CONFIG.sustainedForMs;
   // ranges (a window above zero, ...) are the flag layer's: POLICY_FLAGS declare them
   if (v.sustainedFrom > v.immediateAbove) {
     throw new UsageError(
@@ -183,10 +180,11 @@ function toConfig(v: PolicyValues, where: string): BreakerConfig {
     );
   }
   return {
-    windowMs,
+    // durations have no `default` in the flag specs so that --help shows "60m", not ms
+    windowMs: v.window ?? DEFAULT_BREAKER_CONFIG.windowMs,
     immediateAbove: v.immediateAbove,
     sustainedFrom: v.sustainedFrom,
-    sustainedForMs,
+    sustainedForMs: v.sustainedFor ?? DEFAULT_BREAKER_CONFIG.sustainedForMs,
     minAttempts: v.minAttempts,
     bandResetsAfterIdleMs: v.bandResetsAfterIdle ?? null,
   };
@@ -211,23 +209,20 @@ function comparePolicy(text: string, base: PolicyValues, path: string): BreakerC
 
 /** The one-line message of a {@linkcode DeliveryLogError}, by its reason code. */
 function deliveryLogMessage(e: DeliveryLogError, input: string | undefined): string {
+  const name = input ?? "standard input";
   switch (e.reason) {
     case "invalid-line":
       return `Invalid delivery log, ${e.message}. Fix the line, or pass --skip-invalid to count and skip invalid lines.`;
     case "out-of-order": // the message says to pass --sort
       return `Invalid delivery log, ${e.message}.`;
     case "corrupt-gzip":
-      return `Cannot read ${
-        input ?? "standard input"
-      }: it starts like gzip but does not decompress (${e.details}).`;
+      return `Cannot read ${name}: it starts like gzip but does not decompress (${e.details}).`;
     case "line-too-long":
-      return `Cannot read ${input ?? "standard input"}: ${e.message}.`;
-    case "gzip-trailing-data": {
-      const name = input ?? "standard input";
+      return `Cannot read ${name}: ${e.message}.`;
+    case "gzip-trailing-data":
       return `Cannot read ${name}: its gzip data is followed by bytes that are not gzip (trailing garbage, ${e.details}). Refused so that a damaged log is not replayed in part; to ignore them as gzip -d does, pipe it: zcat ${
         input ?? "FILE"
       } | service breaker simulate.`;
-    }
   }
 }
 

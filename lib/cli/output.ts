@@ -63,29 +63,6 @@ export class StdoutClosedError extends CliError {
   }
 }
 
-/** Whether `error` is the operating system's broken pipe (EPIPE). */
-function isBrokenPipe(error: unknown): boolean {
-  const e = error as { name?: string; code?: string } | null;
-  return !!e && (e.name === "BrokenPipe" || e.code === "EPIPE");
-}
-
-/**
- * Wraps a standard output writer so that a broken pipe becomes a
- * {@linkcode StdoutClosedError} (used by {@linkcode denoIo}).
- */
-function closedAware(w: Writer): Writer {
-  return {
-    async write(p) {
-      try {
-        return await w.write(p);
-      } catch (error) {
-        if (isBrokenPipe(error)) throw new StdoutClosedError({ cause: error });
-        throw error;
-      }
-    },
-  };
-}
-
 /** Record formats of cli.md. */
 export type Format = "table" | "json" | "ndjson";
 
@@ -365,7 +342,15 @@ export class Output {
  */
 export function denoIo(): Io {
   return {
-    stdout: closedAware(Deno.stdout),
+    stdout: {
+      // the operating system's broken pipe (EPIPE): the reader went away
+      write: (p) =>
+        Deno.stdout.write(p).catch((e) => {
+          throw e?.name === "BrokenPipe" || e?.code === "EPIPE"
+            ? new StdoutClosedError({ cause: e })
+            : e;
+        }),
+    },
     stderr: Deno.stderr,
     stdin: Deno.stdin.readable,
     stdoutIsTerminal: Deno.stdout.isTerminal(),

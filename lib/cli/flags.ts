@@ -372,14 +372,10 @@ export function parseFlags<S extends FlagSpecs>(
       i++;
     }
     const value = convert(spec, raw, where, now);
-    if (spec.multiple) {
-      const list = (values[name] as unknown[] | undefined) ?? [];
-      if (Array.isArray(value)) list.push(...value);
-      else list.push(value);
-      values[name] = list;
-    } else {
-      values[name] = value;
-    }
+    // a repeated list flag adds its items, another repeated flag its value
+    values[name] = spec.multiple
+      ? [...(values[name] as unknown[] ?? []), ...[value].flat()]
+      : value;
     given.add(name);
   }
 

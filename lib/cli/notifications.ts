@@ -423,8 +423,6 @@ const tail = leaf({
     }
     const release = ctx.takeSignals?.(["SIGINT", "SIGTERM"]) ?? (() => {});
     const stopped = whenStopped(ctx.signal);
-    let stop: string | undefined;
-    void stopped.then((why) => stop = why);
     await out.log(
       `following notifications of ${webhookId} since ${
         new Date(since).toISOString()
@@ -433,7 +431,7 @@ const tail = leaf({
     // The header now; rows as they come, at the widths it was given.
     const rows = out.format === "table" ? await out.table(TAIL_COLUMNS) : undefined;
     try {
-      while (stop === undefined) {
+      while (!ctx.signal?.aborted) {
         try {
           const lines = await tail.poll();
           if (rows) {
@@ -454,7 +452,7 @@ const tail = leaf({
         ]);
         clearTimeout(timer);
       }
-      await out.log(`stopped (${stop})`);
+      await out.log(`stopped (${await stopped})`);
     } finally {
       release();
     }

@@ -191,18 +191,10 @@ const update = leaf({
 
 /** Reads one line from standard input (up to a newline or the end). */
 async function readLine(io: Io): Promise<string> {
-  const reader = io.stdin.getReader();
-  const dec = new TextDecoder();
   let text = "";
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += dec.decode(value, { stream: true });
-      if (text.includes("\n")) break;
-    }
-  } finally {
-    reader.releaseLock();
+  for await (const chunk of io.stdin.pipeThrough(new TextDecoderStream())) {
+    text += chunk;
+    if (text.includes("\n")) break;
   }
   return text.split("\n")[0].trim();
 }

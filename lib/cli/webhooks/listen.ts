@@ -162,29 +162,24 @@ export const listenCommand = leaf({
     const print = (text: string) => printing = printing.then(() => out.write(text)).catch(() => {});
     let recording: Promise<void> = Promise.resolve();
 
-    const handler = async (req: Request): Promise<Response> => {
-      const arrived = Date.now();
-      let releaseSlot: (line: string | null) => void = () => {};
-      const slot = new Promise<string | null>((r) => releaseSlot = r);
+    const handler = (req: Request): Promise<Response> => {
+      const answered = answer(req, Date.now());
       if (record) {
         const file = record;
+        // in arrival order: each line waits for the one of the delivery before
         recording = recording.then(async () => {
-          const line = await slot;
+          const { line } = await answered;
           if (line !== null) await writeAll(file, line);
         }).catch(() => {});
       }
-      try {
-        return await answer(req, arrived, releaseSlot);
-      } finally {
-        releaseSlot(null); // no-op once the line was given
-      }
+      return answered.then((a) => a.response);
     };
 
+    /** The answer to one request, and its --record line (none for a request that is not POST). */
     const answer = async (
       req: Request,
       arrived: number,
-      releaseSlot: (line: string | null) => void,
-    ): Promise<Response> => {
+    ): Promise<{ response: Response; line: string | null }> => {
       let raw: Uint8Array;
       try {
         raw = await readBody(req, {
@@ -194,10 +189,11 @@ export const listenCommand = leaf({
       } catch (e) {
         if (!(e instanceof BodyRefused)) throw e;
         void out.log(`refused a request: ${e.message}`);
-        return new Response(e.message + "\n", {
-          status: e.status,
-          headers: e.status === 408 ? { connection: "close" } : undefined,
-        });
+        const headers = e.status === 408 ? { connection: "close" } : undefined;
+        return {
+          response: new Response(e.message + "\n", { status: e.status, headers }),
+          line: null,
+        };
       }
       let json: unknown = null;
       try {
@@ -224,17 +220,15 @@ export const listenCommand = leaf({
       const duration = Date.now() - arrived;
       const webhookId = field(json, "webhookId");
       const notificationId = field(json, "id");
-      releaseSlot(
-        req.method === "POST"
-          ? JSON.stringify({
-            webhookId: webhookId ?? "unknown",
-            notificationId: notificationId ?? undefined,
-            sentTime: new Date(arrived).toISOString(),
-            responseCode: status,
-            duration,
-          }) + "\n"
-          : null,
-      );
+      const line = req.method === "POST"
+        ? JSON.stringify({
+          webhookId: webhookId ?? "unknown",
+          notificationId: notificationId ?? undefined,
+          sentTime: new Date(arrived).toISOString(),
+          responseCode: status,
+          duration,
+        }) + "\n"
+        : null;
       void check.then((c) => {
         const line: DeliveryLine = {
           event: "delivery",
@@ -267,7 +261,10 @@ export const listenCommand = leaf({
       }).catch(() => {});
       const headers: Record<string, string> = {};
       if (contentType) headers["content-type"] = contentType;
-      return new Response(status === 204 || status === 304 ? null : body, { status, headers });
+      return {
+        response: new Response(status === 204 || status === 304 ? null : body, { status, headers }),
+        line,
+      };
     };
 
     const release = ctx.takeSignals?.(["SIGINT", "SIGTERM"]) ?? (() => {});

@@ -8,10 +8,8 @@
 
 import { leaf, platformClient } from "./command.ts";
 import { CliError, UsageError } from "./errors.ts";
-import { EmulatorConfigError } from "../emulator/errors.ts";
-import type { EmulatorOptions, RunningEmulator } from "../emulator/mod.ts";
+import { launchEmulator } from "./emulator.ts";
 import type { ChainTransaction } from "../rpc/send_proof.ts";
-import type { Output } from "./output.ts";
 import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
 import { VERSION } from "../version.ts";
 import { showBanner } from "./rpc/banner.ts";
@@ -85,10 +83,15 @@ export const rpcCommand = leaf({
         (error: unknown) => ({ error }),
       );
       const emu = f.emulator
-        ? await startEmulatorFor(rpcUrl, wantedChain, out, {
+        ? await launchEmulator({
+          rpcUrl,
+          chainId: wantedChain === undefined ? undefined : Number(wantedChain),
+          port: 0,
+          host: "127.0.0.1",
           approvalDelay: f.approvalDelay,
           signingDelay: f.signingDelay,
-        })
+          log: (line: string) => void out.debug(`emulator: ${line}`),
+        }, "Cannot start the in-process emulator")
         : undefined;
       if (emu) cleanups.push(() => emu.stop());
       const credentials = emu
@@ -283,30 +286,4 @@ async function loadBridge() {
     ...supervisor,
     CustodySigner: lazy.LazyCustodySigner,
   };
-}
-
-/** Starts the in-process emulator for `--emulator` (loaded only then). */
-async function startEmulatorFor(
-  rpcUrl: string,
-  chainId: bigint | undefined,
-  out: Output,
-  delays: Pick<EmulatorOptions, "approvalDelay" | "signingDelay">,
-): Promise<RunningEmulator> {
-  const { startEmulator } = await import("../emulator/mod.ts");
-  try {
-    return await startEmulator({
-      rpcUrl,
-      chainId: chainId === undefined ? undefined : Number(chainId),
-      port: 0,
-      host: "127.0.0.1",
-      ...delays,
-      log: (line: string) => void out.debug(`emulator: ${line}`),
-    });
-  } catch (e) {
-    if (e instanceof EmulatorConfigError) throw e; // exit 2 (errors.ts)
-    throw new CliError(
-      `Cannot start the in-process emulator: ${e instanceof Error ? e.message : String(e)}`,
-      1,
-    );
-  }
 }

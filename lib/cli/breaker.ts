@@ -84,7 +84,8 @@ const POLICY_FLAGS = {
   },
 } as const satisfies FlagSpecs;
 
-const SIMULATE_FLAGS = {
+/** The flags of `breaker simulate` and `explain`. */
+export const SIMULATE_FLAGS = {
   ...POLICY_FLAGS,
   ...formatFlag,
   notifications: {
@@ -382,9 +383,9 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
           if (platformSummary !== undefined) await out.text(platformSummary);
           for (const line of told.lines) await out.text(line);
         } else if (out.format === "json") {
-          await out.write(JSON.stringify({ ...told.record, platform: findings }, null, 2) + "\n");
+          await out.object({ ...told.record, platform: findings });
           findings = [];
-        } else await out.write(JSON.stringify(told.record) + "\n");
+        } else await out.object(told.record);
       } else {
         await printResult(
           out,

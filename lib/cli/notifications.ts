@@ -111,10 +111,7 @@ const list = leaf({
     if (!flags.all) {
       const page = await api.listNotificationsPage(client, flags.webhookId, query);
       if (out.format === "json") {
-        await out.write(
-          JSON.stringify({ data: page.data, next: page.next ?? null, total: page.total }, null, 2) +
-            "\n",
-        );
+        await out.object({ data: page.data, next: page.next ?? null, total: page.total });
       } else {
         await out.records(page.data, NOTIFICATION_COLUMNS, { empty: "no notifications" });
         if (page.next && out.format === "table") {

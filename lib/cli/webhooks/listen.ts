@@ -1,26 +1,11 @@
 /**
- * `service webhooks listen [--port P] [--forward-to URL] [--respond STATUS]
- * [--record FILE]`: a local webhook receiver for development, in the spirit
- * of `stripe listen`. It listens on 127.0.0.1 only, prints its address as
- * the first line of standard output, then one line per delivery (time,
- * event type, resource id, notification id, signature verified or not, the
- * answer given), until Ctrl-C.
- *
- * - `--forward-to URL`: each delivery is passed on to the app (raw body and
- *   headers) and the platform gets the app's status and body, so retries and
- *   the circuit breaker see what the app really does; an unreachable app
- *   gives 502, one that does not answer within `--forwardTimeout` 504
- *   (`forward.ts`).
- * - `--respond STATUS`: answer every delivery with that status (default 200
- *   when there is no `--forward-to`).
- * - `--record FILE`: appends each attempt as one `breaker simulate` input line
- *   `{"webhookId","notificationId","sentTime","responseCode","duration"}`,
- *   `sentTime` being the arrival time; lines are written in arrival order
- *   (what the reader needs), whatever order the answers finish in.
- * - Signatures are checked against `--jwks`, else the JWKS of `--apiBaseUrl`
- *   (the emulator's `/.well-known/jwks.json`), else the production JWKS
- *   the build carries (none: exit 2); a delivery is answered the same whether it verified or not
- *   (the line says which, and why not).
+ * `service webhooks listen`: a local webhook receiver for development, in the spirit of
+ * `stripe listen`; its help says what it prints, answers and checks. Beyond the help: it
+ * listens on 127.0.0.1 only; the app is reached as `forward.ts` says; a `--record` line is
+ * `{"webhookId","notificationId","sentTime","responseCode","duration"}`, `sentTime` being the
+ * arrival time, and lines are written in arrival order (what the reader needs), whatever order
+ * the answers finish in; a delivery is answered the same whether its signature verified or not
+ * (the printed line says which, and why not).
  *
  * @module
  */

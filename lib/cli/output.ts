@@ -248,39 +248,24 @@ export class Output {
       if (buf) await this.write(buf);
       return n;
     }
-    const sample: string[][] = [];
-    const iterator = (async function* () {
-      yield* records;
-    })();
-    let done = false;
-    if (this.io.stdoutIsTerminal) {
-      while (sample.length < SAMPLE_ROWS) {
-        const next = await iterator.next();
-        if (next.done) {
-          done = true;
-          break;
-        }
-        sample.push(cells(columns, next.value));
+    const terminal = this.io.stdoutIsTerminal;
+    // piped, the header at once; on a terminal, after the first rows, whose widths it takes
+    let print = terminal ? undefined : await this.table(columns);
+    const held: string[][] = [];
+    for await (const r of records) {
+      held.push(cells(columns, r));
+      n++;
+      if (print || held.length >= SAMPLE_ROWS) {
+        print ??= await this.table(columns, held);
+        await print(held.splice(0));
       }
     }
-    if (done && sample.length === 0 && options.empty !== undefined) {
+    if (n === 0 && terminal && options.empty !== undefined) {
       await this.write(options.empty + "\n");
       return 0;
     }
-    try {
-      const rows = await this.table(columns, sample);
-      await rows(sample);
-      n = sample.length;
-      while (!done) {
-        const next = await iterator.next();
-        if (next.done) break;
-        await rows([cells(columns, next.value)]);
-        n++;
-      }
-    } catch (e) {
-      await iterator.return?.();
-      throw e;
-    }
+    print ??= await this.table(columns, held);
+    await print(held);
     return n;
   }
 

@@ -325,26 +325,20 @@ const resendFailed = leaf({
     if (flags.event.length) body.events = flags.event;
     const r = await api.resendFailed(client, webhookId, body, flags.idempotencyKey);
     const total = r.data.total;
-    if (total === 0 || !r.jobId) {
+    const jobId = total === 0 ? undefined : r.jobId;
+    if (!jobId || !flags.wait) {
       await accepted(
         ctx,
         given,
-        { total, idempotencyKey: r.idempotencyKey },
-        "no failed notifications to resend",
-      );
-      return 0;
-    }
-    if (!flags.wait) {
-      await accepted(
-        ctx,
-        given,
-        { total, jobId: r.jobId, idempotencyKey: r.idempotencyKey },
-        `resending ${total} failed notifications: job ${r.jobId} (follow with --wait)`,
+        { total, jobId, idempotencyKey: r.idempotencyKey }, // no job: no jobId in the JSON
+        jobId
+          ? `resending ${total} failed notifications: job ${jobId} (follow with --wait)`
+          : "no failed notifications to resend",
       );
       return 0;
     }
     const { followResendJob } = await import("./notifications/follow_job.ts");
-    return await followResendJob(ctx, client, { webhookId, jobId: r.jobId, kind: "failed" }, {
+    return await followResendJob(ctx, client, { webhookId, jobId, kind: "failed" }, {
       maxDelayMs: flags.pollInterval ?? flags.pollingInterval,
       waitTimeoutMs: flags.waitTimeout,
       json: given.has("format") && ctx.out.format !== "table",

@@ -78,10 +78,8 @@ export const rpcCommand = leaf({
     try {
       // The node's chain id is asked now and awaited after the credentials: the round trip
       // overlaps reading and importing the key (a credentials mistake still reports first).
-      const nodeChain = rpc.nodeChainId(upstream).then(
-        (id) => ({ id }),
-        (error: unknown) => ({ error }),
-      );
+      const nodeChain = rpc.nodeChainId(upstream);
+      nodeChain.catch(() => {}); // awaited below: a failure until then is not unhandled
       const emu = f.emulator
         ? await launchEmulator({
           rpcUrl,
@@ -103,9 +101,7 @@ export const rpcCommand = leaf({
 
       let chainId: bigint;
       try {
-        const answer = await nodeChain;
-        if ("error" in answer) throw answer.error;
-        chainId = answer.id;
+        chainId = await nodeChain;
       } catch (e) {
         if (wantedChain === undefined) {
           throw new UsageError(

@@ -65,20 +65,17 @@ function valueCases(
   between: string[],
   free: string,
 ): string[] {
-  const lines: string[] = [];
-  for (const l of tree.leaves) {
-    for (const f of l.flags.filter((f) => f.choices.length)) {
-      lines.push(`    ${q(`${l.key}|--${f.name}`)}) ${choices(f.choices)}`);
-    }
-  }
-  lines.push(...between);
-  for (const l of tree.leaves) {
-    const valued = l.flags.filter((f) => f.takesValue && !f.choices.length);
-    if (valued.length) {
-      lines.push(`    ${valued.map((f) => q(`${l.key}|--${f.name}`)).join("|")}) ${free}`);
-    }
-  }
-  return lines;
+  const key = (l: Tree["leaves"][number], f: Flag) => q(`${l.key}|--${f.name}`);
+  return [
+    ...tree.leaves.flatMap((l) =>
+      l.flags.filter((f) => f.choices.length).map((f) => `    ${key(l, f)}) ${choices(f.choices)}`)
+    ),
+    ...between,
+    ...tree.leaves.flatMap((l) => {
+      const valued = l.flags.filter((f) => f.takesValue && !f.choices.length);
+      return valued.length ? [`    ${valued.map((f) => key(l, f)).join("|")}) ${free}`] : [];
+    }),
+  ];
 }
 
 /** The names of `record`, joined by `by`. */

@@ -280,17 +280,14 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
     const explainView = flags.explain === true;
     const policyA = toConfig(flags, "");
     const policies = [policyA];
+    const compare = flags.compare === undefined
+      ? undefined
+      : { flags: flags.compare, config: comparePolicy(flags.compare, flags, ctx.path) };
     let candidates: WhatIf[] = [];
     if (explainView) {
-      const compare = flags.compare === undefined ? undefined : {
-        flags: flags.compare,
-        config: comparePolicy(flags.compare, flags, ctx.path),
-      };
       candidates = whatIfs(policyA, compare);
       policies.push(...candidates.map((c) => c.config));
-    } else if (flags.compare !== undefined) {
-      policies.push(comparePolicy(flags.compare, flags, ctx.path));
-    }
+    } else if (compare) policies.push(compare.config);
     if (flags.plot !== undefined && !/\.(svg|html?)$/i.test(flags.plot)) {
       throw new UsageError(
         `Invalid value "${flags.plot}" for --plot: expected a file name ending in .svg or .html.`,

@@ -48,10 +48,7 @@ export const eventFlag = {
 
 /** An endpoint URL: absolute http(s), or a usage error. */
 export function checkEndpointUrl(url: string, flag = "--url"): string {
-  let protocol = "";
-  try {
-    protocol = new URL(url).protocol;
-  } catch { /* not a URL */ }
+  const protocol = URL.parse(url)?.protocol ?? "";
   if (protocol !== "http:" && protocol !== "https:") {
     throw new UsageError(
       `Invalid value for ${flag}: ${JSON.stringify(url)} is not ${

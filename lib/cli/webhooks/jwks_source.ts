@@ -57,12 +57,8 @@ export async function jwksSource(
       }
     }
   } else if (apiBaseUrl) {
-    let origin: string;
-    try {
-      origin = new URL(apiBaseUrl).origin;
-    } catch {
-      throw new UsageError(`Invalid value for --apiBaseUrl: not a URL.`);
-    }
+    const origin = URL.parse(apiBaseUrl)?.origin;
+    if (origin === undefined) throw new UsageError(`Invalid value for --apiBaseUrl: not a URL.`);
     const production = buildApiBaseUrl();
     url = production !== "" && buildJwksUrl() !== "" && new URL(production).origin === origin
       ? buildJwksUrl()

@@ -25,8 +25,6 @@ import { BodyRefused, readBody } from "../../core/read_body.ts";
 
 /** Largest delivery body accepted: 1 MiB (a platform delivery is a few KiB); 413 beyond. */
 export const MAX_DELIVERY_BYTES = 1024 * 1024;
-/** Time for a delivery's body to arrive: 10 s (the server's body timeout); 408 beyond. */
-export const DELIVERY_BODY_TIMEOUT_MS = DEFAULT_BODY_TIMEOUT_MS;
 
 /** One delivery as the listener saw it (the `--format ndjson` line, `event: "delivery"`). */
 export interface DeliveryLine {
@@ -167,9 +165,10 @@ export const listenCommand = leaf({
     ): Promise<{ response: Response; line: string | null }> => {
       let raw: Uint8Array;
       try {
+        // the body's time to arrive: the server's, 10 s; 408 beyond
         raw = await readBody(req, {
           maxBytes: MAX_DELIVERY_BYTES,
-          timeoutMs: DELIVERY_BODY_TIMEOUT_MS,
+          timeoutMs: DEFAULT_BODY_TIMEOUT_MS,
         });
       } catch (e) {
         if (!(e instanceof BodyRefused)) throw e;

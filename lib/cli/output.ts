@@ -17,7 +17,7 @@
  */
 
 import { CliError, ExitCode } from "./errors.ts";
-import { cell, cells, type Column, layout, row, type TableLayout } from "./table.ts";
+import { cell, cells, type Column, layout, row } from "./table.ts";
 import { shown } from "./shown.ts";
 
 /** A byte sink, as `Deno.stdout` is. */
@@ -280,11 +280,9 @@ export class Output {
   ): Promise<(rows: readonly string[][]) => Promise<void>> {
     // Cells from cells() are shown() already; cells a command made itself are made so here.
     const safe = (rows: readonly string[][]) => rows.map((r) => r.map(shown));
-    const table: TableLayout = layout(
-      columns,
-      safe(sample),
-      this.#fits() ? this.io.stdoutColumns : undefined,
-    );
+    // fitted to a terminal (not piped, not --wide) whose width is known
+    const fits = this.io.stdoutIsTerminal && !this.wide && (this.io.stdoutColumns ?? 0) > 0;
+    const table = layout(columns, safe(sample), fits ? this.io.stdoutColumns : undefined);
     const head = row(table, columns.map((c) => c.header.toUpperCase()));
     await this.write(
       this.color && this.io.stdoutIsTerminal ? `\x1b[1m${head.trimEnd()}\x1b[0m\n` : head,
@@ -292,12 +290,6 @@ export class Output {
     return async (rows) => {
       if (rows.length) await this.write(safe(rows).map((r) => row(table, r)).join(""));
     };
-  }
-
-  /** Whether tables are fitted to a terminal (not piped, not `--wide`, width known). */
-  #fits(): boolean {
-    return this.io.stdoutIsTerminal && !this.wide && this.io.stdoutColumns !== undefined &&
-      this.io.stdoutColumns > 0;
   }
 
   /** What a command did: `line` as prose ({@linkcode text}) in a table, else `obj` ({@linkcode object}). */

@@ -99,20 +99,15 @@ export const rpcCommand = leaf({
         userAgent: f.userAgent,
       });
 
-      let chainId: bigint;
-      try {
-        chainId = await nodeChain;
-      } catch (e) {
+      const chainId = await nodeChain.catch((e) => {
         if (wantedChain === undefined) {
           throw new UsageError(
-            `Cannot read the chain id from the node at ${upstream.shownUrl}: ${
-              (e as Error).message
-            }. Check --rpcUrl, or give --chainId.`,
+            `Cannot read the chain id from the node at ${upstream.shownUrl}: ${e.message}. Check --rpcUrl, or give --chainId.`,
           );
         }
         warn(`the node at ${upstream.shownUrl} does not answer yet; serving chain ${wantedChain}.`);
-        chainId = wantedChain;
-      }
+        return wantedChain;
+      });
       if (wantedChain !== undefined && wantedChain !== chainId) {
         throw new UsageError(
           `--chainId ${wantedChain} does not match the node at ${upstream.shownUrl}, which serves chain ${chainId}. Fix --chainId or --rpcUrl.`,
@@ -165,26 +160,23 @@ export const rpcCommand = leaf({
         }
         extraPaths.push(`/${encodeURIComponent(key)}`);
       }
-      let bridge;
-      try {
-        bridge = await rpc.startBridge({
-          upstream,
-          chainId,
-          clientVersion: `service/${VERSION}`,
-          signer,
-          transport,
-          ipcPath: f.ipcPath,
-          host: f.host,
-          port: f.port,
-          httpPath: f.httpPath,
-          extraPaths,
-          allowedHosts: f.allowRemote ? [f.host] : [],
-          allowOrigins: f.allowOrigin,
-          maxBatch: f.maxBatch,
-          log,
-          trace: out.verbose ? log : undefined,
-        });
-      } catch (e) {
+      const bridge = await rpc.startBridge({
+        upstream,
+        chainId,
+        clientVersion: `service/${VERSION}`,
+        signer,
+        transport,
+        ipcPath: f.ipcPath,
+        host: f.host,
+        port: f.port,
+        httpPath: f.httpPath,
+        extraPaths,
+        allowedHosts: f.allowRemote ? [f.host] : [],
+        allowOrigins: f.allowOrigin,
+        maxBatch: f.maxBatch,
+        log,
+        trace: out.verbose ? log : undefined,
+      }).catch((e) => {
         if (e instanceof Deno.errors.AddrInUse) {
           throw new CliError(
             `Cannot listen on ${
@@ -196,7 +188,7 @@ export const rpcCommand = leaf({
           );
         }
         throw e;
-      }
+      });
       cleanups.push(() => bridge.close());
       fixedAddress = addressFlags(transport, f, given, bridge.address);
       cleanups.push(() => {

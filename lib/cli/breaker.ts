@@ -319,12 +319,7 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
       try {
         if (remote) {
           const { readFromPlatform } = await import("./breaker/from_platform.ts");
-          platformRead = await readFromPlatform(
-            { ...flags, webhookId: flags.webhookId! },
-            ctx,
-            replay.feed,
-            warn,
-          );
+          platformRead = await readFromPlatform(flags, ctx, replay.feed, warn);
           stats = platformRead.stats;
           warnedInvalid = stats.invalidLines;
         } else {

@@ -39,7 +39,7 @@ export interface PlatformRead {
  * `feed`, writing them to `flags.save` too (in place only once complete).
  */
 export async function readFromPlatform(
-  flags: ParsedFlags<typeof SIMULATE_FLAGS> & { webhookId: string },
+  flags: ParsedFlags<typeof SIMULATE_FLAGS>,
   ctx: CommandContext & { out: Output },
   feed: (r: LogRecord) => void,
   warn: (text: string) => void,
@@ -65,7 +65,7 @@ export async function readFromPlatform(
     const facts = await readPlatformLog(
       client,
       {
-        webhookId: flags.webhookId,
+        webhookId: flags.webhookId!, // given: the caller reads the platform only then
         from,
         to,
         concurrency: flags.concurrency,

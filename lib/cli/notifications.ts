@@ -424,14 +424,9 @@ const tail = leaf({
     try {
       while (!ctx.signal?.aborted) {
         try {
-          const lines = await tail.poll();
-          if (rows) {
-            await rows(
-              lines.map((l) => cells(TAIL_COLUMNS, l as unknown as Record<string, unknown>)),
-            );
-          } else if (lines.length) {
-            await out.records(lines as unknown as Record<string, unknown>[], TAIL_COLUMNS);
-          }
+          const lines = await tail.poll() as unknown as Record<string, unknown>[];
+          if (rows) await rows(lines.map((l) => cells(TAIL_COLUMNS, l)));
+          else await out.records(lines, TAIL_COLUMNS); // ndjson: nothing for no change
         } catch (e) {
           if (!api.isRetryable(e)) throw e;
           await out.warn(`poll failed, trying again: ${(e as Error).message}`);

@@ -151,8 +151,8 @@ export const listenCommand = leaf({
         const file = record;
         // in arrival order: each line waits for the one of the delivery before
         recording = recording.then(async () => {
-          const { line } = await answered;
-          if (line !== null) await writeAll(file, line);
+          const { recorded } = await answered;
+          if (recorded !== null) await writeAll(file, recorded);
         }).catch(() => {});
       }
       return answered.then((a) => a.response);
@@ -162,7 +162,7 @@ export const listenCommand = leaf({
     const answer = async (
       req: Request,
       arrived: number,
-    ): Promise<{ response: Response; line: string | null }> => {
+    ): Promise<{ response: Response; recorded: string | null }> => {
       let raw: Uint8Array;
       try {
         // the body's time to arrive: the server's, 10 s; 408 beyond
@@ -176,7 +176,7 @@ export const listenCommand = leaf({
         const headers = e.status === 408 ? { connection: "close" } : undefined;
         return {
           response: new Response(e.message + "\n", { status: e.status, headers }),
-          line: null,
+          recorded: null,
         };
       }
       let json: unknown = null;
@@ -204,7 +204,7 @@ export const listenCommand = leaf({
       const duration = Date.now() - arrived;
       const webhookId = field(json, "webhookId");
       const notificationId = field(json, "id");
-      const line = req.method === "POST"
+      const recorded = req.method === "POST"
         ? JSON.stringify({
           webhookId: webhookId ?? "unknown",
           notificationId: notificationId ?? undefined,
@@ -247,7 +247,7 @@ export const listenCommand = leaf({
       if (contentType) headers["content-type"] = contentType;
       return {
         response: new Response(status === 204 || status === 304 ? null : body, { status, headers }),
-        line,
+        recorded,
       };
     };
 

@@ -164,11 +164,7 @@ const PLATFORM_ONLY = ["since", "from", "to", "save", "concurrency"] as const;
 
 /** Splits a `--compare` value into arguments (single or double quotes group words). */
 function splitArgs(text: string): string[] {
-  const out: string[] = [];
-  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) !== null) out.push(m[1] ?? m[2] ?? m[3]);
-  return out;
+  return [...text.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
 }
 
 type PolicyValues = ParsedFlags<typeof POLICY_FLAGS>;

@@ -153,13 +153,7 @@ export async function printComparison(out: Output, result: SimulationResult, inv
   if (out.format === "json") {
     return await out.object({ comparisons: rows.map(comparisonRecord), summary });
   }
-  await out.records(
-    (function* () {
-      for (const r of rows) yield comparisonRecord(r);
-      yield summary;
-    })(),
-    [],
-  );
+  await out.records([...rows.map(comparisonRecord), summary], []);
 }
 
 /**

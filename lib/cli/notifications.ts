@@ -89,10 +89,7 @@ const list = leaf({
     "service notifications list --webhookId $W --all --format ndjson > notifications.ndjson",
   ],
   async run({ flags }, ctx) {
-    if (
-      flags.startTime !== undefined && flags.endTime !== undefined &&
-      flags.startTime > flags.endTime
-    ) {
+    if ((flags.startTime ?? -Infinity) > (flags.endTime ?? Infinity)) {
       throw new UsageError("--startTime is after --endTime: give a start before the end.");
     }
     const { client, api } = await platformApi(flags, ctx);

@@ -123,9 +123,7 @@ export class Output {
     this.format = options.format ?? (io.stdoutIsTerminal ? "table" : "ndjson");
     this.verbose = options.verbose ?? false;
     this.wide = options.wide ?? false;
-    const noColor = io.env("NO_COLOR");
-    this.color = options.color !== false && io.stderrIsTerminal &&
-      (noColor === undefined || noColor === "");
+    this.color = options.color !== false && io.stderrIsTerminal && !io.env("NO_COLOR");
   }
 
   #serial(step: () => Promise<void>): Promise<void> {

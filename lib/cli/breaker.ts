@@ -84,7 +84,8 @@ const POLICY_FLAGS = {
   },
 } as const satisfies FlagSpecs;
 
-const SIMULATE_FLAGS = {
+/** The flags of `breaker simulate` and `explain`. */
+export const SIMULATE_FLAGS = {
   ...POLICY_FLAGS,
   ...formatFlag,
   notifications: {
@@ -163,19 +164,12 @@ const PLATFORM_ONLY = ["since", "from", "to", "save", "concurrency"] as const;
 
 /** Splits a `--compare` value into arguments (single or double quotes group words). */
 function splitArgs(text: string): string[] {
-  const out: string[] = [];
-  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) !== null) out.push(m[1] ?? m[2] ?? m[3]);
-  return out;
+  return [...text.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
 }
 
 type PolicyValues = ParsedFlags<typeof POLICY_FLAGS>;
 
 function toConfig(v: PolicyValues, where: string): BreakerConfig {
-  // durations have no `default` in the flag specs so that --help shows "60m", not ms
-  const windowMs = v.window ?? DEFAULT_BREAKER_CONFIG.windowMs;
-  const sustainedForMs = v.sustainedFor ?? DEFAULT_BREAKER_CONFIG.sustainedForMs;
   // ranges (a window above zero, ...) are the flag layer's: POLICY_FLAGS declare them
   if (v.sustainedFrom > v.immediateAbove) {
     throw new UsageError(
@@ -183,10 +177,11 @@ function toConfig(v: PolicyValues, where: string): BreakerConfig {
     );
   }
   return {
-    windowMs,
+    // durations have no `default` in the flag specs so that --help shows "60m", not ms
+    windowMs: v.window ?? DEFAULT_BREAKER_CONFIG.windowMs,
     immediateAbove: v.immediateAbove,
     sustainedFrom: v.sustainedFrom,
-    sustainedForMs,
+    sustainedForMs: v.sustainedFor ?? DEFAULT_BREAKER_CONFIG.sustainedForMs,
     minAttempts: v.minAttempts,
     bandResetsAfterIdleMs: v.bandResetsAfterIdle ?? null,
   };
@@ -211,23 +206,20 @@ function comparePolicy(text: string, base: PolicyValues, path: string): BreakerC
 
 /** The one-line message of a {@linkcode DeliveryLogError}, by its reason code. */
 function deliveryLogMessage(e: DeliveryLogError, input: string | undefined): string {
+  const name = input ?? "standard input";
   switch (e.reason) {
     case "invalid-line":
       return `Invalid delivery log, ${e.message}. Fix the line, or pass --skip-invalid to count and skip invalid lines.`;
     case "out-of-order": // the message says to pass --sort
       return `Invalid delivery log, ${e.message}.`;
     case "corrupt-gzip":
-      return `Cannot read ${
-        input ?? "standard input"
-      }: it starts like gzip but does not decompress (${e.details}).`;
+      return `Cannot read ${name}: it starts like gzip but does not decompress (${e.details}).`;
     case "line-too-long":
-      return `Cannot read ${input ?? "standard input"}: ${e.message}.`;
-    case "gzip-trailing-data": {
-      const name = input ?? "standard input";
+      return `Cannot read ${name}: ${e.message}.`;
+    case "gzip-trailing-data":
       return `Cannot read ${name}: its gzip data is followed by bytes that are not gzip (trailing garbage, ${e.details}). Refused so that a damaged log is not replayed in part; to ignore them as gzip -d does, pipe it: zcat ${
         input ?? "FILE"
       } | service breaker simulate.`;
-    }
   }
 }
 
@@ -284,17 +276,14 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
     const explainView = flags.explain === true;
     const policyA = toConfig(flags, "");
     const policies = [policyA];
+    const compare = flags.compare === undefined
+      ? undefined
+      : { flags: flags.compare, config: comparePolicy(flags.compare, flags, ctx.path) };
     let candidates: WhatIf[] = [];
     if (explainView) {
-      const compare = flags.compare === undefined ? undefined : {
-        flags: flags.compare,
-        config: comparePolicy(flags.compare, flags, ctx.path),
-      };
       candidates = whatIfs(policyA, compare);
       policies.push(...candidates.map((c) => c.config));
-    } else if (flags.compare !== undefined) {
-      policies.push(comparePolicy(flags.compare, flags, ctx.path));
-    }
+    } else if (compare) policies.push(compare.config);
     if (flags.plot !== undefined && !/\.(svg|html?)$/i.test(flags.plot)) {
       throw new UsageError(
         `Invalid value "${flags.plot}" for --plot: expected a file name ending in .svg or .html.`,
@@ -326,12 +315,7 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
       try {
         if (remote) {
           const { readFromPlatform } = await import("./breaker/from_platform.ts");
-          platformRead = await readFromPlatform(
-            { ...flags, webhookId: flags.webhookId! },
-            ctx,
-            replay.feed,
-            warn,
-          );
+          platformRead = await readFromPlatform(flags, ctx, replay.feed, warn);
           stats = platformRead.stats;
           warnedInvalid = stats.invalidLines;
         } else {
@@ -387,9 +371,9 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
           if (platformSummary !== undefined) await out.text(platformSummary);
           for (const line of told.lines) await out.text(line);
         } else if (out.format === "json") {
-          await out.write(JSON.stringify({ ...told.record, platform: findings }, null, 2) + "\n");
+          await out.object({ ...told.record, platform: findings });
           findings = [];
-        } else await out.write(JSON.stringify(told.record) + "\n");
+        } else await out.object(told.record);
       } else {
         await printResult(
           out,

@@ -399,12 +399,7 @@ export async function platformClient(
     import("../platform/credentials.ts"),
     import("../platform/client.ts"),
   ]);
-  const creds = await loadCredentials({
-    apiKey: flags.apiKey,
-    privateKey: flags.privateKey,
-    apiBaseUrl: flags.apiBaseUrl,
-  });
-  return new PlatformClient(creds, {
+  return new PlatformClient(await loadCredentials(flags), {
     fetch: ctx.fetch,
     now: ctx.now,
     timeoutMs: flags.timeout,

@@ -34,6 +34,17 @@ function needProfile(name: string | undefined, path: string): string {
   return checkProfileName(name);
 }
 
+/** The profiles file holding `--profile NAME` (`show`, `remove`); a name not in it is a usage error. */
+async function existingProfile(name: string | undefined, ctx: CommandContext & { path: string }) {
+  name = needProfile(name, ctx.path);
+  const dir = dirOf(ctx);
+  const file = await readProfiles(dir);
+  if (!Object.hasOwn(file.profiles, name)) {
+    throw new UsageError(`No profile "${name}" in ${dir}/${PROFILES_FILE}.`);
+  }
+  return { name, dir, file };
+}
+
 /** What `list`/`show` print of a profile: no secret, only whether the key is set. */
 function shown(name: string, p: Profile): Record<string, unknown> {
   return {
@@ -134,13 +145,8 @@ const showCommand = leaf({
   sources: false,
   examples: ["service config show --profile sandbox"],
   async run({ flags: f }, ctx) {
-    const name = needProfile(f.profile, ctx.path);
-    const dir = dirOf(ctx);
-    const { profiles } = await readProfiles(dir);
-    if (!Object.hasOwn(profiles, name)) {
-      throw new UsageError(`No profile "${name}" in ${dir}/${PROFILES_FILE}.`);
-    }
-    await ctx.out.object(shown(name, profiles[name]));
+    const { name, file } = await existingProfile(f.profile, ctx);
+    await ctx.out.object(shown(name, file.profiles[name]));
     return 0;
   },
 });
@@ -152,12 +158,7 @@ const removeCommand = leaf({
   sources: false,
   examples: ["service config remove --profile sandbox"],
   async run({ flags: f }, ctx) {
-    const name = needProfile(f.profile, ctx.path);
-    const dir = dirOf(ctx);
-    const file = await readProfiles(dir);
-    if (!Object.hasOwn(file.profiles, name)) {
-      throw new UsageError(`No profile "${name}" in ${dir}/${PROFILES_FILE}.`);
-    }
+    const { name, dir, file } = await existingProfile(f.profile, ctx);
     delete file.profiles[name];
     await writeProfiles(dir, file);
     await ctx.out.log(`profile ${name} removed.`);

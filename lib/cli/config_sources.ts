@@ -16,7 +16,7 @@
  * @module
  */
 
-import { environmentSource, type ValueSource } from "./flags.ts";
+import { environmentSource, kebab, type ValueSource } from "./flags.ts";
 import { readEnvFile } from "./env_file.ts";
 import { checkProfileName, configDir, type Profile, readProfile } from "./profiles.ts";
 import { UsageError } from "./errors.ts";
@@ -31,13 +31,8 @@ export interface SourceFlags {
   noEnvFile: boolean;
 }
 
-const NAMES: Record<string, keyof SourceFlags> = {
-  profile: "profile",
-  envfile: "envFile",
-  "env-file": "envFile",
-  noenvfile: "noEnvFile",
-  "no-env-file": "noEnvFile",
-};
+/** Their names; each also in lower case and kebab-case, as `parseFlags` spells them. */
+const SOURCE_FLAGS = ["profile", "envFile", "noEnvFile"] as const;
 
 /**
  * Finds `--profile`, `--envFile` and `--noEnvFile` (any spelling
@@ -55,7 +50,8 @@ export function scanSourceFlags(args: readonly string[]): SourceFlags {
     const arg = args[i];
     if (arg === "--") break;
     const m = /^--([A-Za-z-]+)(?:=(.*))?$/.exec(arg);
-    const key = m ? NAMES[m[1].toLowerCase()] : undefined;
+    const spelt = m?.[1].toLowerCase();
+    const key = SOURCE_FLAGS.find((n) => spelt === n.toLowerCase() || spelt === kebab(n));
     if (!m || !key) continue;
     if (key === "noEnvFile") {
       const v = m[2] ?? (/^(true|false)$/i.test(args[i + 1] ?? "") ? args[++i] : "true");

@@ -27,16 +27,9 @@ const DURATION_UNITS: Record<string, number> = {
 export function parseDuration(text: string): number | undefined {
   const t = text.trim();
   if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
-  let total = 0;
-  let matched = 0;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(t)) !== null) {
-    total += Number(m[1]) * DURATION_UNITS[m[2]];
-    matched = re.lastIndex;
-  }
-  if (matched === 0 || matched !== t.length) return undefined;
-  return total;
+  if (!/^(\d+(\.\d+)?(ms|s|m|h|d))+$/.test(t)) return undefined;
+  return [...t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)]
+    .reduce((ms, m) => ms + Number(m[1]) * DURATION_UNITS[m[2]], 0);
 }
 
 /** A duration or a range of durations, in milliseconds: `{ minMs: 5000, maxMs: 20000 }` (equal for one value). */
@@ -99,9 +92,7 @@ export function parseTime(text: string, now: () => number = Date.now): number | 
  * ```
  */
 export function formatDuration(ms: number): string {
-  for (
-    const [unit, size] of [["d", 86_400_000], ["h", 3_600_000], ["m", 60_000], ["s", 1000]] as const
-  ) {
+  for (const [unit, size] of Object.entries(DURATION_UNITS).reverse()) {
     if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
   }
   return `${ms}ms`;

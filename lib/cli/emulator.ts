@@ -9,6 +9,7 @@
 import { type Command, groupVerbs, leaf } from "./command.ts";
 import { CliError } from "./errors.ts";
 import { EmulatorConfigError } from "../emulator/errors.ts";
+import type { EmulatorOptions, RunningEmulator } from "../emulator/mod.ts";
 import { writeAll } from "./output.ts";
 import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
 import { CUSTODY_DELAY_FLAGS } from "./custody_delay_flags.ts";
@@ -162,42 +163,35 @@ const serveCommand = leaf({
     "service emulator trigger --eventType transaction.created --resourceId tx-1 --count 3",
   ],
   async run({ flags: f }, ctx) {
-    const { startEmulator } = await import("../emulator/mod.ts");
     const out = ctx.out;
-    let emu;
-    try {
-      emu = await startEmulator({
-        host: f.host,
-        port: f.port,
-        rpcUrl: f.rpcUrl,
-        chainId: f.chainId,
-        state: f.state,
-        timeScale: f.timeScale,
-        vaultAccounts: f.vaultAccounts,
-        mnemonic: f.mnemonic,
-        faults: f.fault,
-        apiUsers: f.apiUser,
-        approvalDelay: f.approvalDelay,
-        signingDelay: f.signingDelay,
-        logRequests: f.verbose === true,
-        log: (line) => void out.log(line),
-        webhooks: {
-          deliveryTimeoutMs: f.deliveryTimeout,
-          concurrency: f.webhookConcurrency,
-          breaker: {
-            windowMs: f.window,
-            immediateAbove: f.immediateAbove,
-            sustainedFrom: f.sustainedFrom,
-            sustainedForMs: f.sustainedFor,
-            minAttempts: f.minAttempts,
-            bandResetsAfterIdleMs: null,
-          },
+    const emu = await launchEmulator({
+      host: f.host,
+      port: f.port,
+      rpcUrl: f.rpcUrl,
+      chainId: f.chainId,
+      state: f.state,
+      timeScale: f.timeScale,
+      vaultAccounts: f.vaultAccounts,
+      mnemonic: f.mnemonic,
+      faults: f.fault,
+      apiUsers: f.apiUser,
+      approvalDelay: f.approvalDelay,
+      signingDelay: f.signingDelay,
+      logRequests: f.verbose === true,
+      log: (line) => void out.log(line),
+      webhooks: {
+        deliveryTimeoutMs: f.deliveryTimeout,
+        concurrency: f.webhookConcurrency,
+        breaker: {
+          windowMs: f.window,
+          immediateAbove: f.immediateAbove,
+          sustainedFrom: f.sustainedFrom,
+          sustainedForMs: f.sustainedFor,
+          minAttempts: f.minAttempts,
+          bandResetsAfterIdleMs: null,
         },
-      });
-    } catch (e) {
-      if (e instanceof EmulatorConfigError) throw e; // exit 2 (errors.ts)
-      throw new CliError(`The emulator could not start: ${(e as Error)?.message ?? e}`, 1);
-    }
+      },
+    }, "The emulator could not start");
     // Take SIGINT, SIGTERM and SIGHUP from their default action: they now stop cleanly. They
     // stay taken until the emulator has stopped: Ctrl-C under `deno task` or a launcher brings a
     // second SIGINT, which must not end the process before the key directory is removed.
@@ -231,6 +225,23 @@ const serveCommand = leaf({
     return 0;
   },
 });
+
+/**
+ * Starts the emulator (loaded only now); a failure other than a mistake in its options (exit 2)
+ * is exit 1, its message after `failed`.
+ */
+export async function launchEmulator(
+  options: EmulatorOptions,
+  failed: string,
+): Promise<RunningEmulator> {
+  const { startEmulator } = await import("../emulator/mod.ts");
+  try {
+    return await startEmulator(options);
+  } catch (e) {
+    if (e instanceof EmulatorConfigError) throw e; // exit 2 (errors.ts)
+    throw new CliError(`${failed}: ${e instanceof Error ? e.message : String(e)}`, 1);
+  }
+}
 
 /**
  * `service emulator [flags]` serves; `service emulator trigger ...` creates

@@ -77,13 +77,10 @@ export async function readEnvFile(
   path: string,
   required: boolean,
 ): Promise<Map<string, string> | undefined> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (e) {
+  const text = await Deno.readTextFile(path).catch((e) => {
     if (e instanceof Deno.errors.NotFound && !required) return undefined;
-    const why = e instanceof Deno.errors.NotFound ? "no such file" : (e as Error).message;
+    const why = e instanceof Deno.errors.NotFound ? "no such file" : e.message;
     throw new UsageError(`Cannot read the env file ${path}: ${why}. Check --envFile.`);
-  }
-  return parseEnvFile(text, path);
+  });
+  return text === undefined ? undefined : parseEnvFile(text, path);
 }

@@ -372,14 +372,10 @@ export function parseFlags<S extends FlagSpecs>(
       i++;
     }
     const value = convert(spec, raw, where, now);
-    if (spec.multiple) {
-      const list = (values[name] as unknown[] | undefined) ?? [];
-      if (Array.isArray(value)) list.push(...value);
-      else list.push(value);
-      values[name] = list;
-    } else {
-      values[name] = value;
-    }
+    // a repeated list flag adds its items, another repeated flag its value
+    values[name] = spec.multiple
+      ? [...(values[name] as unknown[] ?? []), ...[value].flat()]
+      : value;
     given.add(name);
   }
 
@@ -387,18 +383,12 @@ export function parseFlags<S extends FlagSpecs>(
   const origins = new Map<string, string>();
   for (const [name, spec] of Object.entries(specs)) {
     if (values[name] !== undefined) continue;
-    let found: { raw: string; where: string } | undefined;
-    for (const source of sources) {
-      const raw = source.lookup(name, spec);
-      if (raw !== undefined && raw !== "") {
-        found = { raw, where: source.describe(name, spec) };
-        break;
-      }
-    }
-    if (found) {
-      const v = convert(spec, found.raw, found.where, now);
+    const source = sources.find((s) => (s.lookup(name, spec) ?? "") !== "");
+    if (source) {
+      const where = source.describe(name, spec);
+      const v = convert(spec, source.lookup(name, spec)!, where, now);
       values[name] = spec.multiple && !Array.isArray(v) ? [v] : v;
-      origins.set(name, found.where);
+      origins.set(name, where);
     } else if (spec.default !== undefined) {
       values[name] = Array.isArray(spec.default) ? [...spec.default] : spec.default;
     } else if (spec.multiple) {

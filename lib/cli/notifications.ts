@@ -21,7 +21,7 @@ import { whenStopped } from "./stop_signals.ts";
 import { cells } from "./table.ts";
 import { NOTIFICATION_SORT_FIELDS, NOTIFICATION_STATUSES } from "../core/mod.ts";
 import { eventFlag, idempotencyFlag, webhookVerbFlags } from "./webhooks/common.ts";
-import { waitTimeoutFlag } from "./notifications/follow_job.ts";
+import { waitFlags } from "./notifications/follow_job.ts";
 
 const notificationFlag = {
   notificationId: { type: "string", placeholder: "ID", description: "The notification's id." },
@@ -89,11 +89,7 @@ const list = leaf({
     "service notifications list --webhookId $W --all --format ndjson > notifications.ndjson",
   ],
   async run({ flags }, ctx) {
-    const webhookId = flags.webhookId;
-    if (
-      flags.startTime !== undefined && flags.endTime !== undefined &&
-      flags.startTime > flags.endTime
-    ) {
+    if ((flags.startTime ?? -Infinity) > (flags.endTime ?? Infinity)) {
       throw new UsageError("--startTime is after --endTime: give a start before the end.");
     }
     const { client, api } = await platformApi(flags, ctx);
@@ -110,12 +106,9 @@ const list = leaf({
     };
     const out = ctx.out;
     if (!flags.all) {
-      const page = await api.listNotificationsPage(client, webhookId, query);
+      const page = await api.listNotificationsPage(client, flags.webhookId, query);
       if (out.format === "json") {
-        await out.write(
-          JSON.stringify({ data: page.data, next: page.next ?? null, total: page.total }, null, 2) +
-            "\n",
-        );
+        await out.object({ data: page.data, next: page.next ?? null, total: page.total });
       } else {
         await out.records(page.data, NOTIFICATION_COLUMNS, { empty: "no notifications" });
         if (page.next && out.format === "table") {
@@ -126,7 +119,7 @@ const list = leaf({
     }
     let fetched = 0;
     let total: number | undefined;
-    const rows = api.listNotifications(client, webhookId, query, (page) => {
+    const rows = api.listNotifications(client, flags.webhookId, query, (page) => {
       if (page.total !== undefined) total = page.total;
       fetched += page.data.length;
       void out.progress(
@@ -150,11 +143,10 @@ const get = leaf({
     "service notifications get --webhookId $W --notificationId $N --includeData --format json",
   ],
   async run({ flags }, ctx) {
-    const webhookId = flags.webhookId;
     const id = need(flags.notificationId, "notificationId", ctx.path, "the notification's id");
     const { client, api } = await platformApi(flags, ctx);
     await ctx.out.object(
-      await api.getNotification(client, webhookId, id, flags.includeData === true),
+      await api.getNotification(client, flags.webhookId, id, flags.includeData === true),
     );
     return 0;
   },
@@ -222,10 +214,9 @@ const resend = leaf({
   },
   examples: ["service notifications resend --webhookId $W --notificationId $N"],
   async run({ flags, given }, ctx) {
-    const webhookId = flags.webhookId;
     const id = need(flags.notificationId, "notificationId", ctx.path, "the notification's id");
     const { client, api } = await platformApi(flags, ctx);
-    const r = await api.resendNotification(client, webhookId, id, flags.idempotencyKey);
+    const r = await api.resendNotification(client, flags.webhookId, id, flags.idempotencyKey);
     await ctx.out.debug(`request id ${r.requestId ?? "-"}, status ${r.status}`);
     await accepted(
       ctx,
@@ -313,13 +304,7 @@ const resendFailed = leaf({
       type: "boolean",
       description: "Follow the job to its end, with progress on standard error.",
     },
-    pollingInterval: {
-      type: "duration",
-      default: 1000,
-      min: 100,
-      max: 600_000,
-      description: "With --wait: longest time between job polls.",
-    },
+    ...waitFlags,
     pollInterval: {
       type: "duration",
       min: 100,
@@ -327,7 +312,6 @@ const resendFailed = leaf({
       hidden: true,
       description: "The old name of --pollingInterval (as `service rpc` spells it).",
     },
-    ...waitTimeoutFlag,
   },
   examples: ["service notifications resend-failed --webhookId $W --wait"],
   async run({ flags, given }, ctx) {
@@ -338,26 +322,20 @@ const resendFailed = leaf({
     if (flags.event.length) body.events = flags.event;
     const r = await api.resendFailed(client, webhookId, body, flags.idempotencyKey);
     const total = r.data.total;
-    if (total === 0 || !r.jobId) {
+    const jobId = total === 0 ? undefined : r.jobId;
+    if (!jobId || !flags.wait) {
       await accepted(
         ctx,
         given,
-        { total, idempotencyKey: r.idempotencyKey },
-        "no failed notifications to resend",
-      );
-      return 0;
-    }
-    if (!flags.wait) {
-      await accepted(
-        ctx,
-        given,
-        { total, jobId: r.jobId, idempotencyKey: r.idempotencyKey },
-        `resending ${total} failed notifications: job ${r.jobId} (follow with --wait)`,
+        { total, jobId, idempotencyKey: r.idempotencyKey }, // no job: no jobId in the JSON
+        jobId
+          ? `resending ${total} failed notifications: job ${jobId} (follow with --wait)`
+          : "no failed notifications to resend",
       );
       return 0;
     }
     const { followResendJob } = await import("./notifications/follow_job.ts");
-    return await followResendJob(ctx, client, { webhookId, jobId: r.jobId, kind: "failed" }, {
+    return await followResendJob(ctx, client, { webhookId, jobId, kind: "failed" }, {
       maxDelayMs: flags.pollInterval ?? flags.pollingInterval,
       waitTimeoutMs: flags.waitTimeout,
       json: given.has("format") && ctx.out.format !== "table",
@@ -433,8 +411,6 @@ const tail = leaf({
     }
     const release = ctx.takeSignals?.(["SIGINT", "SIGTERM"]) ?? (() => {});
     const stopped = whenStopped(ctx.signal);
-    let stop: string | undefined;
-    void stopped.then((why) => stop = why);
     await out.log(
       `following notifications of ${webhookId} since ${
         new Date(since).toISOString()
@@ -443,16 +419,11 @@ const tail = leaf({
     // The header now; rows as they come, at the widths it was given.
     const rows = out.format === "table" ? await out.table(TAIL_COLUMNS) : undefined;
     try {
-      while (stop === undefined) {
+      while (!ctx.signal?.aborted) {
         try {
-          const lines = await tail.poll();
-          if (rows) {
-            await rows(
-              lines.map((l) => cells(TAIL_COLUMNS, l as unknown as Record<string, unknown>)),
-            );
-          } else if (lines.length) {
-            await out.records(lines as unknown as Record<string, unknown>[], TAIL_COLUMNS);
-          }
+          const lines = await tail.poll() as unknown as Record<string, unknown>[];
+          if (rows) await rows(lines.map((l) => cells(TAIL_COLUMNS, l)));
+          else await out.records(lines, TAIL_COLUMNS); // ndjson: nothing for no change
         } catch (e) {
           if (!api.isRetryable(e)) throw e;
           await out.warn(`poll failed, trying again: ${(e as Error).message}`);
@@ -464,7 +435,7 @@ const tail = leaf({
         ]);
         clearTimeout(timer);
       }
-      await out.log(`stopped (${stop})`);
+      await out.log(`stopped (${await stopped})`);
     } finally {
       release();
     }

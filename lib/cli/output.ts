@@ -17,7 +17,7 @@
  */
 
 import { CliError, ExitCode } from "./errors.ts";
-import { cell, cells, type Column, layout, row, type TableLayout } from "./table.ts";
+import { cell, cells, type Column, layout, row } from "./table.ts";
 import { shown } from "./shown.ts";
 
 /** A byte sink, as `Deno.stdout` is. */
@@ -61,29 +61,6 @@ export class StdoutClosedError extends CliError {
     super("Standard output was closed by its reader.", ExitCode.ok, options);
     this.name = "StdoutClosedError";
   }
-}
-
-/** Whether `error` is the operating system's broken pipe (EPIPE). */
-function isBrokenPipe(error: unknown): boolean {
-  const e = error as { name?: string; code?: string } | null;
-  return !!e && (e.name === "BrokenPipe" || e.code === "EPIPE");
-}
-
-/**
- * Wraps a standard output writer so that a broken pipe becomes a
- * {@linkcode StdoutClosedError} (used by {@linkcode denoIo}).
- */
-function closedAware(w: Writer): Writer {
-  return {
-    async write(p) {
-      try {
-        return await w.write(p);
-      } catch (error) {
-        if (isBrokenPipe(error)) throw new StdoutClosedError({ cause: error });
-        throw error;
-      }
-    },
-  };
 }
 
 /** Record formats of cli.md. */
@@ -146,9 +123,7 @@ export class Output {
     this.format = options.format ?? (io.stdoutIsTerminal ? "table" : "ndjson");
     this.verbose = options.verbose ?? false;
     this.wide = options.wide ?? false;
-    const noColor = io.env("NO_COLOR");
-    this.color = options.color !== false && io.stderrIsTerminal &&
-      (noColor === undefined || noColor === "");
+    this.color = options.color !== false && io.stderrIsTerminal && !io.env("NO_COLOR");
   }
 
   #serial(step: () => Promise<void>): Promise<void> {
@@ -271,39 +246,24 @@ export class Output {
       if (buf) await this.write(buf);
       return n;
     }
-    const sample: string[][] = [];
-    const iterator = (async function* () {
-      yield* records;
-    })();
-    let done = false;
-    if (this.io.stdoutIsTerminal) {
-      while (sample.length < SAMPLE_ROWS) {
-        const next = await iterator.next();
-        if (next.done) {
-          done = true;
-          break;
-        }
-        sample.push(cells(columns, next.value));
+    const terminal = this.io.stdoutIsTerminal;
+    // piped, the header at once; on a terminal, after the first rows, whose widths it takes
+    let print = terminal ? undefined : await this.table(columns);
+    const held: string[][] = [];
+    for await (const r of records) {
+      held.push(cells(columns, r));
+      n++;
+      if (print || held.length >= SAMPLE_ROWS) {
+        print ??= await this.table(columns, held);
+        await print(held.splice(0));
       }
     }
-    if (done && sample.length === 0 && options.empty !== undefined) {
+    if (n === 0 && terminal && options.empty !== undefined) {
       await this.write(options.empty + "\n");
       return 0;
     }
-    try {
-      const rows = await this.table(columns, sample);
-      await rows(sample);
-      n = sample.length;
-      while (!done) {
-        const next = await iterator.next();
-        if (next.done) break;
-        await rows([cells(columns, next.value)]);
-        n++;
-      }
-    } catch (e) {
-      await iterator.return?.();
-      throw e;
-    }
+    print ??= await this.table(columns, held);
+    await print(held);
     return n;
   }
 
@@ -318,11 +278,9 @@ export class Output {
   ): Promise<(rows: readonly string[][]) => Promise<void>> {
     // Cells from cells() are shown() already; cells a command made itself are made so here.
     const safe = (rows: readonly string[][]) => rows.map((r) => r.map(shown));
-    const table: TableLayout = layout(
-      columns,
-      safe(sample),
-      this.#fits() ? this.io.stdoutColumns : undefined,
-    );
+    // fitted to a terminal (not piped, not --wide) whose width is known
+    const fits = this.io.stdoutIsTerminal && !this.wide && (this.io.stdoutColumns ?? 0) > 0;
+    const table = layout(columns, safe(sample), fits ? this.io.stdoutColumns : undefined);
     const head = row(table, columns.map((c) => c.header.toUpperCase()));
     await this.write(
       this.color && this.io.stdoutIsTerminal ? `\x1b[1m${head.trimEnd()}\x1b[0m\n` : head,
@@ -330,12 +288,6 @@ export class Output {
     return async (rows) => {
       if (rows.length) await this.write(safe(rows).map((r) => row(table, r)).join(""));
     };
-  }
-
-  /** Whether tables are fitted to a terminal (not piped, not `--wide`, width known). */
-  #fits(): boolean {
-    return this.io.stdoutIsTerminal && !this.wide && this.io.stdoutColumns !== undefined &&
-      this.io.stdoutColumns > 0;
   }
 
   /** What a command did: `line` as prose ({@linkcode text}) in a table, else `obj` ({@linkcode object}). */
@@ -365,7 +317,15 @@ export class Output {
  */
 export function denoIo(): Io {
   return {
-    stdout: closedAware(Deno.stdout),
+    stdout: {
+      // the operating system's broken pipe (EPIPE): the reader went away
+      write: (p) =>
+        Deno.stdout.write(p).catch((e) => {
+          throw e?.name === "BrokenPipe" || e?.code === "EPIPE"
+            ? new StdoutClosedError({ cause: e })
+            : e;
+        }),
+    },
     stderr: Deno.stderr,
     stdin: Deno.stdin.readable,
     stdoutIsTerminal: Deno.stdout.isTerminal(),

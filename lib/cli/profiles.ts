@@ -93,17 +93,14 @@ export async function readProfiles(dir: string): Promise<ProfilesFile> {
   if (dirMode !== null && (dirMode & 0o022) !== 0) {
     throw tooOpen(dir, dirMode, "replace the profiles file in");
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await Deno.readTextFile(path));
-  } catch (e) {
+  const parsed: unknown = await Deno.readTextFile(path).then(JSON.parse).catch((e) => {
     throw new CliError(
       `Cannot read ${path}: ${
-        e instanceof SyntaxError ? "it is not valid JSON" : (e as Error).message
+        e instanceof SyntaxError ? "it is not valid JSON" : e.message
       }. Fix it, or remove it and run "service config set" again.`,
       ExitCode.usage,
     );
-  }
+  });
   const profiles = (parsed as { profiles?: unknown })?.profiles;
   if (typeof profiles !== "object" || profiles === null || Array.isArray(profiles)) {
     throw new CliError(

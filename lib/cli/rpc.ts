@@ -8,10 +8,8 @@
 
 import { leaf, platformClient } from "./command.ts";
 import { CliError, UsageError } from "./errors.ts";
-import { EmulatorConfigError } from "../emulator/errors.ts";
-import type { EmulatorOptions, RunningEmulator } from "../emulator/mod.ts";
+import { launchEmulator } from "./emulator.ts";
 import type { ChainTransaction } from "../rpc/send_proof.ts";
-import type { Output } from "./output.ts";
 import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
 import { VERSION } from "../version.ts";
 import { showBanner } from "./rpc/banner.ts";
@@ -80,15 +78,18 @@ export const rpcCommand = leaf({
     try {
       // The node's chain id is asked now and awaited after the credentials: the round trip
       // overlaps reading and importing the key (a credentials mistake still reports first).
-      const nodeChain = rpc.nodeChainId(upstream).then(
-        (id) => ({ id }),
-        (error: unknown) => ({ error }),
-      );
+      const nodeChain = rpc.nodeChainId(upstream);
+      nodeChain.catch(() => {}); // awaited below: a failure until then is not unhandled
       const emu = f.emulator
-        ? await startEmulatorFor(rpcUrl, wantedChain, out, {
+        ? await launchEmulator({
+          rpcUrl,
+          chainId: wantedChain === undefined ? undefined : Number(wantedChain),
+          port: 0,
+          host: "127.0.0.1",
           approvalDelay: f.approvalDelay,
           signingDelay: f.signingDelay,
-        })
+          log: (line: string) => void out.debug(`emulator: ${line}`),
+        }, "Cannot start the in-process emulator")
         : undefined;
       if (emu) cleanups.push(() => emu.stop());
       const credentials = emu
@@ -98,22 +99,15 @@ export const rpcCommand = leaf({
         userAgent: f.userAgent,
       });
 
-      let chainId: bigint;
-      try {
-        const answer = await nodeChain;
-        if ("error" in answer) throw answer.error;
-        chainId = answer.id;
-      } catch (e) {
+      const chainId = await nodeChain.catch((e) => {
         if (wantedChain === undefined) {
           throw new UsageError(
-            `Cannot read the chain id from the node at ${upstream.shownUrl}: ${
-              (e as Error).message
-            }. Check --rpcUrl, or give --chainId.`,
+            `Cannot read the chain id from the node at ${upstream.shownUrl}: ${e.message}. Check --rpcUrl, or give --chainId.`,
           );
         }
         warn(`the node at ${upstream.shownUrl} does not answer yet; serving chain ${wantedChain}.`);
-        chainId = wantedChain;
-      }
+        return wantedChain;
+      });
       if (wantedChain !== undefined && wantedChain !== chainId) {
         throw new UsageError(
           `--chainId ${wantedChain} does not match the node at ${upstream.shownUrl}, which serves chain ${chainId}. Fix --chainId or --rpcUrl.`,
@@ -166,26 +160,23 @@ export const rpcCommand = leaf({
         }
         extraPaths.push(`/${encodeURIComponent(key)}`);
       }
-      let bridge;
-      try {
-        bridge = await rpc.startBridge({
-          upstream,
-          chainId,
-          clientVersion: `service/${VERSION}`,
-          signer,
-          transport,
-          ipcPath: f.ipcPath,
-          host: f.host,
-          port: f.port,
-          httpPath: f.httpPath,
-          extraPaths,
-          allowedHosts: f.allowRemote ? [f.host] : [],
-          allowOrigins: f.allowOrigin,
-          maxBatch: f.maxBatch,
-          log,
-          trace: out.verbose ? log : undefined,
-        });
-      } catch (e) {
+      const bridge = await rpc.startBridge({
+        upstream,
+        chainId,
+        clientVersion: `service/${VERSION}`,
+        signer,
+        transport,
+        ipcPath: f.ipcPath,
+        host: f.host,
+        port: f.port,
+        httpPath: f.httpPath,
+        extraPaths,
+        allowedHosts: f.allowRemote ? [f.host] : [],
+        allowOrigins: f.allowOrigin,
+        maxBatch: f.maxBatch,
+        log,
+        trace: out.verbose ? log : undefined,
+      }).catch((e) => {
         if (e instanceof Deno.errors.AddrInUse) {
           throw new CliError(
             `Cannot listen on ${
@@ -197,7 +188,7 @@ export const rpcCommand = leaf({
           );
         }
         throw e;
-      }
+      });
       cleanups.push(() => bridge.close());
       fixedAddress = addressFlags(transport, f, given, bridge.address);
       cleanups.push(() => {
@@ -283,30 +274,4 @@ async function loadBridge() {
     ...supervisor,
     CustodySigner: lazy.LazyCustodySigner,
   };
-}
-
-/** Starts the in-process emulator for `--emulator` (loaded only then). */
-async function startEmulatorFor(
-  rpcUrl: string,
-  chainId: bigint | undefined,
-  out: Output,
-  delays: Pick<EmulatorOptions, "approvalDelay" | "signingDelay">,
-): Promise<RunningEmulator> {
-  const { startEmulator } = await import("../emulator/mod.ts");
-  try {
-    return await startEmulator({
-      rpcUrl,
-      chainId: chainId === undefined ? undefined : Number(chainId),
-      port: 0,
-      host: "127.0.0.1",
-      ...delays,
-      log: (line: string) => void out.debug(`emulator: ${line}`),
-    });
-  } catch (e) {
-    if (e instanceof EmulatorConfigError) throw e; // exit 2 (errors.ts)
-    throw new CliError(
-      `Cannot start the in-process emulator: ${e instanceof Error ? e.message : String(e)}`,
-      1,
-    );
-  }
 }

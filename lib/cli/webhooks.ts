@@ -61,9 +61,8 @@ const get = leaf({
   flags: webhookVerbFlags,
   examples: ["service webhooks get --webhookId 3fa85f64-5717-4562-b3fc-2c963f66afa6"],
   async run({ flags }, ctx) {
-    const id = flags.webhookId;
     const { client, api } = await platformApi(flags, ctx);
-    await ctx.out.object(await api.getWebhook(client, id));
+    await ctx.out.object(await api.getWebhook(client, flags.webhookId));
     return 0;
   },
 });
@@ -174,7 +173,6 @@ const update = leaf({
     "service webhooks update --webhookId $W --url https://example.com/new --enabled true",
   ],
   async run({ flags, given }, ctx) {
-    const id = flags.webhookId;
     const patch: { url?: string; events?: string[]; description?: string; enabled?: boolean } = {};
     if (flags.url !== undefined) patch.url = checkEndpointUrl(flags.url);
     if (given.has("events")) patch.events = checkEvents(flags.events, ctx.path);
@@ -186,25 +184,17 @@ const update = leaf({
       );
     }
     const { client, api } = await platformApi(flags, ctx);
-    await ctx.out.object(await api.updateWebhook(client, id, patch));
+    await ctx.out.object(await api.updateWebhook(client, flags.webhookId, patch));
     return 0;
   },
 });
 
 /** Reads one line from standard input (up to a newline or the end). */
 async function readLine(io: Io): Promise<string> {
-  const reader = io.stdin.getReader();
-  const dec = new TextDecoder();
   let text = "";
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += dec.decode(value, { stream: true });
-      if (text.includes("\n")) break;
-    }
-  } finally {
-    reader.releaseLock();
+  for await (const chunk of io.stdin.pipeThrough(new TextDecoderStream())) {
+    text += chunk;
+    if (text.includes("\n")) break;
   }
   return text.split("\n")[0].trim();
 }

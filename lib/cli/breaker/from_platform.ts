@@ -12,6 +12,8 @@ import { type CommandContext, platformClient } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { STOP_SIGNALS, StopRequest } from "../stop_signals.ts";
 import type { Output } from "../output.ts";
+import type { ParsedFlags } from "../flags.ts";
+import type { SIMULATE_FLAGS } from "../breaker.ts";
 import {
   type Finding,
   type PlatformFacts,
@@ -19,17 +21,6 @@ import {
   readPlatformLog,
   SavedLog,
 } from "../../breaker/mod.ts";
-
-/** The flags this part reads (the window, `--save`, `--concurrency`, `--skipInvalid`, the connection). */
-export type PlatformFlags = Parameters<typeof platformClient>[0] & {
-  webhookId?: string;
-  since?: number;
-  from?: number;
-  to?: number;
-  save?: string;
-  concurrency: number;
-  skipInvalid?: boolean;
-};
 
 /** What a read gives besides the records. */
 export interface PlatformRead {
@@ -48,7 +39,7 @@ export interface PlatformRead {
  * `feed`, writing them to `flags.save` too (in place only once complete).
  */
 export async function readFromPlatform(
-  flags: PlatformFlags & { webhookId: string },
+  flags: ParsedFlags<typeof SIMULATE_FLAGS>,
   ctx: CommandContext & { out: Output },
   feed: (r: LogRecord) => void,
   warn: (text: string) => void,
@@ -74,7 +65,7 @@ export async function readFromPlatform(
     const facts = await readPlatformLog(
       client,
       {
-        webhookId: flags.webhookId,
+        webhookId: flags.webhookId!, // given: the caller reads the platform only then
         from,
         to,
         concurrency: flags.concurrency,

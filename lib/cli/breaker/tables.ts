@@ -151,18 +151,9 @@ export async function printComparison(out: Output, result: SimulationResult, inv
     return;
   }
   if (out.format === "json") {
-    await out.write(
-      JSON.stringify({ comparisons: rows.map(comparisonRecord), summary }, null, 2) + "\n",
-    );
-    return;
+    return await out.object({ comparisons: rows.map(comparisonRecord), summary });
   }
-  await out.records(
-    (function* () {
-      for (const r of rows) yield comparisonRecord(r);
-      yield summary;
-    })(),
-    [],
-  );
+  await out.records([...rows.map(comparisonRecord), summary], []);
 }
 
 /**
@@ -209,8 +200,7 @@ export async function printResult(
   const events = result.policies[0].events;
   const summary = summaryRecord(result, invalidLines);
   if (out.format === "json" && !notifications) {
-    await out.write(JSON.stringify({ events: events.map(eventRecord), summary }, null, 2) + "\n");
-    return;
+    return await out.object({ events: events.map(eventRecord), summary });
   }
   // long outputs are written as they go, in pieces of about 64 KiB
   let buf = "";

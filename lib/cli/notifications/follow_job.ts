@@ -12,8 +12,15 @@ import type { Output } from "../output.ts";
 import type { FlagSpecs } from "../flags.ts";
 import type { PlatformClient, ResendJob } from "../../platform/mod.ts";
 
-/** `--waitTimeout`, for the verbs with `--wait` (default: 10 minutes). */
-export const waitTimeoutFlag = {
+/** `--pollingInterval` and `--waitTimeout` (default: 10 minutes), for the verbs with `--wait`. */
+export const waitFlags = {
+  pollingInterval: {
+    type: "duration",
+    default: 1000,
+    min: 100,
+    max: 600_000,
+    description: "With --wait: longest time between job polls.",
+  },
   waitTimeout: {
     type: "duration",
     default: 600_000,

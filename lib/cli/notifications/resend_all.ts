@@ -14,7 +14,7 @@ import { leaf, platformApi } from "../command.ts";
 import { CliError, UsageError } from "../errors.ts";
 import { eventFlag, webhookVerbFlags } from "../webhooks/common.ts";
 import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
-import { followResendJob, waitTimeoutFlag } from "./follow_job.ts";
+import { followResendJob, waitFlags } from "./follow_job.ts";
 import { whenStopped } from "../stop_signals.ts";
 
 const DAY = 24 * 3_600_000;
@@ -62,14 +62,7 @@ export const resendAllCommand = leaf({
       type: "boolean",
       description: "Follow the platform's job to its end, with progress on standard error.",
     },
-    pollingInterval: {
-      type: "duration",
-      default: 1000,
-      min: 100,
-      max: 600_000,
-      description: "With --wait: longest time between job polls.",
-    },
-    ...waitTimeoutFlag,
+    ...waitFlags,
     dryRun: { type: "boolean", description: "Count what would be resent; resend nothing." },
     idempotencyKey: {
       type: "string",
@@ -111,14 +104,12 @@ export const resendAllCommand = leaf({
     const out = ctx.out;
     const json = given.has("format") && out.format !== "table";
     const sinceIso = new Date(since).toISOString();
-    const statuses = flags.status.length ? flags.status : [...NOTIFICATION_STATUSES];
     const filters = {
-      statuses,
+      statuses: flags.status.length ? flags.status : [...NOTIFICATION_STATUSES],
       events: flags.event.length ? flags.event : undefined,
       resourceId: flags.resourceId,
     };
-    const bulk = now - since <= DAY && !flags.dryRun;
-    if (bulk) {
+    if (now - since <= DAY && !flags.dryRun) {
       try {
         return await resendByQuery();
       } catch (e) {
@@ -168,36 +159,34 @@ export const resendAllCommand = leaf({
       `resending the notifications created since ${sinceIso} one by one, as they are listed; run key ${runKey}`,
     );
     const release = ctx.takeSignals?.(["SIGINT", "SIGTERM"]) ?? (() => {});
-    let r;
-    try {
-      r = await api.resendOneByOne(client, {
-        webhookId,
-        listed: listed(),
-        runKey,
-        concurrency: flags.concurrency,
-        max: flags.maxNotifications,
-        stopped: whenStopped(ctx.signal),
-        onProgress: (done, taken) =>
-          out.progress(`resent ${done} of ${Math.max(taken, listedCount)}`),
-      });
-    } finally {
+    const r = await api.resendOneByOne(client, {
+      webhookId,
+      listed: listed(),
+      runKey,
+      concurrency: flags.concurrency,
+      max: flags.maxNotifications,
+      stopped: whenStopped(ctx.signal),
+      onProgress: (done, taken) =>
+        out.progress(`resent ${done} of ${Math.max(taken, listedCount)}`),
+    }).finally(() => {
       release();
-      await out.clearProgress();
-    }
+      return out.clearProgress();
+    });
     const { resent, replayed, refused, firstRefused, stopped } = r;
     const fatal = r.overMax ? tooMany(sinceIso, flags.maxNotifications) : r.fatal;
     const done = resent + replayed + refused;
     const total = Math.max(r.taken, listedCount);
-    const summary = {
-      total,
-      resent,
-      alreadyResent: replayed,
-      refused,
-      since: sinceIso,
-      statuses: r.statuses,
-      runKey,
-    };
-    if (json) await out.object(summary);
+    if (json) {
+      await out.object({
+        total,
+        resent,
+        alreadyResent: replayed,
+        refused,
+        since: sinceIso,
+        statuses: r.statuses,
+        runKey,
+      });
+    }
     await out.log(
       `resent ${resent} of ${total} notification(s)` +
         (replayed ? `; ${replayed} already resent by an earlier run with this run key` : "") +

@@ -71,8 +71,7 @@ export async function showBanner(
   if (abort.signal.aborted) return;
   lines.push("", `Reads go to ${info.upstream}`);
   if (info.platform !== undefined) lines.push(`The API key goes to ${info.platform}`);
-  if (info.transport === "ipc") lines.push(`Listening on ${info.address} (IPC socket)`);
-  else lines.push(`Listening on ${info.address}`);
+  lines.push(`Listening on ${info.address}${info.transport === "ipc" ? " (IPC socket)" : ""}`);
   if (info.wsAddress !== undefined) lines.push(`WebSocket on ${info.wsAddress}`);
   // One log line per banner line: the printer escapes a newline inside a line.
   for (const line of lines) await out.log(line);

@@ -45,9 +45,6 @@ export function checkRpcFlags(
   given: ReadonlySet<string>,
   out: Output,
 ): CheckedRpcFlags {
-  const warn = (line: string) => {
-    if (!f.quiet) void out.warn(line);
-  };
   if (rest !== undefined && rest.length === 0) {
     throw new UsageError('Missing command after "--": give the program to run, or omit "--".');
   }
@@ -58,18 +55,17 @@ export function checkRpcFlags(
     }
     f.httpPath = f.path;
   }
-  if (!f.http) {
-    for (
-      const name of ["port", "httpPath", "apiKeyPath", "allowOrigin", "allowRemote"] as const
-    ) {
-      const given = name === "port"
-        ? f.port !== 0
-        : name === "allowOrigin"
-        ? f.allowOrigin.length > 0
-        : !!f[name];
-      if (given) throw new UsageError(`--${name} needs --http (the default transport is IPC).`);
-    }
-  } else if (f.ipcPath) throw new UsageError("--ipcPath cannot be combined with --http.");
+  const needsHttp = Object.entries({
+    port: f.port !== 0,
+    httpPath: !!f.httpPath,
+    apiKeyPath: f.apiKeyPath,
+    allowOrigin: f.allowOrigin.length > 0,
+    allowRemote: f.allowRemote,
+  }).find(([, given]) => given)?.[0];
+  if (!f.http && needsHttp) {
+    throw new UsageError(`--${needsHttp} needs --http (the default transport is IPC).`);
+  }
+  if (f.http && f.ipcPath) throw new UsageError("--ipcPath cannot be combined with --http.");
   if (f.suppressHostWarning && f.http && !isLoopbackBind(f.host) && !f.allowRemote) {
     // The platform's bridge only warned about such a host; we refuse it without an acknowledgement.
     if (!f.quiet) {
@@ -95,9 +91,11 @@ export function checkRpcFlags(
         `--host ${f.host} is not a loopback address: anyone who reaches it could send transactions. Add --allowRemote if you mean it.`,
       );
     }
-    warn(
-      `serving on ${f.host}: anyone who can reach this address can send transactions from the exposed vault accounts.`,
-    );
+    if (!f.quiet) {
+      void out.warn(
+        `serving on ${f.host}: anyone who can reach this address can send transactions from the exposed vault accounts.`,
+      );
+    }
   }
   if (f.httpPath !== undefined && !f.httpPath.startsWith("/")) {
     throw new UsageError(
@@ -132,10 +130,7 @@ export function checkRpcFlags(
 
 function parseChainId(text: string): bigint {
   const t = text.trim();
-  if (/^\d+$/.test(t) || /^0x[0-9a-fA-F]+$/.test(t)) {
-    const v = BigInt(t);
-    if (v > 0n) return v;
-  }
+  if (/^(\d+|0x[0-9a-fA-F]+)$/.test(t) && BigInt(t) > 0n) return BigInt(t);
   throw new UsageError(
     `Invalid value ${
       JSON.stringify(text)

@@ -9,11 +9,13 @@ import { UsageError } from "../errors.ts";
 import { connectionFlags, formatFlag } from "../command.ts";
 
 /**
- * `--webhookId` (also `SERVICE_WEBHOOK_ID`), required: the flag layer refuses
- * a command without it (`Missing --webhookId for "...": give --webhookId <ID>
- * or set SERVICE_WEBHOOK_ID.`).
+ * The flags of a verb about one endpoint: the connection, the format and `--webhookId` (also
+ * `SERVICE_WEBHOOK_ID`), required: the flag layer refuses a command without it (`Missing
+ * --webhookId for "...": give --webhookId <ID> or set SERVICE_WEBHOOK_ID.`).
  */
-export const webhookIdFlag = {
+export const webhookVerbFlags = {
+  ...connectionFlags,
+  ...formatFlag,
   webhookId: {
     type: "string",
     env: "SERVICE_WEBHOOK_ID",
@@ -22,9 +24,6 @@ export const webhookIdFlag = {
     description: "The webhook endpoint's id.",
   },
 } as const;
-
-/** The flags of a verb about one endpoint: the connection, the format and `--webhookId`. */
-export const webhookVerbFlags = { ...connectionFlags, ...formatFlag, ...webhookIdFlag } as const;
 
 /** `--idempotencyKey` of a verb that creates something on the platform. */
 export const idempotencyFlag = {
@@ -48,10 +47,7 @@ export const eventFlag = {
 
 /** An endpoint URL: absolute http(s), or a usage error. */
 export function checkEndpointUrl(url: string, flag = "--url"): string {
-  let protocol = "";
-  try {
-    protocol = new URL(url).protocol;
-  } catch { /* not a URL */ }
+  const protocol = URL.parse(url)?.protocol ?? "";
   if (protocol !== "http:" && protocol !== "https:") {
     throw new UsageError(
       `Invalid value for ${flag}: ${JSON.stringify(url)} is not ${

@@ -35,23 +35,15 @@ async function firstBytes(
   body: ReadableStream<Uint8Array> | null,
   max: number,
 ): Promise<{ bytes: Uint8Array; cut: boolean }> {
-  if (!body) return { bytes: new Uint8Array(), cut: false };
-  const reader = body.getReader();
   const parts: Uint8Array[] = [];
   let total = 0;
   let cut = false;
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      cut = value.length > max - total;
-      parts.push(cut ? value.subarray(0, max - total) : value);
-      total += value.length;
-      if (cut) break;
-    }
-  } finally {
-    if (cut) await reader.cancel().catch(() => {});
-    reader.releaseLock();
+  // leaving the loop early cancels the rest of the body
+  for await (const value of body ?? []) {
+    cut = value.length > max - total;
+    parts.push(cut ? value.subarray(0, max - total) : value);
+    total += value.length;
+    if (cut) break;
   }
   return { bytes: new Uint8Array(await new Blob(parts as BlobPart[]).arrayBuffer()), cut };
 }

@@ -38,16 +38,13 @@ export async function jwksSource(
   if (jwks !== undefined && jwks !== "") {
     if (/^https?:\/\//i.test(jwks)) url = jwks;
     else {
-      let text: string;
-      try {
-        text = await Deno.readTextFile(jwks);
-      } catch (e) {
+      const text = await Deno.readTextFile(jwks).catch((e) => {
         throw new UsageError(
           `Cannot read --jwks ${JSON.stringify(jwks)}: ${
-            (e as Error).name === "NotFound" ? "no such file" : (e as Error).message
+            e.name === "NotFound" ? "no such file" : e.message
           }. Give a JWKS file or an http(s) URL.`,
         );
-      }
+      });
       try {
         return { keys: asJwks(JSON.parse(text), jwks), where: jwks };
       } catch {
@@ -57,12 +54,8 @@ export async function jwksSource(
       }
     }
   } else if (apiBaseUrl) {
-    let origin: string;
-    try {
-      origin = new URL(apiBaseUrl).origin;
-    } catch {
-      throw new UsageError(`Invalid value for --apiBaseUrl: not a URL.`);
-    }
+    const origin = URL.parse(apiBaseUrl)?.origin;
+    if (origin === undefined) throw new UsageError(`Invalid value for --apiBaseUrl: not a URL.`);
     const production = buildApiBaseUrl();
     url = production !== "" && buildJwksUrl() !== "" && new URL(production).origin === origin
       ? buildJwksUrl()

@@ -1,26 +1,11 @@
 /**
- * `service webhooks listen [--port P] [--forward-to URL] [--respond STATUS]
- * [--record FILE]`: a local webhook receiver for development, in the spirit
- * of `stripe listen`. It listens on 127.0.0.1 only, prints its address as
- * the first line of standard output, then one line per delivery (time,
- * event type, resource id, notification id, signature verified or not, the
- * answer given), until Ctrl-C.
- *
- * - `--forward-to URL`: each delivery is passed on to the app (raw body and
- *   headers) and the platform gets the app's status and body, so retries and
- *   the circuit breaker see what the app really does; an unreachable app
- *   gives 502, one that does not answer within `--forwardTimeout` 504
- *   (`forward.ts`).
- * - `--respond STATUS`: answer every delivery with that status (default 200
- *   when there is no `--forward-to`).
- * - `--record FILE`: appends each attempt as one `breaker simulate` input line
- *   `{"webhookId","notificationId","sentTime","responseCode","duration"}`,
- *   `sentTime` being the arrival time; lines are written in arrival order
- *   (what the reader needs), whatever order the answers finish in.
- * - Signatures are checked against `--jwks`, else the JWKS of `--apiBaseUrl`
- *   (the emulator's `/.well-known/jwks.json`), else the production JWKS
- *   the build carries (none: exit 2); a delivery is answered the same whether it verified or not
- *   (the line says which, and why not).
+ * `service webhooks listen`: a local webhook receiver for development, in the spirit of
+ * `stripe listen`; its help says what it prints, answers and checks. Beyond the help: it
+ * listens on 127.0.0.1 only; the app is reached as `forward.ts` says; a `--record` line is
+ * `{"webhookId","notificationId","sentTime","responseCode","duration"}`, `sentTime` being the
+ * arrival time, and lines are written in arrival order (what the reader needs), whatever order
+ * the answers finish in; a delivery is answered the same whether its signature verified or not
+ * (the printed line says which, and why not).
  *
  * @module
  */
@@ -40,8 +25,6 @@ import { BodyRefused, readBody } from "../../core/read_body.ts";
 
 /** Largest delivery body accepted: 1 MiB (a platform delivery is a few KiB); 413 beyond. */
 export const MAX_DELIVERY_BYTES = 1024 * 1024;
-/** Time for a delivery's body to arrive: 10 s (the server's body timeout); 408 beyond. */
-export const DELIVERY_BODY_TIMEOUT_MS = DEFAULT_BODY_TIMEOUT_MS;
 
 /** One delivery as the listener saw it (the `--format ndjson` line, `event: "delivery"`). */
 export interface DeliveryLine {
@@ -162,42 +145,39 @@ export const listenCommand = leaf({
     const print = (text: string) => printing = printing.then(() => out.write(text)).catch(() => {});
     let recording: Promise<void> = Promise.resolve();
 
-    const handler = async (req: Request): Promise<Response> => {
-      const arrived = Date.now();
-      let releaseSlot: (line: string | null) => void = () => {};
-      const slot = new Promise<string | null>((r) => releaseSlot = r);
+    const handler = (req: Request): Promise<Response> => {
+      const answered = answer(req, Date.now());
       if (record) {
         const file = record;
+        // in arrival order: each line waits for the one of the delivery before
         recording = recording.then(async () => {
-          const line = await slot;
-          if (line !== null) await writeAll(file, line);
+          const { recorded } = await answered;
+          if (recorded !== null) await writeAll(file, recorded);
         }).catch(() => {});
       }
-      try {
-        return await answer(req, arrived, releaseSlot);
-      } finally {
-        releaseSlot(null); // no-op once the line was given
-      }
+      return answered.then((a) => a.response);
     };
 
+    /** The answer to one request, and its --record line (none for a request that is not POST). */
     const answer = async (
       req: Request,
       arrived: number,
-      releaseSlot: (line: string | null) => void,
-    ): Promise<Response> => {
+    ): Promise<{ response: Response; recorded: string | null }> => {
       let raw: Uint8Array;
       try {
+        // the body's time to arrive: the server's, 10 s; 408 beyond
         raw = await readBody(req, {
           maxBytes: MAX_DELIVERY_BYTES,
-          timeoutMs: DELIVERY_BODY_TIMEOUT_MS,
+          timeoutMs: DEFAULT_BODY_TIMEOUT_MS,
         });
       } catch (e) {
         if (!(e instanceof BodyRefused)) throw e;
         void out.log(`refused a request: ${e.message}`);
-        return new Response(e.message + "\n", {
-          status: e.status,
-          headers: e.status === 408 ? { connection: "close" } : undefined,
-        });
+        const headers = e.status === 408 ? { connection: "close" } : undefined;
+        return {
+          response: new Response(e.message + "\n", { status: e.status, headers }),
+          recorded: null,
+        };
       }
       let json: unknown = null;
       try {
@@ -224,17 +204,15 @@ export const listenCommand = leaf({
       const duration = Date.now() - arrived;
       const webhookId = field(json, "webhookId");
       const notificationId = field(json, "id");
-      releaseSlot(
-        req.method === "POST"
-          ? JSON.stringify({
-            webhookId: webhookId ?? "unknown",
-            notificationId: notificationId ?? undefined,
-            sentTime: new Date(arrived).toISOString(),
-            responseCode: status,
-            duration,
-          }) + "\n"
-          : null,
-      );
+      const recorded = req.method === "POST"
+        ? JSON.stringify({
+          webhookId: webhookId ?? "unknown",
+          notificationId: notificationId ?? undefined,
+          sentTime: new Date(arrived).toISOString(),
+          responseCode: status,
+          duration,
+        }) + "\n"
+        : null;
       void check.then((c) => {
         const line: DeliveryLine = {
           event: "delivery",
@@ -267,7 +245,10 @@ export const listenCommand = leaf({
       }).catch(() => {});
       const headers: Record<string, string> = {};
       if (contentType) headers["content-type"] = contentType;
-      return new Response(status === 204 || status === 304 ? null : body, { status, headers });
+      return {
+        response: new Response(status === 204 || status === 304 ? null : body, { status, headers }),
+        recorded,
+      };
     };
 
     const release = ctx.takeSignals?.(["SIGINT", "SIGTERM"]) ?? (() => {});

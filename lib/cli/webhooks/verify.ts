@@ -53,7 +53,6 @@ export const verifyCommand = leaf({
         `Missing --signature for "${ctx.path}": give the Service-Webhook-Signature header's value.`,
       );
     }
-    let body: Uint8Array;
     const bounded = (stream: ReadableStream<Uint8Array>) =>
       readBody({ headers: new Headers(), body: stream }, {
         maxBytes: MAX_DELIVERY_BYTES,
@@ -66,20 +65,16 @@ export const verifyCommand = leaf({
         }
         throw e;
       });
-    if (flags.body === "-") {
-      body = await bounded(ctx.io.stdin);
-    } else {
-      try {
-        body = await bounded((await Deno.open(flags.body)).readable);
-      } catch (e) {
+    const body = flags.body === "-"
+      ? await bounded(ctx.io.stdin)
+      : await Deno.open(flags.body).then((file) => bounded(file.readable)).catch((e) => {
         if (e instanceof UsageError) throw e;
         throw new UsageError(
           `Cannot read --body ${JSON.stringify(flags.body)}: ${
-            (e as Error).name === "NotFound" ? "no such file" : (e as Error).message
+            e.name === "NotFound" ? "no such file" : e.message
           }.`,
         );
-      }
-    }
+      });
     const source = await jwksSource(flags.jwks, flags.apiBaseUrl);
     const { verifyWebhookSignatureWithKeys } = await import("../../webhooks/signature.ts");
     const check = await verifyWebhookSignatureWithKeys(body, flags.signature, source.keys);

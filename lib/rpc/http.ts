@@ -208,12 +208,19 @@ export function createHttpHandler(
       ? value.length === 0 || value.length > options.dispatcher.maxBatch
       : validateRequest(value) instanceof RpcError;
     // What tells that the client gave up is read only by a send (see send_book.ts).
-    const answer = await options.dispatcher.handleValue(value, text, undefined, {
-      get clientGone() {
-        // a bounded server's RequestInfo; Deno.serve's info has none: the request's signal
-        return (info as Partial<RequestInfo> | undefined)?.clientGone ?? request.signal;
+    // A bounded server's RequestInfo tells when the client has gone; Deno.serve's info does not:
+    // then the request's signal.
+    const bounded = info as Partial<RequestInfo> | undefined;
+    const answer = await options.dispatcher.handleValue(
+      value,
+      text,
+      undefined,
+      bounded && "clientGone" in bounded ? bounded : {
+        get clientGone() {
+          return request.signal;
+        },
       },
-    });
+    );
     const headers = cors ? { ...JSON_HEADERS, ...cors } : JSON_HEADERS;
     if (answer === undefined) return new Response(null, { status: 204, headers: cors });
     return new Response(answer, { status: invalid ? 400 : 200, headers });

@@ -14,7 +14,7 @@ import { EmulatorConfigError } from "./errors.ts";
 import { Store } from "./store.ts";
 import { type ApiUserSpec, ensureApiUsers, parseApiUserSpec } from "./http/api_user.ts";
 import type { ApiUserRole } from "./http/permissions.ts";
-import { makeKeyDir, removeStaleKeyDirs } from "./key_dir.ts";
+import { makeOwnedTempDir, removeStaleOwnedDirs } from "../core/owned_temp_dir.ts";
 import { EventBus, type EventSink } from "./events.ts";
 import { Faults, type FaultSpec, parseFaultSpec } from "./faults/faults.ts";
 import { Chain } from "./chain.ts";
@@ -26,6 +26,9 @@ import { ROUTE_MODULES } from "./http/routes.ts";
 import { TransactionEngine } from "./transactions/engine.ts";
 import { serveHandler } from "./http/server.ts";
 import { type DelayOption, delayRange } from "./transactions/custody_delays.ts";
+
+/** The in-memory emulator's key directory (`api.pem`): `service-emulator-<pid>-*` in the temp dir. */
+const KEY_DIR_PREFIX = "service-emulator-";
 
 /** Options of {@linkcode startEmulator}; every default is stated. */
 export interface EmulatorOptions {
@@ -260,10 +263,10 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
     store.setMeta("vault_accounts", String(accountCount));
     let dir = o.state ? `${o.state}.keys` : undefined;
     if (!dir) {
-      // a private directory named after this process, removed on stop; ones left by dead
-      // emulators (SIGKILL, a crash: no code ran) are removed here (key_dir.ts)
-      dir = tempDir = await makeKeyDir();
-      const stale = await removeStaleKeyDirs(tempDir);
+      // a private directory named after this process (`service-emulator-<pid>-*`), removed on
+      // stop; ones left by dead emulators (SIGKILL, a crash: no code ran) are removed here
+      dir = tempDir = await makeOwnedTempDir(KEY_DIR_PREFIX);
+      const stale = await removeStaleOwnedDirs(KEY_DIR_PREFIX, tempDir);
       if (stale.length > 0) {
         log(`removed ${stale.length} key directory(ies) left by dead emulators`);
       }
@@ -303,7 +306,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
     });
     const modules = ROUTE_MODULES;
     for (const m of modules) if (m.schema) store.migrate(m.schema);
-    const { handle } = createHandler(ctx, modules);
+    const handle = createHandler(ctx, modules);
     for (const m of modules) await m.start?.(ctx);
     let server;
     try {
@@ -340,13 +343,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       apiKey: apiUser.apiKey,
       privateKeyPath: apiUser.privateKeyPath,
       privateKeyPem: apiUser.privateKeyPem,
-      apiUsers: apiUsers.map((u) => ({
-        name: u.name,
-        role: u.role,
-        apiKey: u.apiKey,
-        privateKeyPath: u.privateKeyPath,
-        privateKeyPem: u.privateKeyPem,
-      })),
+      apiUsers: apiUsers.map(({ id: _id, publicKey: _key, ...u }) => u),
       consoleUrl: `${base}/console?token=${ctx.consoleToken}`,
       jwksUrl: `${base}/.well-known/jwks.json`,
       adminUrl: `${base}/admin`,

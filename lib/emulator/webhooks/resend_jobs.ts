@@ -9,10 +9,15 @@
  * @module
  */
 
-import { BadRequestError, NotFoundError, type NotificationStatus } from "../../core/mod.ts";
+import {
+  BadRequestError,
+  NotFoundError,
+  NOTIFICATION_STATUSES,
+  type NotificationStatus,
+} from "../../core/mod.ts";
 import type { Endpoints } from "./endpoints.ts";
 import type { Clock, Scheduler } from "./scheduler.ts";
-import type { WebhookStore } from "./store.ts";
+import type { NotificationFilter, WebhookStore } from "./store.ts";
 import type { JobRow, NotificationRow } from "./rows.ts";
 import { waitingStatus } from "../../webhooks/mod.ts";
 
@@ -54,7 +59,7 @@ export interface ResendsOptions {
  * ```ts
  * import type { Endpoints } from "./endpoints.ts";
  * import type { Clock, Scheduler } from "./scheduler.ts";
- * import type { WebhookStore } from "./store.ts";
+ * import type { NotificationFilter, WebhookStore } from "./store.ts";
  * declare const store: WebhookStore, endpoints: Endpoints, scheduler: Scheduler, clock: Clock;
  * const resends = new Resends({ store, endpoints, scheduler, clock });
  * resends.resend("w1", "n1");
@@ -143,10 +148,11 @@ export class Resends {
   ): number {
     this.#o.endpoints.row(webhookId);
     const now = this.#o.clock.now();
-    const exclude = new Set(excludeStatuses ?? ["COMPLETED"]);
-    const chosen = this.#o.store.notificationsOfResource(webhookId, resourceId, now - 30 * DAY)
-      .filter((n) => !exclude.has(n.status) && (!events || events.includes(n.eventType)));
-    return this.#resendAll(() => chosen.map((n) => this.#o.store.notificationBySeq(n.seq)!), now);
+    const exclude = excludeStatuses ?? ["COMPLETED"];
+    const statuses = NOTIFICATION_STATUSES.filter((s) => !exclude.includes(s));
+    if (statuses.length === 0) return 0; // every status excluded (an empty filter is all)
+    const seqs = this.#seqs({ webhookId, startTime: now - 30 * DAY, statuses, events, resourceId });
+    return this.#resendAll(() => this.#o.store.notifications(seqs), now);
   }
 
   /**
@@ -159,7 +165,7 @@ export class Resends {
   resendRecent(webhookId: string, opts: { dryRun?: boolean } = {}): number {
     this.#o.endpoints.row(webhookId);
     const now = this.#o.clock.now();
-    const seqs = this.#o.store.notificationSeqsSince(webhookId, now - DAY);
+    const seqs = this.#seqs({ webhookId, startTime: now - DAY });
     if (opts.dryRun) return seqs.length;
     return this.#resendAll(() => this.#o.store.notifications(seqs), now);
   }
@@ -185,13 +191,14 @@ export class Resends {
           "resend failed reaches back 24 hours at most (use resend by query for up to 72).",
       );
     }
-    const since = start ?? now - DAY;
-    let rows = this.#o.store.failedSince(webhookId, since);
-    if (opts.events?.length) {
-      const ev = new Set(opts.events);
-      rows = rows.filter((r) => ev.has(r.eventType));
-    }
-    return this.#startJob(webhookId, "failed", ["FAILED"], rows.map((r) => r.seq), now);
+    const statuses: NotificationStatus[] = ["FAILED"];
+    const seqs = this.#seqs({
+      webhookId,
+      startTime: start ?? now - DAY,
+      statuses,
+      events: opts.events,
+    });
+    return this.#startJob(webhookId, "failed", statuses, seqs, now);
   }
 
   /**
@@ -231,17 +238,21 @@ export class Resends {
     const statuses = q.statuses?.length
       ? q.statuses
       : ["FAILED", "ON_HOLD"] as NotificationStatus[];
-    const seqs = this.#o.store.notificationSeqs({
-      webhookId,
-      startTime,
-      endTime,
+    const { events, resourceId } = q;
+    const seqs = this.#seqs({ webhookId, startTime, endTime, statuses, events, resourceId });
+    return this.#startJob(webhookId, "query", statuses, seqs, now);
+  }
+
+  /** The seqs of the notifications `f` selects, oldest first. */
+  #seqs(f: Partial<NotificationFilter> & Pick<NotificationFilter, "webhookId" | "startTime">) {
+    const { statuses = [], events = [] } = f;
+    return this.#o.store.notificationSeqs({
+      ...f,
       statuses,
-      events: q.events ?? [],
-      resourceId: q.resourceId,
+      events,
       sortBy: "createdAt",
       order: "ASC",
     });
-    return this.#startJob(webhookId, "query", statuses, seqs, now);
   }
 
   #startJob(

@@ -19,7 +19,7 @@ import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import { startWebhooks, type Webhooks } from "./start.ts";
 import { webhooksConsoleRoutes } from "./console_routes.ts";
 import { checkEvents, checkStatuses, checkUrl, isNotificationStatus } from "./request_checks.ts";
-import { bad, bodyObject, intParam, listParam, orderParam, timeParam } from "../http/params.ts";
+import { bad, bodyObject, intParam, listParam, oneOf, timeParam } from "../http/params.ts";
 import {
   attemptJson,
   deliveryLogJson,
@@ -35,6 +35,7 @@ import type { WebhookPatch } from "./endpoints.ts";
 import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
 
 const DAY = 86_400_000;
+const ORDERS = ["ASC", "DESC"] as const;
 
 /** The `seq` the query's `pageCursor` continues after; `null` without one. */
 function cursorAfter(q: URLSearchParams): number | null {
@@ -65,7 +66,7 @@ function route(method: Route["method"], pattern: string, auth: Route["auth"], h:
 
 const listWebhooks: Handler = (req, { queries }) => {
   const q = req.query;
-  const order = orderParam(q, "DESC");
+  const order = oneOf(q, "order", ORDERS) ?? "DESC";
   const pageSize = intParam(q, "pageSize", 10, 1, 100);
   return pageReply(queries.webhookPage(order, cursorAfter(q), pageSize), webhookJson);
 };
@@ -132,7 +133,7 @@ const listNotifications: Handler = (req, { engine, pager, queries }, ctx) => {
   const webhookId = req.params.webhookId;
   const q = req.query;
   engine.endpoints.row(webhookId);
-  const order = orderParam(q, "DESC");
+  const order = oneOf(q, "order", ORDERS) ?? "DESC";
   const sortBy = sortKey(q);
   const pageSize = intParam(q, "pageSize", 100, 1, 100);
   const cursor = q.get("pageCursor");

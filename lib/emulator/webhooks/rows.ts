@@ -261,16 +261,8 @@ export function attemptJson(a: AttemptRow): Record<string, unknown> {
 }
 
 /**
- * An attempt as the admin delivery log shows it: the attempt's fields plus
- * its endpoint and notification, the input of `service breaker simulate`.
- */
-function attemptLogJson(a: AttemptRow): Record<string, unknown> {
-  return { webhookId: a.webhookId, notificationId: a.notificationId, ...attemptJson(a) };
-}
-
-/**
- * A line of the admin delivery log: an attempt ({@linkcode attemptLogJson})
- * or a reactivation, `{webhookId, sentTime, action: "enable"}` (breaker.md §4).
+ * A line of the admin delivery log (the input of `service breaker simulate`):
+ * an attempt (its fields plus its endpoint and notification) or a reactivation, `{webhookId, sentTime, action: "enable"}` (breaker.md §4).
  *
  * @example
  * ```ts
@@ -279,7 +271,11 @@ function attemptLogJson(a: AttemptRow): Record<string, unknown> {
  */
 export function deliveryLogJson(e: DeliveryLogEntry): Record<string, unknown> {
   return e.kind === "attempt"
-    ? attemptLogJson(e.attempt)
+    ? {
+      webhookId: e.attempt.webhookId,
+      notificationId: e.attempt.notificationId,
+      ...attemptJson(e.attempt),
+    }
     : { webhookId: e.webhookId, sentTime: e.time, action: "enable" };
 }
 

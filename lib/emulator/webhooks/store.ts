@@ -259,14 +259,8 @@ export class WebhookStore {
   insertWebhook(
     w: Omit<WebhookRow, "seq" | "bandSince" | "lastAttemptAt" | "breakerResetSeq">,
   ): WebhookRow {
-    this.#insert("wh_webhooks", { ...w, events: JSON.stringify(w.events) });
-    return this.getWebhook(w.id)!;
-  }
-
-  /** An endpoint by id (not deleted). */
-  getWebhook(id: string): WebhookRow | undefined {
-    const r = this.#stmt("SELECT * FROM wh_webhooks WHERE id = ? AND deleted = 0").get(id);
-    return r ? webhookFrom(r) : undefined;
+    const seq = this.#insert("wh_webhooks", { ...w, events: JSON.stringify(w.events) });
+    return { ...w, seq, bandSince: null, lastAttemptAt: null, breakerResetSeq: 0 };
   }
 
   /** Every live endpoint. */
@@ -431,36 +425,11 @@ export class WebhookStore {
     ).run(now, webhookId);
   }
 
-  /** An endpoint's notifications of one resource created at or after `since`. */
-  notificationsOfResource(webhookId: string, resourceId: string, since: number): NotificationRow[] {
-    return this.#stmt(
-      `SELECT * FROM wh_notifications WHERE webhook_id = ? AND resource_id = ? AND created_at >= ?`,
-    ).all(webhookId, resourceId, since).map(notificationFrom);
-  }
-
-  /** The seqs of an endpoint's notifications (any status) created at or after `since`, oldest first. */
-  notificationSeqsSince(webhookId: string, since: number): number[] {
-    return this.#stmt(
-      "SELECT seq FROM wh_notifications WHERE webhook_id = ? AND created_at >= ? ORDER BY seq",
-    ).all(webhookId, since).map((r: Row) => r.seq as number);
-  }
-
   /** Every attempt of a notification (all its series), in the order they were made. */
   attemptsOf(notificationId: string): AttemptRow[] {
     return this.#stmt("SELECT * FROM wh_attempts WHERE notification_id = ? ORDER BY seq").all(
       notificationId,
     ).map(attemptFrom);
-  }
-
-  /** An endpoint's FAILED notifications created at or after `since`, oldest first. */
-  failedSince(webhookId: string, since: number): { seq: number; eventType: string }[] {
-    return this.#stmt(
-      `SELECT seq, event_type FROM wh_notifications WHERE webhook_id = ? AND status = 'FAILED'
-       AND created_at >= ? ORDER BY seq`,
-    ).all(webhookId, since).map((r: Row) => ({
-      seq: r.seq as number,
-      eventType: r.event_type as string,
-    }));
   }
 
   /**

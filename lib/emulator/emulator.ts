@@ -305,8 +305,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       transactions: new TransactionEngine(shared),
     });
     const modules = ROUTE_MODULES;
-    for (const m of modules) if (m.schema) store.migrate(m.schema);
-    const handle = createHandler(ctx, modules);
+    const handle = createHandler(ctx, modules); // the handler's stores create their tables
     for (const m of modules) await m.start?.(ctx);
     let server;
     try {

@@ -39,7 +39,7 @@ export interface IdempotencyRecord {
 }
 
 /**
- * Reads and writes idempotency records (the table must exist:
+ * Reads and writes idempotency records (creates the table when missing:
  * {@linkcode IDEMPOTENCY_SCHEMA}).
  *
  * @example
@@ -55,8 +55,9 @@ export class IdempotencyStore {
   readonly #select: StatementSync;
   readonly #upsert: StatementSync;
 
-  /** Prepares the statements on `db`. */
+  /** Prepares the statements on `db` (creating the table first). */
   constructor(db: DatabaseSync) {
+    db.exec(IDEMPOTENCY_SCHEMA);
     // A replayed answer keeps its headers (e.g. the `Location` of a resend job) and the hash
     // of its request's body; state files made before these columns existed get them here.
     for (const column of ["headers", "body_hash"]) {

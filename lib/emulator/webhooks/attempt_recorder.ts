@@ -99,7 +99,7 @@ function applyBreaker(
   }
   if (bandBefore !== ep.breaker.bandSince || ep.row.lastAttemptAt !== t) {
     ep.row = { ...ep.row, bandSince: ep.breaker.bandSince, lastAttemptAt: t };
-    store.updateBreaker(ep.row.id, ep.row.bandSince, t);
+    store.updateWebhook(ep.row);
   }
   return null;
 }

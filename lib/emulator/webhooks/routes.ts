@@ -25,7 +25,6 @@ import {
   deliveryLogJson,
   jobJson,
   type JobRow,
-  mailJson,
   notificationJson,
   webhookJson,
 } from "./rows.ts";
@@ -286,7 +285,7 @@ const attemptLog: Handler = (req, { queries }) =>
     data: queries.deliveryLog(req.query.get("webhookId") || undefined).map(deliveryLogJson),
   });
 
-const outbox: Handler = (_req, { queries }) => json(200, { data: queries.outbox().map(mailJson) });
+const outbox: Handler = (_req, { queries }) => json(200, { data: queries.outbox() });
 
 // ---------------------------------------------------------------- the V1 resends
 
@@ -328,7 +327,7 @@ const resendTransactionV1: Handler = (req, { engine }, ctx) => {
 const W = "/v1/webhooks/:webhookId";
 const N = `${W}/notifications`;
 
-/** The webhook side's routes, schema-less (its tables are created by its store), start and stop. */
+/** The webhook side's routes, start and stop. */
 export const webhooksRoutes: RouteModule = {
   name: "webhooks",
   routes: [

@@ -118,10 +118,8 @@ export interface JobRow {
   createdAt: number;
 }
 
-/** An e-mail in the outbox. */
+/** An e-mail in the outbox, as the admin endpoint shows it. */
 export interface OutboxMail {
-  /** Row id (sending order). */
-  seq: number;
   /** Recipient address. */
   to: string;
   /** Subject line. */
@@ -290,18 +288,4 @@ export function deliveryLogJson(e: DeliveryLogEntry): Record<string, unknown> {
  */
 export function jobJson(j: JobRow): Record<string, unknown> {
   return { jobId: j.id, status: j.status, processed: j.processed, total: j.total };
-}
-
-/**
- * An outbox e-mail as the admin endpoint shows it.
- *
- * @example
- * ```ts
- * declare const mail: OutboxMail;
- * mailJson(mail); // { to, subject, body, webhookId, createdAt }
- * ```
- */
-export function mailJson(m: OutboxMail): Record<string, unknown> {
-  const { to, subject, body, webhookId, createdAt } = m;
-  return { to, subject, body, webhookId, createdAt };
 }

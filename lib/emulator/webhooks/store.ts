@@ -282,7 +282,7 @@ export class WebhookStore {
     );
   }
 
-  /** Updates the editable fields and status of an endpoint. */
+  /** Updates the editable fields, status and breaker fields of an endpoint. */
   updateWebhook(w: WebhookRow): void {
     this.#stmt(
       `UPDATE wh_webhooks SET url = ?, events = ?, description = ?, status = ?, updated_at = ?,
@@ -297,15 +297,6 @@ export class WebhookStore {
       w.lastAttemptAt,
       w.breakerResetSeq,
       w.id,
-    );
-  }
-
-  /** Stores the breaker's band and last evaluated attempt time. */
-  updateBreaker(id: string, bandSince: number | null, lastAttemptAt: number | null): void {
-    this.#stmt("UPDATE wh_webhooks SET band_since = ?, last_attempt_at = ? WHERE id = ?").run(
-      bandSince,
-      lastAttemptAt,
-      id,
     );
   }
 
@@ -532,14 +523,13 @@ export class WebhookStore {
   // ---- outbox
 
   /** Adds an e-mail to the outbox. */
-  insertMail({ to, ...m }: Omit<OutboxMail, "seq">): void {
+  insertMail({ to, ...m }: OutboxMail): void {
     this.#insert("wh_outbox", { ...m, toAddr: to });
   }
 
   /** The outbox, oldest first. */
   outbox(): OutboxMail[] {
     return this.#stmt("SELECT * FROM wh_outbox ORDER BY seq").all().map((r: Row) => ({
-      seq: r.seq as number,
       to: r.to_addr as string,
       subject: r.subject as string,
       body: r.body as string,

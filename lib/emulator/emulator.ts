@@ -24,7 +24,8 @@ import type { EmulatorContext, WebhookSettings } from "./context.ts";
 import { createHandler } from "./http/handler.ts";
 import { ROUTE_MODULES } from "./http/routes.ts";
 import { TransactionEngine } from "./transactions/engine.ts";
-import { serveHandler } from "./http/server.ts";
+import { serveBounded } from "../core/bounded_server.ts";
+import { ErrorCode, isDropResponse } from "./http/reply.ts";
 import { type DelayOption, delayRange } from "./transactions/custody_delays.ts";
 
 /** The in-memory emulator's key directory (`api.pem`): `service-emulator-<pid>-*` in the temp dir. */
@@ -309,10 +310,17 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
     for (const m of modules) await m.start?.(ctx);
     let server;
     try {
-      server = await serveHandler(handle, {
+      // the connection bounds every long-running command shares; a response carrying the drop
+      // marker (a `drop` fault, ../faults/apply.ts) closes its connection without any answer
+      server = await serveBounded(handle, {
         hostname: o.host ?? "127.0.0.1",
         port: o.port ?? 0,
-        onError: (e) => log(`server error: ${(e as Error)?.message ?? e}`),
+        isDrop: isDropResponse,
+        onError: (e) => {
+          log(`server error: ${(e as Error)?.message ?? e}`);
+          const body = { message: "Internal error of the emulator.", code: ErrorCode.internal };
+          return Response.json(body, { status: 500 });
+        },
       });
     } catch (e) {
       for (const m of modules) await m.stop?.(ctx);

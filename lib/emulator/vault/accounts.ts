@@ -56,10 +56,6 @@ async function account(ctx: EmulatorContext, index: number) {
   };
 }
 
-function cursor(id: number): string {
-  return encodeCursor({ account: id });
-}
-
 function uncursor(text: string, name: string): number {
   const id = cursorInt(text, "account");
   if (id === undefined) {
@@ -143,6 +139,7 @@ export const vaultRoutes: RouteModule = {
       const pageIds = ids.slice(start, end);
       const accounts = await fromNode(() => Promise.all(pageIds.map((i) => account(ctx, i))));
       const paging: Record<string, string> = {};
+      const cursor = (account: number) => encodeCursor({ account });
       if (start > 0 && pageIds.length) paging.before = cursor(pageIds[0]);
       if (end < ids.length && pageIds.length) paging.after = cursor(pageIds[pageIds.length - 1]);
       return json(200, { accounts, paging });

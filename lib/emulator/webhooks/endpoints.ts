@@ -186,14 +186,17 @@ export class Endpoints {
       this.#o.store.updateWebhook(row);
     });
     ep.row = row;
-    if (resume) {
-      for (const n of this.#o.store.pendingNotifications(id)) {
-        if (n.status === "IN_PROGRESS") {
-          this.#o.scheduler.schedule(n.seq, id, n.nextAttemptAt ?? now);
-        }
+    if (resume) this.schedulePending(now, id);
+    return row;
+  }
+
+  /** Schedules the IN_PROGRESS notifications (of endpoint `webhookId`, or of all) when due. */
+  schedulePending(now: number, webhookId?: string): void {
+    for (const n of this.#o.store.pendingNotifications(webhookId)) {
+      if (n.status === "IN_PROGRESS") {
+        this.#o.scheduler.schedule(n.seq, n.webhookId, n.nextAttemptAt ?? now);
       }
     }
-    return row;
   }
 
   /** Deletes an endpoint; its waiting notifications are no longer delivered. */

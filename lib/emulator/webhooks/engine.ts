@@ -186,12 +186,7 @@ export class WebhookEngine {
   /** Loads endpoints (rebuilding each breaker from stored attempts), pending notifications and unfinished jobs. */
   start(): void {
     this.endpoints.load();
-    const now = this.#clock.now();
-    for (const n of this.#store.pendingNotifications()) {
-      if (n.status === "IN_PROGRESS") {
-        this.#scheduler.schedule(n.seq, n.webhookId, n.nextAttemptAt ?? now);
-      }
-    }
+    this.endpoints.schedulePending(this.#clock.now());
     this.resends.resume();
   }
 

@@ -12,12 +12,11 @@
  * @module
  */
 
-import type { Route, RouteModule, RouteRequest } from "../http/router.ts";
-import type { EmulatorContext } from "../context.ts";
+import type { RouteModule } from "../http/router.ts";
 import { json, type Reply } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
-import { startWebhooks, type Webhooks } from "./start.ts";
-import { webhooksConsoleRoutes } from "./console_routes.ts";
+import { startWebhooks } from "./start.ts";
+import { type Handler, webhooksConsoleRoutes, webhooksRoute } from "./console_routes.ts";
 import { checkEvents, checkStatuses, checkUrl, isNotificationStatus } from "./request_checks.ts";
 import { bad, bodyObject, intParam, listParam, oneOf, timeParam } from "../http/params.ts";
 import {
@@ -29,9 +28,8 @@ import {
   webhookJson,
 } from "./rows.ts";
 import type { NotificationSortKey, SeqPage } from "./store.ts";
-import { NotFoundError, NOTIFICATION_SORT_FIELDS } from "../../core/mod.ts";
+import { NotFoundError, NOTIFICATION_SORT_FIELDS, NOTIFICATION_STATUSES } from "../../core/mod.ts";
 import type { WebhookPatch } from "./endpoints.ts";
-import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
 
 const DAY = 86_400_000;
 const ORDERS = ["ASC", "DESC"] as const;
@@ -50,16 +48,7 @@ function pageReply<T>({ rows, nextAfter }: SeqPage<T>, view: (row: T) => unknown
   return json(200, { data: rows.map(view), next });
 }
 
-function webhooksOf(ctx: EmulatorContext): Webhooks {
-  if (!ctx.webhooks) throw new Error("the webhook side has not started");
-  return ctx.webhooks;
-}
-
-type Handler = (req: RouteRequest, w: Webhooks, ctx: EmulatorContext) => Reply;
-
-function route(method: Route["method"], pattern: string, auth: Route["auth"], h: Handler): Route {
-  return { method, pattern, auth, handle: (req, ctx) => h(req, webhooksOf(ctx), ctx) };
-}
+const route = webhooksRoute;
 
 // ---------------------------------------------------------------- endpoints
 

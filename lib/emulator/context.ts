@@ -11,7 +11,8 @@
 import type { ApiUser } from "./http/api_user.ts";
 import type { TransactionEngine } from "./transactions/engine.ts";
 import type { TransactionConfig, TransactionDeps } from "./transactions/deps.ts";
-import type { Webhooks, WebhookSettings } from "./webhooks/start.ts";
+import type { Webhooks } from "./webhooks/start.ts";
+import type { WebhookSettings } from "./webhooks/engine.ts";
 
 /** Settings fixed at start. */
 export interface EmulatorConfig extends TransactionConfig {
@@ -23,7 +24,7 @@ export interface EmulatorConfig extends TransactionConfig {
   maxBodyBytes: number;
   /** Log one line per request (method, path, status, time, request id). */
   logRequests?: boolean;
-  /** Webhook delivery settings (each has its default in {@linkcode WebhooksOptions}). */
+  /** Webhook delivery settings (each has its default in {@linkcode WebhookSettings}). */
   webhooks?: WebhookSettings;
 }
 
@@ -47,5 +48,3 @@ export interface EmulatorContext extends TransactionDeps {
   /** `http://host:port` once the server listens (undefined before). */
   baseUrl?: string;
 }
-
-export type { WebhookSettings };

@@ -12,15 +12,20 @@ import { WhitelistStore } from "./vault/whitelist_store.ts";
 import { blockedPortReason, toBase64Url } from "../core/mod.ts";
 import { EmulatorConfigError } from "./errors.ts";
 import { Store } from "./store.ts";
-import { type ApiUserSpec, ensureApiUsers, parseApiUserSpec } from "./http/api_user.ts";
-import type { ApiUserRole } from "./http/permissions.ts";
+import {
+  type ApiUserSpec,
+  ensureApiUsers,
+  parseApiUserSpec,
+  type RunningApiUser,
+} from "./http/api_user.ts";
 import { makeOwnedTempDir, removeStaleOwnedDirs } from "../core/owned_temp_dir.ts";
 import { EventBus, type EventSink } from "./events.ts";
 import { Faults, type FaultSpec, parseFaultSpec } from "./faults/faults.ts";
 import { Chain } from "./chain.ts";
 import { ANVIL_MNEMONIC, VaultKeys } from "./vault/keys.ts";
 import { chainInfo } from "./vault/assets.ts";
-import type { EmulatorContext, WebhookSettings } from "./context.ts";
+import type { EmulatorContext } from "./context.ts";
+import type { WebhookSettings } from "./webhooks/engine.ts";
 import { createHandler } from "./http/handler.ts";
 import { ROUTE_MODULES } from "./http/routes.ts";
 import { TransactionEngine } from "./transactions/engine.ts";
@@ -96,20 +101,6 @@ export interface EmulatorOptions {
    * Milliseconds or `{minMs, maxMs}`, as `approvalDelay`. Default: none (0).
    */
   signingDelay?: DelayOption;
-}
-
-/** One API user of a running emulator, as the ready line shows it. */
-export interface RunningApiUser {
-  /** Its name (`default` for the default user). */
-  name: string;
-  /** Its role. */
-  role: ApiUserRole;
-  /** Its API key (never logged). */
-  apiKey: string;
-  /** Its private key file (0600). */
-  privateKeyPath: string;
-  /** The same key as PEM text. */
-  privateKeyPem: string;
 }
 
 /** A running emulator. */

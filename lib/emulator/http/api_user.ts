@@ -31,22 +31,26 @@ import { EmulatorConfigError } from "../errors.ts";
 import { makePrivate, type Store } from "../store.ts";
 import { API_USER_ROLES, type ApiUserRole } from "./permissions.ts";
 
-/** One API user the emulator accepts. */
-export interface ApiUser {
-  /** The user's id (a UUID; the `createdBy` of the transactions it creates). */
-  id: string;
+/** One API user of a running emulator, as the ready line shows it. */
+export interface RunningApiUser {
   /** Its name (`default` for the default user). */
   name: string;
   /** Its role. */
   role: ApiUserRole;
-  /** The API key (a UUID). */
+  /** Its API key (a UUID; never logged). */
   apiKey: string;
+  /** Its private key file (0600). */
+  privateKeyPath: string;
+  /** The same key as PKCS#8 PEM text (never logged). */
+  privateKeyPem: string;
+}
+
+/** One API user the emulator accepts. */
+export interface ApiUser extends RunningApiUser {
+  /** The user's id (a UUID; the `createdBy` of the transactions it creates). */
+  id: string;
   /** Verifies RS256 request tokens (the shared verifier, `lib/core/rsa.ts`). */
   publicKey: RsaVerifier;
-  /** The private key, PKCS#8 PEM (never logged). */
-  privateKeyPem: string;
-  /** Where the PEM was written. */
-  privateKeyPath: string;
 }
 
 /** An API user asked for: `--apiUser ROLE[:NAME]`. */

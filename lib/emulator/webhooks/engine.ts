@@ -61,20 +61,24 @@ export interface BodySigner {
   sign(body: string): Promise<string>;
 }
 
+/** Webhook delivery settings given at start (the rest comes from the emulator's own). */
+export interface WebhookSettings {
+  /** HTTP timeout of one attempt in ms (not scaled). Default 10 000. */
+  deliveryTimeoutMs?: number;
+  /** Attempts in flight per endpoint. Default 8. */
+  concurrency?: number;
+  /** The breaker's parameters before scaling. Default breaker.md's (§3). */
+  breaker?: BreakerConfig;
+}
+
 /** Options of {@linkcode WebhookEngine}. */
-export interface WebhookEngineOptions {
+export interface WebhookEngineOptions extends WebhookSettings {
   /** The tables. */
   store: WebhookStore;
   /** The signing key. */
   signer: BodySigner;
   /** Divides every retry delay and breaker duration. Default 1. */
   timeScale?: number;
-  /** HTTP timeout of one attempt in ms (not scaled). Default 10 000. */
-  deliveryTimeoutMs?: number;
-  /** Attempts in flight per endpoint. Default 8. */
-  concurrency?: number;
-  /** The breaker's parameters before scaling. Default breaker.md's. */
-  breaker?: BreakerConfig;
   /** A log line to standard error. Default none. */
   log?: (line: string) => void;
   /** The console's address without its token, once known (named in the suspension e-mail). */

@@ -12,8 +12,7 @@
 import type { Route, RouteRequest } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
 import { json, type Reply } from "../http/reply.ts";
-import { isNotificationStatus } from "./request_checks.ts";
-import { bad, intParam } from "../http/params.ts";
+import { intParam, oneOf } from "../http/params.ts";
 import { attemptJson, notificationJson, type NotificationRow, webhookJson } from "./rows.ts";
 import type { Webhooks } from "./start.ts";
 import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
@@ -67,12 +66,7 @@ const notifications: Handler = (req, { engine, queries }, ctx) => {
   const webhookId = req.params.webhookId;
   const q = req.query;
   const hook = engine.endpoints.row(webhookId);
-  const status = q.get("status") || "";
-  if (status && !isNotificationStatus(status)) {
-    bad(
-      `status must be one of ${NOTIFICATION_STATUSES.join(", ")}, got ${JSON.stringify(status)}.`,
-    );
-  }
+  const status = oneOf(q, "status", NOTIFICATION_STATUSES) ?? "";
   const event = q.get("event") || "";
   const resourceId = (q.get("resourceId") || "").trim();
   const offset = intParam(q, "offset", 0, 0, Number.MAX_SAFE_INTEGER);

@@ -27,7 +27,7 @@ import {
   notificationJson,
   webhookJson,
 } from "./rows.ts";
-import type { NotificationSortKey, SeqPage } from "./store.ts";
+import type { SeqPage } from "./store.ts";
 import { NotFoundError, NOTIFICATION_SORT_FIELDS, NOTIFICATION_STATUSES } from "../../core/mod.ts";
 import type { WebhookPatch } from "./endpoints.ts";
 
@@ -105,35 +105,19 @@ const metric: Handler = (req, { engine }) => {
 
 // ---------------------------------------------------------------- notifications
 
-function sortKey(q: URLSearchParams): NotificationSortKey {
-  const sortBy = q.get("sortBy") || "updatedAt";
-  if (!(NOTIFICATION_SORT_FIELDS as readonly string[]).includes(sortBy)) {
-    bad(
-      `sortBy must be one of ${NOTIFICATION_SORT_FIELDS.join(", ")}, got ${
-        JSON.stringify(sortBy)
-      }.`,
-    );
-  }
-  return sortBy as NotificationSortKey;
-}
-
 const listNotifications: Handler = (req, { engine, pager, queries }, ctx) => {
   const webhookId = req.params.webhookId;
   const q = req.query;
   engine.endpoints.row(webhookId);
   const order = oneOf(q, "order", ORDERS) ?? "DESC";
-  const sortBy = sortKey(q);
+  const sortBy = oneOf(q, "sortBy", NOTIFICATION_SORT_FIELDS) ?? "updatedAt";
   const pageSize = intParam(q, "pageSize", 100, 1, 100);
   const cursor = q.get("pageCursor");
   let seqs: number[];
   let next: string | null;
   let total: number | undefined;
   if (cursor) {
-    try {
-      ({ page: seqs, next } = pager.next(webhookId, cursor, pageSize));
-    } catch (e) {
-      bad((e as Error).message);
-    }
+    ({ page: seqs, next } = pager.next(webhookId, cursor, pageSize)); // a 400 for a bad cursor
   } else {
     const startTime = timeParam(q, "startTime") ?? ctx.now() - 31 * DAY;
     const endTime = timeParam(q, "endTime");

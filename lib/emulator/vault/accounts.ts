@@ -77,8 +77,10 @@ async function fromNode<T>(read: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The one address of vault account `i` on the chain's asset. */
-function addressOf(ctx: EmulatorContext, i: number) {
+/** The one address of the route's account on its asset (404 when either is unknown). */
+function addressOfRoute(req: RouteRequest, ctx: EmulatorContext) {
+  const i = requireAccount(ctx, req.params.id);
+  requireAsset(ctx, req.params.assetId);
   return {
     assetId: ctx.config.assetId,
     address: ctx.keys.address(i),
@@ -90,13 +92,6 @@ function addressOf(ctx: EmulatorContext, i: number) {
     bip44AddressIndex: 0,
     userDefined: false,
   };
-}
-
-/** The address of the route's account and asset (404 when either is unknown). */
-function addressOfRoute(req: RouteRequest, ctx: EmulatorContext) {
-  const i = requireAccount(ctx, req.params.id);
-  requireAsset(ctx, req.params.assetId);
-  return addressOf(ctx, i);
 }
 
 const NODE = { node: true };

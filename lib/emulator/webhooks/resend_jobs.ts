@@ -17,7 +17,7 @@ import {
 } from "../../core/mod.ts";
 import type { Endpoints } from "./endpoints.ts";
 import type { Clock, Scheduler } from "./scheduler.ts";
-import type { NotificationFilter, WebhookStore } from "./store.ts";
+import type { WebhookStore } from "./store.ts";
 import type { JobRow, NotificationRow } from "./rows.ts";
 import { waitingStatus } from "../../webhooks/mod.ts";
 
@@ -59,7 +59,7 @@ export interface ResendsOptions {
  * ```ts
  * import type { Endpoints } from "./endpoints.ts";
  * import type { Clock, Scheduler } from "./scheduler.ts";
- * import type { NotificationFilter, WebhookStore } from "./store.ts";
+ * import type { WebhookStore } from "./store.ts";
  * declare const store: WebhookStore, endpoints: Endpoints, scheduler: Scheduler, clock: Clock;
  * const resends = new Resends({ store, endpoints, scheduler, clock });
  * resends.resend("w1", "n1");
@@ -151,7 +151,13 @@ export class Resends {
     const exclude = excludeStatuses ?? ["COMPLETED"];
     const statuses = NOTIFICATION_STATUSES.filter((s) => !exclude.includes(s));
     if (statuses.length === 0) return 0; // every status excluded (an empty filter is all)
-    const seqs = this.#seqs({ webhookId, startTime: now - 30 * DAY, statuses, events, resourceId });
+    const seqs = this.#o.store.notificationSeqs({
+      webhookId,
+      startTime: now - 30 * DAY,
+      statuses,
+      events,
+      resourceId,
+    });
     return this.#resendAll(() => this.#o.store.notifications(seqs), now);
   }
 
@@ -165,7 +171,7 @@ export class Resends {
   resendRecent(webhookId: string, opts: { dryRun?: boolean } = {}): number {
     this.#o.endpoints.row(webhookId);
     const now = this.#o.clock.now();
-    const seqs = this.#seqs({ webhookId, startTime: now - DAY });
+    const seqs = this.#o.store.notificationSeqs({ webhookId, startTime: now - DAY });
     if (opts.dryRun) return seqs.length;
     return this.#resendAll(() => this.#o.store.notifications(seqs), now);
   }
@@ -192,7 +198,7 @@ export class Resends {
       );
     }
     const statuses: NotificationStatus[] = ["FAILED"];
-    const seqs = this.#seqs({
+    const seqs = this.#o.store.notificationSeqs({
       webhookId,
       startTime: start ?? now - DAY,
       statuses,
@@ -238,21 +244,8 @@ export class Resends {
     const statuses = q.statuses?.length
       ? q.statuses
       : ["FAILED", "ON_HOLD"] as NotificationStatus[];
-    const { events, resourceId } = q;
-    const seqs = this.#seqs({ webhookId, startTime, endTime, statuses, events, resourceId });
+    const seqs = this.#o.store.notificationSeqs({ ...q, webhookId, startTime, endTime, statuses });
     return this.#startJob(webhookId, "query", statuses, seqs, now);
-  }
-
-  /** The seqs of the notifications `f` selects, oldest first. */
-  #seqs(f: Partial<NotificationFilter> & Pick<NotificationFilter, "webhookId" | "startTime">) {
-    const { statuses = [], events = [] } = f;
-    return this.#o.store.notificationSeqs({
-      ...f,
-      statuses,
-      events,
-      sortBy: "createdAt",
-      order: "ASC",
-    });
   }
 
   #startJob(

@@ -130,16 +130,16 @@ export interface NotificationFilter {
   startTime: number;
   /** Created at or before (epoch ms), when given. */
   endTime?: number;
-  /** Only these statuses (all when empty). */
-  statuses: readonly string[];
-  /** Only these event types (all when empty). */
-  events: readonly string[];
+  /** Only these statuses (all when absent or empty). */
+  statuses?: readonly string[];
+  /** Only these event types (all when absent or empty). */
+  events?: readonly string[];
   /** Only this resource, when given. */
   resourceId?: string | null;
-  /** Sort key. */
-  sortBy: NotificationSortKey;
-  /** Sort direction. */
-  order: "ASC" | "DESC";
+  /** Sort key; default `createdAt`. */
+  sortBy?: NotificationSortKey;
+  /** Sort direction; default `ASC`. */
+  order?: "ASC" | "DESC";
 }
 
 /** One page of rows kept in `seq` order, and the `seq` to continue after (none at the end). */
@@ -434,11 +434,11 @@ export class WebhookStore {
       where.push("created_at <= ?");
       args.push(filter.endTime);
     }
-    if (filter.statuses.length) {
+    if (filter.statuses?.length) {
       where.push(`status IN (${filter.statuses.map(() => "?").join(",")})`);
       args.push(...filter.statuses);
     }
-    if (filter.events.length) {
+    if (filter.events?.length) {
       where.push(`event_type IN (${filter.events.map(() => "?").join(",")})`);
       args.push(...filter.events);
     }
@@ -446,8 +446,8 @@ export class WebhookStore {
       where.push("resource_id = ?");
       args.push(filter.resourceId);
     }
-    const col = SORT_COLUMNS[filter.sortBy];
-    const order = filter.order === "ASC" ? "ASC" : "DESC";
+    const col = SORT_COLUMNS[filter.sortBy ?? "createdAt"];
+    const order = filter.order === "DESC" ? "DESC" : "ASC";
     return this.db.prepare(
       `SELECT seq FROM wh_notifications WHERE ${where.join(" AND ")}
        ORDER BY ${col} ${order}, seq ${order}`,

@@ -89,13 +89,7 @@ function applyBreaker(
     for (const to of bctx.admins()) {
       store.insertMail({ webhookId: ep.row.id, to, ...mail, createdAt: now });
     }
-    return {
-      reason: effect.reason,
-      errorRate: effect.errorRate,
-      errors: effect.errors,
-      attempts: effect.attempts,
-      time: effect.time,
-    };
+    return effect;
   }
   if (bandBefore !== ep.breaker.bandSince || ep.row.lastAttemptAt !== t) {
     ep.row = { ...ep.row, bandSince: ep.breaker.bandSince, lastAttemptAt: t };

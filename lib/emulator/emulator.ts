@@ -103,16 +103,11 @@ export interface EmulatorOptions {
   signingDelay?: DelayOption;
 }
 
-/** A running emulator. */
-export interface RunningEmulator {
+/** A running emulator; its `apiKey`, `privateKeyPath` and `privateKeyPem` are the default user's. */
+export interface RunningEmulator
+  extends Pick<RunningApiUser, "apiKey" | "privateKeyPath" | "privateKeyPem"> {
   /** `http://host:port` (clients add `/v1`). */
   apiBaseUrl: string;
-  /** The API key (also in the ready line; never logged). */
-  apiKey: string;
-  /** The API user's private key file (0600). */
-  privateKeyPath: string;
-  /** The same key as PEM text. */
-  privateKeyPem: string;
   /** Every API user, the default one first. */
   apiUsers: RunningApiUser[];
   /** The console page, with its per-run token (`?token=`); the console refuses requests without it. */

@@ -220,11 +220,9 @@ const resendByQuery: Handler = (req, { engine }) => {
   return jobReply(req.params.webhookId, "resend_by_query", r);
 };
 
-const getFailedJob: Handler = (req, { engine }) =>
-  json(200, jobJson(engine.resends.job(req.params.webhookId, req.params.jobId, "failed")));
-
-const getQueryJob: Handler = (req, { engine }) =>
-  json(200, jobJson(engine.resends.job(req.params.webhookId, req.params.jobId, "query")));
+/** The status of a resend job made by the call `kind`. */
+const getJob = (kind: JobRow["kind"]): Handler => (req, { engine }) =>
+  json(200, jobJson(engine.resends.job(req.params.webhookId, req.params.jobId, kind)));
 
 // ---------------------------------------------------------------- admin
 
@@ -313,9 +311,9 @@ export const webhooksRoutes: RouteModule = {
     route("GET", N, "api", listNotifications),
     route("POST", `${N}/resend_by_resource`, "api", resendByResource),
     route("POST", `${N}/resend_failed`, "api", resendFailed),
-    route("GET", `${N}/resend_failed/jobs/:jobId`, "api", getFailedJob),
+    route("GET", `${N}/resend_failed/jobs/:jobId`, "api", getJob("failed")),
     route("POST", `${N}/resend_by_query`, "api", resendByQuery),
-    route("GET", `${N}/resend_by_query/jobs/:jobId`, "api", getQueryJob),
+    route("GET", `${N}/resend_by_query/jobs/:jobId`, "api", getJob("query")),
     route("GET", `${N}/:notificationId`, "api", getNotification),
     route("POST", `${N}/:notificationId/resend`, "api", resendNotification),
     route("GET", `${N}/:notificationId/attempts`, "api", listAttempts),

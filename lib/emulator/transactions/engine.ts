@@ -57,6 +57,9 @@ import { Confirmations } from "./confirmations.ts";
 import { signMessages } from "./message_signing.ts";
 import { CustodyDelays } from "./custody_delays.ts";
 
+/** How often CONFIRMING transactions are checked, ms. */
+const POLL_MS = 25;
+
 /** What the engine uses of the emulator's context. */
 export type EngineContext = Pick<
   TransactionDeps,
@@ -85,16 +88,10 @@ export class TransactionEngine {
   readonly #running = new Set<string>();
   #stopped = false;
   readonly #tasks = new Set<Promise<void>>();
-  /** How often CONFIRMING transactions are checked, ms. */
-  readonly pollMs: number;
 
-  /**
-   * An engine over `ctx` (creates the transactions table when missing);
-   * `pollMs`: how often CONFIRMING transactions are checked (default 25).
-   */
-  constructor(ctx: EngineContext, options: { pollMs?: number } = {}) {
+  /** An engine over `ctx` (creates the transactions table when missing). */
+  constructor(ctx: EngineContext) {
     this.#ctx = ctx;
-    this.pollMs = options.pollMs ?? 25;
     this.#store = new TransactionStore(ctx.store);
     this.#delays = new CustodyDelays({
       store: ctx.store,
@@ -111,7 +108,7 @@ export class TransactionEngine {
     const stopped = () => this.#stopped;
     this.#confirmations = new Confirmations({
       client: () => nodeOf(ctx).client,
-      pollMs: this.pollMs,
+      pollMs: POLL_MS,
       moves,
       record: (id) => this.#store.record(id),
       log: (line) => ctx.log(line),

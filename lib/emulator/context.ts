@@ -18,8 +18,6 @@ import type { WebhookSettings } from "./webhooks/engine.ts";
 export interface EmulatorConfig extends TransactionConfig {
   /** Divides every retry delay and breaker duration (the webhook engine reads it). */
   timeScale: number;
-  /** Number of vault accounts. */
-  vaultAccounts: number;
   /** Largest request body accepted, bytes. */
   maxBodyBytes: number;
   /** Log one line per request (method, path, status, time, request id). */
@@ -32,8 +30,6 @@ export interface EmulatorConfig extends TransactionConfig {
 export interface EmulatorContext extends TransactionDeps {
   /** Settings fixed at start. */
   config: EmulatorConfig;
-  /** The default API user (an ADMIN; the ready line's `apiKey`). */
-  apiUser: ApiUser;
   /** Every API user of the workspace, the default one first (`http/api_user.ts`). */
   apiUsers: readonly ApiUser[];
   /** The transaction lifecycle engine (`transactions/engine.ts`). */

@@ -228,8 +228,6 @@ export function createHandler(
       path,
       params: match.params,
       query: url.searchParams,
-      headers: request.headers,
-      rawBody: body,
       body: parsed,
       requestId,
       user,

@@ -29,10 +29,6 @@ export interface RouteRequest {
   params: Record<string, string>;
   /** The query string. */
   query: URLSearchParams;
-  /** The request headers. */
-  headers: Headers;
-  /** Exact body bytes received. */
-  rawBody: Uint8Array;
   /** The body parsed as JSON, `undefined` when empty. */
   body: unknown;
   /** The request id sent back as `X-Request-ID`. */

@@ -20,25 +20,12 @@ import type { Clock, Scheduler } from "./scheduler.ts";
 import type { WebhookStore } from "./store.ts";
 import type { JobRow, NotificationRow } from "./rows.ts";
 import { waitingStatus } from "../../webhooks/mod.ts";
+import type { ResendQuery } from "../../platform/webhooks.ts";
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
 /** Notifications resent per step of a job. */
 const BATCH = 200;
-
-/** The filters of a resend by query (`ResendByQueryRequest` of the SDK). */
-export interface ResendQuery {
-  /** Statuses to resend; default FAILED and ON_HOLD. */
-  statuses?: NotificationStatus[];
-  /** Window start, epoch ms; default 24 hours ago. */
-  startTime?: number;
-  /** Window end, epoch ms (needs `startTime`); default now. */
-  endTime?: number;
-  /** Event types; absent or empty: all. */
-  events?: string[];
-  /** Only this resource. */
-  resourceId?: string;
-}
 
 /** Options of {@linkcode Resends}. */
 export interface ResendsOptions {
@@ -215,7 +202,10 @@ export class Resends {
    * after it; `events` absent or empty: every event; `resourceId` filters.
    * Returns `{total: 0}` when nothing matches, else a job.
    */
-  resendByQuery(webhookId: string, q: ResendQuery): { total: number; job?: JobRow } {
+  resendByQuery(
+    webhookId: string,
+    q: ResendQuery & { statuses?: NotificationStatus[] },
+  ): { total: number; job?: JobRow } {
     this.#o.endpoints.row(webhookId);
     const now = this.#o.clock.now();
     if (q.endTime !== undefined && q.startTime === undefined) {

@@ -89,13 +89,11 @@ async function readBody(request: Request, max: number): Promise<Uint8Array> {
     return await readBounded(request, { maxBytes: max, timeoutMs: DEFAULT_BODY_TIMEOUT_MS });
   } catch (e) {
     if (!(e instanceof BodyRefused)) throw e;
-    if (e.status === 413) tooLarge(max);
-    throw new ApiError(e.status, e.message, ErrorCode.badRequest, { Connection: "close" });
+    if (e.status !== 413) {
+      throw new ApiError(e.status, e.message, ErrorCode.badRequest, { Connection: "close" });
+    }
+    throw new ApiError(413, `The request body is larger than ${max} bytes.`, ErrorCode.tooLarge);
   }
-}
-
-function tooLarge(max: number): never {
-  throw new ApiError(413, `The request body is larger than ${max} bytes.`, ErrorCode.tooLarge);
 }
 
 /**

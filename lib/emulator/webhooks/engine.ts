@@ -43,7 +43,7 @@ import type { NotificationRow } from "./rows.ts";
 import { type Endpoint, Endpoints } from "./endpoints.ts";
 import { type Clock, type DueEntry, Scheduler, systemClock } from "./scheduler.ts";
 import { Resends } from "./resend_jobs.ts";
-import { type BreakerContext, recordAttempt, type Recorded } from "./attempt_recorder.ts";
+import { ADMINS, type BreakerContext, recordAttempt, type Recorded } from "./attempt_recorder.ts";
 
 /** An event that produces notifications. */
 export interface WebhookEvent {
@@ -91,8 +91,8 @@ export interface WebhookEngineOptions extends WebhookSettings {
   fetch?: typeof fetch;
 }
 
-/** The workspace's admins, told of each suspension. */
-const ADMINS = ["admin@emulator.local"];
+/** Put in every payload. */
+const WORKSPACE_ID = "emulator-workspace";
 
 function scaled(b: BreakerConfig, scale: number): BreakerConfig {
   return {
@@ -117,8 +117,6 @@ export class WebhookEngine {
   readonly deliveryTimeoutMs: number;
   /** Attempts in flight per endpoint. */
   readonly concurrency: number;
-  /** Put in every payload. */
-  readonly workspaceId: string;
   readonly #signer: BodySigner;
   /** The endpoints: create, read, update, delete, their last active hour. */
   readonly endpoints: Endpoints;
@@ -157,7 +155,6 @@ export class WebhookEngine {
     this.breakerCfg = scaled(configured, scale);
     this.deliveryTimeoutMs = opts.deliveryTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
     this.concurrency = opts.concurrency ?? 8;
-    this.workspaceId = "emulator-workspace";
     this.#log = opts.log ?? (() => {});
     this.#clock = opts.clock ?? systemClock(opts.now ?? Date.now);
     this.#fetch = opts.fetch;
@@ -180,7 +177,6 @@ export class WebhookEngine {
       endpoints: this.endpoints,
       breaker: this.breakerCfg,
       configured,
-      admins: () => ADMINS,
       consoleUrl: opts.consoleUrl,
     };
   }
@@ -304,7 +300,7 @@ export class WebhookEngine {
   #payload(n: NotificationRow): string {
     return `{"id":${JSON.stringify(n.id)},"eventType":${JSON.stringify(n.eventType)},` +
       `"resourceId":${JSON.stringify(n.resourceId)},"data":${n.data},` +
-      `"createdAt":${n.createdAt},"workspaceId":${JSON.stringify(this.workspaceId)},` +
+      `"createdAt":${n.createdAt},"workspaceId":${JSON.stringify(WORKSPACE_ID)},` +
       `"webhookId":${JSON.stringify(n.webhookId)}}`;
   }
 

@@ -57,9 +57,6 @@ import { Confirmations } from "./confirmations.ts";
 import { signMessages } from "./message_signing.ts";
 import { CustodyDelays } from "./custody_delays.ts";
 
-/** How often CONFIRMING transactions are checked, ms. */
-const POLL_MS = 25;
-
 /** What the engine uses of the emulator's context. */
 export type EngineContext = Pick<
   TransactionDeps,
@@ -108,7 +105,6 @@ export class TransactionEngine {
     const stopped = () => this.#stopped;
     this.#confirmations = new Confirmations({
       client: () => nodeOf(ctx).client,
-      pollMs: POLL_MS,
       moves,
       record: (id) => this.#store.record(id),
       log: (line) => ctx.log(line),

@@ -193,13 +193,11 @@ export class WebhookStore {
     this.db = db;
     db.exec(SCHEMA);
     // state files made before resend-by-query jobs: add their two columns
-    const cols = db.prepare("PRAGMA table_info(wh_jobs)").all().map((r) =>
-      (r as { name: string }).name
-    );
-    if (!cols.includes("kind")) {
-      db.exec("ALTER TABLE wh_jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'failed'");
+    for (const column of ["kind TEXT NOT NULL DEFAULT 'failed'", "statuses TEXT"]) {
+      try {
+        db.exec(`ALTER TABLE wh_jobs ADD COLUMN ${column}`);
+      } catch { /* already there */ }
     }
-    if (!cols.includes("statuses")) db.exec("ALTER TABLE wh_jobs ADD COLUMN statuses TEXT");
   }
 
   // deno-lint-ignore no-explicit-any

@@ -113,39 +113,31 @@ const listNotifications: Handler = (req, { engine, pager, queries }, ctx) => {
   const sortBy = oneOf(q, "sortBy", NOTIFICATION_SORT_FIELDS) ?? "updatedAt";
   const pageSize = intParam(q, "pageSize", 100, 1, 100);
   const cursor = q.get("pageCursor");
-  let seqs: number[];
-  let next: string | null;
-  let total: number | undefined;
+  const view = (seqs: number[]) => queries.notifications(seqs).map((n) => notificationJson(n));
   if (cursor) {
-    ({ page: seqs, next } = pager.next(webhookId, cursor, pageSize)); // a 400 for a bad cursor
-  } else {
-    const startTime = timeParam(q, "startTime") ?? ctx.now() - 31 * DAY;
-    const endTime = timeParam(q, "endTime");
-    const statuses = listParam(q, "statuses");
-    for (const s of statuses) {
-      if (!isNotificationStatus(s)) {
-        bad(
-          `statuses must be among ${NOTIFICATION_STATUSES.join(", ")}, got ${JSON.stringify(s)}.`,
-        );
-      }
-    }
-    const all = queries.notificationSeqs({
-      webhookId,
-      startTime,
-      endTime,
-      statuses,
-      events: listParam(q, "events"),
-      resourceId: q.get("resourceId"),
-      sortBy,
-      order,
-    });
-    total = all.length;
-    ({ page: seqs, next } = pager.first(webhookId, all, pageSize));
+    const { page, next } = pager.next(webhookId, cursor, pageSize); // a 400 for a bad cursor
+    return json(200, { data: view(page), next });
   }
-  const data = queries.notifications(seqs).map((n) => notificationJson(n));
-  const body: Record<string, unknown> = { data, next };
-  if (total !== undefined) body.total = total;
-  return json(200, body);
+  const startTime = timeParam(q, "startTime") ?? ctx.now() - 31 * DAY;
+  const endTime = timeParam(q, "endTime");
+  const statuses = listParam(q, "statuses");
+  for (const s of statuses) {
+    if (!isNotificationStatus(s)) {
+      bad(`statuses must be among ${NOTIFICATION_STATUSES.join(", ")}, got ${JSON.stringify(s)}.`);
+    }
+  }
+  const all = queries.notificationSeqs({
+    webhookId,
+    startTime,
+    endTime,
+    statuses,
+    events: listParam(q, "events"),
+    resourceId: q.get("resourceId"),
+    sortBy,
+    order,
+  });
+  const { page, next } = pager.first(webhookId, all, pageSize);
+  return json(200, { data: view(page), next, total: all.length });
 };
 
 const getNotification: Handler = (req, { engine }) => {

@@ -125,7 +125,7 @@ export class Resends {
   /**
    * Resends the endpoint's notifications of a resource from the last 30 days.
    * `excludeStatuses` absent: every status but COMPLETED; `[]`: all.
-   * `events`, when given: only those event types.
+   * `events`, when given (not empty): only those event types.
    */
   resendByResource(
     webhookId: string,

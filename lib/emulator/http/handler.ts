@@ -125,7 +125,7 @@ export function createHandler(
   // with a state file, nonces are kept across restarts (see NonceCache)
   if (ctx.store.path) ctx.store.migrate(NONCES_SCHEMA);
   const nonces = new NonceCache(ctx.store.path ? ctx.store.db : undefined);
-  const faults = new RequestFaults(ctx.faults, { now: () => ctx.now(), log: (l) => ctx.log(l) });
+  const faults = new RequestFaults(ctx);
   const idempotency = new Idempotency(new IdempotencyStore(ctx.store.db), () => ctx.now());
 
   async function authenticate(

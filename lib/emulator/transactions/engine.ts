@@ -264,14 +264,9 @@ export class TransactionEngine {
           this.#move(id, HELD_STATUS);
           return;
         }
-        if (this.#delays.approves) {
-          since = Number(this.#move(id, HELD_STATUS).lastUpdated);
-          this.#delays.startApproval(id, since);
-          status = HELD_STATUS;
-        } else {
-          since = Number(this.#move(id, "PENDING_SIGNATURE").lastUpdated);
-          status = "PENDING_SIGNATURE";
-        }
+        status = this.#delays.approves ? HELD_STATUS : "PENDING_SIGNATURE";
+        since = Number(this.#move(id, status).lastUpdated);
+        this.#delays.startApproval(id, since); // nothing without an approval delay
       }
       if (status === HELD_STATUS) {
         // held by a fault: waits for the admin endpoint; an approval delay: until it ends

@@ -10,8 +10,8 @@
 
 import { accountName, requireAsset } from "./identity.ts";
 import { formatEther } from "viem";
-import { BadRequestError, NotFoundError } from "../../core/mod.ts";
-import { intParam } from "../http/params.ts";
+import { NotFoundError } from "../../core/mod.ts";
+import { bad, intParam } from "../http/params.ts";
 import { ApiError, ErrorCode, json } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import { route, type RouteModule, type RouteRequest } from "../http/router.ts";
@@ -57,11 +57,7 @@ async function account(ctx: EmulatorContext, index: number) {
 }
 
 function uncursor(text: string, name: string): number {
-  const id = cursorInt(text, "account");
-  if (id === undefined) {
-    throw new BadRequestError(`${name} is not a cursor this server gave.`);
-  }
-  return id;
+  return cursorInt(text, "account") ?? bad(`${name} is not a cursor this server gave.`);
 }
 
 /** `read()`, or a 502 when the node cannot be read. */
@@ -106,7 +102,7 @@ export const vaultRoutes: RouteModule = {
       const limit = intParam(q, "limit", 200, 1, 500);
       const order = (q.get("orderBy") ?? "DESC").toUpperCase();
       if (order !== "ASC" && order !== "DESC") {
-        throw new BadRequestError("orderBy must be ASC or DESC.");
+        bad("orderBy must be ASC or DESC.");
       }
       let ids = Array.from({ length: ctx.keys.count }, (_, i) => i);
       const assetId = q.get("assetId");

@@ -155,15 +155,10 @@ function nodeFailure(e: unknown): string {
  * ```
  */
 export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator> {
-  if (o.rpcUrl !== undefined) {
-    try {
-      const u = new URL(o.rpcUrl);
-      if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
-    } catch {
-      throw new EmulatorConfigError(
-        `Invalid --rpcUrl ${JSON.stringify(o.rpcUrl)}: expected an http(s) URL.`,
-      );
-    }
+  if (o.rpcUrl !== undefined && !/^https?:$/.test(URL.parse(o.rpcUrl)?.protocol ?? "")) {
+    throw new EmulatorConfigError(
+      `Invalid --rpcUrl ${JSON.stringify(o.rpcUrl)}: expected an http(s) URL.`,
+    );
   }
   const log = o.log ?? (() => {});
   const vaultAccounts = o.vaultAccounts ?? 10;

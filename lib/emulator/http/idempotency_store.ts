@@ -9,7 +9,6 @@
  */
 
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { Row } from "../store.ts";
 
 /** Schema of the idempotency records. */
 export const IDEMPOTENCY_SCHEMA = `
@@ -66,7 +65,8 @@ export class IdempotencyStore {
       } catch { /* already there */ }
     }
     this.#select = db.prepare(
-      "SELECT status, body, created_at, headers, body_hash FROM idempotency WHERE key = ?",
+      `SELECT status, body, headers, created_at AS createdAt, body_hash AS bodyHash
+       FROM idempotency WHERE key = ?`,
     );
     this.#upsert = db.prepare(
       `INSERT INTO idempotency (key, method, path, status, body, created_at, headers, body_hash)
@@ -79,15 +79,7 @@ export class IdempotencyStore {
 
   /** The record of `key`, if any (however old). */
   get(key: string): IdempotencyRecord | undefined {
-    const row = this.#select.get(key) as Row | undefined;
-    if (!row) return undefined;
-    return {
-      status: Number(row.status),
-      body: row.body === null ? null : String(row.body),
-      headers: row.headers ? String(row.headers) : null,
-      createdAt: Number(row.created_at),
-      bodyHash: row.body_hash ? String(row.body_hash) : null,
-    };
+    return this.#select.get(key) as IdempotencyRecord | undefined;
   }
 
   /** Stores (or replaces) the record of `key` for `method path`. */

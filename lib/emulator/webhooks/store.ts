@@ -527,12 +527,9 @@ export class WebhookStore {
 
   /** The outbox, oldest first. */
   outbox(): OutboxMail[] {
-    return this.#stmt("SELECT * FROM wh_outbox ORDER BY seq").all().map((r: Row) => ({
-      to: r.to_addr as string,
-      subject: r.subject as string,
-      body: r.body as string,
-      webhookId: r.webhook_id as string,
-      createdAt: r.created_at as number,
-    }));
+    return this.#stmt(
+      `SELECT to_addr AS "to", subject, body, webhook_id AS webhookId, created_at AS createdAt
+       FROM wh_outbox ORDER BY seq`,
+    ).all();
   }
 }

@@ -44,7 +44,7 @@ export const BUNDLE_PATH: string = `${ROOT}dist/bundle/service.js`;
  *   and `rpc` hands its child the whole environment (less the secrets);
  * - `--allow-run`: `rpc` runs the user's command after `--` (any program);
  * - `--allow-sys=uid` only: the emulator removes stale key directories that
- *   belong to this user (`Deno.uid()`, `lib/emulator/key_dir.ts`);
+ *   belong to this user (`Deno.uid()`, `lib/core/owned_temp_dir.ts`);
  * - no `--allow-ffi` (signing is WebCrypto's), no `--allow-import`, no prompt.
  */
 export const PERMISSIONS: readonly string[] = [

@@ -34,12 +34,10 @@ export class Chain {
   /** The node's URL. */
   readonly url: string;
   #fees?: { at: number; base: bigint | undefined; tip: bigint; gasPrice: bigint };
-  readonly #now: () => number;
 
-  /** A client of the node at `url`; `now` is the clock of the fee cache. */
-  constructor(url: string, now: () => number = Date.now) {
+  /** A client of the node at `url`. */
+  constructor(url: string) {
     this.url = url;
-    this.#now = now;
     this.client = createPublicClient({
       transport: http(url, { batch: { batchSize: 200, wait: 0 }, retryCount: 1, timeout: 30_000 }),
     }) as PublicClient;
@@ -51,7 +49,7 @@ export class Chain {
    * HIGH = 3·base + 2·tip; without a base fee, the gas price × 1, 1.1, 1.25.
    */
   async fees(level: FeeLevel): Promise<Fees> {
-    const now = this.#now();
+    const now = Date.now();
     if (!this.#fees || now - this.#fees.at > 1000) {
       const [block, gasPrice] = await Promise.all([
         this.client.getBlock({ blockTag: "latest" }),

@@ -12,20 +12,29 @@ import { WhitelistStore } from "./vault/whitelist_store.ts";
 import { blockedPortReason, toBase64Url } from "../core/mod.ts";
 import { EmulatorConfigError } from "./errors.ts";
 import { Store } from "./store.ts";
-import { type ApiUserSpec, ensureApiUsers, parseApiUserSpec } from "./http/api_user.ts";
-import type { ApiUserRole } from "./http/permissions.ts";
-import { makeKeyDir, removeStaleKeyDirs } from "./key_dir.ts";
+import {
+  type ApiUserSpec,
+  ensureApiUsers,
+  parseApiUserSpec,
+  type RunningApiUser,
+} from "./http/api_user.ts";
+import { makeOwnedTempDir, removeStaleOwnedDirs } from "../core/owned_temp_dir.ts";
 import { EventBus, type EventSink } from "./events.ts";
 import { Faults, type FaultSpec, parseFaultSpec } from "./faults/faults.ts";
 import { Chain } from "./chain.ts";
 import { ANVIL_MNEMONIC, VaultKeys } from "./vault/keys.ts";
 import { chainInfo } from "./vault/assets.ts";
-import type { EmulatorContext, WebhookSettings } from "./context.ts";
+import type { EmulatorContext } from "./context.ts";
+import type { WebhookSettings } from "./webhooks/engine.ts";
 import { createHandler } from "./http/handler.ts";
 import { ROUTE_MODULES } from "./http/routes.ts";
 import { TransactionEngine } from "./transactions/engine.ts";
-import { serveHandler } from "./http/server.ts";
+import { serveBounded } from "../core/bounded_server.ts";
+import { ErrorCode, isDropResponse } from "./http/reply.ts";
 import { type DelayOption, delayRange } from "./transactions/custody_delays.ts";
+
+/** The in-memory emulator's key directory (`api.pem`): `service-emulator-<pid>-*` in the temp dir. */
+const KEY_DIR_PREFIX = "service-emulator-";
 
 /** Options of {@linkcode startEmulator}; every default is stated. */
 export interface EmulatorOptions {
@@ -94,30 +103,11 @@ export interface EmulatorOptions {
   signingDelay?: DelayOption;
 }
 
-/** One API user of a running emulator, as the ready line shows it. */
-export interface RunningApiUser {
-  /** Its name (`default` for the default user). */
-  name: string;
-  /** Its role. */
-  role: ApiUserRole;
-  /** Its API key (never logged). */
-  apiKey: string;
-  /** Its private key file (0600). */
-  privateKeyPath: string;
-  /** The same key as PEM text. */
-  privateKeyPem: string;
-}
-
-/** A running emulator. */
-export interface RunningEmulator {
+/** A running emulator; its `apiKey`, `privateKeyPath` and `privateKeyPem` are the default user's. */
+export interface RunningEmulator
+  extends Pick<RunningApiUser, "apiKey" | "privateKeyPath" | "privateKeyPem"> {
   /** `http://host:port` (clients add `/v1`). */
   apiBaseUrl: string;
-  /** The API key (also in the ready line; never logged). */
-  apiKey: string;
-  /** The API user's private key file (0600). */
-  privateKeyPath: string;
-  /** The same key as PEM text. */
-  privateKeyPem: string;
   /** Every API user, the default one first. */
   apiUsers: RunningApiUser[];
   /** The console page, with its per-run token (`?token=`); the console refuses requests without it. */
@@ -165,15 +155,10 @@ function nodeFailure(e: unknown): string {
  * ```
  */
 export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator> {
-  if (o.rpcUrl !== undefined) {
-    try {
-      const u = new URL(o.rpcUrl);
-      if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
-    } catch {
-      throw new EmulatorConfigError(
-        `Invalid --rpcUrl ${JSON.stringify(o.rpcUrl)}: expected an http(s) URL.`,
-      );
-    }
+  if (o.rpcUrl !== undefined && !/^https?:$/.test(URL.parse(o.rpcUrl)?.protocol ?? "")) {
+    throw new EmulatorConfigError(
+      `Invalid --rpcUrl ${JSON.stringify(o.rpcUrl)}: expected an http(s) URL.`,
+    );
   }
   const log = o.log ?? (() => {});
   const vaultAccounts = o.vaultAccounts ?? 10;
@@ -260,10 +245,10 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
     store.setMeta("vault_accounts", String(accountCount));
     let dir = o.state ? `${o.state}.keys` : undefined;
     if (!dir) {
-      // a private directory named after this process, removed on stop; ones left by dead
-      // emulators (SIGKILL, a crash: no code ran) are removed here (key_dir.ts)
-      dir = tempDir = await makeKeyDir();
-      const stale = await removeStaleKeyDirs(tempDir);
+      // a private directory named after this process (`service-emulator-<pid>-*`), removed on
+      // stop; ones left by dead emulators (SIGKILL, a crash: no code ran) are removed here
+      dir = tempDir = await makeOwnedTempDir(KEY_DIR_PREFIX);
+      const stale = await removeStaleOwnedDirs(KEY_DIR_PREFIX, tempDir);
       if (stale.length > 0) {
         log(`removed ${stale.length} key directory(ies) left by dead emulators`);
       }
@@ -278,7 +263,6 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
         chainId,
         assetId: info.assetId,
         timeScale,
-        vaultAccounts: accountCount,
         maxBodyBytes: o.maxBodyBytes ?? 1024 * 1024,
         logRequests: o.logRequests ?? false,
         webhooks: o.webhooks,
@@ -286,7 +270,6 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
         signingDelay,
       },
       store,
-      apiUser,
       apiUsers,
       chain,
       keys,
@@ -302,15 +285,21 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       transactions: new TransactionEngine(shared),
     });
     const modules = ROUTE_MODULES;
-    for (const m of modules) if (m.schema) store.migrate(m.schema);
-    const { handle } = createHandler(ctx, modules);
+    const handle = createHandler(ctx, modules); // the handler's stores create their tables
     for (const m of modules) await m.start?.(ctx);
     let server;
     try {
-      server = await serveHandler(handle, {
+      // the connection bounds every long-running command shares; a response carrying the drop
+      // marker (a `drop` fault, ../faults/apply.ts) closes its connection without any answer
+      server = await serveBounded(handle, {
         hostname: o.host ?? "127.0.0.1",
         port: o.port ?? 0,
-        onError: (e) => log(`server error: ${(e as Error)?.message ?? e}`),
+        isDrop: isDropResponse,
+        onError: (e) => {
+          log(`server error: ${(e as Error)?.message ?? e}`);
+          const body = { message: "Internal error of the emulator.", code: ErrorCode.internal };
+          return Response.json(body, { status: 500 });
+        },
       });
     } catch (e) {
       for (const m of modules) await m.stop?.(ctx);
@@ -340,13 +329,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       apiKey: apiUser.apiKey,
       privateKeyPath: apiUser.privateKeyPath,
       privateKeyPem: apiUser.privateKeyPem,
-      apiUsers: apiUsers.map((u) => ({
-        name: u.name,
-        role: u.role,
-        apiKey: u.apiKey,
-        privateKeyPath: u.privateKeyPath,
-        privateKeyPem: u.privateKeyPem,
-      })),
+      apiUsers: apiUsers.map(({ id: _id, publicKey: _key, ...u }) => u),
       consoleUrl: `${base}/console?token=${ctx.consoleToken}`,
       jwksUrl: `${base}/.well-known/jwks.json`,
       adminUrl: `${base}/admin`,

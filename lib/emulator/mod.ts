@@ -17,12 +17,12 @@
 
 export { startEmulator } from "./emulator.ts";
 export { EmulatorConfigError } from "./errors.ts";
-export type { EmulatorOptions, RunningApiUser, RunningEmulator } from "./emulator.ts";
-export type { ApiUserSpec } from "./http/api_user.ts";
+export type { EmulatorOptions, RunningEmulator } from "./emulator.ts";
+export type { ApiUserSpec, RunningApiUser } from "./http/api_user.ts";
 export { API_USER_ROLES, type ApiUserRole } from "./http/permissions.ts";
 export type { EmulatorEvent, EventSink } from "./events.ts";
 export type { FaultSpec } from "./faults/faults.ts";
-export type { WebhookSettings } from "./context.ts";
+export type { WebhookSettings } from "./webhooks/engine.ts";
 export type { DelayOption, DelayRange } from "./transactions/custody_delays.ts";
 export { FORCEABLE_STATUSES } from "./transactions/status.ts";
 export type { ForceableStatus } from "./transactions/status.ts";

@@ -2,8 +2,8 @@
  * The emulator's state: one SQLite database (`node:sqlite`, no dependency),
  * in memory by default or in a file. A file database uses WAL with
  * `synchronous=FULL`, so every write that returned before an answer was sent
- * survives a SIGKILL. Areas add their tables with `CREATE TABLE IF NOT
- * EXISTS` (see `RouteModule.schema`); the schema only ever grows.
+ * survives a SIGKILL. Each area's store adds its tables with `CREATE TABLE
+ * IF NOT EXISTS`; the schema only ever grows.
  *
  * A state file holds secrets (the API key, the API user's private key, the
  * webhook signing key), and so do its `-wal` and `-shm` companions, which

@@ -41,7 +41,7 @@ Deno.test("domain errors are answered 400/404; an unexpected error is a 500 with
     config: { maxBodyBytes: 1 << 20, logRequests: false },
     apiUsers: [],
   } as unknown as EmulatorContext;
-  const { handle } = createHandler(ctx, [{
+  const handle = createHandler(ctx, [{
     name: "test",
     routes: [
       throwing("/bad", new BadRequestError("limit must be an integer from 1 to 500.")),

@@ -11,7 +11,7 @@
  * Each emulator runs with its own TMPDIR, so the sweep is observable and
  * touches nothing else. How it was seen to fail: with the signals released
  * before `emu.stop()` (the old code) the `deno task` case keeps the
- * directory; without `removeStaleKeyDirs` the SIGKILL case does.
+ * directory; without `removeStaleOwnedDirs` the SIGKILL case does.
  */
 
 import assert from "node:assert/strict";

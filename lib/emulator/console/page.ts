@@ -13,20 +13,17 @@
 
 import { route, type RouteModule } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
-import { latestTransactions } from "./latest_transactions.ts";
+import { latestTransactions } from "../transactions/store.ts";
 import { consolePageHtml } from "./app_html.ts";
 import { toBase64Url } from "../../core/mod.ts";
 
 function overview(ctx: EmulatorContext): Record<string, unknown> {
-  let transactions: unknown[] = [];
   // who made each: the API user's name and role (an id no user of this run has: as it is)
   const users = new Map(ctx.apiUsers.map((u) => [u.id, `${u.name} (${u.role})`]));
-  try {
-    transactions = latestTransactions(ctx.store, 50).map((t) => ({
-      ...t,
-      createdBy: users.get(String(t.createdBy)) ?? t.createdBy ?? "",
-    }));
-  } catch { /* no transactions table */ }
+  const transactions = latestTransactions(ctx.store, 50).map((t) => ({
+    ...t,
+    createdBy: users.get(String(t.createdBy)) ?? t.createdBy ?? "",
+  }));
   return {
     chainId: ctx.config.chainId,
     assetId: ctx.config.assetId,

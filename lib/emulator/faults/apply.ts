@@ -37,6 +37,9 @@ export function dropResponse(): Response {
   return new Response(null, { status: 599, headers: { [DROP_HEADER]: "1" } });
 }
 
+/** What the request faults use of the emulator: its faults in force, clock and log. */
+type RequestFaultsContext = { faults: Faults; now(): number; log(line: string): void };
+
 /** How long the token of a dropped request keeps being dropped, ms. */
 const DROPPED_TOKEN_MS = 120_000;
 
@@ -47,14 +50,12 @@ const DROPPED_TOKEN_MS = 120_000;
  * ```ts
  * import type { EmulatorContext } from "../context.ts";
  * declare const ctx: EmulatorContext;
- * const requestFaults = new RequestFaults(ctx.faults, { now: Date.now, log: ctx.log });
+ * const requestFaults = new RequestFaults(ctx);
  * const early = await requestFaults.before("POST", "/v1/transactions", null);
  * ```
  */
 export class RequestFaults {
-  readonly #faults: Faults;
-  readonly #now: () => number;
-  readonly #log: (line: string) => void;
+  readonly #ctx: RequestFaultsContext;
   /**
    * Tokens of dropped requests (ms expiry). Some HTTP clients (Deno's fetch)
    * resend a request transparently when a reused connection closes; the
@@ -63,11 +64,9 @@ export class RequestFaults {
    */
   readonly #droppedTokens = new Map<string, number>();
 
-  /** The faults of `faults`, with the emulator's clock and log. */
-  constructor(faults: Faults, o: { now: () => number; log: (line: string) => void }) {
-    this.#faults = faults;
-    this.#now = o.now;
-    this.#log = o.log;
+  /** The faults in force of `ctx`, with its clock and log. */
+  constructor(ctx: RequestFaultsContext) {
+    this.#ctx = ctx;
   }
 
   /**
@@ -82,14 +81,14 @@ export class RequestFaults {
     authorization: string | null,
   ): Promise<"drop" | ApiError | undefined> {
     if (authorization && this.#droppedTokens.size > 0) {
-      const now = this.#now();
+      const now = this.#ctx.now();
       for (const [k, exp] of this.#droppedTokens) if (exp < now) this.#droppedTokens.delete(k);
       if (this.#droppedTokens.has(authorization)) return "drop";
     }
     if (!isPlatformPath(path)) return undefined;
-    const latency = this.#faults.take("latency", method, path);
+    const latency = this.#ctx.faults.take("latency", method, path);
     if (latency) await new Promise((r) => setTimeout(r, latency.ms));
-    const status = this.#faults.take("status", method, path);
+    const status = this.#ctx.faults.take("status", method, path);
     if (!status) return undefined;
     const headers: Record<string, string> = {};
     if (status.retryAfter !== undefined) headers["Retry-After"] = String(status.retryAfter);
@@ -108,7 +107,7 @@ export class RequestFaults {
    * then dropped (a `drop` fault, consumed).
    */
   takeDrop(method: string, path: string): boolean {
-    return isPlatformPath(path) && this.#faults.take("drop", method, path) !== undefined;
+    return isPlatformPath(path) && this.#ctx.faults.take("drop", method, path) !== undefined;
   }
 
   /**
@@ -117,8 +116,8 @@ export class RequestFaults {
    * {@linkcode dropResponse}.
    */
   dropped(method: string, path: string, status: number, authorization: string | null): Response {
-    this.#log(`fault: dropped the connection of ${method} ${path} after answering ${status}`);
-    if (authorization) this.#droppedTokens.set(authorization, this.#now() + DROPPED_TOKEN_MS);
+    this.#ctx.log(`fault: dropped the connection of ${method} ${path} after answering ${status}`);
+    if (authorization) this.#droppedTokens.set(authorization, this.#ctx.now() + DROPPED_TOKEN_MS);
     return dropResponse();
   }
 }

@@ -31,22 +31,26 @@ import { EmulatorConfigError } from "../errors.ts";
 import { makePrivate, type Store } from "../store.ts";
 import { API_USER_ROLES, type ApiUserRole } from "./permissions.ts";
 
-/** One API user the emulator accepts. */
-export interface ApiUser {
-  /** The user's id (a UUID; the `createdBy` of the transactions it creates). */
-  id: string;
+/** One API user of a running emulator, as the ready line shows it. */
+export interface RunningApiUser {
   /** Its name (`default` for the default user). */
   name: string;
   /** Its role. */
   role: ApiUserRole;
-  /** The API key (a UUID). */
+  /** Its API key (a UUID; never logged). */
   apiKey: string;
+  /** Its private key file (0600). */
+  privateKeyPath: string;
+  /** The same key as PKCS#8 PEM text (never logged). */
+  privateKeyPem: string;
+}
+
+/** One API user the emulator accepts. */
+export interface ApiUser extends RunningApiUser {
+  /** The user's id (a UUID; the `createdBy` of the transactions it creates). */
+  id: string;
   /** Verifies RS256 request tokens (the shared verifier, `lib/core/rsa.ts`). */
   publicKey: RsaVerifier;
-  /** The private key, PKCS#8 PEM (never logged). */
-  privateKeyPem: string;
-  /** Where the PEM was written. */
-  privateKeyPath: string;
 }
 
 /** An API user asked for: `--apiUser ROLE[:NAME]`. */
@@ -106,7 +110,7 @@ const b64 = (bytes: ArrayBuffer) => toBase64(new Uint8Array(bytes));
 
 const ALGO = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } as const;
 
-async function generate(uuid: () => string): Promise<Stored> {
+async function generate(): Promise<Stored> {
   const pair = await crypto.subtle.generateKey(
     { ...ALGO, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) },
     true,
@@ -116,7 +120,8 @@ async function generate(uuid: () => string): Promise<Stored> {
   const spki = b64(await crypto.subtle.exportKey("spki", pair.publicKey));
   const lines = pkcs8.match(/.{1,64}/g) ?? [];
   const pem = `-----BEGIN PRIVATE KEY-----\n${lines.join("\n")}\n-----END PRIVATE KEY-----\n`;
-  return { id: uuid(), apiKey: uuid(), privateKeyPem: pem, publicKeySpki: spki };
+  const [id, apiKey] = [crypto.randomUUID(), crypto.randomUUID()];
+  return { id, apiKey, privateKeyPem: pem, publicKeySpki: spki };
 }
 
 /** The names of `specs`, defaults filled in and each unique. */
@@ -176,13 +181,12 @@ export async function ensureApiUsers(
   store: Store,
   dir: string,
   specs: readonly ApiUserSpec[] = [],
-  uuid: () => string = () => crypto.randomUUID(),
 ): Promise<ApiUser[]> {
   const names = namesOf(specs);
   // the default user: stored under "api_user" since the first version (an id is added once)
   const existing = store.getMeta("api_user");
-  const first: Stored = existing ? JSON.parse(existing) as Stored : await generate(uuid);
-  if (!first.id) first.id = uuid();
+  const first: Stored = existing ? JSON.parse(existing) as Stored : await generate();
+  if (!first.id) first.id = crypto.randomUUID();
   store.setMeta("api_user", JSON.stringify(first));
   // the others, by name
   const others = JSON.parse(store.getMeta("api_users") ?? "[]") as Stored[];
@@ -192,7 +196,7 @@ export async function ensureApiUsers(
   for (let i = 0; i < specs.length; i++) {
     let s = others.find((o) => o.name === names[i]);
     if (!s) {
-      s = { ...await generate(uuid), name: names[i] };
+      s = { ...await generate(), name: names[i] };
       others.push(s);
     }
     s.role = specs[i].role;

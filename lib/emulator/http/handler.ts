@@ -45,6 +45,13 @@ function toResponse(reply: Reply, requestId: string): Response {
   return new Response(JSON.stringify(reply.body), { status: reply.status, headers });
 }
 
+/** The domain errors of `lib/core` and their answers: status and code. */
+const DOMAIN_ERRORS = [
+  [BadRequestError, 400, ErrorCode.badRequest],
+  [NotFoundError, 404, ErrorCode.notFound],
+  [ConflictError, 400, ErrorCode.conflict],
+] as const;
+
 function errorReply(e: ApiError): Reply {
   return { status: e.status, body: { message: e.message, code: e.code }, headers: e.headers };
 }
@@ -63,14 +70,8 @@ function errorReplyOf(
   log: (line: string) => void,
 ): Reply {
   if (e instanceof ApiError) return errorReply(e);
-  if (e instanceof BadRequestError) {
-    return errorReply(new ApiError(400, e.message, ErrorCode.badRequest));
-  }
-  if (e instanceof NotFoundError) {
-    return errorReply(new ApiError(404, e.message, ErrorCode.notFound));
-  }
-  if (e instanceof ConflictError) {
-    return errorReply(new ApiError(400, e.message, ErrorCode.conflict));
+  for (const [type, status, code] of DOMAIN_ERRORS) {
+    if (e instanceof type) return errorReply(new ApiError(status, e.message, code));
   }
   log(`internal error on ${where} (request ${requestId}): ${(e as Error)?.stack ?? e}`);
   return errorReply(
@@ -88,19 +89,11 @@ async function readBody(request: Request, max: number): Promise<Uint8Array> {
     return await readBounded(request, { maxBytes: max, timeoutMs: DEFAULT_BODY_TIMEOUT_MS });
   } catch (e) {
     if (!(e instanceof BodyRefused)) throw e;
-    if (e.status === 413) tooLarge(max);
-    throw new ApiError(e.status, e.message, ErrorCode.badRequest, { Connection: "close" });
+    if (e.status !== 413) {
+      throw new ApiError(e.status, e.message, ErrorCode.badRequest, { Connection: "close" });
+    }
+    throw new ApiError(413, `The request body is larger than ${max} bytes.`, ErrorCode.tooLarge);
   }
-}
-
-function tooLarge(max: number): never {
-  throw new ApiError(413, `The request body is larger than ${max} bytes.`, ErrorCode.tooLarge);
-}
-
-/** The handler and what it needs to be stopped. */
-export interface EmulatorHandler {
-  /** Handles one request; never throws. */
-  handle: (request: Request) => Promise<Response>;
 }
 
 /**
@@ -111,14 +104,14 @@ export interface EmulatorHandler {
  * import type { EmulatorContext } from "../context.ts";
  * import { ROUTE_MODULES } from "./routes.ts";
  * declare const ctx: EmulatorContext;
- * const { handle } = createHandler(ctx, ROUTE_MODULES);
+ * const handle = createHandler(ctx, ROUTE_MODULES);
  * const res = await handle(new Request("http://x/v1/vault/accounts_paged"));
  * ```
  */
 export function createHandler(
   ctx: EmulatorContext,
   modules: readonly RouteModule[],
-): EmulatorHandler {
+): (request: Request) => Promise<Response> {
   const router = new Router(modules);
   // every platform route has its row in the one permission table: checked once, at start
   const permissions = new Map<Route, Permission>();
@@ -132,7 +125,7 @@ export function createHandler(
   // with a state file, nonces are kept across restarts (see NonceCache)
   if (ctx.store.path) ctx.store.migrate(NONCES_SCHEMA);
   const nonces = new NonceCache(ctx.store.path ? ctx.store.db : undefined);
-  const faults = new RequestFaults(ctx.faults, { now: () => ctx.now(), log: (l) => ctx.log(l) });
+  const faults = new RequestFaults(ctx);
   const idempotency = new Idempotency(new IdempotencyStore(ctx.store.db), () => ctx.now());
 
   async function authenticate(
@@ -233,8 +226,6 @@ export function createHandler(
       path,
       params: match.params,
       query: url.searchParams,
-      headers: request.headers,
-      rawBody: body,
       body: parsed,
       requestId,
       user,
@@ -251,27 +242,25 @@ export function createHandler(
     return toResponse(reply, requestId);
   }
 
-  return {
-    async handle(request: Request): Promise<Response> {
-      const requestId = ctx.uuid();
-      const started = ctx.config.logRequests ? performance.now() : 0;
-      let response: Response;
-      try {
-        response = await inner(request, requestId);
-      } catch (e) {
-        const where = `${request.method} ${new URL(request.url).pathname}`;
-        response = toResponse(errorReplyOf(e, where, requestId, (l) => ctx.log(l)), requestId);
-      }
-      if (ctx.config.logRequests) {
-        // the path only: no header, query or body (nothing secret) is logged
-        const path = new URL(request.url).pathname;
-        ctx.log(
-          `${request.method} ${path} -> ${
-            response.headers.get(DROP_HEADER) ? "dropped" : response.status
-          } (${(performance.now() - started).toFixed(1)} ms, ${requestId})`,
-        );
-      }
-      return response;
-    },
+  return async function handle(request: Request): Promise<Response> {
+    const requestId = ctx.uuid();
+    const started = ctx.config.logRequests ? performance.now() : 0;
+    let response: Response;
+    try {
+      response = await inner(request, requestId);
+    } catch (e) {
+      const where = `${request.method} ${new URL(request.url).pathname}`;
+      response = toResponse(errorReplyOf(e, where, requestId, (l) => ctx.log(l)), requestId);
+    }
+    if (ctx.config.logRequests) {
+      // the path only: no header, query or body (nothing secret) is logged
+      const path = new URL(request.url).pathname;
+      ctx.log(
+        `${request.method} ${path} -> ${
+          response.headers.get(DROP_HEADER) ? "dropped" : response.status
+        } (${(performance.now() - started).toFixed(1)} ms, ${requestId})`,
+      );
+    }
+    return response;
   };
 }

@@ -9,7 +9,6 @@
  */
 
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { Row } from "../store.ts";
 
 /** Schema of the idempotency records. */
 export const IDEMPOTENCY_SCHEMA = `
@@ -39,7 +38,7 @@ export interface IdempotencyRecord {
 }
 
 /**
- * Reads and writes idempotency records (the table must exist:
+ * Reads and writes idempotency records (creates the table when missing:
  * {@linkcode IDEMPOTENCY_SCHEMA}).
  *
  * @example
@@ -55,8 +54,9 @@ export class IdempotencyStore {
   readonly #select: StatementSync;
   readonly #upsert: StatementSync;
 
-  /** Prepares the statements on `db`. */
+  /** Prepares the statements on `db` (creating the table first). */
   constructor(db: DatabaseSync) {
+    db.exec(IDEMPOTENCY_SCHEMA);
     // A replayed answer keeps its headers (e.g. the `Location` of a resend job) and the hash
     // of its request's body; state files made before these columns existed get them here.
     for (const column of ["headers", "body_hash"]) {
@@ -65,7 +65,8 @@ export class IdempotencyStore {
       } catch { /* already there */ }
     }
     this.#select = db.prepare(
-      "SELECT status, body, created_at, headers, body_hash FROM idempotency WHERE key = ?",
+      `SELECT status, body, headers, created_at AS createdAt, body_hash AS bodyHash
+       FROM idempotency WHERE key = ?`,
     );
     this.#upsert = db.prepare(
       `INSERT INTO idempotency (key, method, path, status, body, created_at, headers, body_hash)
@@ -78,15 +79,7 @@ export class IdempotencyStore {
 
   /** The record of `key`, if any (however old). */
   get(key: string): IdempotencyRecord | undefined {
-    const row = this.#select.get(key) as Row | undefined;
-    if (!row) return undefined;
-    return {
-      status: Number(row.status),
-      body: row.body === null ? null : String(row.body),
-      headers: row.headers ? String(row.headers) : null,
-      createdAt: Number(row.created_at),
-      bodyHash: row.body_hash ? String(row.body_hash) : null,
-    };
+    return this.#select.get(key) as IdempotencyRecord | undefined;
   }
 
   /** Stores (or replaces) the record of `key` for `method path`. */

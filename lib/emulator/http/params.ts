@@ -1,7 +1,7 @@
 /**
  * Checks of what a request carries, shared by every area: `bad` (the 400
  * answer), the query parameters (whole numbers, epoch milliseconds, lists,
- * one of a set, the order) and a JSON body object. Each failure is a
+ * one of a set) and a JSON body object. Each failure is a
  * `BadRequestError` that names the value and what is expected.
  *
  * @module
@@ -63,22 +63,6 @@ export function timeParam(q: URLSearchParams, name: string): number | undefined 
     bad(`${name} must be epoch milliseconds (a whole number), got ${JSON.stringify(v)}.`);
   }
   return n;
-}
-
-/**
- * The `order` query parameter (`ASC` or `DESC`), `def` when absent.
- *
- * @example
- * ```ts
- * const query = new URLSearchParams("order=ASC");
- * orderParam(query, "DESC");
- * ```
- */
-export function orderParam(q: URLSearchParams, def: "ASC" | "DESC"): "ASC" | "DESC" {
-  const v = q.get("order");
-  if (v === null || v === "") return def;
-  if (v !== "ASC" && v !== "DESC") bad(`order must be ASC or DESC, got ${JSON.stringify(v)}.`);
-  return v;
 }
 
 /**

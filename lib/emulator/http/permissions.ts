@@ -52,13 +52,7 @@ export interface Permission {
 }
 
 const ALL = API_USER_ROLES;
-const WRITERS: readonly ApiUserRole[] = [
-  "ADMIN",
-  "NON_SIGNING_ADMIN",
-  "SIGNER",
-  "APPROVER",
-  "EDITOR",
-];
+const WRITERS = API_USER_ROLES.filter((r) => r !== "VIEWER");
 const WEBHOOK_ADMINS: readonly ApiUserRole[] = ["ADMIN", "NON_SIGNING_ADMIN"];
 const FEE_ESTIMATORS: readonly ApiUserRole[] = ["ADMIN", "SIGNER", "APPROVER", "EDITOR"];
 const WEBHOOK_RESENDERS: readonly ApiUserRole[] = [

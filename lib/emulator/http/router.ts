@@ -1,6 +1,6 @@
 /**
  * Routes and their matching. Every area of the emulator declares a
- * {@linkcode RouteModule} (its SQL schema and its routes); `routes.ts` lists
+ * {@linkcode RouteModule} (its routes and lifecycle); `routes.ts` lists
  * the modules in one place and the handler dispatches through
  * {@linkcode Router}.
  *
@@ -29,10 +29,6 @@ export interface RouteRequest {
   params: Record<string, string>;
   /** The query string. */
   query: URLSearchParams;
-  /** The request headers. */
-  headers: Headers;
-  /** Exact body bytes received. */
-  rawBody: Uint8Array;
   /** The body parsed as JSON, `undefined` when empty. */
   body: unknown;
   /** The request id sent back as `X-Request-ID`. */
@@ -67,12 +63,10 @@ export interface Route {
   handle(req: RouteRequest, ctx: EmulatorContext): Reply | Promise<Reply>;
 }
 
-/** An area of the emulator: additive schema, routes and an optional lifecycle. */
+/** An area of the emulator: routes and an optional lifecycle (its tables are its store's). */
 export interface RouteModule {
   /** Short name, for logs. */
   name: string;
-  /** `CREATE TABLE IF NOT EXISTS ...` statements; run once at start, in list order. */
-  schema?: string;
   /** The area's routes. */
   routes: Route[];
   /** Called once the store and context exist (e.g. to resume background work). */

@@ -1,6 +1,6 @@
 /**
  * Receipt polling: the CONFIRMING transactions are watched in one loop that
- * reads the block number every `pollMs` and, once per new block, asks the
+ * reads the block number every 25 ms (`POLL_MS`) and, once per new block, asks the
  * node for each one's receipt. A receipt moves the transaction to COMPLETED
  * (status 1) or FAILED (`SMART_CONTRACT_EXECUTION_FAILED`, reverted),
  * through the engine's {@linkcode StatusMoves}.
@@ -24,8 +24,6 @@ import type { TransactionRecord } from "./store.ts";
 export interface ConfirmationsOptions {
   /** The node (asked only once something is watched: a webhook-only emulator has none). */
   client: () => PublicClient;
-  /** How often the block number is read while something is CONFIRMING, ms. */
-  pollMs: number;
   /** The engine's status changes (and current statuses). */
   moves: StatusMoves;
   /** The record of transaction `id`, or `undefined`. */
@@ -65,6 +63,9 @@ function receiptOutcome(
   };
 }
 
+/** How often the block number is read while something is CONFIRMING, ms. */
+const POLL_MS = 25;
+
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
@@ -82,7 +83,7 @@ function sleep(ms: number): Promise<void> {
  * const record = (id: string) => transactions.record(id);
  * const log = (line: string) => console.error(line);
  * const stopped = () => false;
- * const confirmations = new Confirmations({ client: () => client, pollMs: 25, moves, record, log, stopped });
+ * const confirmations = new Confirmations({ client: () => client, moves, record, log, stopped });
  * confirmations.watch(id);
  * ```
  */
@@ -149,7 +150,7 @@ export class Confirmations {
         block = await client.getBlockNumber({ cacheTime: 0 });
       } catch (e) {
         this.#o.log(`cannot read the block number: ${classifyNodeError(e).description}`);
-        await sleep(this.#o.pollMs * 10);
+        await sleep(POLL_MS * 10);
         continue;
       }
       const due = [...this.#confirming].filter(([, at]) => at < block).map(([id]) => id);
@@ -173,7 +174,7 @@ export class Confirmations {
         if (this.#o.stopped()) return;
         this.#complete(id, receipt);
       }));
-      if (this.#confirming.size > 0) await sleep(this.#o.pollMs);
+      if (this.#confirming.size > 0) await sleep(POLL_MS);
     }
   }
 }

@@ -105,8 +105,6 @@ export interface CustodyDelaysOptions {
   approval?: DelayRange;
   /** The signing delay; default none. */
   signing?: DelayRange;
-  /** Randomness in [0, 1) for the draws; default `Math.random`. */
-  random?: () => number;
 }
 
 /**
@@ -195,7 +193,7 @@ export class CustodyDelays {
   }
 
   #record(id: string, stage: DelayStage, range: DelayRange, since: number) {
-    const delayMs = drawDelay(range, this.#o.random);
+    const delayMs = drawDelay(range);
     const d = { delayMs, dueAt: since + delayMs };
     this.#store.put(id, stage, d);
     this.#o.log(

@@ -85,16 +85,10 @@ export class TransactionEngine {
   readonly #running = new Set<string>();
   #stopped = false;
   readonly #tasks = new Set<Promise<void>>();
-  /** How often CONFIRMING transactions are checked, ms. */
-  readonly pollMs: number;
 
-  /**
-   * An engine over `ctx` (creates the transactions table when missing);
-   * `pollMs`: how often CONFIRMING transactions are checked (default 25).
-   */
-  constructor(ctx: EngineContext, options: { pollMs?: number } = {}) {
+  /** An engine over `ctx` (creates the transactions table when missing). */
+  constructor(ctx: EngineContext) {
     this.#ctx = ctx;
-    this.pollMs = options.pollMs ?? 25;
     this.#store = new TransactionStore(ctx.store);
     this.#delays = new CustodyDelays({
       store: ctx.store,
@@ -111,7 +105,6 @@ export class TransactionEngine {
     const stopped = () => this.#stopped;
     this.#confirmations = new Confirmations({
       client: () => nodeOf(ctx).client,
-      pollMs: this.pollMs,
       moves,
       record: (id) => this.#store.record(id),
       log: (line) => ctx.log(line),
@@ -271,14 +264,9 @@ export class TransactionEngine {
           this.#move(id, HELD_STATUS);
           return;
         }
-        if (this.#delays.approves) {
-          since = Number(this.#move(id, HELD_STATUS).lastUpdated);
-          this.#delays.startApproval(id, since);
-          status = HELD_STATUS;
-        } else {
-          since = Number(this.#move(id, "PENDING_SIGNATURE").lastUpdated);
-          status = "PENDING_SIGNATURE";
-        }
+        status = this.#delays.approves ? HELD_STATUS : "PENDING_SIGNATURE";
+        since = Number(this.#move(id, status).lastUpdated);
+        this.#delays.startApproval(id, since); // nothing without an approval delay
       }
       if (status === HELD_STATUS) {
         // held by a fault: waits for the admin endpoint; an approval delay: until it ends

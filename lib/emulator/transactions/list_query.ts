@@ -94,14 +94,12 @@ function filterOf(q: URLSearchParams): TransactionFilter {
     bad(`sort must be ASC or DESC, got ${JSON.stringify(sort)}.`);
   }
   const orderBy = oneOf(q, "orderBy", ["createdAt", "lastUpdated"] as const) ?? "createdAt";
-  const sourceId = q.get("sourceId") || undefined;
-  const destId = q.get("destId") || undefined;
   return {
     statuses: listParam(q, "status"),
     sourceType: oneOf(q, "sourceType", SOURCE_TYPES),
-    sourceId,
+    sourceId: q.get("sourceId") || undefined,
     destType: oneOf(q, "destType", DEST_TYPES),
-    destId,
+    destId: q.get("destId") || undefined,
     assets: listParam(q, "assets"),
     txHash: q.get("txHash") || undefined,
     before: timeParam(q, "before"),

@@ -31,19 +31,16 @@ export function classifyNodeError(e: unknown): NodeFailure {
   ].filter(Boolean).join(" | ");
   const t = text.toLowerCase();
   const description = text.split("\n")[0].slice(0, 300);
-  if (t.includes("insufficient funds") || t.includes("exceeds the balance")) {
-    return { subStatus: "INSUFFICIENT_FUNDS", description };
-  }
-  if (t.includes("nonce")) return { subStatus: "INVALID_NONCE", description };
-  if (t.includes("intrinsic gas") || t.includes("gas too low") || t.includes("out of gas")) {
-    return { subStatus: "GAS_LIMIT_TOO_LOW", description };
-  }
-  if (t.includes("underpriced") || t.includes("base fee") || t.includes("fee cap")) {
-    return { subStatus: "INSUFFICIENT_FEE", description };
-  }
-  if (t.includes("revert")) return { subStatus: "SMART_CONTRACT_EXECUTION_FAILED", description };
-  if (t.includes("fetch") || t.includes("http request failed") || t.includes("connect")) {
-    return { subStatus: "NETWORK_ERROR", description };
-  }
-  return { subStatus: "ERROR_BROADCASTING", description };
+  const match = SUB_STATUS_WORDS.find(([, words]) => words.some((w) => t.includes(w)));
+  return { subStatus: match?.[0] ?? "ERROR_BROADCASTING", description };
 }
+
+/** The sub-status of a node error whose text has one of the words, the first match winning. */
+const SUB_STATUS_WORDS: [string, string[]][] = [
+  ["INSUFFICIENT_FUNDS", ["insufficient funds", "exceeds the balance"]],
+  ["INVALID_NONCE", ["nonce"]],
+  ["GAS_LIMIT_TOO_LOW", ["intrinsic gas", "gas too low", "out of gas"]],
+  ["INSUFFICIENT_FEE", ["underpriced", "base fee", "fee cap"]],
+  ["SMART_CONTRACT_EXECUTION_FAILED", ["revert"]],
+  ["NETWORK_ERROR", ["fetch", "http request failed", "connect"]],
+];

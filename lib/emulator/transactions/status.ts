@@ -60,23 +60,17 @@ export const CANCELLABLE_STATUSES = [
 ] as const satisfies readonly EmulatorTransactionStatus[];
 
 /**
- * The transition table: for each status, the statuses that may follow it.
- * Every status not yet final may also go to any failure status.
+ * The transition table: for each status not yet final, the statuses that may
+ * follow it (any failure status among them); a final status has no entry.
  */
 export const TRANSITIONS: Readonly<
-  Record<EmulatorTransactionStatus, readonly EmulatorTransactionStatus[]>
+  Partial<Record<EmulatorTransactionStatus, readonly EmulatorTransactionStatus[]>>
 > = {
   SUBMITTED: [HELD_STATUS, "PENDING_SIGNATURE", ...TRANSACTION_FAILURE_STATUSES],
   [HELD_STATUS]: ["PENDING_SIGNATURE", ...TRANSACTION_FAILURE_STATUSES],
   PENDING_SIGNATURE: ["BROADCASTING", "COMPLETED", ...TRANSACTION_FAILURE_STATUSES],
   BROADCASTING: ["CONFIRMING", "PENDING_SIGNATURE", ...TRANSACTION_FAILURE_STATUSES],
   CONFIRMING: ["COMPLETED", ...TRANSACTION_FAILURE_STATUSES],
-  COMPLETED: [],
-  CANCELLED: [],
-  REJECTED: [],
-  BLOCKED: [],
-  FAILED: [],
-  TIMEOUT: [],
 };
 
 /**

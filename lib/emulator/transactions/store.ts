@@ -271,3 +271,33 @@ export class TransactionStore {
     return (this.#stmts.unfinished.all() as Row[]).map((r) => String(r.id));
   }
 }
+
+const FEE_KINDS: Record<string, string> = { eip1559: "EIP-1559", legacy: "legacy" };
+
+/**
+ * The `limit` latest transactions, newest first, as the console lists them:
+ * `id`, `status`, `subStatus`, `operation`, `txHash`, `createdAt`,
+ * `createdBy` (the API user's id) and `fee`, the fee asked for (kept in the
+ * checked request: the SDK's response model has no field for it): `LOW`,
+ * `MEDIUM` or `HIGH`, `EIP-1559` or `legacy` for explicit fees, `""` for a message.
+ *
+ * @example
+ * ```ts
+ * import type { EmulatorContext } from "../context.ts";
+ * declare const ctx: EmulatorContext;
+ * const rows = latestTransactions(ctx.store, 50);
+ * ```
+ */
+export function latestTransactions(store: Store, limit: number): Row[] {
+  const rows = store.db.prepare(
+    `SELECT id, status, sub_status AS subStatus, operation, tx_hash AS txHash,
+       created_at AS createdAt, json_extract(record, '$.createdBy') AS createdBy,
+       json_extract(request, '$.fees.kind') AS kind, json_extract(request, '$.fees.level') AS level
+     FROM transactions ORDER BY seq DESC LIMIT ?`,
+  ).all(limit) as Row[];
+  return rows.map(({ kind, level, ...r }) => ({
+    ...r,
+    createdAt: Number(r.createdAt),
+    fee: kind === "level" ? String(level) : FEE_KINDS[String(kind)] ?? "",
+  }));
+}

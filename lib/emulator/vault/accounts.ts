@@ -10,8 +10,8 @@
 
 import { accountName, requireAsset } from "./identity.ts";
 import { formatEther } from "viem";
-import { BadRequestError, NotFoundError } from "../../core/mod.ts";
-import { intParam } from "../http/params.ts";
+import { NotFoundError } from "../../core/mod.ts";
+import { bad, intParam } from "../http/params.ts";
 import { ApiError, ErrorCode, json } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import { route, type RouteModule, type RouteRequest } from "../http/router.ts";
@@ -56,16 +56,8 @@ async function account(ctx: EmulatorContext, index: number) {
   };
 }
 
-function cursor(id: number): string {
-  return encodeCursor({ account: id });
-}
-
 function uncursor(text: string, name: string): number {
-  const id = cursorInt(text, "account");
-  if (id === undefined) {
-    throw new BadRequestError(`${name} is not a cursor this server gave.`);
-  }
-  return id;
+  return cursorInt(text, "account") ?? bad(`${name} is not a cursor this server gave.`);
 }
 
 /** `read()`, or a 502 when the node cannot be read. */
@@ -81,8 +73,10 @@ async function fromNode<T>(read: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The one address of vault account `i` on the chain's asset. */
-function addressOf(ctx: EmulatorContext, i: number) {
+/** The one address of the route's account on its asset (404 when either is unknown). */
+function addressOfRoute(req: RouteRequest, ctx: EmulatorContext) {
+  const i = requireAccount(ctx, req.params.id);
+  requireAsset(ctx, req.params.assetId);
   return {
     assetId: ctx.config.assetId,
     address: ctx.keys.address(i),
@@ -94,13 +88,6 @@ function addressOf(ctx: EmulatorContext, i: number) {
     bip44AddressIndex: 0,
     userDefined: false,
   };
-}
-
-/** The address of the route's account and asset (404 when either is unknown). */
-function addressOfRoute(req: RouteRequest, ctx: EmulatorContext) {
-  const i = requireAccount(ctx, req.params.id);
-  requireAsset(ctx, req.params.assetId);
-  return addressOf(ctx, i);
 }
 
 const NODE = { node: true };
@@ -115,7 +102,7 @@ export const vaultRoutes: RouteModule = {
       const limit = intParam(q, "limit", 200, 1, 500);
       const order = (q.get("orderBy") ?? "DESC").toUpperCase();
       if (order !== "ASC" && order !== "DESC") {
-        throw new BadRequestError("orderBy must be ASC or DESC.");
+        bad("orderBy must be ASC or DESC.");
       }
       let ids = Array.from({ length: ctx.keys.count }, (_, i) => i);
       const assetId = q.get("assetId");
@@ -143,6 +130,7 @@ export const vaultRoutes: RouteModule = {
       const pageIds = ids.slice(start, end);
       const accounts = await fromNode(() => Promise.all(pageIds.map((i) => account(ctx, i))));
       const paging: Record<string, string> = {};
+      const cursor = (account: number) => encodeCursor({ account });
       if (start > 0 && pageIds.length) paging.before = cursor(pageIds[0]);
       if (end < ids.length && pageIds.length) paging.after = cursor(pageIds[pageIds.length - 1]);
       return json(200, { accounts, paging });

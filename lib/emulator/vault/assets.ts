@@ -11,7 +11,8 @@
  * @module
  */
 
-import { BadRequestError, NotFoundError } from "../../core/mod.ts";
+import { NotFoundError } from "../../core/mod.ts";
+import { bad } from "../http/params.ts";
 import { json, type Reply } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import { route, type RouteModule } from "../http/router.ts";
@@ -101,20 +102,19 @@ function pageOf(q: URLSearchParams, list: ChainInfo[], view: (c: ChainInfo) => u
   const sizeText = q.get("pageSize");
   const size = sizeText === null ? 500 : Number(sizeText);
   if (!Number.isInteger(size) || size < 1 || size > 1000) {
-    throw new BadRequestError("pageSize must be an integer from 1 to 1000.");
+    bad("pageSize must be an integer from 1 to 1000.");
   }
   const cursor = q.get("pageCursor");
-  const start = cursor ? cursorInt(cursor, "start") : 0;
-  if (start === undefined) {
-    throw new BadRequestError("pageCursor is not a cursor this server gave.");
-  }
+  const start = cursor
+    ? cursorInt(cursor, "start") ?? bad("pageCursor is not a cursor this server gave.")
+    : 0;
   const next = start + size < list.length ? encodeCursor({ start: start + size }) : null;
   return json(200, { data: list.slice(start, start + size).map(view), next });
 }
 
-/** The chain whose blockchain (`kind` 1) or asset (`kind` 2) id, or asset id, is `id`. */
-function chainOf(ctx: EmulatorContext, kind: 1 | 2, id: string): ChainInfo | undefined {
-  return chains(ctx).find((c) => uuidFor(kind, c.chainId) === id || c.assetId === id);
+/** Whether `id` is chain `c`'s blockchain (`kind` 1) or asset (`kind` 2) id, or its asset id. */
+function isChain(c: ChainInfo, kind: 1 | 2, id: string): boolean {
+  return uuidFor(kind, c.chainId) === id || c.assetId === id;
 }
 
 /** The routes of chains and assets. */
@@ -129,13 +129,11 @@ export const assetRoutes: RouteModule = {
       const test = q.get("test");
       if (test === "true" || test === "false") list = list.filter((c) => String(c.test) === test);
       const ids = q.getAll("ids");
-      if (ids.length) {
-        list = list.filter((c) => ids.includes(uuidFor(1, c.chainId)) || ids.includes(c.assetId));
-      }
+      if (ids.length) list = list.filter((c) => ids.some((id) => isChain(c, 1, id)));
       return pageOf(q, list, blockchain);
     }),
     route("GET", "/v1/blockchains/:id", "api", (req, ctx) => {
-      const c = chainOf(ctx, 1, req.params.id);
+      const c = chains(ctx).find((x) => isChain(x, 1, req.params.id));
       if (!c) throw new NotFoundError(`Blockchain "${req.params.id}" not found.`);
       return json(200, blockchain(c));
     }),
@@ -149,9 +147,7 @@ export const assetRoutes: RouteModule = {
       const symbol = q.get("symbol");
       if (symbol && symbol !== "ETH") list = [];
       const ids = q.getAll("ids").flatMap((v) => v.split(",")).filter(Boolean);
-      if (ids.length) {
-        list = list.filter((c) => ids.includes(uuidFor(2, c.chainId)) || ids.includes(c.assetId));
-      }
+      if (ids.length) list = list.filter((c) => ids.some((id) => isChain(c, 2, id)));
       return pageOf(q, list, asset);
     }),
     // the older listing (both SDKs' getSupportedAssets): AssetTypeResponse[]
@@ -168,7 +164,7 @@ export const assetRoutes: RouteModule = {
         })),
       )),
     route("GET", "/v1/assets/:id", "api", (req, ctx) => {
-      const c = chainOf(ctx, 2, req.params.id);
+      const c = chains(ctx).find((x) => isChain(x, 2, req.params.id));
       if (!c) throw new NotFoundError(`Asset "${req.params.id}" not found.`);
       return json(200, asset(c));
     }),

@@ -7,8 +7,8 @@
  * @module
  */
 
-import type { Row, Store } from "../store.ts";
-import type { WalletType, WhitelistedWallet } from "./whitelist.ts";
+import type { Store } from "../store.ts";
+import type { WhitelistedWallet } from "./whitelist.ts";
 
 /** Schema of the whitelisted wallets table (additive). */
 export const WHITELIST_SCHEMA = `
@@ -50,14 +50,8 @@ export class WhitelistStore {
 
   /** Every wallet, in the order added. */
   all(): WhitelistedWallet[] {
-    const rows = this.#store.db.prepare(
-      "SELECT id, type, name, address FROM whitelisted_wallets ORDER BY seq",
-    ).all() as Row[];
-    return rows.map((r) => ({
-      id: String(r.id),
-      type: String(r.type) as WalletType,
-      name: String(r.name),
-      address: String(r.address),
-    }));
+    return this.#store.db.prepare(
+      "SELECT type, id, name, address FROM whitelisted_wallets ORDER BY seq",
+    ).all() as unknown as WhitelistedWallet[];
   }
 }

@@ -26,6 +26,9 @@ import type { NotificationRow } from "./rows.ts";
 import type { WebhookStore } from "./store.ts";
 import { type Suspension, suspensionMail } from "./suspension_mail.ts";
 
+/** The workspace's admins, told of each suspension. */
+export const ADMINS = ["admin@emulator.local"];
+
 /** A suspension the breaker decided, with its time. */
 export interface AppliedSuspension extends Suspension {
   /** The evaluation time (the attempt's sentTime, or later; see {@linkcode applyBreaker}). */
@@ -42,8 +45,6 @@ export interface BreakerContext {
   breaker: BreakerConfig;
   /** The breaker as configured (unscaled), for the e-mail's words. */
   configured: BreakerConfig;
-  /** The workspace admins' addresses. */
-  admins: () => string[];
   /** The console's address without its token, once known (for the e-mail). */
   consoleUrl?: () => string | undefined;
 }
@@ -86,20 +87,14 @@ function applyBreaker(
       effect,
       bctx.configured,
     );
-    for (const to of bctx.admins()) {
+    for (const to of ADMINS) {
       store.insertMail({ webhookId: ep.row.id, to, ...mail, createdAt: now });
     }
-    return {
-      reason: effect.reason,
-      errorRate: effect.errorRate,
-      errors: effect.errors,
-      attempts: effect.attempts,
-      time: effect.time,
-    };
+    return effect;
   }
   if (bandBefore !== ep.breaker.bandSince || ep.row.lastAttemptAt !== t) {
     ep.row = { ...ep.row, bandSince: ep.breaker.bandSince, lastAttemptAt: t };
-    store.updateBreaker(ep.row.id, ep.row.bandSince, t);
+    store.updateWebhook(ep.row);
   }
   return null;
 }

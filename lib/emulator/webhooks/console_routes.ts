@@ -12,26 +12,32 @@
 import type { Route, RouteRequest } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
 import { json, type Reply } from "../http/reply.ts";
-import { isNotificationStatus } from "./request_checks.ts";
-import { bad, intParam } from "../http/params.ts";
+import { intParam, oneOf } from "../http/params.ts";
 import { attemptJson, notificationJson, type NotificationRow, webhookJson } from "./rows.ts";
 import type { Webhooks } from "./start.ts";
 import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
 
-type Handler = (req: RouteRequest, w: Webhooks, ctx: EmulatorContext) => Reply;
+/** A handler of a webhook route: the request, the started webhook side, the context. */
+export type Handler = (req: RouteRequest, w: Webhooks, ctx: EmulatorContext) => Reply;
 
-function route(method: Route["method"], pattern: string, h: Handler): Route {
-  return {
-    method,
-    pattern,
-    auth: "console",
-    handle: (req, ctx) => {
-      if (!ctx.webhooks) throw new Error("the webhook side has not started");
-      const reply = h(req, ctx.webhooks, ctx);
-      return { ...reply, headers: { ...reply.headers, "cache-control": "no-store" } };
-    },
+/** A route of the webhook side (this file's and `routes.ts`'); a console answer is never cached. */
+export function webhooksRoute(
+  method: Route["method"],
+  pattern: string,
+  auth: Route["auth"],
+  h: Handler,
+): Route {
+  const handle: Route["handle"] = (req, ctx) => {
+    if (!ctx.webhooks) throw new Error("the webhook side has not started");
+    const reply = h(req, ctx.webhooks, ctx);
+    if (auth !== "console") return reply;
+    return { ...reply, headers: { ...reply.headers, "cache-control": "no-store" } };
   };
+  return { method, pattern, auth, handle };
 }
+
+const route = (method: Route["method"], pattern: string, h: Handler) =>
+  webhooksRoute(method, pattern, "console", h);
 
 /** A notification as the console lists it (with its delivery progress). */
 function consoleNotification(n: NotificationRow): Record<string, unknown> {
@@ -60,12 +66,7 @@ const notifications: Handler = (req, { engine, queries }, ctx) => {
   const webhookId = req.params.webhookId;
   const q = req.query;
   const hook = engine.endpoints.row(webhookId);
-  const status = q.get("status") || "";
-  if (status && !isNotificationStatus(status)) {
-    bad(
-      `status must be one of ${NOTIFICATION_STATUSES.join(", ")}, got ${JSON.stringify(status)}.`,
-    );
-  }
+  const status = oneOf(q, "status", NOTIFICATION_STATUSES) ?? "";
   const event = q.get("event") || "";
   const resourceId = (q.get("resourceId") || "").trim();
   const offset = intParam(q, "offset", 0, 0, Number.MAX_SAFE_INTEGER);

@@ -19,6 +19,7 @@ import { NotFoundError } from "../../core/mod.ts";
 import type { Scheduler } from "./scheduler.ts";
 import type { WebhookStore } from "./store.ts";
 import type { WebhookRow } from "./rows.ts";
+import type { WebhookCreate } from "../../platform/webhooks.ts";
 
 /** One endpoint as the engine holds it. */
 export interface Endpoint {
@@ -36,17 +37,8 @@ export interface Endpoint {
   lastEvalT: number;
 }
 
-/** The fields `PATCH /v1/webhooks/{id}` may change. */
-export interface WebhookPatch {
-  /** New URL. */
-  url?: string;
-  /** New description. */
-  description?: string;
-  /** New event types. */
-  events?: string[];
-  /** true: ENABLED (re-enables a suspended one); false: DISABLED. */
-  enabled?: boolean;
-}
+/** The fields `PATCH /v1/webhooks/{id}` may change (`enabled`: see {@linkcode Endpoints.update}). */
+export type WebhookPatch = Partial<WebhookCreate>;
 
 /** Options of {@linkcode Endpoints}. */
 export interface EndpointsOptions {
@@ -136,9 +128,7 @@ export class Endpoints {
   }
 
   /** Creates an endpoint (ENABLED unless `enabled: false`). */
-  create(
-    input: { url: string; events: string[]; description?: string; enabled?: boolean },
-  ): WebhookRow {
+  create(input: WebhookCreate): WebhookRow {
     const now = this.#o.now();
     const row = this.#o.store.insertWebhook({
       id: crypto.randomUUID(),
@@ -186,14 +176,17 @@ export class Endpoints {
       this.#o.store.updateWebhook(row);
     });
     ep.row = row;
-    if (resume) {
-      for (const n of this.#o.store.pendingNotifications(id)) {
-        if (n.status === "IN_PROGRESS") {
-          this.#o.scheduler.schedule(n.seq, id, n.nextAttemptAt ?? now);
-        }
+    if (resume) this.schedulePending(now, id);
+    return row;
+  }
+
+  /** Schedules the IN_PROGRESS notifications (of endpoint `webhookId`, or of all) when due. */
+  schedulePending(now: number, webhookId?: string): void {
+    for (const n of this.#o.store.pendingNotifications(webhookId)) {
+      if (n.status === "IN_PROGRESS") {
+        this.#o.scheduler.schedule(n.seq, n.webhookId, n.nextAttemptAt ?? now);
       }
     }
-    return row;
   }
 
   /** Deletes an endpoint; its waiting notifications are no longer delivered. */

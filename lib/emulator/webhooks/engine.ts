@@ -43,7 +43,7 @@ import type { NotificationRow } from "./rows.ts";
 import { type Endpoint, Endpoints } from "./endpoints.ts";
 import { type Clock, type DueEntry, Scheduler, systemClock } from "./scheduler.ts";
 import { Resends } from "./resend_jobs.ts";
-import { type BreakerContext, recordAttempt, type Recorded } from "./attempt_recorder.ts";
+import { ADMINS, type BreakerContext, recordAttempt, type Recorded } from "./attempt_recorder.ts";
 
 /** An event that produces notifications. */
 export interface WebhookEvent {
@@ -61,20 +61,24 @@ export interface BodySigner {
   sign(body: string): Promise<string>;
 }
 
+/** Webhook delivery settings given at start (the rest comes from the emulator's own). */
+export interface WebhookSettings {
+  /** HTTP timeout of one attempt in ms (not scaled). Default 10 000. */
+  deliveryTimeoutMs?: number;
+  /** Attempts in flight per endpoint. Default 8. */
+  concurrency?: number;
+  /** The breaker's parameters before scaling. Default breaker.md's (§3). */
+  breaker?: BreakerConfig;
+}
+
 /** Options of {@linkcode WebhookEngine}. */
-export interface WebhookEngineOptions {
+export interface WebhookEngineOptions extends WebhookSettings {
   /** The tables. */
   store: WebhookStore;
   /** The signing key. */
   signer: BodySigner;
   /** Divides every retry delay and breaker duration. Default 1. */
   timeScale?: number;
-  /** HTTP timeout of one attempt in ms (not scaled). Default 10 000. */
-  deliveryTimeoutMs?: number;
-  /** Attempts in flight per endpoint. Default 8. */
-  concurrency?: number;
-  /** The breaker's parameters before scaling. Default breaker.md's. */
-  breaker?: BreakerConfig;
   /** A log line to standard error. Default none. */
   log?: (line: string) => void;
   /** The console's address without its token, once known (named in the suspension e-mail). */
@@ -87,8 +91,8 @@ export interface WebhookEngineOptions {
   fetch?: typeof fetch;
 }
 
-/** The workspace's admins, told of each suspension. */
-const ADMINS = ["admin@emulator.local"];
+/** Put in every payload. */
+const WORKSPACE_ID = "emulator-workspace";
 
 function scaled(b: BreakerConfig, scale: number): BreakerConfig {
   return {
@@ -113,8 +117,6 @@ export class WebhookEngine {
   readonly deliveryTimeoutMs: number;
   /** Attempts in flight per endpoint. */
   readonly concurrency: number;
-  /** Put in every payload. */
-  readonly workspaceId: string;
   readonly #signer: BodySigner;
   /** The endpoints: create, read, update, delete, their last active hour. */
   readonly endpoints: Endpoints;
@@ -153,7 +155,6 @@ export class WebhookEngine {
     this.breakerCfg = scaled(configured, scale);
     this.deliveryTimeoutMs = opts.deliveryTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
     this.concurrency = opts.concurrency ?? 8;
-    this.workspaceId = "emulator-workspace";
     this.#log = opts.log ?? (() => {});
     this.#clock = opts.clock ?? systemClock(opts.now ?? Date.now);
     this.#fetch = opts.fetch;
@@ -176,7 +177,6 @@ export class WebhookEngine {
       endpoints: this.endpoints,
       breaker: this.breakerCfg,
       configured,
-      admins: () => ADMINS,
       consoleUrl: opts.consoleUrl,
     };
   }
@@ -186,12 +186,7 @@ export class WebhookEngine {
   /** Loads endpoints (rebuilding each breaker from stored attempts), pending notifications and unfinished jobs. */
   start(): void {
     this.endpoints.load();
-    const now = this.#clock.now();
-    for (const n of this.#store.pendingNotifications()) {
-      if (n.status === "IN_PROGRESS") {
-        this.#scheduler.schedule(n.seq, n.webhookId, n.nextAttemptAt ?? now);
-      }
-    }
+    this.endpoints.schedulePending(this.#clock.now());
     this.resends.resume();
   }
 
@@ -305,7 +300,7 @@ export class WebhookEngine {
   #payload(n: NotificationRow): string {
     return `{"id":${JSON.stringify(n.id)},"eventType":${JSON.stringify(n.eventType)},` +
       `"resourceId":${JSON.stringify(n.resourceId)},"data":${n.data},` +
-      `"createdAt":${n.createdAt},"workspaceId":${JSON.stringify(this.workspaceId)},` +
+      `"createdAt":${n.createdAt},"workspaceId":${JSON.stringify(WORKSPACE_ID)},` +
       `"webhookId":${JSON.stringify(n.webhookId)}}`;
   }
 

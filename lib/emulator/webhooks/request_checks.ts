@@ -20,12 +20,7 @@ import { bad } from "../http/params.ts";
  */
 export function checkUrl(v: unknown): string {
   if (typeof v !== "string") bad("url is required: an http(s) URL string.");
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    bad(`url ${JSON.stringify(v)} is not a valid URL.`);
-  }
+  const u = URL.parse(v) ?? bad(`url ${JSON.stringify(v)} is not a valid URL.`);
   if (u.protocol !== "http:" && u.protocol !== "https:") {
     bad(`url must use http or https, got ${JSON.stringify(v)}.`);
   }

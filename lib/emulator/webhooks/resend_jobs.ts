@@ -9,31 +9,23 @@
  * @module
  */
 
-import { BadRequestError, NotFoundError, type NotificationStatus } from "../../core/mod.ts";
+import {
+  BadRequestError,
+  NotFoundError,
+  NOTIFICATION_STATUSES,
+  type NotificationStatus,
+} from "../../core/mod.ts";
 import type { Endpoints } from "./endpoints.ts";
 import type { Clock, Scheduler } from "./scheduler.ts";
 import type { WebhookStore } from "./store.ts";
 import type { JobRow, NotificationRow } from "./rows.ts";
 import { waitingStatus } from "../../webhooks/mod.ts";
+import type { ResendQuery } from "../../platform/webhooks.ts";
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
 /** Notifications resent per step of a job. */
 const BATCH = 200;
-
-/** The filters of a resend by query (`ResendByQueryRequest` of the SDK). */
-export interface ResendQuery {
-  /** Statuses to resend; default FAILED and ON_HOLD. */
-  statuses?: NotificationStatus[];
-  /** Window start, epoch ms; default 24 hours ago. */
-  startTime?: number;
-  /** Window end, epoch ms (needs `startTime`); default now. */
-  endTime?: number;
-  /** Event types; absent or empty: all. */
-  events?: string[];
-  /** Only this resource. */
-  resourceId?: string;
-}
 
 /** Options of {@linkcode Resends}. */
 export interface ResendsOptions {
@@ -133,7 +125,7 @@ export class Resends {
   /**
    * Resends the endpoint's notifications of a resource from the last 30 days.
    * `excludeStatuses` absent: every status but COMPLETED; `[]`: all.
-   * `events`, when given: only those event types.
+   * `events`, when given (not empty): only those event types.
    */
   resendByResource(
     webhookId: string,
@@ -143,10 +135,17 @@ export class Resends {
   ): number {
     this.#o.endpoints.row(webhookId);
     const now = this.#o.clock.now();
-    const exclude = new Set(excludeStatuses ?? ["COMPLETED"]);
-    const chosen = this.#o.store.notificationsOfResource(webhookId, resourceId, now - 30 * DAY)
-      .filter((n) => !exclude.has(n.status) && (!events || events.includes(n.eventType)));
-    return this.#resendAll(() => chosen.map((n) => this.#o.store.notificationBySeq(n.seq)!), now);
+    const exclude = excludeStatuses ?? ["COMPLETED"];
+    const statuses = NOTIFICATION_STATUSES.filter((s) => !exclude.includes(s));
+    if (statuses.length === 0) return 0; // every status excluded (an empty filter is all)
+    const seqs = this.#o.store.notificationSeqs({
+      webhookId,
+      startTime: now - 30 * DAY,
+      statuses,
+      events,
+      resourceId,
+    });
+    return this.#resendAll(() => this.#o.store.notifications(seqs), now);
   }
 
   /**
@@ -159,7 +158,7 @@ export class Resends {
   resendRecent(webhookId: string, opts: { dryRun?: boolean } = {}): number {
     this.#o.endpoints.row(webhookId);
     const now = this.#o.clock.now();
-    const seqs = this.#o.store.notificationSeqsSince(webhookId, now - DAY);
+    const seqs = this.#o.store.notificationSeqs({ webhookId, startTime: now - DAY });
     if (opts.dryRun) return seqs.length;
     return this.#resendAll(() => this.#o.store.notifications(seqs), now);
   }
@@ -185,13 +184,14 @@ export class Resends {
           "resend failed reaches back 24 hours at most (use resend by query for up to 72).",
       );
     }
-    const since = start ?? now - DAY;
-    let rows = this.#o.store.failedSince(webhookId, since);
-    if (opts.events?.length) {
-      const ev = new Set(opts.events);
-      rows = rows.filter((r) => ev.has(r.eventType));
-    }
-    return this.#startJob(webhookId, "failed", ["FAILED"], rows.map((r) => r.seq), now);
+    const statuses: NotificationStatus[] = ["FAILED"];
+    const seqs = this.#o.store.notificationSeqs({
+      webhookId,
+      startTime: start ?? now - DAY,
+      statuses,
+      events: opts.events,
+    });
+    return this.#startJob(webhookId, "failed", statuses, seqs, now);
   }
 
   /**
@@ -202,7 +202,10 @@ export class Resends {
    * after it; `events` absent or empty: every event; `resourceId` filters.
    * Returns `{total: 0}` when nothing matches, else a job.
    */
-  resendByQuery(webhookId: string, q: ResendQuery): { total: number; job?: JobRow } {
+  resendByQuery(
+    webhookId: string,
+    q: ResendQuery & { statuses?: NotificationStatus[] },
+  ): { total: number; job?: JobRow } {
     this.#o.endpoints.row(webhookId);
     const now = this.#o.clock.now();
     if (q.endTime !== undefined && q.startTime === undefined) {
@@ -231,16 +234,7 @@ export class Resends {
     const statuses = q.statuses?.length
       ? q.statuses
       : ["FAILED", "ON_HOLD"] as NotificationStatus[];
-    const seqs = this.#o.store.notificationSeqs({
-      webhookId,
-      startTime,
-      endTime,
-      statuses,
-      events: q.events ?? [],
-      resourceId: q.resourceId,
-      sortBy: "createdAt",
-      order: "ASC",
-    });
+    const seqs = this.#o.store.notificationSeqs({ ...q, webhookId, startTime, endTime, statuses });
     return this.#startJob(webhookId, "query", statuses, seqs, now);
   }
 

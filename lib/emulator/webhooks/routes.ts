@@ -12,29 +12,27 @@
  * @module
  */
 
-import type { Route, RouteModule, RouteRequest } from "../http/router.ts";
-import type { EmulatorContext } from "../context.ts";
+import type { RouteModule } from "../http/router.ts";
 import { json, type Reply } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
-import { startWebhooks, type Webhooks } from "./start.ts";
-import { webhooksConsoleRoutes } from "./console_routes.ts";
+import { startWebhooks } from "./start.ts";
+import { type Handler, webhooksConsoleRoutes, webhooksRoute } from "./console_routes.ts";
 import { checkEvents, checkStatuses, checkUrl, isNotificationStatus } from "./request_checks.ts";
-import { bad, bodyObject, intParam, listParam, orderParam, timeParam } from "../http/params.ts";
+import { bad, bodyObject, intParam, listParam, oneOf, timeParam } from "../http/params.ts";
 import {
   attemptJson,
   deliveryLogJson,
   jobJson,
   type JobRow,
-  mailJson,
   notificationJson,
   webhookJson,
 } from "./rows.ts";
-import type { NotificationSortKey, SeqPage } from "./store.ts";
-import { NotFoundError, NOTIFICATION_SORT_FIELDS } from "../../core/mod.ts";
+import type { SeqPage } from "./store.ts";
+import { NotFoundError, NOTIFICATION_SORT_FIELDS, NOTIFICATION_STATUSES } from "../../core/mod.ts";
 import type { WebhookPatch } from "./endpoints.ts";
-import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
 
 const DAY = 86_400_000;
+const ORDERS = ["ASC", "DESC"] as const;
 
 /** The `seq` the query's `pageCursor` continues after; `null` without one. */
 function cursorAfter(q: URLSearchParams): number | null {
@@ -50,22 +48,13 @@ function pageReply<T>({ rows, nextAfter }: SeqPage<T>, view: (row: T) => unknown
   return json(200, { data: rows.map(view), next });
 }
 
-function webhooksOf(ctx: EmulatorContext): Webhooks {
-  if (!ctx.webhooks) throw new Error("the webhook side has not started");
-  return ctx.webhooks;
-}
-
-type Handler = (req: RouteRequest, w: Webhooks, ctx: EmulatorContext) => Reply;
-
-function route(method: Route["method"], pattern: string, auth: Route["auth"], h: Handler): Route {
-  return { method, pattern, auth, handle: (req, ctx) => h(req, webhooksOf(ctx), ctx) };
-}
+const route = webhooksRoute;
 
 // ---------------------------------------------------------------- endpoints
 
 const listWebhooks: Handler = (req, { queries }) => {
   const q = req.query;
-  const order = orderParam(q, "DESC");
+  const order = oneOf(q, "order", ORDERS) ?? "DESC";
   const pageSize = intParam(q, "pageSize", 10, 1, 100);
   return pageReply(queries.webhookPage(order, cursorAfter(q), pageSize), webhookJson);
 };
@@ -116,63 +105,39 @@ const metric: Handler = (req, { engine }) => {
 
 // ---------------------------------------------------------------- notifications
 
-function sortKey(q: URLSearchParams): NotificationSortKey {
-  const sortBy = q.get("sortBy") || "updatedAt";
-  if (!(NOTIFICATION_SORT_FIELDS as readonly string[]).includes(sortBy)) {
-    bad(
-      `sortBy must be one of ${NOTIFICATION_SORT_FIELDS.join(", ")}, got ${
-        JSON.stringify(sortBy)
-      }.`,
-    );
-  }
-  return sortBy as NotificationSortKey;
-}
-
 const listNotifications: Handler = (req, { engine, pager, queries }, ctx) => {
   const webhookId = req.params.webhookId;
   const q = req.query;
   engine.endpoints.row(webhookId);
-  const order = orderParam(q, "DESC");
-  const sortBy = sortKey(q);
+  const order = oneOf(q, "order", ORDERS) ?? "DESC";
+  const sortBy = oneOf(q, "sortBy", NOTIFICATION_SORT_FIELDS) ?? "updatedAt";
   const pageSize = intParam(q, "pageSize", 100, 1, 100);
   const cursor = q.get("pageCursor");
-  let seqs: number[];
-  let next: string | null;
-  let total: number | undefined;
+  const view = (seqs: number[]) => queries.notifications(seqs).map((n) => notificationJson(n));
   if (cursor) {
-    try {
-      ({ page: seqs, next } = pager.next(webhookId, cursor, pageSize));
-    } catch (e) {
-      bad((e as Error).message);
-    }
-  } else {
-    const startTime = timeParam(q, "startTime") ?? ctx.now() - 31 * DAY;
-    const endTime = timeParam(q, "endTime");
-    const statuses = listParam(q, "statuses");
-    for (const s of statuses) {
-      if (!isNotificationStatus(s)) {
-        bad(
-          `statuses must be among ${NOTIFICATION_STATUSES.join(", ")}, got ${JSON.stringify(s)}.`,
-        );
-      }
-    }
-    const all = queries.notificationSeqs({
-      webhookId,
-      startTime,
-      endTime,
-      statuses,
-      events: listParam(q, "events"),
-      resourceId: q.get("resourceId"),
-      sortBy,
-      order,
-    });
-    total = all.length;
-    ({ page: seqs, next } = pager.first(webhookId, all, pageSize));
+    const { page, next } = pager.next(webhookId, cursor, pageSize); // a 400 for a bad cursor
+    return json(200, { data: view(page), next });
   }
-  const data = queries.notifications(seqs).map((n) => notificationJson(n));
-  const body: Record<string, unknown> = { data, next };
-  if (total !== undefined) body.total = total;
-  return json(200, body);
+  const startTime = timeParam(q, "startTime") ?? ctx.now() - 31 * DAY;
+  const endTime = timeParam(q, "endTime");
+  const statuses = listParam(q, "statuses");
+  for (const s of statuses) {
+    if (!isNotificationStatus(s)) {
+      bad(`statuses must be among ${NOTIFICATION_STATUSES.join(", ")}, got ${JSON.stringify(s)}.`);
+    }
+  }
+  const all = queries.notificationSeqs({
+    webhookId,
+    startTime,
+    endTime,
+    statuses,
+    events: listParam(q, "events"),
+    resourceId: q.get("resourceId"),
+    sortBy,
+    order,
+  });
+  const { page, next } = pager.first(webhookId, all, pageSize);
+  return json(200, { data: view(page), next, total: all.length });
 };
 
 const getNotification: Handler = (req, { engine }) => {
@@ -247,11 +212,9 @@ const resendByQuery: Handler = (req, { engine }) => {
   return jobReply(req.params.webhookId, "resend_by_query", r);
 };
 
-const getFailedJob: Handler = (req, { engine }) =>
-  json(200, jobJson(engine.resends.job(req.params.webhookId, req.params.jobId, "failed")));
-
-const getQueryJob: Handler = (req, { engine }) =>
-  json(200, jobJson(engine.resends.job(req.params.webhookId, req.params.jobId, "query")));
+/** The status of a resend job made by the call `kind`. */
+const getJob = (kind: JobRow["kind"]): Handler => (req, { engine }) =>
+  json(200, jobJson(engine.resends.job(req.params.webhookId, req.params.jobId, kind)));
 
 // ---------------------------------------------------------------- admin
 
@@ -285,7 +248,7 @@ const attemptLog: Handler = (req, { queries }) =>
     data: queries.deliveryLog(req.query.get("webhookId") || undefined).map(deliveryLogJson),
   });
 
-const outbox: Handler = (_req, { queries }) => json(200, { data: queries.outbox().map(mailJson) });
+const outbox: Handler = (_req, { queries }) => json(200, { data: queries.outbox() });
 
 // ---------------------------------------------------------------- the V1 resends
 
@@ -327,7 +290,7 @@ const resendTransactionV1: Handler = (req, { engine }, ctx) => {
 const W = "/v1/webhooks/:webhookId";
 const N = `${W}/notifications`;
 
-/** The webhook side's routes, schema-less (its tables are created by its store), start and stop. */
+/** The webhook side's routes, start and stop. */
 export const webhooksRoutes: RouteModule = {
   name: "webhooks",
   routes: [
@@ -340,9 +303,9 @@ export const webhooksRoutes: RouteModule = {
     route("GET", N, "api", listNotifications),
     route("POST", `${N}/resend_by_resource`, "api", resendByResource),
     route("POST", `${N}/resend_failed`, "api", resendFailed),
-    route("GET", `${N}/resend_failed/jobs/:jobId`, "api", getFailedJob),
+    route("GET", `${N}/resend_failed/jobs/:jobId`, "api", getJob("failed")),
     route("POST", `${N}/resend_by_query`, "api", resendByQuery),
-    route("GET", `${N}/resend_by_query/jobs/:jobId`, "api", getQueryJob),
+    route("GET", `${N}/resend_by_query/jobs/:jobId`, "api", getJob("query")),
     route("GET", `${N}/:notificationId`, "api", getNotification),
     route("POST", `${N}/:notificationId/resend`, "api", resendNotification),
     route("GET", `${N}/:notificationId/attempts`, "api", listAttempts),

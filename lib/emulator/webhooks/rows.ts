@@ -118,10 +118,8 @@ export interface JobRow {
   createdAt: number;
 }
 
-/** An e-mail in the outbox. */
+/** An e-mail in the outbox, as the admin endpoint shows it. */
 export interface OutboxMail {
-  /** Row id (sending order). */
-  seq: number;
   /** Recipient address. */
   to: string;
   /** Subject line. */
@@ -261,16 +259,8 @@ export function attemptJson(a: AttemptRow): Record<string, unknown> {
 }
 
 /**
- * An attempt as the admin delivery log shows it: the attempt's fields plus
- * its endpoint and notification, the input of `service breaker simulate`.
- */
-function attemptLogJson(a: AttemptRow): Record<string, unknown> {
-  return { webhookId: a.webhookId, notificationId: a.notificationId, ...attemptJson(a) };
-}
-
-/**
- * A line of the admin delivery log: an attempt ({@linkcode attemptLogJson})
- * or a reactivation, `{webhookId, sentTime, action: "enable"}` (breaker.md §4).
+ * A line of the admin delivery log (the input of `service breaker simulate`):
+ * an attempt (its fields plus its endpoint and notification) or a reactivation, `{webhookId, sentTime, action: "enable"}` (breaker.md §4).
  *
  * @example
  * ```ts
@@ -279,7 +269,11 @@ function attemptLogJson(a: AttemptRow): Record<string, unknown> {
  */
 export function deliveryLogJson(e: DeliveryLogEntry): Record<string, unknown> {
   return e.kind === "attempt"
-    ? attemptLogJson(e.attempt)
+    ? {
+      webhookId: e.attempt.webhookId,
+      notificationId: e.attempt.notificationId,
+      ...attemptJson(e.attempt),
+    }
     : { webhookId: e.webhookId, sentTime: e.time, action: "enable" };
 }
 
@@ -294,18 +288,4 @@ export function deliveryLogJson(e: DeliveryLogEntry): Record<string, unknown> {
  */
 export function jobJson(j: JobRow): Record<string, unknown> {
   return { jobId: j.id, status: j.status, processed: j.processed, total: j.total };
-}
-
-/**
- * An outbox e-mail as the admin endpoint shows it.
- *
- * @example
- * ```ts
- * declare const mail: OutboxMail;
- * mailJson(mail); // { to, subject, body, webhookId, createdAt }
- * ```
- */
-export function mailJson(m: OutboxMail): Record<string, unknown> {
-  const { to, subject, body, webhookId, createdAt } = m;
-  return { to, subject, body, webhookId, createdAt };
 }

@@ -9,26 +9,18 @@
  * @module
  */
 
-import type { BreakerConfig } from "../../webhooks/mod.ts";
 import type { DatabaseSync } from "node:sqlite";
 import { SnapshotPager } from "./notification_paging.ts";
 import { WebhookEngine, type WebhookEngineOptions } from "./engine.ts";
 import { type Jwks, WebhookSigner } from "./signer.ts";
 import { type WebhookQueries, WebhookStore } from "./store.ts";
 
-/** Webhook delivery settings given at start (the rest comes from the emulator's own). */
-export interface WebhookSettings {
-  /** HTTP timeout of one delivery attempt in ms. Default 10 000. */
-  deliveryTimeoutMs?: number;
-  /** Attempts in flight per endpoint. Default 8. */
-  concurrency?: number;
-  /** Breaker parameters before scaling (breaker.md §3 defaults). */
-  breaker?: BreakerConfig;
-}
-
 /** Options of {@linkcode startWebhooks}. */
-export interface WebhooksOptions
-  extends WebhookSettings, Pick<WebhookEngineOptions, "timeScale" | "log" | "now" | "consoleUrl"> {
+export interface WebhooksOptions extends
+  Pick<
+    WebhookEngineOptions,
+    "deliveryTimeoutMs" | "concurrency" | "breaker" | "timeScale" | "log" | "now" | "consoleUrl"
+  > {
   /** The emulator's database (file with `--state`, else `:memory:`). */
   db: DatabaseSync;
 }

@@ -130,16 +130,16 @@ export interface NotificationFilter {
   startTime: number;
   /** Created at or before (epoch ms), when given. */
   endTime?: number;
-  /** Only these statuses (all when empty). */
-  statuses: readonly string[];
-  /** Only these event types (all when empty). */
-  events: readonly string[];
+  /** Only these statuses (all when absent or empty). */
+  statuses?: readonly string[];
+  /** Only these event types (all when absent or empty). */
+  events?: readonly string[];
   /** Only this resource, when given. */
   resourceId?: string | null;
-  /** Sort key. */
-  sortBy: NotificationSortKey;
-  /** Sort direction. */
-  order: "ASC" | "DESC";
+  /** Sort key; default `createdAt`. */
+  sortBy?: NotificationSortKey;
+  /** Sort direction; default `ASC`. */
+  order?: "ASC" | "DESC";
 }
 
 /** One page of rows kept in `seq` order, and the `seq` to continue after (none at the end). */
@@ -193,13 +193,11 @@ export class WebhookStore {
     this.db = db;
     db.exec(SCHEMA);
     // state files made before resend-by-query jobs: add their two columns
-    const cols = db.prepare("PRAGMA table_info(wh_jobs)").all().map((r) =>
-      (r as { name: string }).name
-    );
-    if (!cols.includes("kind")) {
-      db.exec("ALTER TABLE wh_jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'failed'");
+    for (const column of ["kind TEXT NOT NULL DEFAULT 'failed'", "statuses TEXT"]) {
+      try {
+        db.exec(`ALTER TABLE wh_jobs ADD COLUMN ${column}`);
+      } catch { /* already there */ }
     }
-    if (!cols.includes("statuses")) db.exec("ALTER TABLE wh_jobs ADD COLUMN statuses TEXT");
   }
 
   // deno-lint-ignore no-explicit-any
@@ -259,14 +257,8 @@ export class WebhookStore {
   insertWebhook(
     w: Omit<WebhookRow, "seq" | "bandSince" | "lastAttemptAt" | "breakerResetSeq">,
   ): WebhookRow {
-    this.#insert("wh_webhooks", { ...w, events: JSON.stringify(w.events) });
-    return this.getWebhook(w.id)!;
-  }
-
-  /** An endpoint by id (not deleted). */
-  getWebhook(id: string): WebhookRow | undefined {
-    const r = this.#stmt("SELECT * FROM wh_webhooks WHERE id = ? AND deleted = 0").get(id);
-    return r ? webhookFrom(r) : undefined;
+    const seq = this.#insert("wh_webhooks", { ...w, events: JSON.stringify(w.events) });
+    return { ...w, seq, bandSince: null, lastAttemptAt: null, breakerResetSeq: 0 };
   }
 
   /** Every live endpoint. */
@@ -288,7 +280,7 @@ export class WebhookStore {
     );
   }
 
-  /** Updates the editable fields and status of an endpoint. */
+  /** Updates the editable fields, status and breaker fields of an endpoint. */
   updateWebhook(w: WebhookRow): void {
     this.#stmt(
       `UPDATE wh_webhooks SET url = ?, events = ?, description = ?, status = ?, updated_at = ?,
@@ -303,15 +295,6 @@ export class WebhookStore {
       w.lastAttemptAt,
       w.breakerResetSeq,
       w.id,
-    );
-  }
-
-  /** Stores the breaker's band and last evaluated attempt time. */
-  updateBreaker(id: string, bandSince: number | null, lastAttemptAt: number | null): void {
-    this.#stmt("UPDATE wh_webhooks SET band_since = ?, last_attempt_at = ? WHERE id = ?").run(
-      bandSince,
-      lastAttemptAt,
-      id,
     );
   }
 
@@ -431,36 +414,11 @@ export class WebhookStore {
     ).run(now, webhookId);
   }
 
-  /** An endpoint's notifications of one resource created at or after `since`. */
-  notificationsOfResource(webhookId: string, resourceId: string, since: number): NotificationRow[] {
-    return this.#stmt(
-      `SELECT * FROM wh_notifications WHERE webhook_id = ? AND resource_id = ? AND created_at >= ?`,
-    ).all(webhookId, resourceId, since).map(notificationFrom);
-  }
-
-  /** The seqs of an endpoint's notifications (any status) created at or after `since`, oldest first. */
-  notificationSeqsSince(webhookId: string, since: number): number[] {
-    return this.#stmt(
-      "SELECT seq FROM wh_notifications WHERE webhook_id = ? AND created_at >= ? ORDER BY seq",
-    ).all(webhookId, since).map((r: Row) => r.seq as number);
-  }
-
   /** Every attempt of a notification (all its series), in the order they were made. */
   attemptsOf(notificationId: string): AttemptRow[] {
     return this.#stmt("SELECT * FROM wh_attempts WHERE notification_id = ? ORDER BY seq").all(
       notificationId,
     ).map(attemptFrom);
-  }
-
-  /** An endpoint's FAILED notifications created at or after `since`, oldest first. */
-  failedSince(webhookId: string, since: number): { seq: number; eventType: string }[] {
-    return this.#stmt(
-      `SELECT seq, event_type FROM wh_notifications WHERE webhook_id = ? AND status = 'FAILED'
-       AND created_at >= ? ORDER BY seq`,
-    ).all(webhookId, since).map((r: Row) => ({
-      seq: r.seq as number,
-      eventType: r.event_type as string,
-    }));
   }
 
   /**
@@ -474,11 +432,11 @@ export class WebhookStore {
       where.push("created_at <= ?");
       args.push(filter.endTime);
     }
-    if (filter.statuses.length) {
+    if (filter.statuses?.length) {
       where.push(`status IN (${filter.statuses.map(() => "?").join(",")})`);
       args.push(...filter.statuses);
     }
-    if (filter.events.length) {
+    if (filter.events?.length) {
       where.push(`event_type IN (${filter.events.map(() => "?").join(",")})`);
       args.push(...filter.events);
     }
@@ -486,8 +444,8 @@ export class WebhookStore {
       where.push("resource_id = ?");
       args.push(filter.resourceId);
     }
-    const col = SORT_COLUMNS[filter.sortBy];
-    const order = filter.order === "ASC" ? "ASC" : "DESC";
+    const col = SORT_COLUMNS[filter.sortBy ?? "createdAt"];
+    const order = filter.order === "DESC" ? "DESC" : "ASC";
     return this.db.prepare(
       `SELECT seq FROM wh_notifications WHERE ${where.join(" AND ")}
        ORDER BY ${col} ${order}, seq ${order}`,
@@ -563,19 +521,15 @@ export class WebhookStore {
   // ---- outbox
 
   /** Adds an e-mail to the outbox. */
-  insertMail({ to, ...m }: Omit<OutboxMail, "seq">): void {
+  insertMail({ to, ...m }: OutboxMail): void {
     this.#insert("wh_outbox", { ...m, toAddr: to });
   }
 
   /** The outbox, oldest first. */
   outbox(): OutboxMail[] {
-    return this.#stmt("SELECT * FROM wh_outbox ORDER BY seq").all().map((r: Row) => ({
-      seq: r.seq as number,
-      to: r.to_addr as string,
-      subject: r.subject as string,
-      body: r.body as string,
-      webhookId: r.webhook_id as string,
-      createdAt: r.created_at as number,
-    }));
+    return this.#stmt(
+      `SELECT to_addr AS "to", subject, body, webhook_id AS webhookId, created_at AS createdAt
+       FROM wh_outbox ORDER BY seq`,
+    ).all();
   }
 }

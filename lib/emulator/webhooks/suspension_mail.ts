@@ -52,12 +52,6 @@ function spokenDuration(ms: number): string {
   return `${ms} milliseconds`;
 }
 
-/** `the last hour`, `the last 30 minutes`. */
-function lastSpan(ms: number): string {
-  const d = spokenDuration(ms);
-  return d.startsWith("1 ") ? `the last ${d.slice(2)}` : `the last ${d}`;
-}
-
 /** A configured threshold as a percentage, without rounding: `80%`, `50%`, `62.5%`. */
 function percent(fraction: number): string {
   return `${Number((fraction * 100).toPrecision(12))}%`;
@@ -111,6 +105,8 @@ export function suspensionMail(
     }`;
   const threshold = s.reason === "immediate" ? config.immediateAbove : config.sustainedFrom;
   const pct = exactPercent(s.errors, s.attempts, threshold);
+  const window = spokenDuration(config.windowMs); // "the last hour", "the last 30 minutes"
+  const lastSpan = `the last ${window.startsWith("1 ") ? window.slice(2) : window}`;
   const inConsole = consoleUrl
     ? `the Reactivate button of the console (${consoleUrl}, opened from the consoleUrl that \`service emulator\` printed at start)`
     : "the Reactivate button of the emulator's console";
@@ -121,7 +117,7 @@ export function suspensionMail(
         new Date(time).toISOString()
       }.`,
       `Reason: ${rule} ` +
-      `(${s.errors} of ${s.attempts} attempts in ${lastSpan(config.windowMs)} failed, ${pct}).`,
+      `(${s.errors} of ${s.attempts} attempts in ${lastSpan} failed, ${pct}).`,
       `No notifications are sent to it while it is suspended; they wait ON_HOLD.`,
       `Reactivate it (at once, no cooldown) with \`service webhooks enable --webhookId ${webhookId}\`, ` +
       `with ${inConsole}, or with PATCH /v1/webhooks/${webhookId} {"enabled": true}.`,

@@ -30,7 +30,7 @@ import { acceptLoop, ConnectionGuard, type Guarded } from "../core/connection_gu
 import { SocketInUseError, SocketPathError } from "./errors.ts";
 import { FramingError, JsonStreamDecoder } from "./json_stream.ts";
 import type { Dispatcher } from "./methods.ts";
-import { exactIds, RpcErrorCode } from "./protocol.ts";
+import { errorText, exactIds, RpcErrorCode } from "./protocol.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
 
 /** Default bound of unsent answer bytes per connection before reading pauses: 4 MiB. */
@@ -230,11 +230,7 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
     const unanswered = new Set<AbortController>();
     const drop = async (reason: string) => {
       options.onDropped?.(reason);
-      await write(JSON.stringify({
-        jsonrpc: "2.0",
-        id: null,
-        error: { code: RpcErrorCode.parseError, message: `Parse error: ${reason}.` },
-      }));
+      await write(errorText(RpcErrorCode.parseError, `Parse error: ${reason}.`));
       close();
     };
     const buf = new Uint8Array(256 * 1024);
@@ -301,11 +297,6 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
 
   guard.start();
   const loop = acceptLoop(listener, guard, (conn, g) => {
-    g.close = () => {
-      try {
-        conn.close();
-      } catch { /* closed */ }
-    };
     void serveConn(conn, g);
   });
 

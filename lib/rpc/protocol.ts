@@ -146,6 +146,11 @@ export function failure(id: RpcId, error: unknown): RpcResponse {
   return { jsonrpc: "2.0", id, error: toRpcError(error).toJSON() };
 }
 
+/** The text of an error answer to a message whose id could not be read (`id` null). */
+export function errorText(code: number, message: string): string {
+  return JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } });
+}
+
 /** Default largest batch (geth's default batch limit): see {@linkcode classify}. */
 export const DEFAULT_MAX_BATCH = 1000;
 

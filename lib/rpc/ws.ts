@@ -21,7 +21,7 @@
  */
 
 import type { Dispatcher } from "./methods.ts";
-import { exactIds, RpcErrorCode } from "./protocol.ts";
+import { errorText, exactIds, RpcErrorCode } from "./protocol.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
 import type { RequestInfo, ServerSocket, UpgradedConnection } from "../core/bounded_server.ts";
 
@@ -114,15 +114,10 @@ export function createWebSocketHandler(
   return (request, info) => {
     if (info && !info.canUpgrade()) {
       return new Response(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: null,
-          error: {
-            code: RpcErrorCode.internal,
-            message:
-              "Busy: too many WebSocket connections are open; try again, or use HTTP for requests.",
-          },
-        }),
+        errorText(
+          RpcErrorCode.internal,
+          "Busy: too many WebSocket connections are open; try again, or use HTTP for requests.",
+        ),
         { status: 503, headers: { "content-type": "application/json", connection: "close" } },
       );
     }
@@ -133,12 +128,11 @@ export function createWebSocketHandler(
         : Deno.upgradeWebSocket(request, { idleTimeout });
     } catch {
       return new Response(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: null,
-          error: { code: RpcErrorCode.invalidRequest, message: "Bad WebSocket upgrade request." },
-        }),
-        { status: 400, headers: { "content-type": "application/json" } },
+        errorText(RpcErrorCode.invalidRequest, "Bad WebSocket upgrade request."),
+        {
+          status: 400,
+          headers: { "content-type": "application/json" },
+        },
       );
     }
     const { socket, response } = upgraded;
@@ -194,9 +188,6 @@ export function createWebSocketHandler(
     // Per request until its answer is sent: aborted when the client closes the socket first,
     // so a send it asked for may be joined by a repeat (send_book.ts).
     const unanswered = new Set<AbortController>();
-    const goneAll = () => {
-      for (const gone of unanswered) gone.abort();
-    };
     socket.onmessage = (event) => {
       const data = event.data as string | ArrayBuffer;
       received += typeof data === "string" ? data.length : data.byteLength;
@@ -207,14 +198,7 @@ export function createWebSocketHandler(
       try {
         value = exactIds(JSON.parse(text), text);
       } catch {
-        send(JSON.stringify({
-          jsonrpc: "2.0",
-          id: null,
-          error: {
-            code: RpcErrorCode.parseError,
-            message: "Parse error: the message is not valid JSON.",
-          },
-        }));
+        send(errorText(RpcErrorCode.parseError, "Parse error: the message is not valid JSON."));
         return;
       }
       if (++inflight > maxInflight) {
@@ -232,15 +216,10 @@ export function createWebSocketHandler(
         },
       );
     };
-    socket.onclose = () => {
+    socket.onclose = socket.onerror = () => {
       open = false;
       session?.close();
-      goneAll();
-    };
-    socket.onerror = () => {
-      open = false;
-      session?.close();
-      goneAll();
+      for (const gone of unanswered) gone.abort();
     };
     return response;
   };

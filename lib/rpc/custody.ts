@@ -34,8 +34,6 @@ import {
   type PlatformTransactionOptions,
   PlatformTransactions,
 } from "./platform_transaction.ts";
-
-export { DEFAULT_TX_TIMEOUT_MS, pollDelay } from "./platform_transaction.ts";
 import { SendBook, type SendWatch } from "./send_book.ts";
 import { SendProgress } from "./send_progress.ts";
 

@@ -310,6 +310,10 @@ export abstract class Upstream {
  * `scripts/bench/rpc_startup.ts`).
  */
 export abstract class PooledUpstream<C extends NodeConnection> extends Upstream {
+  /** The node address, as given. */
+  readonly url: string;
+  /** The address safe to show. */
+  readonly shownUrl: string;
   readonly #max: number;
   readonly #timeoutMs: number;
   readonly #idle: C[] = [];
@@ -319,11 +323,13 @@ export abstract class PooledUpstream<C extends NodeConnection> extends Upstream 
   #closed = false;
   #armed = false;
 
-  /** Nothing is opened until the first exchange. */
-  constructor(max: number, timeoutMs: number) {
+  /** Nothing is opened until the first exchange; at most `defaultMax` connections unless `options` say. */
+  constructor(url: string, shownUrl: string, options: UpstreamOptions, defaultMax: number) {
     super();
-    this.#max = max;
-    this.#timeoutMs = timeoutMs;
+    this.url = url;
+    this.shownUrl = shownUrl;
+    this.#max = options.maxConnections ?? defaultMax;
+    this.#timeoutMs = options.timeoutMs ?? 120_000;
   }
 
   /** Opens a connection that calls `onClose(c)` when it closes. */
@@ -438,10 +444,6 @@ export abstract class PooledUpstream<C extends NodeConnection> extends Upstream 
  * ```
  */
 export class UpstreamClient extends PooledUpstream<HttpConnection> {
-  /** The node URL, as given. */
-  readonly url: string;
-  /** The URL safe to show. */
-  readonly shownUrl: string;
   readonly #host: string;
   readonly #port: number;
   readonly #tls: boolean;
@@ -449,13 +451,11 @@ export class UpstreamClient extends PooledUpstream<HttpConnection> {
 
   /** Creates a client for `url` (http or https); no connection is opened yet. */
   constructor(url: string, options: UpstreamOptions = {}) {
-    super(options.maxConnections ?? 64, options.timeoutMs ?? 120_000);
+    super(url, redactUrl(url), options, 64);
     const u = new URL(url);
     if (u.protocol !== "http:" && u.protocol !== "https:") {
       throw new TypeError(`unsupported node URL scheme ${u.protocol} (expected http or https)`);
     }
-    this.url = url;
-    this.shownUrl = redactUrl(url);
     this.#tls = u.protocol === "https:";
     this.#host = u.hostname.replace(/^\[|\]$/g, "");
     this.#port = Number(u.port || (this.#tls ? 443 : 80));

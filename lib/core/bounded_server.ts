@@ -26,8 +26,6 @@ import {
   serveOnConnectionOf,
 } from "./http_engine.ts";
 
-export { defaultMaxConnections, MAX_CONNECTIONS_CEILING } from "./connection_guard.ts";
-
 /** Default time for a new connection to complete a request's headers: 10 s. */
 export const DEFAULT_HEADER_TIMEOUT_MS = 10_000;
 /** Default time for a request's body (the small ones of APIs and webhooks) to arrive: 10 s. */

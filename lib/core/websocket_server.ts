@@ -163,18 +163,7 @@ export class ServerWebSocket extends EventTarget {
     for (;;) {
       const { read, written } = encoder.encodeInto(text, this.#out.subarray(10));
       if (read === text.length && this.#out.length >= 10) {
-        const head = written < 126 ? 2 : written < 65536 ? 4 : 10;
-        const at = 10 - head;
-        this.#out[at] = 0x81;
-        if (head === 2) this.#out[at + 1] = written;
-        else if (head === 4) {
-          this.#out[at + 1] = 126;
-          new DataView(this.#out.buffer).setUint16(at + 2, written);
-        } else {
-          this.#out[at + 1] = 127;
-          new DataView(this.#out.buffer).setBigUint64(at + 2, BigInt(written));
-        }
-        return this.#out.subarray(at, 10 + written);
+        return this.#out.subarray(putHead(this.#out, 1, written), 10 + written);
       }
       // room for ASCII first, then at most 3 bytes a UTF-16 unit; large messages are not kept
       const need = 10 + (this.#out.length === 0 ? text.length : written + (text.length - read) * 3);
@@ -369,21 +358,28 @@ function watchIdle(socket: ServerWebSocket): void {
   Deno.unrefTimer(sweep);
 }
 
+/**
+ * Writes the head of an unmasked frame (server to client) with FIN set, of
+ * opcode `op` and `n` payload bytes, into `out` so that it ends at index 10
+ * (where the payload starts); returns where the head starts.
+ */
+function putHead(out: Uint8Array, op: number, n: number): number {
+  const at = n < 126 ? 8 : n < 65536 ? 6 : 0;
+  out[at] = 0x80 | op;
+  if (n < 126) out[at + 1] = n;
+  else if (n < 65536) {
+    out[at + 1] = 126;
+    new DataView(out.buffer, out.byteOffset).setUint16(at + 2, n);
+  } else {
+    out[at + 1] = 127;
+    new DataView(out.buffer, out.byteOffset).setBigUint64(at + 2, BigInt(n));
+  }
+  return at;
+}
+
 /** One unmasked frame (server to client) with FIN set. */
 function frame(op: number, payload: Uint8Array): Uint8Array {
-  const n = payload.length;
-  const head = n < 126 ? 2 : n < 65536 ? 4 : 10;
-  const out = new Uint8Array(head + n);
-  const view = new DataView(out.buffer);
-  out[0] = 0x80 | op;
-  if (n < 126) out[1] = n;
-  else if (n < 65536) {
-    out[1] = 126;
-    view.setUint16(2, n);
-  } else {
-    out[1] = 127;
-    view.setBigUint64(2, BigInt(n));
-  }
-  out.set(payload, head);
-  return out;
+  const out = new Uint8Array(10 + payload.length);
+  out.set(payload, 10);
+  return out.subarray(putHead(out, op, payload.length));
 }

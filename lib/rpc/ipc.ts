@@ -32,6 +32,7 @@ import { FramingError, JsonStreamDecoder } from "./json_stream.ts";
 import type { Dispatcher } from "./methods.ts";
 import { errorText, exactIds, RpcErrorCode } from "./protocol.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
+import { writeFull } from "./upstream.ts";
 
 /** Default bound of unsent answer bytes per connection before reading pauses: 4 MiB. */
 export const DEFAULT_IPC_MAX_UNSENT_BYTES = 4 * 1024 * 1024;
@@ -191,11 +192,7 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
     const write = (text: string) => {
       const bytes = lineBytes(text);
       unsent += bytes.length;
-      writes = writes.then(async () => {
-        if (!alive) return;
-        let o = 0;
-        while (o < bytes.length) o += await conn.write(bytes.subarray(o));
-      }).catch(() => {
+      writes = writes.then(() => alive ? writeFull(conn, bytes) : undefined).catch(() => {
         alive = false;
       }).finally(() => {
         unsent -= bytes.length;

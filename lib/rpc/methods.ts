@@ -11,6 +11,7 @@
  */
 
 import {
+  ADDRESS,
   answerFrom,
   classify,
   DEFAULT_MAX_BATCH,
@@ -105,7 +106,6 @@ export type LocalMethod = (
 ) => Promise<unknown> | unknown;
 type Local = LocalMethod;
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const HEX = /^0x([0-9a-fA-F]{2})*$/;
 
 /** A -32602 error (the caller's parameters are wrong). */

@@ -48,6 +48,9 @@ export type RpcResponse =
   | { jsonrpc: "2.0"; id: RpcId; result: unknown }
   | { jsonrpc: "2.0"; id: RpcId; error: RpcErrorObject };
 
+/** An address: `0x` and 40 hex digits (any case). */
+export const ADDRESS: RegExp = /^0x[0-9a-fA-F]{40}$/;
+
 /** The codes this bridge answers with (JSON-RPC 2.0 and EIP-1193/EIP-1474). */
 export const RpcErrorCode = {
   parseError: -32700,

@@ -169,13 +169,13 @@ export class SendSlots {
     const read = this.#o.chainTransaction;
     const chainOf = async (t: Transaction) =>
       read ? chainDifferences(await read(t.txHash!), body, from, identity.nonce) : [];
+    const notThis = (t: Transaction, differences: string[]) =>
+      notTheSend(t, `holds nonce ${identity.nonce} of ${from}`, differences);
     return {
       identity,
       judge: async (t) => {
         const record = platformDifferences(t, body, from);
-        if (record.length) {
-          throw notTheSend(t, `holds nonce ${identity.nonce} of ${from}`, record);
-        }
+        if (record.length) throw notThis(t, record);
         if (!t.txHash) return "same";
         const chain = await chainOf(t);
         if (chain.length === 0) return "same";
@@ -189,15 +189,13 @@ export class SendSlots {
           }
           return "same"; // on its way to the node: `landed` waits for it
         }
-        throw notTheSend(t, `holds nonce ${identity.nonce} of ${from}`, chain);
+        throw notThis(t, chain);
       },
       landed: async (t) => {
         for (let waited = 0;; waited += 250) {
           const chain = await chainOf(t);
           if (chain.length === 0) return;
-          if (chain[0] !== NOT_ON_CHAIN) {
-            throw notTheSend(t, `holds nonce ${identity.nonce} of ${from}`, chain);
-          }
+          if (chain[0] !== NOT_ON_CHAIN) throw notThis(t, chain);
           if (waited >= HASH_WAIT_MS) {
             throw new RpcError(
               RpcErrorCode.server,

@@ -17,7 +17,7 @@
 import { toHex } from "../core/mod.ts";
 import { type ChainListener, ChainPoller, type RpcBlock, type RpcLog } from "./chain_poller.ts";
 import type { LocalMethod } from "./methods.ts";
-import { RpcError, RpcErrorCode } from "./protocol.ts";
+import { ADDRESS, RpcError, RpcErrorCode } from "./protocol.ts";
 import type { Upstream } from "./upstream.ts";
 import { NodeRpcError, type NodeStream } from "./node_stream.ts";
 
@@ -33,7 +33,6 @@ export interface LogFilter {
 }
 
 const HASH = /^0x[0-9a-fA-F]{64}$/;
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 function invalid(message: string): RpcError {
   return new RpcError(RpcErrorCode.invalidParams, `eth_subscribe: ${message}`);

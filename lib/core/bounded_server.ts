@@ -45,8 +45,6 @@ export interface BoundedServerOptions {
   hostname: string;
   /** Port (0: a free one). */
   port: number;
-  /** Open connections at most, WebSockets included; default: half the descriptor limit, 16 to 1,024. */
-  maxConnections?: number;
   /** Time to complete the first request's headers; default {@linkcode DEFAULT_HEADER_TIMEOUT_MS}. */
   headerTimeoutMs?: number;
   /** Time a connection may stay idle between requests; default {@linkcode DEFAULT_IDLE_TIMEOUT_MS}. */
@@ -190,7 +188,6 @@ export function serveBounded(
   const listener = Deno.listen({ hostname: options.hostname, port: options.port });
   const addr = listener.addr as Deno.NetAddr;
   const guard = new ConnectionGuard({
-    max: options.maxConnections,
     headerTimeoutMs: options.headerTimeoutMs ?? DEFAULT_HEADER_TIMEOUT_MS,
     idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
     onShed: options.onShed,

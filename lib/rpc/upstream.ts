@@ -20,8 +20,6 @@ export class UpstreamError extends BaseError {
 
 /** Options of {@linkcode UpstreamClient} and the IPC client. */
 export interface UpstreamOptions {
-  /** Most connections kept open at once; default 64 (IPC: 32). */
-  maxConnections?: number;
   /** Per-request timeout in ms; default 120000. */
   timeoutMs?: number;
 }
@@ -323,12 +321,12 @@ export abstract class PooledUpstream<C extends NodeConnection> extends Upstream 
   #closed = false;
   #armed = false;
 
-  /** Nothing is opened until the first exchange; at most `defaultMax` connections unless `options` say. */
-  constructor(url: string, shownUrl: string, options: UpstreamOptions, defaultMax: number) {
+  /** Nothing is opened until the first exchange; at most `max` connections are open at once. */
+  constructor(url: string, shownUrl: string, options: UpstreamOptions, max: number) {
     super();
     this.url = url;
     this.shownUrl = shownUrl;
-    this.#max = options.maxConnections ?? defaultMax;
+    this.#max = max;
     this.#timeoutMs = options.timeoutMs ?? 120_000;
   }
 

@@ -37,8 +37,8 @@ export const DEFAULT_MAX_UNSENT_BYTES = 16 * 1024 * 1024;
  */
 export const DEFAULT_WS_IDLE_TIMEOUT_S = 60;
 
-/** Default bound of requests in flight per WebSocket connection. */
-export const DEFAULT_MAX_INFLIGHT = 4096;
+/** Bound of requests in flight per WebSocket connection, above which it is dropped. */
+export const WS_MAX_INFLIGHT = 4096;
 
 /** Options of {@linkcode createWebSocketHandler}. */
 export interface WebSocketOptions {
@@ -48,8 +48,6 @@ export interface WebSocketOptions {
   hub?: SubscriptionHub;
   /** Unsent bytes (answers and notifications) above which the connection is dropped. */
   maxUnsentBytes?: number;
-  /** Requests in flight above which the connection is dropped. */
-  maxInflight?: number;
   /** Called for each dropped connection (for `--verbose` logs and tests). */
   onDropped?: (reason: string) => void;
   /** Seconds without a frame before a ping, doubled before the close; default {@linkcode DEFAULT_WS_IDLE_TIMEOUT_S}. */
@@ -109,7 +107,6 @@ export function createWebSocketHandler(
   options: WebSocketOptions,
 ): (request: Request, info?: UpgradeInfo) => Response {
   const maxUnsent = options.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES;
-  const maxInflight = options.maxInflight ?? DEFAULT_MAX_INFLIGHT;
   const idleTimeout = options.idleTimeoutSeconds ?? DEFAULT_WS_IDLE_TIMEOUT_S;
   return (request, info) => {
     if (info && !info.canUpgrade()) {
@@ -201,8 +198,8 @@ export function createWebSocketHandler(
         send(errorText(RpcErrorCode.parseError, "Parse error: the message is not valid JSON."));
         return;
       }
-      if (++inflight > maxInflight) {
-        drop(`client too slow: over ${maxInflight} requests unanswered`);
+      if (++inflight > WS_MAX_INFLIGHT) {
+        drop(`client too slow: over ${WS_MAX_INFLIGHT} requests unanswered`);
         return;
       }
       const gone = new AbortController();

@@ -16,7 +16,7 @@
  */
 
 import { acceptLoop, ConnectionGuard, type Guarded } from "./connection_guard.ts";
-import { serveHttp1 } from "./http1.ts";
+import { type Http1Request, serveHttp1 } from "./http1.ts";
 import {
   describeEngine,
   engineFor,
@@ -206,23 +206,11 @@ export function serveBounded(
     g.served = true;
     g.lastActive = Date.now();
   };
-  /** The handler's answer, or `onError`'s. */
-  const answer = async (request: Request, info: RequestInfo): Promise<Response> => {
-    try {
-      return await handler(request, info);
-    } catch (e) {
-      return onError(e);
-    }
-  };
   const maxWebSockets = Math.floor(guard.max * 3 / 4);
   let webSockets = 0;
   const canUpgrade = () => webSockets < maxWebSockets;
-  /** A request's info on `g`. */
-  const infoOf = (
-    g: Guarded,
-    clientGone: AbortSignal,
-    upgradeWebSocket: RequestInfo["upgradeWebSocket"],
-  ): RequestInfo => ({
+  /** The info of a connection's first requests on `g` (served by `http1.ts`). */
+  const infoOf = (g: Guarded, { clientGone, upgradeWebSocket }: Http1Request): RequestInfo => ({
     clientGone,
     upgradeWebSocket,
     canUpgrade,
@@ -335,7 +323,9 @@ export function serveBounded(
       handle: async (request, extra) => {
         begin(g);
         try {
-          return await answer(request, infoOf(g, extra.clientGone, extra.upgradeWebSocket));
+          return await handler(request, infoOf(g, extra));
+        } catch (e) {
+          return onError(e);
         } finally {
           end(g);
         }

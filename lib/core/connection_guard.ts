@@ -63,8 +63,6 @@ export interface Guarded {
 
 /** Options of {@linkcode ConnectionGuard}. */
 export interface GuardOptions {
-  /** Open connections at most; default {@linkcode defaultMaxConnections}. */
-  max?: number;
   /** Time for a new connection to complete its first request (ms). */
   headerTimeoutMs: number;
   /** Time a served connection may stay idle (ms); `Infinity` keeps it. */
@@ -75,7 +73,7 @@ export interface GuardOptions {
 
 /** The open connections of one listener and their bounds. */
 export class ConnectionGuard {
-  /** The cap. */
+  /** The cap: {@linkcode defaultMaxConnections}. */
   readonly max: number;
   readonly #conns = new Set<Guarded>();
   readonly #options: GuardOptions;
@@ -84,7 +82,7 @@ export class ConnectionGuard {
   /** Builds the guard; {@linkcode ConnectionGuard.start} starts its timeouts. */
   constructor(options: GuardOptions) {
     this.#options = options;
-    this.max = options.max ?? defaultMaxConnections();
+    this.max = defaultMaxConnections();
   }
 
   /** Open connections now. */

@@ -14,7 +14,7 @@
  * @module
  */
 
-import { toHex } from "../core/mod.ts";
+import { messageOf, toHex } from "../core/mod.ts";
 import { type ChainListener, ChainPoller, type RpcBlock, type RpcLog } from "./chain_poller.ts";
 import type { LocalMethod } from "./methods.ts";
 import { ADDRESS, RpcError, RpcErrorCode } from "./protocol.ts";
@@ -330,7 +330,7 @@ export class SubscriptionSession {
       this.#subs.delete(id);
       throw new RpcError(
         RpcErrorCode.server,
-        `eth_subscribe: the node could not be followed (${e instanceof Error ? e.message : e}).`,
+        `eth_subscribe: the node could not be followed (${messageOf(e)}).`,
       );
     }
     if (this.#closed || !this.#subs.has(id)) off();
@@ -352,7 +352,7 @@ export class SubscriptionSession {
       }
       throw new RpcError(
         RpcErrorCode.server,
-        `eth_subscribe: the node could not be reached (${e instanceof Error ? e.message : e}).`,
+        `eth_subscribe: the node could not be reached (${messageOf(e)}).`,
       );
     }
     const off = () => {

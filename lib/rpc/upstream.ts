@@ -10,7 +10,7 @@
  * @module
  */
 
-import { BaseError, concatBytes, toBase64 } from "../core/mod.ts";
+import { BaseError, concatBytes, messageOf, toBase64 } from "../core/mod.ts";
 
 /** The node could not be reached or answered with something that is not JSON-RPC. */
 export class UpstreamError extends BaseError {
@@ -382,9 +382,7 @@ export abstract class PooledUpstream<C extends NodeConnection> extends Upstream 
     try {
       const c = await this.open((x) => this.#forget(x as C)).catch((e) => {
         throw new UpstreamError(
-          `the node at ${this.shownUrl} cannot be reached (${
-            e instanceof Error ? e.message : String(e)
-          })`,
+          `the node at ${this.shownUrl} cannot be reached (${messageOf(e)})`,
           { cause: e },
         );
       });

@@ -81,11 +81,6 @@ export const SLOW_CLIENT_CLOSE_CODE = 1008;
 /** What the bounded server tells an upgrade (`../core/bounded_server.ts`). */
 export type UpgradeInfo = Pick<RequestInfo, "upgraded" | "canUpgrade" | "upgradeWebSocket">;
 
-/** Whether `request` asks for a WebSocket upgrade. */
-export function isWebSocketUpgrade(request: Request): boolean {
-  return request.headers.get("upgrade")?.toLowerCase() === "websocket";
-}
-
 /**
  * Builds the upgrade handler: `(request) => response` for requests already
  * checked by the HTTP handler.
@@ -98,7 +93,7 @@ export function isWebSocketUpgrade(request: Request): boolean {
  * const upgrade = createWebSocketHandler({ dispatcher, hub });
  * const handler = (request: Request): Response => {
  *   // after the checks:
- *   if (isWebSocketUpgrade(request)) return upgrade(request);
+ *   if (request.headers.get("upgrade")?.toLowerCase() === "websocket") return upgrade(request);
  *   return new Response("not found", { status: 404 });
  * };
  * ```

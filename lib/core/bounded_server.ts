@@ -15,7 +15,7 @@
  * @module
  */
 
-import { acceptLoop, ConnectionGuard, type Guarded } from "./connection_guard.ts";
+import { acceptLoop, closeQuietly, ConnectionGuard, type Guarded } from "./connection_guard.ts";
 import { type Http1Request, serveHttp1 } from "./http1.ts";
 import {
   describeEngine,
@@ -354,9 +354,7 @@ export function serveBounded(
     async close() {
       if (closed) return;
       closed = true;
-      try {
-        listener.close();
-      } catch { /* closed */ }
+      closeQuietly(listener);
       await loop;
       guard.closeAll();
       globalThis.removeEventListener("error", swallow);

@@ -117,9 +117,7 @@ export class ConnectionGuard {
   drop(g: Guarded): void {
     if (g.closed) return;
     this.forget(g);
-    try {
-      g.close();
-    } catch { /* already closed */ }
+    closeQuietly(g);
   }
 
   /** Stops counting `g`, which closed on its own. */
@@ -165,6 +163,13 @@ export class ConnectionGuard {
     clearInterval(this.#sweep);
     for (const g of [...this.#conns]) this.drop(g);
   }
+}
+
+/** Closes `c` (a connection, a listener), which may be closed already. */
+export function closeQuietly(c: { close(): void } | undefined): void {
+  try {
+    c?.close();
+  } catch { /* closed already */ }
 }
 
 /** True for "out of file descriptors" (EMFILE, ENFILE) as Deno reports it. */
@@ -218,9 +223,7 @@ export async function acceptLoop<C extends Deno.Conn>(
     }
     const g = guard.admit(() => conn.close());
     if (!g) {
-      try {
-        conn.close();
-      } catch { /* gone */ }
+      closeQuietly(conn);
       continue;
     }
     serve(conn, g);

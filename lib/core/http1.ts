@@ -18,6 +18,7 @@
  * @module
  */
 
+import { closeQuietly } from "./connection_guard.ts";
 import { concatBytes, fromBase64 } from "./encoding.ts";
 import { acceptKey, ServerWebSocket } from "./websocket_server.ts";
 
@@ -136,9 +137,7 @@ export async function serveHttp1(
   const reader = new Reader(conn);
   const close = async (unread = false) => {
     if (unread) await lingeringClose(conn, reader);
-    try {
-      conn.close();
-    } catch { /* closed */ }
+    closeQuietly(conn);
     return "closed" as const;
   };
   try {
@@ -366,11 +365,7 @@ async function lingeringClose(conn: Deno.Conn, reader: Reader): Promise<void> {
   }
   const until = Date.now() + LINGER_MS;
   let drained = 0;
-  const timer = setTimeout(() => {
-    try {
-      conn.close();
-    } catch { /* closed */ }
-  }, LINGER_MS);
+  const timer = setTimeout(() => closeQuietly(conn), LINGER_MS);
   try {
     while (Date.now() < until && drained < LINGER_BYTES && (await reader.more())) {
       drained += reader.buf.length;

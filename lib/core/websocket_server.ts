@@ -20,6 +20,7 @@
  * @module
  */
 
+import { closeQuietly } from "./connection_guard.ts";
 import { concatBytes, toBase64 } from "./encoding.ts";
 
 /** The GUID of RFC 6455 section 1.3, for `Sec-WebSocket-Accept`. */
@@ -322,9 +323,7 @@ export class ServerWebSocket extends EventTarget {
     this.#ended = true;
     open.delete(this);
     const end = () => {
-      try {
-        this.#conn?.close();
-      } catch { /* closed */ }
+      closeQuietly(this.#conn);
       this.readyState = WebSocket.CLOSED;
       this.#fire(
         new CloseEvent("close", { code, reason, wasClean }),

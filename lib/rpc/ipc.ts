@@ -26,7 +26,12 @@
  */
 
 import { makeOwnedTempDir, removeStaleOwnedDirs } from "../core/owned_temp_dir.ts";
-import { acceptLoop, ConnectionGuard, type Guarded } from "../core/connection_guard.ts";
+import {
+  acceptLoop,
+  closeQuietly,
+  ConnectionGuard,
+  type Guarded,
+} from "../core/connection_guard.ts";
 import { SocketInUseError, SocketPathError } from "./errors.ts";
 import { FramingError, JsonStreamDecoder } from "./json_stream.ts";
 import type { Dispatcher } from "./methods.ts";
@@ -192,9 +197,7 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
     const close = () => {
       alive = false;
       session?.close();
-      try {
-        conn.close();
-      } catch { /* closed */ }
+      closeQuietly(conn);
       resume?.();
     };
     const push = (text: string) => {
@@ -291,9 +294,7 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
     async close() {
       if (closed) return;
       closed = true;
-      try {
-        listener.close();
-      } catch { /* closed */ }
+      closeQuietly(listener);
       await loop;
       guard.closeAll();
       await Deno.remove(path!).catch(() => {});

@@ -11,6 +11,7 @@
  */
 
 import { BaseError, concatBytes, messageOf, toBase64 } from "../core/mod.ts";
+import { closeQuietly } from "../core/connection_guard.ts";
 
 /** The node could not be reached or answered with something that is not JSON-RPC. */
 export class UpstreamError extends BaseError {
@@ -98,9 +99,7 @@ export abstract class NodeConnection {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    try {
-      this.conn.close();
-    } catch { /* already closed */ }
+    closeQuietly(this.conn);
     this.#onClose(this);
   }
 

@@ -123,10 +123,7 @@ export class ServerWebSocket extends EventTarget {
       return;
     }
     if (this.readyState !== WebSocket.OPEN) return;
-    this.readyState = WebSocket.CLOSING;
-    this.#sendClose(code, reason);
-    const t = setTimeout(() => this.#finish(code, reason, false), CLOSE_WAIT_MS);
-    Deno.unrefTimer(t);
+    this.#closeWithin(code, reason, CLOSE_WAIT_MS);
   }
 
   /** Fires `event` to its listeners and its `on…` property. */
@@ -240,7 +237,7 @@ export class ServerWebSocket extends EventTarget {
         let len = buf[1] & 0x7f;
         let at = 2;
         if ((buf[0] & 0x70) !== 0 || (buf[1] & 0x80) === 0) {
-          return this.#protocolError(1002, "bad frame");
+          return this.#closeWithin(1002, "bad frame");
         }
         if (len === 126) {
           if (!(await need(4))) break;
@@ -254,7 +251,7 @@ export class ServerWebSocket extends EventTarget {
           at = 10;
         }
         const control = op >= 8;
-        if (control && (!fin || len > 125)) return this.#protocolError(1002, "bad control frame");
+        if (control && (!fin || len > 125)) return this.#closeWithin(1002, "bad control frame");
         if (!control && messageBytes + len > this.#options.maxMessageBytes) return this.#tooBig();
         if (!(await need(at + 4 + len))) break;
         const mask = buf.subarray(at, at + 4);
@@ -274,7 +271,7 @@ export class ServerWebSocket extends EventTarget {
         }
         if (op === 10) continue;
         if (op === 0 ? messageOp === 0 : (op !== 1 && op !== 2) || messageOp !== 0) {
-          return this.#protocolError(1002, "bad fragment");
+          return this.#closeWithin(1002, "bad fragment");
         }
         if (op !== 0) messageOp = op;
         message.push(payload);
@@ -290,7 +287,7 @@ export class ServerWebSocket extends EventTarget {
           try {
             data = new TextDecoder("utf-8", { fatal: true }).decode(whole);
           } catch {
-            return this.#protocolError(1007, "text is not UTF-8");
+            return this.#closeWithin(1007, "text is not UTF-8");
           }
         } else data = whole.slice().buffer;
         if (this.readyState === WebSocket.OPEN) this.#fire(new MessageEvent("message", { data }));
@@ -301,15 +298,16 @@ export class ServerWebSocket extends EventTarget {
     }
   }
 
-  #protocolError(code: number, reason: string): void {
+  /** Sends our close frame; the connection ends `waitMs` later at the latest (100 ms: a protocol error). */
+  #closeWithin(code: number, reason: string, waitMs = 100): void {
     this.readyState = WebSocket.CLOSING;
     this.#sendClose(code, reason);
-    const t = setTimeout(() => this.#finish(code, reason, false), 100);
+    const t = setTimeout(() => this.#finish(code, reason, false), waitMs);
     Deno.unrefTimer(t);
   }
 
   #tooBig(): void {
-    this.#protocolError(1009, "message too big");
+    this.#closeWithin(1009, "message too big");
   }
 
   #fail(): void {

@@ -15,8 +15,8 @@
  * @module
  */
 
-import { acceptLoop, ConnectionGuard, type Guarded } from "./connection_guard.ts";
-import { serveHttp1 } from "./http1.ts";
+import { acceptLoop, closeQuietly, ConnectionGuard, type Guarded } from "./connection_guard.ts";
+import { type Http1Request, serveHttp1 } from "./http1.ts";
 import {
   describeEngine,
   engineFor,
@@ -25,8 +25,6 @@ import {
   type ServeOnConnection,
   serveOnConnectionOf,
 } from "./http_engine.ts";
-
-export { defaultMaxConnections, MAX_CONNECTIONS_CEILING } from "./connection_guard.ts";
 
 /** Default time for a new connection to complete a request's headers: 10 s. */
 export const DEFAULT_HEADER_TIMEOUT_MS = 10_000;
@@ -47,8 +45,6 @@ export interface BoundedServerOptions {
   hostname: string;
   /** Port (0: a free one). */
   port: number;
-  /** Open connections at most, WebSockets included; default: half the descriptor limit, 16 to 1,024. */
-  maxConnections?: number;
   /** Time to complete the first request's headers; default {@linkcode DEFAULT_HEADER_TIMEOUT_MS}. */
   headerTimeoutMs?: number;
   /** Time a connection may stay idle between requests; default {@linkcode DEFAULT_IDLE_TIMEOUT_MS}. */
@@ -192,7 +188,6 @@ export function serveBounded(
   const listener = Deno.listen({ hostname: options.hostname, port: options.port });
   const addr = listener.addr as Deno.NetAddr;
   const guard = new ConnectionGuard({
-    max: options.maxConnections,
     headerTimeoutMs: options.headerTimeoutMs ?? DEFAULT_HEADER_TIMEOUT_MS,
     idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
     onShed: options.onShed,
@@ -211,23 +206,11 @@ export function serveBounded(
     g.served = true;
     g.lastActive = Date.now();
   };
-  /** The handler's answer, or `onError`'s. */
-  const answer = async (request: Request, info: RequestInfo): Promise<Response> => {
-    try {
-      return await handler(request, info);
-    } catch (e) {
-      return onError(e);
-    }
-  };
   const maxWebSockets = Math.floor(guard.max * 3 / 4);
   let webSockets = 0;
   const canUpgrade = () => webSockets < maxWebSockets;
-  /** A request's info on `g`. */
-  const infoOf = (
-    g: Guarded,
-    clientGone: AbortSignal,
-    upgradeWebSocket: RequestInfo["upgradeWebSocket"],
-  ): RequestInfo => ({
+  /** The info of a connection's first requests on `g` (served by `http1.ts`). */
+  const infoOf = (g: Guarded, { clientGone, upgradeWebSocket }: Http1Request): RequestInfo => ({
     clientGone,
     upgradeWebSocket,
     canUpgrade,
@@ -340,7 +323,9 @@ export function serveBounded(
       handle: async (request, extra) => {
         begin(g);
         try {
-          return await answer(request, infoOf(g, extra.clientGone, extra.upgradeWebSocket));
+          return await handler(request, infoOf(g, extra));
+        } catch (e) {
+          return onError(e);
         } finally {
           end(g);
         }
@@ -369,9 +354,7 @@ export function serveBounded(
     async close() {
       if (closed) return;
       closed = true;
-      try {
-        listener.close();
-      } catch { /* closed */ }
+      closeQuietly(listener);
       await loop;
       guard.closeAll();
       globalThis.removeEventListener("error", swallow);

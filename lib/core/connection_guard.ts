@@ -63,8 +63,6 @@ export interface Guarded {
 
 /** Options of {@linkcode ConnectionGuard}. */
 export interface GuardOptions {
-  /** Open connections at most; default {@linkcode defaultMaxConnections}. */
-  max?: number;
   /** Time for a new connection to complete its first request (ms). */
   headerTimeoutMs: number;
   /** Time a served connection may stay idle (ms); `Infinity` keeps it. */
@@ -75,7 +73,7 @@ export interface GuardOptions {
 
 /** The open connections of one listener and their bounds. */
 export class ConnectionGuard {
-  /** The cap. */
+  /** The cap: {@linkcode defaultMaxConnections}. */
   readonly max: number;
   readonly #conns = new Set<Guarded>();
   readonly #options: GuardOptions;
@@ -84,7 +82,7 @@ export class ConnectionGuard {
   /** Builds the guard; {@linkcode ConnectionGuard.start} starts its timeouts. */
   constructor(options: GuardOptions) {
     this.#options = options;
-    this.max = options.max ?? defaultMaxConnections();
+    this.max = defaultMaxConnections();
   }
 
   /** Open connections now. */
@@ -119,9 +117,7 @@ export class ConnectionGuard {
   drop(g: Guarded): void {
     if (g.closed) return;
     this.forget(g);
-    try {
-      g.close();
-    } catch { /* already closed */ }
+    closeQuietly(g);
   }
 
   /** Stops counting `g`, which closed on its own. */
@@ -167,6 +163,13 @@ export class ConnectionGuard {
     clearInterval(this.#sweep);
     for (const g of [...this.#conns]) this.drop(g);
   }
+}
+
+/** Closes `c` (a connection, a listener), which may be closed already. */
+export function closeQuietly(c: { close(): void } | undefined): void {
+  try {
+    c?.close();
+  } catch { /* closed already */ }
 }
 
 /** True for "out of file descriptors" (EMFILE, ENFILE) as Deno reports it. */
@@ -220,9 +223,7 @@ export async function acceptLoop<C extends Deno.Conn>(
     }
     const g = guard.admit(() => conn.close());
     if (!g) {
-      try {
-        conn.close();
-      } catch { /* gone */ }
+      closeQuietly(conn);
       continue;
     }
     serve(conn, g);

@@ -18,6 +18,7 @@
  * @module
  */
 
+import { closeQuietly } from "./connection_guard.ts";
 import { concatBytes, fromBase64 } from "./encoding.ts";
 import { acceptKey, ServerWebSocket } from "./websocket_server.ts";
 
@@ -136,9 +137,7 @@ export async function serveHttp1(
   const reader = new Reader(conn);
   const close = async (unread = false) => {
     if (unread) await lingeringClose(conn, reader);
-    try {
-      conn.close();
-    } catch { /* closed */ }
+    closeQuietly(conn);
     return "closed" as const;
   };
   try {
@@ -237,26 +236,22 @@ async function serveOne(
   head: Head,
   options: Http1Options,
 ): Promise<"next" | "upgraded" | "closed" | "unread"> {
+  const refuse = async (status: number, message: string) => {
+    await writeAll(conn, plainAnswer(status, message));
+    return "closed" as const;
+  };
   let headers: Headers;
   try {
     headers = new Headers(head.headers);
   } catch {
-    await writeAll(conn, plainAnswer(400, "Bad header value."));
-    return "closed";
+    return await refuse(400, "Bad header value.");
   }
   const te = headers.get("transfer-encoding");
   const cl = headers.get("content-length");
   if (te !== null && (cl !== null || te.toLowerCase() !== "chunked")) {
-    await writeAll(
-      conn,
-      plainAnswer(te.toLowerCase() === "chunked" ? 400 : 501, "Bad body framing."),
-    );
-    return "closed";
+    return await refuse(te.toLowerCase() === "chunked" ? 400 : 501, "Bad body framing.");
   }
-  if (cl !== null && !/^\d{1,15}$/.test(cl)) {
-    await writeAll(conn, plainAnswer(400, "Bad Content-Length."));
-    return "closed";
-  }
+  if (cl !== null && !/^\d{1,15}$/.test(cl)) return await refuse(400, "Bad Content-Length.");
   const framing: Framing = {
     length: cl === null ? 0 : Number(cl),
     chunked: te !== null,
@@ -290,8 +285,7 @@ async function serveOne(
       ...(body ? { duplex: "half" } : {}),
     } as RequestInit);
   } catch {
-    await writeAll(conn, plainAnswer(400, "Bad request target."));
-    return "closed";
+    return await refuse(400, "Bad request target.");
   }
   const gone = new AbortController();
   const upgrades = new WeakMap<Response, { socket: ServerWebSocket; key: string }>();
@@ -371,11 +365,7 @@ async function lingeringClose(conn: Deno.Conn, reader: Reader): Promise<void> {
   }
   const until = Date.now() + LINGER_MS;
   let drained = 0;
-  const timer = setTimeout(() => {
-    try {
-      conn.close();
-    } catch { /* closed */ }
-  }, LINGER_MS);
+  const timer = setTimeout(() => closeQuietly(conn), LINGER_MS);
   try {
     while (Date.now() < until && drained < LINGER_BYTES && (await reader.more())) {
       drained += reader.buf.length;

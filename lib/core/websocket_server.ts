@@ -20,6 +20,7 @@
  * @module
  */
 
+import { closeQuietly } from "./connection_guard.ts";
 import { concatBytes, toBase64 } from "./encoding.ts";
 
 /** The GUID of RFC 6455 section 1.3, for `Sec-WebSocket-Accept`. */
@@ -122,10 +123,7 @@ export class ServerWebSocket extends EventTarget {
       return;
     }
     if (this.readyState !== WebSocket.OPEN) return;
-    this.readyState = WebSocket.CLOSING;
-    this.#sendClose(code, reason);
-    const t = setTimeout(() => this.#finish(code, reason, false), CLOSE_WAIT_MS);
-    Deno.unrefTimer(t);
+    this.#closeWithin(code, reason, CLOSE_WAIT_MS);
   }
 
   /** Fires `event` to its listeners and its `on…` property. */
@@ -163,18 +161,7 @@ export class ServerWebSocket extends EventTarget {
     for (;;) {
       const { read, written } = encoder.encodeInto(text, this.#out.subarray(10));
       if (read === text.length && this.#out.length >= 10) {
-        const head = written < 126 ? 2 : written < 65536 ? 4 : 10;
-        const at = 10 - head;
-        this.#out[at] = 0x81;
-        if (head === 2) this.#out[at + 1] = written;
-        else if (head === 4) {
-          this.#out[at + 1] = 126;
-          new DataView(this.#out.buffer).setUint16(at + 2, written);
-        } else {
-          this.#out[at + 1] = 127;
-          new DataView(this.#out.buffer).setBigUint64(at + 2, BigInt(written));
-        }
-        return this.#out.subarray(at, 10 + written);
+        return this.#out.subarray(putHead(this.#out, 1, written), 10 + written);
       }
       // room for ASCII first, then at most 3 bytes a UTF-16 unit; large messages are not kept
       const need = 10 + (this.#out.length === 0 ? text.length : written + (text.length - read) * 3);
@@ -250,7 +237,7 @@ export class ServerWebSocket extends EventTarget {
         let len = buf[1] & 0x7f;
         let at = 2;
         if ((buf[0] & 0x70) !== 0 || (buf[1] & 0x80) === 0) {
-          return this.#protocolError(1002, "bad frame");
+          return this.#closeWithin(1002, "bad frame");
         }
         if (len === 126) {
           if (!(await need(4))) break;
@@ -264,7 +251,7 @@ export class ServerWebSocket extends EventTarget {
           at = 10;
         }
         const control = op >= 8;
-        if (control && (!fin || len > 125)) return this.#protocolError(1002, "bad control frame");
+        if (control && (!fin || len > 125)) return this.#closeWithin(1002, "bad control frame");
         if (!control && messageBytes + len > this.#options.maxMessageBytes) return this.#tooBig();
         if (!(await need(at + 4 + len))) break;
         const mask = buf.subarray(at, at + 4);
@@ -284,7 +271,7 @@ export class ServerWebSocket extends EventTarget {
         }
         if (op === 10) continue;
         if (op === 0 ? messageOp === 0 : (op !== 1 && op !== 2) || messageOp !== 0) {
-          return this.#protocolError(1002, "bad fragment");
+          return this.#closeWithin(1002, "bad fragment");
         }
         if (op !== 0) messageOp = op;
         message.push(payload);
@@ -300,7 +287,7 @@ export class ServerWebSocket extends EventTarget {
           try {
             data = new TextDecoder("utf-8", { fatal: true }).decode(whole);
           } catch {
-            return this.#protocolError(1007, "text is not UTF-8");
+            return this.#closeWithin(1007, "text is not UTF-8");
           }
         } else data = whole.slice().buffer;
         if (this.readyState === WebSocket.OPEN) this.#fire(new MessageEvent("message", { data }));
@@ -311,15 +298,16 @@ export class ServerWebSocket extends EventTarget {
     }
   }
 
-  #protocolError(code: number, reason: string): void {
+  /** Sends our close frame; the connection ends `waitMs` later at the latest (100 ms: a protocol error). */
+  #closeWithin(code: number, reason: string, waitMs = 100): void {
     this.readyState = WebSocket.CLOSING;
     this.#sendClose(code, reason);
-    const t = setTimeout(() => this.#finish(code, reason, false), 100);
+    const t = setTimeout(() => this.#finish(code, reason, false), waitMs);
     Deno.unrefTimer(t);
   }
 
   #tooBig(): void {
-    this.#protocolError(1009, "message too big");
+    this.#closeWithin(1009, "message too big");
   }
 
   #fail(): void {
@@ -333,9 +321,7 @@ export class ServerWebSocket extends EventTarget {
     this.#ended = true;
     open.delete(this);
     const end = () => {
-      try {
-        this.#conn?.close();
-      } catch { /* closed */ }
+      closeQuietly(this.#conn);
       this.readyState = WebSocket.CLOSED;
       this.#fire(
         new CloseEvent("close", { code, reason, wasClean }),
@@ -369,21 +355,28 @@ function watchIdle(socket: ServerWebSocket): void {
   Deno.unrefTimer(sweep);
 }
 
+/**
+ * Writes the head of an unmasked frame (server to client) with FIN set, of
+ * opcode `op` and `n` payload bytes, into `out` so that it ends at index 10
+ * (where the payload starts); returns where the head starts.
+ */
+function putHead(out: Uint8Array, op: number, n: number): number {
+  const at = n < 126 ? 8 : n < 65536 ? 6 : 0;
+  out[at] = 0x80 | op;
+  if (n < 126) out[at + 1] = n;
+  else if (n < 65536) {
+    out[at + 1] = 126;
+    new DataView(out.buffer, out.byteOffset).setUint16(at + 2, n);
+  } else {
+    out[at + 1] = 127;
+    new DataView(out.buffer, out.byteOffset).setBigUint64(at + 2, BigInt(n));
+  }
+  return at;
+}
+
 /** One unmasked frame (server to client) with FIN set. */
 function frame(op: number, payload: Uint8Array): Uint8Array {
-  const n = payload.length;
-  const head = n < 126 ? 2 : n < 65536 ? 4 : 10;
-  const out = new Uint8Array(head + n);
-  const view = new DataView(out.buffer);
-  out[0] = 0x80 | op;
-  if (n < 126) out[1] = n;
-  else if (n < 65536) {
-    out[1] = 126;
-    view.setUint16(2, n);
-  } else {
-    out[1] = 127;
-    view.setBigUint64(2, BigInt(n));
-  }
-  out.set(payload, head);
-  return out;
+  const out = new Uint8Array(10 + payload.length);
+  out.set(payload, 10);
+  return out.subarray(putHead(out, op, payload.length));
 }

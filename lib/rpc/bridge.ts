@@ -63,8 +63,6 @@ export interface Bridge {
   wsAddress?: string;
   /** The subscriptions of every connection (for in-process use and tests). */
   hub: SubscriptionHub;
-  /** The dispatcher (for in-process use). */
-  dispatcher: Dispatcher;
   /** Stops serving, aborts waits on custody, closes upstream connections. */
   close(): Promise<void>;
 }
@@ -154,7 +152,6 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       address: `http://${shownHost}:${server.port}${path}`,
       wsAddress: `ws://${shownHost}:${server.port}${path}`,
       hub,
-      dispatcher,
       close: () => finish(() => server.close()),
     };
   }
@@ -165,5 +162,5 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     hub,
     onDropped: (why) => options.log?.(`dropped an IPC connection: ${why}`),
   });
-  return { address: ipc.path, hub, dispatcher, close: () => finish(() => ipc.close()) };
+  return { address: ipc.path, hub, close: () => finish(() => ipc.close()) };
 }

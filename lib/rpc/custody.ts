@@ -18,7 +18,7 @@ import { type Adoption, SendSlots } from "./send_slot.ts";
 import type { ChainTransaction } from "./send_proof.ts";
 import { TRANSACTION_SENT_STATUSES } from "../core/mod.ts";
 import type { Signer } from "./methods.ts";
-import { RpcError, RpcErrorCode, toRpcError } from "./protocol.ts";
+import { ADDRESS, RpcError, RpcErrorCode, toRpcError } from "./protocol.ts";
 import { parseQuantity, toTransactionRequest } from "./transaction_request.ts";
 import {
   DEFAULT_NONCE_QUIET_MS,
@@ -34,8 +34,6 @@ import {
   type PlatformTransactionOptions,
   PlatformTransactions,
 } from "./platform_transaction.ts";
-
-export { DEFAULT_TX_TIMEOUT_MS, pollDelay } from "./platform_transaction.ts";
 import { SendBook, type SendWatch } from "./send_book.ts";
 import { SendProgress } from "./send_progress.ts";
 
@@ -107,8 +105,6 @@ function finalFailure(e: unknown): boolean {
     : undefined;
   return status !== undefined && isFailure(status);
 }
-
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** How many slots' platform transactions a bridge remembers to name in a refusal: 10,000. */
 const SLOTS_KEPT = 10_000;

@@ -26,12 +26,18 @@
  */
 
 import { makeOwnedTempDir, removeStaleOwnedDirs } from "../core/owned_temp_dir.ts";
-import { acceptLoop, ConnectionGuard, type Guarded } from "../core/connection_guard.ts";
+import {
+  acceptLoop,
+  closeQuietly,
+  ConnectionGuard,
+  type Guarded,
+} from "../core/connection_guard.ts";
 import { SocketInUseError, SocketPathError } from "./errors.ts";
 import { FramingError, JsonStreamDecoder } from "./json_stream.ts";
 import type { Dispatcher } from "./methods.ts";
-import { exactIds, RpcErrorCode } from "./protocol.ts";
+import { errorText, exactIds, RpcErrorCode } from "./protocol.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
+import { writeFull } from "./upstream.ts";
 
 /** Default bound of unsent answer bytes per connection before reading pauses: 4 MiB. */
 export const DEFAULT_IPC_MAX_UNSENT_BYTES = 4 * 1024 * 1024;
@@ -39,8 +45,8 @@ export const DEFAULT_IPC_MAX_UNSENT_BYTES = 4 * 1024 * 1024;
 /** Time for a new IPC connection to send its first complete request: 60 s. */
 export const IPC_FIRST_REQUEST_TIMEOUT_MS = 60_000;
 
-/** Default bound of requests in flight per connection before reading pauses. */
-export const DEFAULT_IPC_MAX_INFLIGHT = 1024;
+/** Bound of requests in flight per connection before reading pauses. */
+export const IPC_MAX_INFLIGHT = 1024;
 
 /** Options of {@linkcode serveIpc}. */
 export interface IpcOptions {
@@ -48,20 +54,12 @@ export interface IpcOptions {
   dispatcher: Dispatcher;
   /** The socket path; default `<fresh private dir>/rpc.ipc`. */
   path?: string;
-  /** Largest request in bytes; default 64 MiB. */
-  maxFrameBytes?: number;
   /** Called for each dropped connection (for `--verbose` logs). */
   onDropped?: (reason: string) => void;
   /** Subscriptions; without it `eth_subscribe` answers -32601. */
   hub?: SubscriptionHub;
-  /** Open connections at most; default: half the descriptor limit, 16 to 1,024. */
-  maxConnections?: number;
-  /** Told each time connections are shed or timed out (for `--verbose` logs). */
-  onShed?: (why: string) => void;
   /** Unsent bytes above which reading pauses (and a notification drops the connection). */
   maxUnsentBytes?: number;
-  /** Requests in flight above which reading pauses. */
-  maxInflight?: number;
   /**
    * A test seam: called each time reading from a connection pauses, with
    * its unsent bytes and requests in flight at that moment.
@@ -164,17 +162,14 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
   }
   await Deno.chmod(path, 0o600);
   const guard = new ConnectionGuard({
-    max: options.maxConnections,
     headerTimeoutMs: IPC_FIRST_REQUEST_TIMEOUT_MS,
     idleTimeoutMs: Infinity,
-    onShed: options.onShed,
   });
   let closed = false;
 
   const maxUnsent = options.maxUnsentBytes ?? DEFAULT_IPC_MAX_UNSENT_BYTES;
-  const maxInflight = options.maxInflight ?? DEFAULT_IPC_MAX_INFLIGHT;
   const serveConn = async (conn: Deno.Conn, g: Guarded) => {
-    const frames = new JsonStreamDecoder({ maxFrameBytes: options.maxFrameBytes });
+    const frames = new JsonStreamDecoder();
     let writes: Promise<void> = Promise.resolve();
     let alive = true;
     let unsent = 0;
@@ -182,7 +177,7 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
     /** Resolves the read loop's wait once the connection may be read again. */
     let resume: (() => void) | undefined;
     const wake = () => {
-      if (resume && unsent <= maxUnsent && inflight.size < maxInflight) {
+      if (resume && unsent <= maxUnsent && inflight.size < IPC_MAX_INFLIGHT) {
         const r = resume;
         resume = undefined;
         r();
@@ -191,11 +186,7 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
     const write = (text: string) => {
       const bytes = lineBytes(text);
       unsent += bytes.length;
-      writes = writes.then(async () => {
-        if (!alive) return;
-        let o = 0;
-        while (o < bytes.length) o += await conn.write(bytes.subarray(o));
-      }).catch(() => {
+      writes = writes.then(() => alive ? writeFull(conn, bytes) : undefined).catch(() => {
         alive = false;
       }).finally(() => {
         unsent -= bytes.length;
@@ -206,9 +197,7 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
     const close = () => {
       alive = false;
       session?.close();
-      try {
-        conn.close();
-      } catch { /* closed */ }
+      closeQuietly(conn);
       resume?.();
     };
     const push = (text: string) => {
@@ -230,17 +219,13 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
     const unanswered = new Set<AbortController>();
     const drop = async (reason: string) => {
       options.onDropped?.(reason);
-      await write(JSON.stringify({
-        jsonrpc: "2.0",
-        id: null,
-        error: { code: RpcErrorCode.parseError, message: `Parse error: ${reason}.` },
-      }));
+      await write(errorText(RpcErrorCode.parseError, `Parse error: ${reason}.`));
       close();
     };
     const buf = new Uint8Array(256 * 1024);
     try {
       while (alive) {
-        if (unsent > maxUnsent || inflight.size >= maxInflight) {
+        if (unsent > maxUnsent || inflight.size >= IPC_MAX_INFLIGHT) {
           options.onPause?.({ unsentBytes: unsent, inflight: inflight.size });
           await new Promise<void>((r) => {
             resume = r;
@@ -301,11 +286,6 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
 
   guard.start();
   const loop = acceptLoop(listener, guard, (conn, g) => {
-    g.close = () => {
-      try {
-        conn.close();
-      } catch { /* closed */ }
-    };
     void serveConn(conn, g);
   });
 
@@ -314,9 +294,7 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
     async close() {
       if (closed) return;
       closed = true;
-      try {
-        listener.close();
-      } catch { /* closed */ }
+      closeQuietly(listener);
       await loop;
       guard.closeAll();
       await Deno.remove(path!).catch(() => {});

@@ -51,16 +51,9 @@ class IpcConnection extends NodeConnection {
  * ```
  */
 export class IpcUpstreamClient extends PooledUpstream<IpcConnection> {
-  /** The socket path. */
-  readonly url: string;
-  /** The socket path (not a secret). */
-  readonly shownUrl: string;
-
-  /** Creates a client for the socket at `path`; nothing is opened yet. */
+  /** Creates a client for the socket at `path` (not a secret: shown as it is); nothing is opened yet. */
   constructor(path: string, options: UpstreamOptions = {}) {
-    super(options.maxConnections ?? 32, options.timeoutMs ?? 120_000);
-    this.url = path;
-    this.shownUrl = path;
+    super(path, path, options, 32);
   }
 
   protected async open(onClose: (c: NodeConnection) => void): Promise<IpcConnection> {

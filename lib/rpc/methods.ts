@@ -11,6 +11,7 @@
  */
 
 import {
+  ADDRESS,
   answerFrom,
   classify,
   DEFAULT_MAX_BATCH,
@@ -105,7 +106,6 @@ export type LocalMethod = (
 ) => Promise<unknown> | unknown;
 type Local = LocalMethod;
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const HEX = /^0x([0-9a-fA-F]{2})*$/;
 
 /** A -32602 error (the caller's parameters are wrong). */
@@ -160,6 +160,16 @@ function typedDataOf(value: unknown, method: string): unknown {
   return v;
 }
 
+/** `personal_sign` ([data, address]: the address at 1) or `eth_sign` ([address, data]: at 0). */
+function signMessage(method: string, addressAt: 0 | 1): Local {
+  return (params, d) =>
+    needSigner(d).signMessage(
+      address(params[addressAt], method, addressAt === 0 ? "first" : "second"),
+      messageHex(params[1 - addressAt], method),
+      d.signal,
+    );
+}
+
 function signTypedData(method: string): Local {
   return (params, d) => {
     // [address, typedData]; tolerate the reversed order some v1 clients use.
@@ -201,20 +211,8 @@ export const LOCAL_METHODS: Readonly<Record<string, LocalMethod>> = {
     }
     return needSigner(d).sendTransaction(tx as Record<string, unknown>, d.signal, call?.clientGone);
   },
-  // personal_sign: [data, address]
-  personal_sign: (params, d) =>
-    needSigner(d).signMessage(
-      address(params[1], "personal_sign", "second"),
-      messageHex(params[0], "personal_sign"),
-      d.signal,
-    ),
-  // eth_sign has its own order: [address, data]
-  eth_sign: (params, d) =>
-    needSigner(d).signMessage(
-      address(params[0], "eth_sign", "first"),
-      messageHex(params[1], "eth_sign"),
-      d.signal,
-    ),
+  personal_sign: signMessage("personal_sign", 1),
+  eth_sign: signMessage("eth_sign", 0),
   eth_signTypedData: signTypedData("eth_signTypedData"),
   eth_signTypedData_v3: signTypedData("eth_signTypedData_v3"),
   eth_signTypedData_v4: signTypedData("eth_signTypedData_v4"),

@@ -33,7 +33,8 @@ export {
 export { connectUpstream } from "./ipc_upstream.ts";
 export { Upstream } from "./upstream.ts";
 export type { UpstreamOptions } from "./upstream.ts";
-export { CustodySigner, DEFAULT_TX_TIMEOUT_MS } from "./custody.ts";
+export { CustodySigner } from "./custody.ts";
+export { DEFAULT_TX_TIMEOUT_MS } from "./platform_transaction.ts";
 export type { CustodyOptions } from "./custody.ts";
 export type { ChainTransaction } from "./send_proof.ts";
 export type { PlatformTransactionOptions } from "./platform_transaction.ts";

@@ -9,6 +9,7 @@
  * @module
  */
 
+import { closeQuietly } from "../core/connection_guard.ts";
 import { readJsonFrames } from "./json_stream.ts";
 import { redactUrl, Upstream, UpstreamError, writeFull } from "./upstream.ts";
 
@@ -70,11 +71,7 @@ export class NodeStream {
         const bytes = encoder.encode(t + "\n");
         writes = writes.then(() => writeFull(conn, bytes)).catch(() => {});
       },
-      close: () => {
-        try {
-          conn.close();
-        } catch { /* closed */ }
-      },
+      close: () => closeQuietly(conn),
     };
   }
 

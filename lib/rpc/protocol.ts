@@ -48,6 +48,9 @@ export type RpcResponse =
   | { jsonrpc: "2.0"; id: RpcId; result: unknown }
   | { jsonrpc: "2.0"; id: RpcId; error: RpcErrorObject };
 
+/** An address: `0x` and 40 hex digits (any case). */
+export const ADDRESS: RegExp = /^0x[0-9a-fA-F]{40}$/;
+
 /** The codes this bridge answers with (JSON-RPC 2.0 and EIP-1193/EIP-1474). */
 export const RpcErrorCode = {
   parseError: -32700,
@@ -144,6 +147,11 @@ export function toRpcError(e: unknown): RpcError {
  */
 export function failure(id: RpcId, error: unknown): RpcResponse {
   return { jsonrpc: "2.0", id, error: toRpcError(error).toJSON() };
+}
+
+/** The text of an error answer to a message whose id could not be read (`id` null). */
+export function errorText(code: number, message: string): string {
+  return JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } });
 }
 
 /** Default largest batch (geth's default batch limit): see {@linkcode classify}. */

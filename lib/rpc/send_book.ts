@@ -241,13 +241,7 @@ export class SendBook {
       if (here) this.#deliver(entry, clientGone);
       leave();
     };
-    return entry.outcome.then((hash) => {
-      done();
-      return hash;
-    }, (e) => {
-      done();
-      throw e;
-    });
+    return entry.outcome.finally(done);
   }
 
   /**

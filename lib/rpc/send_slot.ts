@@ -69,13 +69,12 @@ export interface SendSlotsOptions {
    * without it hashes are not checked on the chain (the bridge always gives one).
    */
   chainTransaction?: (hash: string) => Promise<ChainTransaction | null>;
-  /** How long a hash the platform shows waits to reach the bridge's node; default 15 s. */
-  hashWaitMs?: number;
-  /** Sleeps; default a timer. */
-  sleep?: (ms: number) => Promise<void>;
   /** Logs steps (`--verbose`). */
   log?: (line: string) => void;
 }
+
+/** How long a hash the platform shows waits to reach the bridge's node: 15 s. */
+const HASH_WAIT_MS = 15_000;
 
 /**
  * Statuses of a transaction in flight that has no nonce yet (before signing):
@@ -170,13 +169,13 @@ export class SendSlots {
     const read = this.#o.chainTransaction;
     const chainOf = async (t: Transaction) =>
       read ? chainDifferences(await read(t.txHash!), body, from, identity.nonce) : [];
+    const notThis = (t: Transaction, differences: string[]) =>
+      notTheSend(t, `holds nonce ${identity.nonce} of ${from}`, differences);
     return {
       identity,
       judge: async (t) => {
         const record = platformDifferences(t, body, from);
-        if (record.length) {
-          throw notTheSend(t, `holds nonce ${identity.nonce} of ${from}`, record);
-        }
+        if (record.length) throw notThis(t, record);
         if (!t.txHash) return "same";
         const chain = await chainOf(t);
         if (chain.length === 0) return "same";
@@ -190,27 +189,23 @@ export class SendSlots {
           }
           return "same"; // on its way to the node: `landed` waits for it
         }
-        throw notTheSend(t, `holds nonce ${identity.nonce} of ${from}`, chain);
+        throw notThis(t, chain);
       },
       landed: async (t) => {
-        const wait = this.#o.hashWaitMs ?? 15_000;
-        const sleep = this.#o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
         for (let waited = 0;; waited += 250) {
           const chain = await chainOf(t);
           if (chain.length === 0) return;
-          if (chain[0] !== NOT_ON_CHAIN) {
-            throw notTheSend(t, `holds nonce ${identity.nonce} of ${from}`, chain);
-          }
-          if (waited >= wait) {
+          if (chain[0] !== NOT_ON_CHAIN) throw notThis(t, chain);
+          if (waited >= HASH_WAIT_MS) {
             throw new RpcError(
               RpcErrorCode.server,
               `Platform transaction ${t.id} (externalTxId ${t.externalTxId}) holds nonce ${identity.nonce} of ${from} with hash ${t.txHash}, which the chain this bridge serves does not have after ${
-                Math.round(wait / 1000)
+                HASH_WAIT_MS / 1000
               } s. The hash is not answered: check the transaction on the platform and the chain (--rpcUrl).`,
               { txId: t.id, externalTxId: t.externalTxId ?? undefined, txHash: t.txHash },
             );
           }
-          await sleep(250);
+          await new Promise((r) => setTimeout(r, 250));
         }
       },
     };

@@ -14,10 +14,10 @@
  * @module
  */
 
-import { toHex } from "../core/mod.ts";
+import { messageOf, toHex } from "../core/mod.ts";
 import { type ChainListener, ChainPoller, type RpcBlock, type RpcLog } from "./chain_poller.ts";
 import type { LocalMethod } from "./methods.ts";
-import { RpcError, RpcErrorCode } from "./protocol.ts";
+import { ADDRESS, RpcError, RpcErrorCode } from "./protocol.ts";
 import type { Upstream } from "./upstream.ts";
 import { NodeRpcError, type NodeStream } from "./node_stream.ts";
 
@@ -33,7 +33,6 @@ export interface LogFilter {
 }
 
 const HASH = /^0x[0-9a-fA-F]{64}$/;
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 function invalid(message: string): RpcError {
   return new RpcError(RpcErrorCode.invalidParams, `eth_subscribe: ${message}`);
@@ -331,7 +330,7 @@ export class SubscriptionSession {
       this.#subs.delete(id);
       throw new RpcError(
         RpcErrorCode.server,
-        `eth_subscribe: the node could not be followed (${e instanceof Error ? e.message : e}).`,
+        `eth_subscribe: the node could not be followed (${messageOf(e)}).`,
       );
     }
     if (this.#closed || !this.#subs.has(id)) off();
@@ -353,7 +352,7 @@ export class SubscriptionSession {
       }
       throw new RpcError(
         RpcErrorCode.server,
-        `eth_subscribe: the node could not be reached (${e instanceof Error ? e.message : e}).`,
+        `eth_subscribe: the node could not be reached (${messageOf(e)}).`,
       );
     }
     const off = () => {

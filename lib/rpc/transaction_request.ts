@@ -13,10 +13,8 @@
  */
 
 import type { TransactionRequest } from "../platform/mod.ts";
-import { RpcError, RpcErrorCode } from "./protocol.ts";
+import { ADDRESS, RpcError, RpcErrorCode } from "./protocol.ts";
 import { BadRequestError } from "../core/mod.ts";
-
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** A request whose destination is a one-time address (`0x0` for a contract creation). */
 export type OneTimeRequest = TransactionRequest & {

@@ -10,7 +10,8 @@
  * @module
  */
 
-import { BaseError, concatBytes, toBase64 } from "../core/mod.ts";
+import { BaseError, concatBytes, messageOf, toBase64 } from "../core/mod.ts";
+import { closeQuietly } from "../core/connection_guard.ts";
 
 /** The node could not be reached or answered with something that is not JSON-RPC. */
 export class UpstreamError extends BaseError {
@@ -20,8 +21,6 @@ export class UpstreamError extends BaseError {
 
 /** Options of {@linkcode UpstreamClient} and the IPC client. */
 export interface UpstreamOptions {
-  /** Most connections kept open at once; default 64 (IPC: 32). */
-  maxConnections?: number;
   /** Per-request timeout in ms; default 120000. */
   timeoutMs?: number;
 }
@@ -100,9 +99,7 @@ export abstract class NodeConnection {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    try {
-      this.conn.close();
-    } catch { /* already closed */ }
+    closeQuietly(this.conn);
     this.#onClose(this);
   }
 
@@ -318,6 +315,10 @@ export abstract class Upstream {
  * `scripts/bench/rpc_startup.ts`).
  */
 export abstract class PooledUpstream<C extends NodeConnection> extends Upstream {
+  /** The node address, as given. */
+  readonly url: string;
+  /** The address safe to show. */
+  readonly shownUrl: string;
   readonly #max: number;
   readonly #timeoutMs: number;
   readonly #idle: C[] = [];
@@ -327,11 +328,13 @@ export abstract class PooledUpstream<C extends NodeConnection> extends Upstream 
   #closed = false;
   #armed = false;
 
-  /** Nothing is opened until the first exchange. */
-  constructor(max: number, timeoutMs: number) {
+  /** Nothing is opened until the first exchange; at most `max` connections are open at once. */
+  constructor(url: string, shownUrl: string, options: UpstreamOptions, max: number) {
     super();
+    this.url = url;
+    this.shownUrl = shownUrl;
     this.#max = max;
-    this.#timeoutMs = timeoutMs;
+    this.#timeoutMs = options.timeoutMs ?? 120_000;
   }
 
   /** Opens a connection that calls `onClose(c)` when it closes. */
@@ -386,9 +389,7 @@ export abstract class PooledUpstream<C extends NodeConnection> extends Upstream 
     try {
       const c = await this.open((x) => this.#forget(x as C)).catch((e) => {
         throw new UpstreamError(
-          `the node at ${this.shownUrl} cannot be reached (${
-            e instanceof Error ? e.message : String(e)
-          })`,
+          `the node at ${this.shownUrl} cannot be reached (${messageOf(e)})`,
           { cause: e },
         );
       });
@@ -446,10 +447,6 @@ export abstract class PooledUpstream<C extends NodeConnection> extends Upstream 
  * ```
  */
 export class UpstreamClient extends PooledUpstream<HttpConnection> {
-  /** The node URL, as given. */
-  readonly url: string;
-  /** The URL safe to show. */
-  readonly shownUrl: string;
   readonly #host: string;
   readonly #port: number;
   readonly #tls: boolean;
@@ -457,13 +454,11 @@ export class UpstreamClient extends PooledUpstream<HttpConnection> {
 
   /** Creates a client for `url` (http or https); no connection is opened yet. */
   constructor(url: string, options: UpstreamOptions = {}) {
-    super(options.maxConnections ?? 64, options.timeoutMs ?? 120_000);
+    super(url, redactUrl(url), options, 64);
     const u = new URL(url);
     if (u.protocol !== "http:" && u.protocol !== "https:") {
       throw new TypeError(`unsupported node URL scheme ${u.protocol} (expected http or https)`);
     }
-    this.url = url;
-    this.shownUrl = redactUrl(url);
     this.#tls = u.protocol === "https:";
     this.#host = u.hostname.replace(/^\[|\]$/g, "");
     this.#port = Number(u.port || (this.#tls ? 443 : 80));

@@ -21,7 +21,7 @@
  */
 
 import type { Dispatcher } from "./methods.ts";
-import { exactIds, RpcErrorCode } from "./protocol.ts";
+import { errorText, exactIds, RpcErrorCode } from "./protocol.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
 import type { RequestInfo, ServerSocket, UpgradedConnection } from "../core/bounded_server.ts";
 
@@ -37,8 +37,8 @@ export const DEFAULT_MAX_UNSENT_BYTES = 16 * 1024 * 1024;
  */
 export const DEFAULT_WS_IDLE_TIMEOUT_S = 60;
 
-/** Default bound of requests in flight per WebSocket connection. */
-export const DEFAULT_MAX_INFLIGHT = 4096;
+/** Bound of requests in flight per WebSocket connection, above which it is dropped. */
+export const WS_MAX_INFLIGHT = 4096;
 
 /** Options of {@linkcode createWebSocketHandler}. */
 export interface WebSocketOptions {
@@ -48,8 +48,6 @@ export interface WebSocketOptions {
   hub?: SubscriptionHub;
   /** Unsent bytes (answers and notifications) above which the connection is dropped. */
   maxUnsentBytes?: number;
-  /** Requests in flight above which the connection is dropped. */
-  maxInflight?: number;
   /** Called for each dropped connection (for `--verbose` logs and tests). */
   onDropped?: (reason: string) => void;
   /** Seconds without a frame before a ping, doubled before the close; default {@linkcode DEFAULT_WS_IDLE_TIMEOUT_S}. */
@@ -83,11 +81,6 @@ export const SLOW_CLIENT_CLOSE_CODE = 1008;
 /** What the bounded server tells an upgrade (`../core/bounded_server.ts`). */
 export type UpgradeInfo = Pick<RequestInfo, "upgraded" | "canUpgrade" | "upgradeWebSocket">;
 
-/** Whether `request` asks for a WebSocket upgrade. */
-export function isWebSocketUpgrade(request: Request): boolean {
-  return request.headers.get("upgrade")?.toLowerCase() === "websocket";
-}
-
 /**
  * Builds the upgrade handler: `(request) => response` for requests already
  * checked by the HTTP handler.
@@ -100,7 +93,7 @@ export function isWebSocketUpgrade(request: Request): boolean {
  * const upgrade = createWebSocketHandler({ dispatcher, hub });
  * const handler = (request: Request): Response => {
  *   // after the checks:
- *   if (isWebSocketUpgrade(request)) return upgrade(request);
+ *   if (request.headers.get("upgrade")?.toLowerCase() === "websocket") return upgrade(request);
  *   return new Response("not found", { status: 404 });
  * };
  * ```
@@ -109,20 +102,14 @@ export function createWebSocketHandler(
   options: WebSocketOptions,
 ): (request: Request, info?: UpgradeInfo) => Response {
   const maxUnsent = options.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES;
-  const maxInflight = options.maxInflight ?? DEFAULT_MAX_INFLIGHT;
   const idleTimeout = options.idleTimeoutSeconds ?? DEFAULT_WS_IDLE_TIMEOUT_S;
   return (request, info) => {
     if (info && !info.canUpgrade()) {
       return new Response(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: null,
-          error: {
-            code: RpcErrorCode.internal,
-            message:
-              "Busy: too many WebSocket connections are open; try again, or use HTTP for requests.",
-          },
-        }),
+        errorText(
+          RpcErrorCode.internal,
+          "Busy: too many WebSocket connections are open; try again, or use HTTP for requests.",
+        ),
         { status: 503, headers: { "content-type": "application/json", connection: "close" } },
       );
     }
@@ -133,12 +120,11 @@ export function createWebSocketHandler(
         : Deno.upgradeWebSocket(request, { idleTimeout });
     } catch {
       return new Response(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: null,
-          error: { code: RpcErrorCode.invalidRequest, message: "Bad WebSocket upgrade request." },
-        }),
-        { status: 400, headers: { "content-type": "application/json" } },
+        errorText(RpcErrorCode.invalidRequest, "Bad WebSocket upgrade request."),
+        {
+          status: 400,
+          headers: { "content-type": "application/json" },
+        },
       );
     }
     const { socket, response } = upgraded;
@@ -194,9 +180,6 @@ export function createWebSocketHandler(
     // Per request until its answer is sent: aborted when the client closes the socket first,
     // so a send it asked for may be joined by a repeat (send_book.ts).
     const unanswered = new Set<AbortController>();
-    const goneAll = () => {
-      for (const gone of unanswered) gone.abort();
-    };
     socket.onmessage = (event) => {
       const data = event.data as string | ArrayBuffer;
       received += typeof data === "string" ? data.length : data.byteLength;
@@ -207,18 +190,11 @@ export function createWebSocketHandler(
       try {
         value = exactIds(JSON.parse(text), text);
       } catch {
-        send(JSON.stringify({
-          jsonrpc: "2.0",
-          id: null,
-          error: {
-            code: RpcErrorCode.parseError,
-            message: "Parse error: the message is not valid JSON.",
-          },
-        }));
+        send(errorText(RpcErrorCode.parseError, "Parse error: the message is not valid JSON."));
         return;
       }
-      if (++inflight > maxInflight) {
-        drop(`client too slow: over ${maxInflight} requests unanswered`);
+      if (++inflight > WS_MAX_INFLIGHT) {
+        drop(`client too slow: over ${WS_MAX_INFLIGHT} requests unanswered`);
         return;
       }
       const gone = new AbortController();
@@ -232,15 +208,10 @@ export function createWebSocketHandler(
         },
       );
     };
-    socket.onclose = () => {
+    socket.onclose = socket.onerror = () => {
       open = false;
       session?.close();
-      goneAll();
-    };
-    socket.onerror = () => {
-      open = false;
-      session?.close();
-      goneAll();
+      for (const gone of unanswered) gone.abort();
     };
     return response;
   };

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { toTransactionRequest } from "../../lib/rpc/transaction_request.ts";
 import { RpcError } from "../../lib/rpc/protocol.ts";
-import { pollDelay } from "../../lib/rpc/custody.ts";
+import { pollDelay } from "../../lib/rpc/platform_transaction.ts";
 
 const opts = { assetId: "ETH_TEST5", chainId: 11155111n };
 const FROM = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";

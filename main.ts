@@ -7,8 +7,7 @@
  */
 
 import { denoIo, run, stopSignals } from "./lib/cli/mod.ts";
-
-const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+import { signalExitCode } from "./lib/core/mod.ts";
 
 if (import.meta.main) {
   let args = [...Deno.args];
@@ -24,7 +23,7 @@ if (import.meta.main) {
       try {
         Deno.kill(Deno.pid, s);
       } catch {
-        Deno.exit(128 + (SIGNAL_NUMBERS[s] ?? 0));
+        Deno.exit(signalExitCode(s));
       }
     },
   });

@@ -23,6 +23,7 @@
  */
 
 import { ChildNotFoundError, ChildStartError } from "./errors.ts";
+import { signalExitCode } from "../core/mod.ts";
 
 /** Environment variables that never reach the child. */
 export const SECRET_ENV_VARS: readonly string[] = [
@@ -32,24 +33,6 @@ export const SECRET_ENV_VARS: readonly string[] = [
 
 /** Signals forwarded to the child. */
 export const FORWARDED_SIGNALS: readonly Deno.Signal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
-
-const SIGNAL_NUMBERS: Record<string, number> = {
-  SIGHUP: 1,
-  SIGINT: 2,
-  SIGQUIT: 3,
-  SIGILL: 4,
-  SIGTRAP: 5,
-  SIGABRT: 6,
-  SIGBUS: 7,
-  SIGFPE: 8,
-  SIGKILL: 9,
-  SIGUSR1: 10,
-  SIGSEGV: 11,
-  SIGUSR2: 12,
-  SIGPIPE: 13,
-  SIGALRM: 14,
-  SIGTERM: 15,
-};
 
 /**
  * Replaces every `{}` in every argument with `address` (`{}{}` gives the
@@ -100,7 +83,7 @@ export interface ChildOptions {
 
 /** The exit code a shell would report for a status. */
 export function exitCodeOf(status: Deno.CommandStatus): number {
-  if (status.signal) return 128 + (SIGNAL_NUMBERS[status.signal] ?? 0);
+  if (status.signal) return signalExitCode(status.signal);
   return status.code;
 }
 

@@ -10,6 +10,7 @@
 import type { LogRecord, ReadStats } from "../../webhooks/mod.ts";
 import { type CommandContext, platformClient } from "../command.ts";
 import { CliError } from "../errors.ts";
+import { signalExitCode } from "../../core/mod.ts";
 import { STOP_SIGNALS, StopRequest } from "../stop_signals.ts";
 import type { Output } from "../output.ts";
 import type { ParsedFlags } from "../flags.ts";
@@ -115,7 +116,7 @@ export async function readFromPlatform(
     if (saved !== null && stop instanceof StopRequest) {
       throw new CliError(
         `Stopped by ${stop.signal} before the read ended: nothing was written to "${flags.save}".`,
-        128 + (SIGNAL_NUMBERS[stop.signal] ?? 0),
+        signalExitCode(stop.signal),
       );
     }
     throw e;
@@ -123,8 +124,6 @@ export async function readFromPlatform(
     release();
   }
 }
-
-const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
 
 /**
  * Prints the findings after the result: a section of the table, NDJSON

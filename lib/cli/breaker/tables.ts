@@ -178,7 +178,6 @@ export async function* notificationJson(
  * import type { Output } from "../output.ts";
  * import type { SimulationResult } from "../../webhooks/mod.ts";
  * import type { NotificationSpill } from "../../breaker/mod.ts";
-import { formatDuration } from "../../core/durations.ts";
  * declare const out: Output, result: SimulationResult, spill: NotificationSpill;
  * await printResult(out, result, 0, () => notificationJson(spill, result));
  * ```

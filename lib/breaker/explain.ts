@@ -7,7 +7,8 @@
  * @module
  */
 
-import { type BreakerConfig, humanDuration, iso, type SimulationResult } from "../webhooks/mod.ts";
+import { type BreakerConfig, iso, type SimulationResult } from "../webhooks/mod.ts";
+import { formatDuration } from "../core/durations.ts";
 import type { Witnessed } from "./window_witness.ts";
 
 /** A what-if policy: how to ask for it, and the policy. */
@@ -36,10 +37,10 @@ export function whatIfs(
   for (const r of [0.9, 0.95]) {
     if (r > a.immediateAbove) add(`--immediateAbove ${r}`, { immediateAbove: r });
   }
-  add(`--window ${humanDuration(a.windowMs * 2)}`, { windowMs: a.windowMs * 2 });
+  add(`--window ${formatDuration(a.windowMs * 2)}`, { windowMs: a.windowMs * 2 });
   const half = Math.round(a.windowMs / 2);
-  if (a.windowMs >= 2) add(`--window ${humanDuration(half)}`, { windowMs: half });
-  add(`--sustainedFor ${humanDuration(a.sustainedForMs * 2)}`, {
+  if (a.windowMs >= 2) add(`--window ${formatDuration(half)}`, { windowMs: half });
+  add(`--sustainedFor ${formatDuration(a.sustainedForMs * 2)}`, {
     sustainedForMs: a.sustainedForMs * 2,
   });
   if (compare) out.push(compare);
@@ -61,13 +62,13 @@ function pct(errors: number, attempts: number): string {
 
 function thresholds(c: BreakerConfig): string {
   return `suspend at once when more than ${c.immediateAbove * 100}% of the attempts in the last ${
-    humanDuration(c.windowMs)
+    formatDuration(c.windowMs)
   } failed, or when at least ${c.sustainedFrom * 100}% failed for ${
-    humanDuration(c.sustainedForMs)
+    formatDuration(c.sustainedForMs)
   }; evaluate from ${c.minAttempts} attempt(s) in the window${
     c.bandResetsAfterIdleMs === null
       ? ""
-      : `; forget the band after ${humanDuration(c.bandResetsAfterIdleMs)} without attempts`
+      : `; forget the band after ${formatDuration(c.bandResetsAfterIdleMs)} without attempts`
   }`;
 }
 
@@ -115,13 +116,13 @@ export function explain(
     const why = e.reason === "immediate"
       ? `above ${a.config.immediateAbove * 100}%`
       : `at or above ${a.config.sustainedFrom * 100}% since ${iso(e.bandSince!)} (${
-        humanDuration(e.time - e.bandSince!)
-      }, at least ${humanDuration(a.config.sustainedForMs)})`;
+        formatDuration(e.time - e.bandSince!)
+      }, at least ${formatDuration(a.config.sustainedForMs)})`;
     lines.push(
       `${e.webhookId} was suspended at ${
         iso(e.time)
       } (${e.reason}): ${e.errors} of the ${e.attempts} attempts in the last ${
-        humanDuration(a.config.windowMs)
+        formatDuration(a.config.windowMs)
       } failed, ${pct(e.errors, e.attempts)}, ${why}.`,
       `  The window held ${
         w.outcomes.map(([o, n]) => `${n} x ${o}`).join(", ")

@@ -7,7 +7,7 @@
  */
 
 import type { FlagSpec, FlagSpecs, FlagType } from "./flags.ts";
-import { formatDuration } from "./durations.ts";
+import { formatDuration } from "../core/durations.ts";
 import { wrapText } from "./text.ts";
 
 /** The placeholder shown for a flag's value in help when it declares none. */

@@ -25,7 +25,7 @@ import {
   parseDuration,
   parseDurationRange,
   parseTime,
-} from "./durations.ts";
+} from "../core/durations.ts";
 import { closest } from "./text.ts";
 import { placeholderOf } from "./flag_help.ts";
 

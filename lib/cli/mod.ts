@@ -19,8 +19,8 @@ export { CliError, ExitCode, exitCodeFor, UsageError } from "./errors.ts";
 export { denoIo, Output } from "./output.ts";
 export type { Column, Format, Io, Writer } from "./output.ts";
 export { environmentSource, parseFlags } from "./flags.ts";
-export { parseDuration, parseDurationRange, parseTime } from "./durations.ts";
-export type { DurationRange } from "./durations.ts";
+export { parseDuration, parseDurationRange, parseTime } from "../core/durations.ts";
+export type { DurationRange } from "../core/durations.ts";
 export type {
   FlagSpec,
   FlagSpecs,

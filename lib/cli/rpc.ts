@@ -235,7 +235,7 @@ export const rpcCommand = leaf({
         // Its own process group (signals reach its children too), except on a
         // terminal, which must stay the child's (see lib/rpc/supervisor.ts).
         group: !Deno.stdin.isTerminal(),
-        signals: takeSignals && ((forward) => takeSignals(rpc.FORWARDED_SIGNALS, forward)),
+        signals: takeSignals && ((forward) => takeSignals(STOP_SIGNALS, forward)),
         onSpawn: (pid) => log(`child ${command[0]} started (pid ${pid})`),
         onSignal: (s) => log(`forwarding ${s} to the child`),
       });

@@ -2,7 +2,7 @@
  * The one RSA signer and verifier of the project (RS256 and RS512,
  * RSASSA-PKCS1-v1_5, on WebCrypto): the platform client signs its request
  * tokens (RS256) and the emulator its webhook deliveries (RS512); the
- * emulator checks every request token. PKCS#1 v1.5 is deterministic: the
+ * emulator checks every request token, a receiver every delivery. PKCS#1 v1.5 is deterministic: the
  * same key and data give the same bytes anywhere. Keys are not extractable:
  * nothing can read one back out.
  *
@@ -90,6 +90,11 @@ export class RsaVerifier {
   /** A verifier for a public key in SPKI DER. Throws (WebCrypto's error) when it is not RSA. */
   static async fromSpki(spki: Uint8Array, alg: RsaAlg): Promise<RsaVerifier> {
     return new RsaVerifier(alg, await importKey("spki", spki, alg, "verify"));
+  }
+
+  /** A verifier for an RSA public JWK (its `alg` is set to `alg`). Throws when it is not RSA. */
+  static async fromJwk(jwk: JsonWebKey, alg: RsaAlg): Promise<RsaVerifier> {
+    return new RsaVerifier(alg, await importKey("jwk", { ...jwk, alg }, alg, "verify"));
   }
 
   /** True when `signature` is this key's over `data`. */

@@ -44,7 +44,7 @@ export { KNOWN_CHAINS, knownChain } from "./chains.ts";
 export type { KnownChain } from "./chains.ts";
 export { nodeChainId, startBridge } from "./bridge.ts";
 export type { Bridge, BridgeOptions } from "./bridge.ts";
-export { childEnv, FORWARDED_SIGNALS, runChild, substituteAddress } from "./supervisor.ts";
+export { childEnv, runChild, substituteAddress } from "./supervisor.ts";
 export type { ChildOptions } from "./supervisor.ts";
 export { addressFlags, resumeHint } from "./resume_hint.ts";
 // Types the exports above name, re-exported so that this barrel documents them.

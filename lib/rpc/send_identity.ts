@@ -25,7 +25,7 @@
  */
 
 import type { TransactionRequest } from "../platform/mod.ts";
-import { toHex } from "../core/mod.ts";
+import { sha256Hex } from "../platform/jwt.ts";
 
 /** What identifies one send. */
 export interface SendIdentity {
@@ -102,9 +102,6 @@ export async function derivedExternalTxId(
   attempt: number,
 ): Promise<string> {
   if (identity.slot === undefined) throw new TypeError("a derived externalTxId needs a nonce");
-  const digest = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(identity.slot)),
-  );
-  const hex = toHex(digest).slice(0, DIGEST_HEX);
+  const hex = (await sha256Hex(identity.slot)).slice(0, DIGEST_HEX);
   return attempt <= 1 ? `${prefix}${hex}` : `${prefix}${hex}-${attempt}`;
 }

@@ -31,9 +31,6 @@ export const SECRET_ENV_VARS: readonly string[] = [
   "SERVICE_API_PRIVATE_KEY_PATH",
 ];
 
-/** Signals forwarded to the child. */
-export const FORWARDED_SIGNALS: readonly Deno.Signal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
-
 /**
  * Replaces every `{}` in every argument with `address` (`{}{}` gives the
  * address twice).
@@ -69,8 +66,8 @@ export interface ChildOptions {
   /**
    * Where the signals to forward come from: called before the child is
    * spawned with the function that forwards one; returns the function that
-   * ends the subscription. The CLI passes its stop signals
-   * ({@linkcode FORWARDED_SIGNALS}). Default: nothing is forwarded.
+   * ends the subscription. The CLI passes its stop signals (SIGINT, SIGTERM,
+   * SIGHUP). Default: nothing is forwarded.
    */
   signals?: (forward: (signal: Deno.Signal) => void) => () => void;
   /**

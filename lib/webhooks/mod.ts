@@ -118,7 +118,7 @@ export {
   summaryRecord,
 } from "./report.ts";
 export type { EndpointComparison } from "./report.ts";
-export { humanDuration, renderPlot } from "./plot.ts";
+export { renderPlot } from "./plot.ts";
 export type { PlotOptions } from "./plot.ts";
 export {
   JwksUnavailableError,

@@ -9,6 +9,7 @@
  */
 
 import type { BreakerConfig } from "./circuit_breaker.ts";
+import { formatDuration } from "../core/durations.ts";
 import { HAS_RATE, IN_BAND } from "./rate_series.ts";
 import { iso, type SimulationResult, type SuspendedEvent } from "./simulate.ts";
 
@@ -57,13 +58,6 @@ function esc(s: string): string {
 const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
 
 const S = 1000, M = 60 * S, H = 60 * M, D = 24 * H;
-const UNITS = [[D, "d"], [H, "h"], [M, "m"], [S, "s"], [1, "ms"]] as const;
-
-/** Human text for a duration in ms. */
-export function humanDuration(ms: number): string {
-  for (const [u, n] of UNITS) if (ms >= u && ms % u === 0) return `${ms / u}${n}`;
-  return `${ms}ms`;
-}
 
 /** A rounded span for people: `3h10m`, `45m`, `12s`. */
 function humanSpan(ms: number): string {
@@ -147,9 +141,9 @@ export function renderPlot(
     } across ${result.webhooks} webhook${result.webhooks === 1 ? "" : "s"}</text>`,
     `<text x="${LEFT}" y="46" fill="#444">Suspend at once when more than ${
       pct(cfg.immediateAbove)
-    } of the attempts in the last ${humanDuration(cfg.windowMs)} failed; suspend when at least ${
+    } of the attempts in the last ${formatDuration(cfg.windowMs)} failed; suspend when at least ${
       pct(cfg.sustainedFrom)
-    } failed for ${humanDuration(cfg.sustainedForMs)}${
+    } failed for ${formatDuration(cfg.sustainedForMs)}${
       cfg.minAttempts > 1 ? `; only with ${cfg.minAttempts}+ attempts in the window` : ""
     }. Times in UTC.</text>`,
   );
@@ -269,7 +263,7 @@ export function renderPlot(
       hline(cfg.sustainedFrom, `stroke="${C_FLOOR}" ${DASHED} class="threshold-band"`),
       `<text x="${LEFT + plotW + 6}" y="${f(floorLabelY)}" fill="${C_FLOOR}">${
         pct(cfg.sustainedFrom)
-      } for ${humanDuration(cfg.sustainedForMs)}</text>`,
+      } for ${formatDuration(cfg.sustainedForMs)}</text>`,
     );
     // y axis
     for (const g of [0, 0.5, 1]) {
@@ -312,7 +306,7 @@ export function renderPlot(
             ? `<text x="${f(sx + 4)}" y="${top + 22}" fill="${C_IMMEDIATE}" font-weight="bold">${
               e.reason === "immediate"
                 ? "suspended: above " + pct(cfg.immediateAbove)
-                : `suspended: ${humanDuration(cfg.sustainedForMs)} in band`
+                : `suspended: ${formatDuration(cfg.sustainedForMs)} in band`
             }</text>`
             : "") +
           `</g>`,

@@ -8,9 +8,9 @@
  */
 
 import { BadRequestError } from "../core/mod.ts";
+import { formatDuration } from "../core/durations.ts";
 import type { BreakerConfig } from "./circuit_breaker.ts";
 import type { NotificationReport } from "./notification_table.ts";
-import { humanDuration } from "./plot.ts";
 import { iso, type SimulationEvent, type SimulationResult } from "./simulate.ts";
 
 /**
@@ -186,14 +186,14 @@ export function comparisonRecord(c: EndpointComparison): Record<string, unknown>
 
 function describePolicy(c: BreakerConfig): Record<string, unknown> {
   return {
-    window: humanDuration(c.windowMs),
+    window: formatDuration(c.windowMs),
     immediateAbove: c.immediateAbove,
     sustainedFrom: c.sustainedFrom,
-    sustainedFor: humanDuration(c.sustainedForMs),
+    sustainedFor: formatDuration(c.sustainedForMs),
     minAttempts: c.minAttempts,
     bandResetsAfterIdle: c.bandResetsAfterIdleMs === null
       ? null
-      : humanDuration(c.bandResetsAfterIdleMs),
+      : formatDuration(c.bandResetsAfterIdleMs),
   };
 }
 

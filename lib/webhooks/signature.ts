@@ -14,7 +14,7 @@
  * @module
  */
 
-import { BaseError, fromBase64Url, toBase64Url } from "../core/mod.ts";
+import { BaseError, fromBase64Url, RsaVerifier, toBase64Url } from "../core/mod.ts";
 
 /** The signature header's name. */
 export const SIGNATURE_HEADER = "Service-Webhook-Signature";
@@ -69,7 +69,6 @@ export type SignatureCheck =
   | { ok: true; kid: string }
   | { ok: false; reason: SignatureFailure; message: string; kid?: string };
 
-const ALG = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-512" } as const;
 const enc = new TextEncoder();
 
 /** A JWS part: base64url WITHOUT padding (RFC 7515 §2), so a padded one is malformed. */
@@ -153,24 +152,18 @@ export async function verifyWebhookSignatureWithKeys(
     return fail("jwks-unavailable", (e as Error).message, kid);
   }
   if (!jwk) return fail("unknown-kid", `no key with kid ${JSON.stringify(kid)} in the JWKS`, kid);
-  let key: CryptoKey;
+  let key: RsaVerifier;
   try {
     if (jwk.kty !== "RSA" || typeof jwk.n !== "string" || typeof jwk.e !== "string") {
       throw new TypeError("not RSA");
     }
-    key = await crypto.subtle.importKey(
-      "jwk",
-      { kty: "RSA", n: jwk.n, e: jwk.e, alg: "RS512" },
-      ALG,
-      false,
-      ["verify"],
-    );
+    key = await RsaVerifier.fromJwk({ kty: "RSA", n: jwk.n, e: jwk.e }, "RS512");
   } catch {
     return fail("bad-key", `the JWKS key ${JSON.stringify(kid)} is not a usable RSA key`, kid);
   }
   const bytes = typeof rawBody === "string" ? enc.encode(rawBody) : rawBody;
   const input = enc.encode(`${parts[0]}.${toBase64Url(bytes)}`);
-  const ok = await crypto.subtle.verify(ALG, key, sig as BufferSource, input);
+  const ok = await key.verify(sig, input);
   return ok
     ? { ok: true, kid }
     : fail("mismatch", "the signature does not match this body (changed body or signature)", kid);

@@ -14,13 +14,13 @@ import {
   comparisonRecord,
   comparisonSummary,
   eventRecord,
-  humanDuration,
   iso,
   notificationRecords,
   type SimulationResult,
   summaryRecord,
 } from "../../webhooks/mod.ts";
 import type { NotificationSpill } from "../../breaker/mod.ts";
+import { formatDuration } from "../../core/durations.ts";
 
 function pct(x: number): string {
   return x < 0 ? "-" : `${(Math.round(x * 1000) / 10).toFixed(1)}%`;
@@ -131,11 +131,11 @@ export async function printComparison(out: Output, result: SimulationResult, inv
   if (out.format === "table") {
     const policy = (c: BreakerConfig) =>
       `above ${c.immediateAbove} at once; from ${c.sustainedFrom} for ${
-        humanDuration(c.sustainedForMs)
-      }; window ${humanDuration(c.windowMs)}; min ${c.minAttempts} attempt(s)${
+        formatDuration(c.sustainedForMs)
+      }; window ${formatDuration(c.windowMs)}; min ${c.minAttempts} attempt(s)${
         c.bandResetsAfterIdleMs === null
           ? ""
-          : `; band reset after ${humanDuration(c.bandResetsAfterIdleMs)} idle`
+          : `; band reset after ${formatDuration(c.bandResetsAfterIdleMs)} idle`
       }`;
     await out.write(
       `A (the flags):   ${policy(a.config)}\nB (--compare):  ${policy(b.config)}\n\n`,

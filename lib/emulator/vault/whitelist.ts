@@ -11,24 +11,20 @@
 import { getAddress, isAddress } from "viem";
 import { BadRequestError } from "../../core/mod.ts";
 import type { WhitelistStore } from "./whitelist_store.ts";
+import type { WhitelistedAddress, WhitelistedWalletType } from "../../platform/wallets.ts";
 
 /** The whitelist kinds, as destination types name them. */
-export const WALLET_TYPES = ["EXTERNAL_WALLET", "INTERNAL_WALLET", "CONTRACT"] as const;
+export const WALLET_TYPES: readonly WhitelistedWalletType[] = [
+  "EXTERNAL_WALLET",
+  "INTERNAL_WALLET",
+  "CONTRACT",
+];
 
 /** One whitelist kind. */
-export type WalletType = (typeof WALLET_TYPES)[number];
+export type WalletType = WhitelistedWalletType;
 
-/** A whitelisted wallet with its one address (of the emulator's asset). */
-export interface WhitelistedWallet {
-  /** Its kind. */
-  type: WalletType;
-  /** Its id (a UUID). */
-  id: string;
-  /** Its name. */
-  name: string;
-  /** Its EVM address (checksummed). */
-  address: string;
-}
+/** A whitelisted wallet with its one address (checksummed): what the platform client reads. */
+export type WhitelistedWallet = WhitelistedAddress;
 
 /** The whitelisted wallets of the workspace. */
 export class Whitelist {

@@ -1,7 +1,8 @@
 /**
  * Durations and points in time as the flags write them: `500ms`, `30s`,
  * `1h30m`, epoch milliseconds, ISO 8601, `24h` back from now; and the one
- * way they are printed back (`4h`).
+ * way they are printed back (`4h`), by the flags' help and the breaker's
+ * texts, plot and records.
  *
  * @module
  */

@@ -76,12 +76,12 @@ export interface RouteModule {
 }
 
 /**
- * A route; `{ node: true }` when it needs the node.
+ * A route.
  *
  * @example
  * ```ts
  * import { json } from "./reply.ts";
- * route("GET", "/v1/vault/accounts/:id", "api", (req) => json(200, { id: req.params.id }));
+ * route("GET", "/v1/blockchains/:id", "api", (req) => json(200, { id: req.params.id }));
  * ```
  */
 export function route(
@@ -89,9 +89,25 @@ export function route(
   pattern: string,
   auth: RouteAuth,
   handle: Route["handle"],
-  opts: { node?: boolean } = {},
 ): Route {
-  return { method, pattern, auth, handle, ...opts };
+  return { method, pattern, auth, handle };
+}
+
+/**
+ * A platform route (`auth: "api"`) that needs the node (`node: true`).
+ *
+ * @example
+ * ```ts
+ * import { json } from "./reply.ts";
+ * nodeRoute("GET", "/v1/vault/accounts/:id", (req) => json(200, { id: req.params.id }));
+ * ```
+ */
+export function nodeRoute(
+  method: Route["method"],
+  pattern: string,
+  handle: Route["handle"],
+): Route {
+  return { method, pattern, auth: "api", handle, node: true };
 }
 
 interface Compiled {

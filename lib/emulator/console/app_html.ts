@@ -37,7 +37,6 @@ nav button.on{background:#2a3447;color:#fff}
 #live::before{content:"";display:inline-block;width:8px;height:8px;border-radius:50%;background:#3ccf8e;margin-right:6px}
 #live.down::before{background:#f05252}
 main{display:grid;grid-template-columns:340px 1fr;height:calc(100vh - 52px)}
-main#view-chain.hidden{display:none}
 main#view-chain{display:block;overflow:auto;padding:8px 22px 22px}
 main#view-chain h2{font-size:15px;margin:16px 0 8px}
 aside{border-right:1px solid var(--line);background:var(--panel);overflow:auto;padding:14px}

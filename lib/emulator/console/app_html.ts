@@ -351,8 +351,7 @@ async function refresh() {
 function tab(name) {
   S.tab = name;
   for (const b of document.querySelectorAll("nav button")) b.classList.toggle("on", b.dataset.tab === name);
-  $("view-webhooks").classList.toggle("hidden", name !== "webhooks");
-  $("view-chain").classList.toggle("hidden", name !== "chain");
+  for (const v of ["webhooks", "chain"]) $("view-" + v).classList.toggle("hidden", name !== v);
   refresh();
 }
 

@@ -61,16 +61,14 @@ function uncursor(text: string, name: string): number {
 }
 
 /** `read()`, or a 502 when the node cannot be read. */
-async function fromNode<T>(read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (e) {
+function fromNode<T>(read: () => Promise<T>): Promise<T> {
+  return read().catch((e) => {
     throw new ApiError(
       502,
       `The emulator cannot read balances from its node: ${(e as Error)?.message?.split("\n")[0]}.`,
       ErrorCode.internal,
     );
-  }
+  });
 }
 
 /** The one address of the route's account on its asset (404 when either is unknown). */

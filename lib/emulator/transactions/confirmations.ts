@@ -100,12 +100,10 @@ export class Confirmations {
 
   /** The receipt of `hash`, or `undefined` while it is not mined. */
   async receipt(hash: string): Promise<TransactionReceipt | undefined> {
-    try {
-      return await this.#o.client().getTransactionReceipt({ hash: hash as Hex });
-    } catch (e) {
+    return await this.#o.client().getTransactionReceipt({ hash: hash as Hex }).catch((e) => {
       if (e instanceof TransactionReceiptNotFoundError) return undefined;
       throw e;
-    }
+    });
   }
 
   /**

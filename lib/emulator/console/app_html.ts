@@ -328,10 +328,9 @@ async function refresh() {
         if (!S.sel && S.hooks.length) S.sel = S.hooks[0].id;
         if (S.sel && !selected()) { S.sel = S.hooks.length ? S.hooks[0].id : null; S.page = null; }
         if (S.sel) {
-          const q = new URLSearchParams({offset: String(S.offset), limit: String(S.limit)});
-          if (S.status) q.set("status", S.status);
-          if (S.event) q.set("event", S.event);
-          if (S.resourceId) q.set("resourceId", S.resourceId);
+          // an empty filter is no filter
+          const q = new URLSearchParams({offset: S.offset, limit: S.limit, status: S.status, event: S.event,
+            resourceId: S.resourceId});
           S.page = await api("GET", "/console/api/webhooks/" + encodeURIComponent(S.sel) + "/notifications?" + q);
         }
         if ($("attempts").open) { await loadDetail(); renderDialog(); }

@@ -112,7 +112,7 @@ export const vaultRoutes: RouteModule = {
       const before = q.get("before");
       const after = q.get("after");
       let start = 0;
-      let end = ids.length;
+      let end = Math.min(ids.length, limit);
       if (after) {
         const pos = ids.indexOf(uncursor(after, "after"));
         start = pos === -1 ? ids.length : pos + 1;
@@ -121,8 +121,6 @@ export const vaultRoutes: RouteModule = {
         const pos = ids.indexOf(uncursor(before, "before"));
         end = pos === -1 ? 0 : pos;
         start = Math.max(0, end - limit);
-      } else {
-        end = Math.min(ids.length, limit);
       }
       const pageIds = ids.slice(start, end);
       const accounts = await fromNode(() => Promise.all(pageIds.map((i) => account(ctx, i))));

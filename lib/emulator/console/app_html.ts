@@ -228,8 +228,7 @@ function renderDetail() {
   $("d-url").textContent = w.url;
   $("d-meta").textContent = w.id + " · events: " + w.events.join(", ") + (w.description ? " · " + w.description : "");
   $("d-status").replaceChildren(pill(w.status));
-  $("d-reactivate").classList.toggle("hidden", w.status !== "SUSPENDED");
-  $("d-banner").classList.toggle("hidden", w.status !== "SUSPENDED");
+  for (const id of ["d-reactivate", "d-banner"]) $(id).classList.toggle("hidden", w.status !== "SUSPENDED");
   const r = w.recent;
   $("d-rate").textContent = r.attempts ? pct(r.errors, r.attempts) : "–";
   $("d-rate").classList.toggle("bad", r.attempts > 0 && r.errors / r.attempts > 0.5);

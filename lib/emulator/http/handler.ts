@@ -167,7 +167,10 @@ export function createHandler(
 
   async function run(route: Route, rr: RouteRequest): Promise<Reply> {
     try {
-      return await route.handle(rr, ctx);
+      const reply = await route.handle(rr, ctx);
+      if (route.auth !== "console") return reply;
+      // a console answer is never cached
+      return { ...reply, headers: { ...reply.headers, "cache-control": "no-store" } };
     } catch (e) {
       return errorReplyOf(e, `${rr.method} ${rr.path}`, rr.requestId, (l) => ctx.log(l));
     }

@@ -15,7 +15,7 @@ import type { ApiUser } from "./api_user.ts";
  * Who may call a route: `api` = the platform's request authentication
  * (X-API-Key + signed JWT), `admin` = the admin endpoint's key check,
  * `console` = the console's checks (loopback Host, own Origin, per-run
- * token; `console_guard.ts`), `none` = public (JWKS).
+ * token; `console_guard.ts`; its answers are never cached), `none` = public (JWKS).
  */
 export type RouteAuth = "api" | "admin" | "console" | "none";
 

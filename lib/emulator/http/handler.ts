@@ -212,14 +212,12 @@ export function createHandler(
       );
     }
     let parsed: unknown = undefined;
-    if (body.length > 0) {
-      const text = dec.decode(body);
-      if (text.trim() !== "") {
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          throw new ApiError(400, "The request body is not valid JSON.", ErrorCode.badRequest);
-        }
+    const text = dec.decode(body);
+    if (text.trim() !== "") {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new ApiError(400, "The request body is not valid JSON.", ErrorCode.badRequest);
       }
     }
     const drop = faults.takeDrop(method, path);

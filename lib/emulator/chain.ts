@@ -55,14 +55,10 @@ export class Chain {
         this.client.getBlock({ blockTag: "latest" }),
         this.client.getGasPrice(),
       ]);
-      let tip = 0n;
-      if (block.baseFeePerGas != null) {
-        try {
-          tip = await this.client.estimateMaxPriorityFeePerGas();
-        } catch {
-          tip = 1_000_000_000n;
-        }
-      }
+      // a node that cannot suggest a tip: 1 gwei
+      const tip = block.baseFeePerGas == null
+        ? 0n
+        : await this.client.estimateMaxPriorityFeePerGas().catch(() => 1_000_000_000n);
       this.#fees = { at: now, base: block.baseFeePerGas ?? undefined, tip, gasPrice };
     }
     const f = this.#fees;

@@ -36,6 +36,9 @@ import { type DelayOption, delayRange } from "./transactions/custody_delays.ts";
 /** The in-memory emulator's key directory (`api.pem`): `service-emulator-<pid>-*` in the temp dir. */
 const KEY_DIR_PREFIX = "service-emulator-";
 
+/** The loopback address named for a wildcard listening address. */
+const WILDCARD_LOOPBACK: Record<string, string> = { "0.0.0.0": "127.0.0.1", "::": "::1" };
+
 /** Options of {@linkcode startEmulator}; every default is stated. */
 export interface EmulatorOptions {
   /** Interface to listen on; default `127.0.0.1`. */
@@ -308,11 +311,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       );
     }
     // a wildcard address is not one a client can connect to: name loopback instead
-    const shown = server.hostname === "0.0.0.0"
-      ? "127.0.0.1"
-      : server.hostname === "::"
-      ? "::1"
-      : server.hostname;
+    const shown = WILDCARD_LOOPBACK[server.hostname] ?? server.hostname;
     const host = shown.includes(":") ? `[${shown}]` : shown;
     const base = `http://${host}:${server.port}`;
     ctx.baseUrl = base;

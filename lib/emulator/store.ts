@@ -142,9 +142,7 @@ export class Store {
 
   /** Writes a metadata value. */
   setMeta(key: string, value: string): void {
-    this.db.prepare(
-      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-    ).run(key, value);
+    this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)").run(key, value);
   }
 
   /** Closes the connection (idempotent). */

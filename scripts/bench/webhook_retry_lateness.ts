@@ -65,7 +65,7 @@ async function engineLateness(): Promise<number[]> {
   engine.onAttempt = (n) => {
     if (n.status === "FAILED" && ++finished === N) done.resolve();
   };
-  engine.publishMany(Array.from({ length: N }, () => ({ eventType: "e" })));
+  engine.publishMany(Array.from({ length: N }, () => ({ eventType: "e", data: {} })));
   await done.promise;
   await engine.stop();
   const byNotification = Map.groupBy(store.attemptLog(w.id), (a) => a.notificationId);

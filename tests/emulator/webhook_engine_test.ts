@@ -36,8 +36,8 @@ Deno.test("a hanging endpoint holds only its own slots: another endpoint is serv
   try {
     engine.endpoints.create({ url: `http://127.0.0.1:${slow.addr.port}/slow`, events: ["slow"] });
     engine.endpoints.create({ url: `${fast.url}/fast`, events: ["fast"] });
-    engine.publishMany(Array.from({ length: 20 }, () => ({ eventType: "slow" })));
-    engine.publishMany(Array.from({ length: 50 }, () => ({ eventType: "fast" })));
+    engine.publishMany(Array.from({ length: 20 }, () => ({ eventType: "slow", data: {} })));
+    engine.publishMany(Array.from({ length: 50 }, () => ({ eventType: "fast", data: {} })));
     await fast.waitForCount(50, 10_000);
     assert.equal(inFlightSlow, 4, "the slow endpoint has exactly its 4 slots busy");
     assert.equal(maxInFlightSlow, 4);

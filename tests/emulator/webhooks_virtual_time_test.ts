@@ -68,7 +68,7 @@ Deno.test("virtual time: a retryable failure is retried after exactly 10 s, 30 s
   const { clock, engine, store, settle } = engineOn(() => 500, { minAttempts: 1_000_000 });
   try {
     const w = engine.endpoints.create({ url: "http://receiver.invalid/hook", events: ["e"] });
-    const [n] = engine.publish({ eventType: "e", resourceId: "r1" });
+    const [n] = engine.publish({ eventType: "e", resourceId: "r1", data: {} });
     await clock.runUntilIdle(settle);
     const attempts = store.attemptLog(w.id);
     assert.equal(attempts.length, 10);
@@ -138,7 +138,7 @@ Deno.test("virtual time: every row of breaker.md §1's table is retried, or not,
         events: ["e"],
       })
     );
-    const published = engine.publish({ eventType: "e" });
+    const published = engine.publish({ eventType: "e", data: {} });
     assert.equal(published.length, rows.length);
     await clock.runUntilIdle(() => engine.settled());
     rows.forEach((row, i) => {
@@ -176,7 +176,7 @@ Deno.test("virtual time: success after three failures completes with gaps 10 s, 
   });
   try {
     const w = engine.endpoints.create({ url: "http://receiver.invalid/hook", events: ["e"] });
-    const [n] = engine.publish({ eventType: "e" });
+    const [n] = engine.publish({ eventType: "e", data: {} });
     await clock.runUntilIdle(settle);
     const attempts = store.attemptLog(w.id);
     assert.deepEqual(attempts.map((a) => a.responseCode), [503, 503, 503, 200]);
@@ -188,7 +188,7 @@ Deno.test("virtual time: success after three failures completes with gaps 10 s, 
   const nf = engineOn(() => 404, { minAttempts: 1_000_000 });
   try {
     const w = nf.engine.endpoints.create({ url: "http://receiver.invalid/hook", events: ["e"] });
-    const [n] = nf.engine.publish({ eventType: "e" });
+    const [n] = nf.engine.publish({ eventType: "e", data: {} });
     await nf.clock.runUntilIdle(nf.settle);
     assert.equal(nf.store.attemptLog(w.id).length, 1);
     assert.equal(nf.engine.resends.notification(w.id, n.id).status, "FAILED");
@@ -204,7 +204,7 @@ Deno.test("virtual time: 4 errors of 5 (exactly 80%) is not above 80%; the 6th a
   });
   try {
     const w = engine.endpoints.create({ url: "http://receiver.invalid/imm", events: ["e"] });
-    engine.publishMany(Array.from({ length: 5 }, () => ({ eventType: "e" })));
+    engine.publishMany(Array.from({ length: 5 }, () => ({ eventType: "e", data: {} })));
     await clock.advanceTo(T0, settle);
     assert.equal(store.attemptLog(w.id).length, 5);
     assert.equal(engine.endpoints.row(w.id).status, "ENABLED", "4/5 = 0.80 is not above 0.80");
@@ -257,7 +257,7 @@ Deno.test("virtual time: an error rate held in the band (50%..80%) suspends exac
     // one event a minute
     for (let k = 0; k <= 6 * 60 && engine.endpoints.row(w.id).status === "ENABLED"; k++) {
       await clock.advanceTo(T0 + k * MINUTE, settle);
-      engine.publish({ eventType: "e" });
+      engine.publish({ eventType: "e", data: {} });
       await clock.advanceTo(T0 + k * MINUTE, settle);
     }
     assert.equal(engine.endpoints.row(w.id).status, "SUSPENDED");
@@ -326,6 +326,7 @@ Deno.test("virtual time: on random traffic the engine suspends exactly where the
         }
         engine.publishMany(Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => ({
           eventType: "e",
+          data: {},
         })));
         await clock.advanceTo(t, settle);
       }
@@ -427,14 +428,14 @@ Deno.test("virtual time: Resend notifications (the console's) resends every stat
   });
   try {
     const w = engine.endpoints.create({ url: "http://receiver.invalid/hook", events: ["e"] });
-    const [old] = engine.publish({ eventType: "e", resourceId: "old" });
+    const [old] = engine.publish({ eventType: "e", resourceId: "old", data: {} });
     await clock.advanceTo(T0, settle);
     await clock.advanceTo(T0 + 2 * HOUR, settle);
-    const [failed] = engine.publish({ eventType: "e", resourceId: "failed" });
+    const [failed] = engine.publish({ eventType: "e", resourceId: "failed", data: {} });
     await clock.advanceTo(T0 + 2 * HOUR, settle);
     // 24 h after `failed` was created, less 1 ms; `old` is then 26 h old
     await clock.advanceTo(T0 + 26 * HOUR - 1, settle);
-    const [done] = engine.publish({ eventType: "e", resourceId: "done" });
+    const [done] = engine.publish({ eventType: "e", resourceId: "done", data: {} });
     await clock.advanceTo(T0 + 26 * HOUR - 1, settle);
     assert.deepEqual(
       [old, failed, done].map((n) => engine.resends.notification(w.id, n.id).status),

@@ -37,7 +37,6 @@ nav button.on{background:#2a3447;color:#fff}
 #live::before{content:"";display:inline-block;width:8px;height:8px;border-radius:50%;background:#3ccf8e;margin-right:6px}
 #live.down::before{background:#f05252}
 main{display:grid;grid-template-columns:340px 1fr;height:calc(100vh - 52px)}
-main#view-chain.hidden{display:none}
 main#view-chain{display:block;overflow:auto;padding:8px 22px 22px}
 main#view-chain h2{font-size:15px;margin:16px 0 8px}
 aside{border-right:1px solid var(--line);background:var(--panel);overflow:auto;padding:14px}
@@ -229,8 +228,7 @@ function renderDetail() {
   $("d-url").textContent = w.url;
   $("d-meta").textContent = w.id + " · events: " + w.events.join(", ") + (w.description ? " · " + w.description : "");
   $("d-status").replaceChildren(pill(w.status));
-  $("d-reactivate").classList.toggle("hidden", w.status !== "SUSPENDED");
-  $("d-banner").classList.toggle("hidden", w.status !== "SUSPENDED");
+  for (const id of ["d-reactivate", "d-banner"]) $(id).classList.toggle("hidden", w.status !== "SUSPENDED");
   const r = w.recent;
   $("d-rate").textContent = r.attempts ? pct(r.errors, r.attempts) : "–";
   $("d-rate").classList.toggle("bad", r.attempts > 0 && r.errors / r.attempts > 0.5);
@@ -329,10 +327,9 @@ async function refresh() {
         if (!S.sel && S.hooks.length) S.sel = S.hooks[0].id;
         if (S.sel && !selected()) { S.sel = S.hooks.length ? S.hooks[0].id : null; S.page = null; }
         if (S.sel) {
-          const q = new URLSearchParams({offset: String(S.offset), limit: String(S.limit)});
-          if (S.status) q.set("status", S.status);
-          if (S.event) q.set("event", S.event);
-          if (S.resourceId) q.set("resourceId", S.resourceId);
+          // an empty filter is no filter
+          const q = new URLSearchParams({offset: S.offset, limit: S.limit, status: S.status, event: S.event,
+            resourceId: S.resourceId});
           S.page = await api("GET", "/console/api/webhooks/" + encodeURIComponent(S.sel) + "/notifications?" + q);
         }
         if ($("attempts").open) { await loadDetail(); renderDialog(); }
@@ -352,8 +349,7 @@ async function refresh() {
 function tab(name) {
   S.tab = name;
   for (const b of document.querySelectorAll("nav button")) b.classList.toggle("on", b.dataset.tab === name);
-  $("view-webhooks").classList.toggle("hidden", name !== "webhooks");
-  $("view-chain").classList.toggle("hidden", name !== "chain");
+  for (const v of ["webhooks", "chain"]) $("view-" + v).classList.toggle("hidden", name !== v);
   refresh();
 }
 

@@ -12,6 +12,7 @@
  */
 
 import { route, type RouteModule } from "../http/router.ts";
+import { json } from "../http/reply.ts";
 import type { EmulatorContext } from "../context.ts";
 import { latestTransactions } from "../transactions/store.ts";
 import { consolePageHtml } from "./app_html.ts";
@@ -52,16 +53,11 @@ export const consoleRoutes: RouteModule = {
             "frame-ancestors 'none'",
           "x-frame-options": "DENY",
           "referrer-policy": "no-referrer",
-          "cache-control": "no-store",
           "x-content-type-options": "nosniff",
         },
       };
     }),
-    route("GET", "/console/api/overview", "console", (_req, ctx) => ({
-      status: 200,
-      body: overview(ctx),
-      headers: { "cache-control": "no-store" },
-    })),
+    route("GET", "/console/api/overview", "console", (_req, ctx) => json(200, overview(ctx))),
     route("GET", "/.well-known/jwks.json", "none", (_req, ctx) => ({
       status: 200,
       body: ctx.webhooks?.jwks() ?? { keys: [] },

@@ -167,7 +167,10 @@ export function createHandler(
 
   async function run(route: Route, rr: RouteRequest): Promise<Reply> {
     try {
-      return await route.handle(rr, ctx);
+      const reply = await route.handle(rr, ctx);
+      if (route.auth !== "console") return reply;
+      // a console answer is never cached
+      return { ...reply, headers: { ...reply.headers, "cache-control": "no-store" } };
     } catch (e) {
       return errorReplyOf(e, `${rr.method} ${rr.path}`, rr.requestId, (l) => ctx.log(l));
     }
@@ -209,14 +212,12 @@ export function createHandler(
       );
     }
     let parsed: unknown = undefined;
-    if (body.length > 0) {
-      const text = dec.decode(body);
-      if (text.trim() !== "") {
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          throw new ApiError(400, "The request body is not valid JSON.", ErrorCode.badRequest);
-        }
+    const text = dec.decode(body);
+    if (text.trim() !== "") {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new ApiError(400, "The request body is not valid JSON.", ErrorCode.badRequest);
       }
     }
     const drop = faults.takeDrop(method, path);

@@ -69,11 +69,8 @@ export class IdempotencyStore {
        FROM idempotency WHERE key = ?`,
     );
     this.#upsert = db.prepare(
-      `INSERT INTO idempotency (key, method, path, status, body, created_at, headers, body_hash)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(key) DO UPDATE SET method=excluded.method, path=excluded.path, status=excluded.status,
-       body=excluded.body, created_at=excluded.created_at, headers=excluded.headers,
-       body_hash=excluded.body_hash`,
+      `INSERT OR REPLACE INTO idempotency (key, method, path, status, body, created_at, headers, body_hash)
+       VALUES (:key, :method, :path, :status, :body, :createdAt, :headers, :bodyHash)`,
     );
   }
 
@@ -84,15 +81,6 @@ export class IdempotencyStore {
 
   /** Stores (or replaces) the record of `key` for `method path`. */
   put(key: string, method: string, path: string, record: IdempotencyRecord): void {
-    this.#upsert.run(
-      key,
-      method,
-      path,
-      record.status,
-      record.body,
-      record.createdAt,
-      record.headers,
-      record.bodyHash,
-    );
+    this.#upsert.run({ key, method, path, ...record });
   }
 }

@@ -15,7 +15,7 @@ import type { ApiUser } from "./api_user.ts";
  * Who may call a route: `api` = the platform's request authentication
  * (X-API-Key + signed JWT), `admin` = the admin endpoint's key check,
  * `console` = the console's checks (loopback Host, own Origin, per-run
- * token; `console_guard.ts`), `none` = public (JWKS).
+ * token; `console_guard.ts`; its answers are never cached), `none` = public (JWKS).
  */
 export type RouteAuth = "api" | "admin" | "console" | "none";
 
@@ -76,12 +76,12 @@ export interface RouteModule {
 }
 
 /**
- * A route; `{ node: true }` when it needs the node.
+ * A route.
  *
  * @example
  * ```ts
  * import { json } from "./reply.ts";
- * route("GET", "/v1/vault/accounts/:id", "api", (req) => json(200, { id: req.params.id }));
+ * route("GET", "/v1/blockchains/:id", "api", (req) => json(200, { id: req.params.id }));
  * ```
  */
 export function route(
@@ -89,9 +89,25 @@ export function route(
   pattern: string,
   auth: RouteAuth,
   handle: Route["handle"],
-  opts: { node?: boolean } = {},
 ): Route {
-  return { method, pattern, auth, handle, ...opts };
+  return { method, pattern, auth, handle };
+}
+
+/**
+ * A platform route (`auth: "api"`) that needs the node (`node: true`).
+ *
+ * @example
+ * ```ts
+ * import { json } from "./reply.ts";
+ * nodeRoute("GET", "/v1/vault/accounts/:id", (req) => json(200, { id: req.params.id }));
+ * ```
+ */
+export function nodeRoute(
+  method: Route["method"],
+  pattern: string,
+  handle: Route["handle"],
+): Route {
+  return { method, pattern, auth: "api", handle, node: true };
 }
 
 interface Compiled {

@@ -100,12 +100,10 @@ export class Confirmations {
 
   /** The receipt of `hash`, or `undefined` while it is not mined. */
   async receipt(hash: string): Promise<TransactionReceipt | undefined> {
-    try {
-      return await this.#o.client().getTransactionReceipt({ hash: hash as Hex });
-    } catch (e) {
+    return await this.#o.client().getTransactionReceipt({ hash: hash as Hex }).catch((e) => {
       if (e instanceof TransactionReceiptNotFoundError) return undefined;
       throw e;
-    }
+    });
   }
 
   /**
@@ -113,10 +111,7 @@ export class Confirmations {
    * like anvil by default, has it already), else watches `id`.
    */
   async confirmNow(id: string, hash: Hex): Promise<void> {
-    let receipt: TransactionReceipt | undefined;
-    try {
-      receipt = await this.receipt(hash);
-    } catch { /* the watcher retries */ }
+    const receipt = await this.receipt(hash).catch(() => undefined); // the watcher retries
     if (receipt && !this.#o.stopped()) this.#complete(id, receipt);
     else this.watch(id);
   }
@@ -160,12 +155,9 @@ export class Confirmations {
           this.#confirming.delete(id);
           return;
         }
-        let receipt: TransactionReceipt | undefined;
-        try {
-          receipt = await this.receipt(t.txHash);
-        } catch {
-          return;
-        }
+        // a node error: asked again at the next poll
+        const receipt = await this.receipt(t.txHash).catch(() => null);
+        if (receipt === null) return;
         if (!receipt) {
           this.#confirming.set(id, block);
           return;

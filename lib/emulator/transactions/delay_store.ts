@@ -54,8 +54,7 @@ export class DelayStore {
     const db = store.db;
     this.#stmts = {
       put: db.prepare(
-        `INSERT INTO transaction_delays (id, stage, delay_ms, due_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (id, stage) DO UPDATE SET delay_ms = excluded.delay_ms, due_at = excluded.due_at`,
+        "INSERT OR REPLACE INTO transaction_delays (id, stage, delay_ms, due_at) VALUES (?, ?, ?, ?)",
       ),
       get: db.prepare("SELECT delay_ms, due_at FROM transaction_delays WHERE id = ? AND stage = ?"),
       remove: db.prepare("DELETE FROM transaction_delays WHERE id = ?"),

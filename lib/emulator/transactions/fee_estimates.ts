@@ -40,19 +40,18 @@ function perGas(f: Fees): { max: bigint; base: bigint; tip: bigint } {
     : { max: f.gasPrice, base: f.gasPrice, tip: 0n };
 }
 
+/** Answers a node's error as a 400: `what` could not be done, and the node's reason. */
+const answerNodeError = (what: string) => (e: unknown): never => {
+  throw new BadRequestError(`${what}: ${classifyNodeError(e).description}`);
+};
+
 async function levels<T>(
   ctx: TransactionDeps,
   shape: (g: { max: bigint; base: bigint; tip: bigint }) => T,
 ): Promise<{ low: T; medium: T; high: T }> {
   const chain = nodeOf(ctx);
-  let fees: Fees[];
-  try {
-    fees = await Promise.all(LEVELS.map((l) => chain.fees(l)));
-  } catch (e) {
-    throw new BadRequestError(
-      `Cannot read the fee data from the node: ${classifyNodeError(e).description}`,
-    );
-  }
+  const fees = await Promise.all(LEVELS.map((l) => chain.fees(l)))
+    .catch(answerNodeError("Cannot read the fee data from the node"));
   const [low, medium, high] = fees.map((f) => shape(perGas(f)));
   return { low, medium, high };
 }
@@ -106,22 +105,12 @@ export async function estimateTransactionFee(
     const zero = { gasPrice: 0, baseFee: 0, priorityFee: 0, gasLimit: "0", networkFee: "0" };
     return { low: zero, medium: zero, high: zero };
   }
-  let gas = request.gasLimit;
-  if (gas === undefined) {
-    try {
-      gas = await nodeOf(ctx).client.estimateGas({
-        account: ctx.keys.address(request.accountId),
-        to: request.to,
-        value: request.value,
-        data: request.data,
-      });
-    } catch (e) {
-      throw new BadRequestError(
-        `The node cannot estimate the gas of this transaction: ${classifyNodeError(e).description}`,
-      );
-    }
-  }
-  const gasLimit = gas;
+  const gasLimit = request.gasLimit ?? await nodeOf(ctx).client.estimateGas({
+    account: ctx.keys.address(request.accountId),
+    to: request.to,
+    value: request.value,
+    data: request.data,
+  }).catch(answerNodeError("The node cannot estimate the gas of this transaction"));
   return levels(ctx, (g) => ({
     gasPrice: Number(formatGwei(g.max)),
     baseFee: Number(formatGwei(g.base)),

@@ -12,12 +12,10 @@
 import { json } from "../http/reply.ts";
 import { BadRequestError, NotFoundError } from "../../core/mod.ts";
 import { withTransaction } from "../store.ts";
-import { route, type RouteModule } from "../http/router.ts";
+import { nodeRoute, route, type RouteModule } from "../http/router.ts";
 import { FORCEABLE_STATUSES } from "./status.ts";
 import { parseTransactionListQuery } from "./list_query.ts";
 import { estimateNetworkFee, estimateTransactionFee } from "./fee_estimates.ts";
-
-const NODE = { node: true };
 
 /** The transaction routes. */
 export const transactionRoutes: RouteModule = {
@@ -29,7 +27,7 @@ export const transactionRoutes: RouteModule = {
     await ctx.transactions.stop();
   },
   routes: [
-    route("POST", "/v1/transactions", "api", (req, ctx) =>
+    nodeRoute("POST", "/v1/transactions", (req, ctx) =>
       // the transaction and the answer to its Idempotency-Key are stored in one SQLite
       // transaction: a SIGKILL keeps both or neither (else a retry with the key would meet
       // its own externalTxId as "already used")
@@ -39,8 +37,8 @@ export const transactionRoutes: RouteModule = {
         const reply = json(200, { id: t.id, status: t.status });
         req.keep?.(reply);
         return reply;
-      }), NODE),
-    route("GET", "/v1/transactions", "api", (req, ctx) => {
+      })),
+    nodeRoute("GET", "/v1/transactions", (req, ctx) => {
       const page = ctx.transactions.list(parseTransactionListQuery(req.query));
       // the paging headers the SDKs follow: a URL whose cursor holds the whole query
       const url = (param: string, cursor: string) =>
@@ -49,38 +47,34 @@ export const transactionRoutes: RouteModule = {
       if (page.next) headers["next-page"] = url("next", page.next);
       if (page.prev) headers["prev-page"] = url("prev", page.prev);
       return json(200, page.records, headers);
-    }, NODE),
-    route(
+    }),
+    nodeRoute(
       "POST",
       "/v1/transactions/estimate_fee",
-      "api",
       async (req, ctx) => json(200, await estimateTransactionFee(ctx, req.body)),
-      NODE,
     ),
-    route(
+    nodeRoute(
       "GET",
       "/v1/estimate_network_fee",
-      "api",
       async (req, ctx) => json(200, await estimateNetworkFee(ctx, req.query.get("assetId"))),
-      NODE,
     ),
-    route("GET", "/v1/transactions/:id", "api", (req, ctx) => {
+    nodeRoute("GET", "/v1/transactions/:id", (req, ctx) => {
       // the stored JSON as it is: polling is the hottest path
       const t = ctx.transactions.getJson(req.params.id);
       if (!t) throw new NotFoundError(`Transaction "${req.params.id}" not found.`);
       return { status: 200, text: { contentType: "application/json; charset=utf-8", value: t } };
-    }, NODE),
-    route("GET", "/v1/transactions/external_tx_id/:externalTxId", "api", (req, ctx) => {
+    }),
+    nodeRoute("GET", "/v1/transactions/external_tx_id/:externalTxId", (req, ctx) => {
       const t = ctx.transactions.getByExternalId(req.params.externalTxId);
       if (!t) {
         throw new NotFoundError(`No transaction with externalTxId "${req.params.externalTxId}".`);
       }
       return json(200, t);
-    }, NODE),
-    route("POST", "/v1/transactions/:id/cancel", "api", (req, ctx) => {
+    }),
+    nodeRoute("POST", "/v1/transactions/:id/cancel", (req, ctx) => {
       ctx.transactions.cancel(req.params.id);
       return json(200, { success: true });
-    }, NODE),
+    }),
     route(
       "POST",
       "/admin/transactions/:id/approve",

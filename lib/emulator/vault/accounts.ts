@@ -14,7 +14,7 @@ import { NotFoundError } from "../../core/mod.ts";
 import { bad, intParam } from "../http/params.ts";
 import { ApiError, ErrorCode, json } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
-import { route, type RouteModule, type RouteRequest } from "../http/router.ts";
+import { nodeRoute, type RouteModule, type RouteRequest } from "../http/router.ts";
 import type { EmulatorContext } from "../context.ts";
 import { nodeOf } from "../chain.ts";
 
@@ -61,16 +61,14 @@ function uncursor(text: string, name: string): number {
 }
 
 /** `read()`, or a 502 when the node cannot be read. */
-async function fromNode<T>(read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (e) {
+function fromNode<T>(read: () => Promise<T>): Promise<T> {
+  return read().catch((e) => {
     throw new ApiError(
       502,
       `The emulator cannot read balances from its node: ${(e as Error)?.message?.split("\n")[0]}.`,
       ErrorCode.internal,
     );
-  }
+  });
 }
 
 /** The one address of the route's account on its asset (404 when either is unknown). */
@@ -90,14 +88,13 @@ function addressOfRoute(req: RouteRequest, ctx: EmulatorContext) {
   };
 }
 
-const NODE = { node: true };
 const A = "/v1/vault/accounts/:id/:assetId";
 
 /** The vault routes. */
 export const vaultRoutes: RouteModule = {
   name: "vault",
   routes: [
-    route("GET", "/v1/vault/accounts_paged", "api", async (req, ctx) => {
+    nodeRoute("GET", "/v1/vault/accounts_paged", async (req, ctx) => {
       const q = req.query;
       const limit = intParam(q, "limit", 200, 1, 500);
       const order = (q.get("orderBy") ?? "DESC").toUpperCase();
@@ -115,7 +112,7 @@ export const vaultRoutes: RouteModule = {
       const before = q.get("before");
       const after = q.get("after");
       let start = 0;
-      let end = ids.length;
+      let end = Math.min(ids.length, limit);
       if (after) {
         const pos = ids.indexOf(uncursor(after, "after"));
         start = pos === -1 ? ids.length : pos + 1;
@@ -124,8 +121,6 @@ export const vaultRoutes: RouteModule = {
         const pos = ids.indexOf(uncursor(before, "before"));
         end = pos === -1 ? 0 : pos;
         start = Math.max(0, end - limit);
-      } else {
-        end = Math.min(ids.length, limit);
       }
       const pageIds = ids.slice(start, end);
       const accounts = await fromNode(() => Promise.all(pageIds.map((i) => account(ctx, i))));
@@ -134,30 +129,22 @@ export const vaultRoutes: RouteModule = {
       if (start > 0 && pageIds.length) paging.before = cursor(pageIds[0]);
       if (end < ids.length && pageIds.length) paging.after = cursor(pageIds[pageIds.length - 1]);
       return json(200, { accounts, paging });
-    }, NODE),
-    route("GET", "/v1/vault/accounts/:id", "api", async (req, ctx) => {
+    }),
+    nodeRoute("GET", "/v1/vault/accounts/:id", async (req, ctx) => {
       const i = requireAccount(ctx, req.params.id);
       return json(200, await fromNode(() => account(ctx, i)));
-    }, NODE),
-    route("GET", A, "api", async (req, ctx) => {
+    }),
+    nodeRoute("GET", A, async (req, ctx) => {
       const i = requireAccount(ctx, req.params.id);
       requireAsset(ctx, req.params.assetId);
       return json(200, await fromNode(() => assetOf(ctx, i)));
-    }, NODE),
-    route(
+    }),
+    nodeRoute(
       "GET",
       `${A}/addresses_paginated`,
-      "api",
       (req, ctx) => json(200, { addresses: [addressOfRoute(req, ctx)], paging: {} }),
-      NODE,
     ),
     // the older, unpaged listing (the older SDK's getDepositAddresses)
-    route(
-      "GET",
-      `${A}/addresses`,
-      "api",
-      (req, ctx) => json(200, [addressOfRoute(req, ctx)]),
-      NODE,
-    ),
+    nodeRoute("GET", `${A}/addresses`, (req, ctx) => json(200, [addressOfRoute(req, ctx)])),
   ],
 };

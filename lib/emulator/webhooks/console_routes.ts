@@ -20,7 +20,7 @@ import { NOTIFICATION_STATUSES } from "../../core/mod.ts";
 /** A handler of a webhook route: the request, the started webhook side, the context. */
 export type Handler = (req: RouteRequest, w: Webhooks, ctx: EmulatorContext) => Reply;
 
-/** A route of the webhook side (this file's and `routes.ts`'); a console answer is never cached. */
+/** A route of the webhook side (this file's and `routes.ts`'). */
 export function webhooksRoute(
   method: Route["method"],
   pattern: string,
@@ -29,9 +29,7 @@ export function webhooksRoute(
 ): Route {
   const handle: Route["handle"] = (req, ctx) => {
     if (!ctx.webhooks) throw new Error("the webhook side has not started");
-    const reply = h(req, ctx.webhooks, ctx);
-    if (auth !== "console") return reply;
-    return { ...reply, headers: { ...reply.headers, "cache-control": "no-store" } };
+    return h(req, ctx.webhooks, ctx);
   };
   return { method, pattern, auth, handle };
 }

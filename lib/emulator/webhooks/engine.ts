@@ -39,21 +39,12 @@ import type { NotificationStatus } from "../../core/mod.ts";
 import { type AttemptRecord, DEFAULT_DELIVERY_TIMEOUT_MS, deliverOnce } from "./delivery.ts";
 import { SIGNATURE_HEADER } from "./signer.ts";
 import type { WebhookStore } from "./store.ts";
+import type { EmulatorEvent } from "../events.ts";
 import type { NotificationRow } from "./rows.ts";
 import { type Endpoint, Endpoints } from "./endpoints.ts";
 import { type Clock, type DueEntry, Scheduler, systemClock } from "./scheduler.ts";
 import { Resends } from "./resend_jobs.ts";
 import { ADMINS, type BreakerContext, recordAttempt, type Recorded } from "./attempt_recorder.ts";
-
-/** An event that produces notifications. */
-export interface WebhookEvent {
-  /** e.g. `transaction.created`. */
-  eventType: string;
-  /** The resource's id (e.g. the transaction id), or none. */
-  resourceId?: string | null;
-  /** The resource as the API shows it; `{}` when absent. */
-  data?: unknown;
-}
 
 /** What signs a payload: the value of the signature header for `body` (the `WebhookSigner`). */
 export interface BodySigner {
@@ -210,12 +201,12 @@ export class WebhookEngine {
    * Creates one notification per endpoint (ENABLED or SUSPENDED) subscribed
    * to the event, committed before it returns. Suspended endpoints' wait ON_HOLD.
    */
-  publish(event: WebhookEvent): { id: string; webhookId: string }[] {
+  publish(event: EmulatorEvent): { id: string; webhookId: string }[] {
     return this.publishMany([event]);
   }
 
   /** {@linkcode WebhookEngine.publish} for many events in one transaction. */
-  publishMany(events: WebhookEvent[]): { id: string; webhookId: string }[] {
+  publishMany(events: EmulatorEvent[]): { id: string; webhookId: string }[] {
     const now = this.#clock.now();
     const out: { id: string; webhookId: string; seq: number; status: NotificationStatus }[] = [];
     const targets = this.endpoints.all().filter((e) =>

@@ -237,7 +237,7 @@ const createNotifications: Handler = (req, { engine }) => {
   }
   const events = Array.from({ length: count as number }, () => ({
     eventType: b.eventType as string,
-    resourceId: (b.resourceId as string | undefined) ?? null,
+    resourceId: (b.resourceId as string | null) ?? undefined,
     data: b.data ?? {},
   }));
   return json(201, { data: engine.publishMany(events) });

@@ -69,8 +69,6 @@ function rpcErrorResponse(status: number, code: number, message: string): Respon
   );
 }
 
-export { isLoopbackHost };
-
 /**
  * Builds the HTTP handler.
  *
@@ -103,18 +101,18 @@ export function createHttpHandler(
     if (host === null) {
       return refuse(403, RpcErrorCode.invalidRequest, "Refused: the request has no Host header.");
     }
-    if (okHosts.has(host)) { /* seen */ }
-    else if (isLoopbackHost(hostnameOf(host)) || hosts.has(hostnameOf(host).toLowerCase())) {
-      if (okHosts.size < 64) okHosts.add(host);
-    } else {
+    if (!okHosts.has(host)) {
       const hostname = hostnameOf(host);
-      return refuse(
-        403,
-        RpcErrorCode.invalidRequest,
-        `Refused: Host ${
-          JSON.stringify(hostname.slice(0, 100))
-        } is not a loopback name (a DNS-rebinding page?). Connect to 127.0.0.1.`,
-      );
+      if (!isLoopbackHost(hostname) && !hosts.has(hostname.toLowerCase())) {
+        return refuse(
+          403,
+          RpcErrorCode.invalidRequest,
+          `Refused: Host ${
+            JSON.stringify(hostname.slice(0, 100))
+          } is not a loopback name (a DNS-rebinding page?). Connect to 127.0.0.1.`,
+        );
+      }
+      if (okHosts.size < 64) okHosts.add(host);
     }
     const origin = request.headers.get("origin");
     let cors: Record<string, string> | undefined;

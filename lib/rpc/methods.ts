@@ -354,49 +354,43 @@ export class Dispatcher {
     return answer;
   }
 
+  /**
+   * One decision per message. A request for the node (the hot path) returns the batcher's
+   * promise as it is, with no further async step; the others are answered here or by `#local`.
+   */
   #answer(
     value: unknown,
     extra: Readonly<Record<string, LocalMethod>> | undefined,
     call: CallContext | undefined,
   ): Promise<string | undefined> {
     const parsed: ParsedMessage = classify(value, this.maxBatch);
-    if (parsed.kind === "single") {
-      const { request, id } = parsed;
-      // The hot path, a request for the node: its promise as it is (no further async step).
-      if (
-        !(request instanceof RpcError) && !localMethod(request.method, extra) &&
-        !isKeyMethod(request.method) && !isNotification(request)
-      ) {
-        return this.#batcher.send(request).catch((e) => errorText(id, upstreamFailure(e)));
-      }
+    if (parsed.kind === "error") return Promise.resolve(errorText(null, parsed.error));
+    if (parsed.kind === "batch") return this.#batchText(parsed.items, extra, call);
+    const { request, id } = parsed;
+    if (request instanceof RpcError) return Promise.resolve(errorText(id, request));
+    const local = localMethod(request.method, extra);
+    if (local) {
+      return this.#local(local, request, call)
+        .then((response) => isNotification(request) ? undefined : JSON.stringify(response));
     }
-    return this.#answerParsed(parsed, extra, call);
+    if (isKeyMethod(request.method)) {
+      return Promise.resolve(
+        isNotification(request) ? undefined : errorText(id, refuseKeyMethod(request.method)),
+      );
+    }
+    if (isNotification(request)) {
+      return this.upstream.send(upstreamText(request)).then(() => undefined, () => undefined);
+    }
+    return this.#batcher.send(request).catch((e) => errorText(id, upstreamFailure(e)));
   }
 
-  async #answerParsed(
-    parsed: ParsedMessage,
+  /** A batch's answer text, or `undefined` when it held notifications only. */
+  async #batchText(
+    items: Extract<ParsedMessage, { kind: "batch" }>["items"],
     extra: Readonly<Record<string, LocalMethod>> | undefined,
     call: CallContext | undefined,
   ): Promise<string | undefined> {
-    if (parsed.kind === "error") return errorText(null, parsed.error);
-    if (parsed.kind === "single") {
-      const { request, id } = parsed;
-      if (request instanceof RpcError) return errorText(id, request);
-      const local = localMethod(request.method, extra);
-      if (local) {
-        const response = await this.#local(local, request, call);
-        return isNotification(request) ? undefined : JSON.stringify(response);
-      }
-      if (isKeyMethod(request.method)) {
-        return isNotification(request) ? undefined : errorText(id, refuseKeyMethod(request.method));
-      }
-      if (isNotification(request)) {
-        await this.upstream.send(upstreamText(request)).catch(() => {});
-        return undefined;
-      }
-      return await this.#batcher.send(request).catch((e) => errorText(id, upstreamFailure(e)));
-    }
-    const responses = await this.#batch(parsed.items, extra, call);
+    const responses = await this.#batch(items, extra, call);
     return responses.length ? JSON.stringify(responses) : undefined;
   }
 

@@ -237,6 +237,18 @@ export async function runPart(name: string): Promise<void> {
       assert.deepEqual(r.code, 0, `service ${args.join(" ")}: ${r.stderr}`);
       return r.stdout;
     };
+    /** `count` transaction.created notifications for `resourceId`, from the emulator. */
+    const created = (resourceId: string, count = 1) =>
+      cli([
+        "emulator",
+        "trigger",
+        "--eventType",
+        "transaction.created",
+        "--resourceId",
+        resourceId,
+        "--count",
+        String(count),
+      ]);
     const newWebhook = async () =>
       JSON.parse(
         await cli([
@@ -276,16 +288,7 @@ export async function runPart(name: string): Promise<void> {
     }
     if (needsWebhook) {
       const W = await newWebhook();
-      await cli([
-        "emulator",
-        "trigger",
-        "--eventType",
-        "transaction.created",
-        "--resourceId",
-        "tx-1",
-        "--count",
-        "2",
-      ]);
+      await created("tx-1", 2);
       await waitFor("two deliveries", () => capture.deliveries.length >= 2);
       await Deno.writeTextFile(`${tmp}/body.json`, capture.deliveries[0].body);
       const N = JSON.parse(
@@ -337,14 +340,7 @@ export async function runPart(name: string): Promise<void> {
         if (/tail .*--follow/.test(line)) {
           // it prints when something happens: once it follows, make something happen
           await child.waitStderr("following notifications", 60_000);
-          await cli([
-            "emulator",
-            "trigger",
-            "--eventType",
-            "transaction.created",
-            "--resourceId",
-            "tx-2",
-          ]);
+          await created("tx-2");
         }
         const first = await child.waitLine(() => true, `the first line of ${where}`, 60_000);
         if (args[0] === "rpc") printedAddress = first.trim();

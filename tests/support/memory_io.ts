@@ -8,6 +8,7 @@
  */
 
 import type { Io } from "../../lib/cli/mod.ts";
+import { concatBytes } from "../../lib/core/mod.ts";
 
 /** An Io whose output can be read back. */
 export interface MemoryIo extends Io {
@@ -25,7 +26,7 @@ export function memoryIo(
   const out: Uint8Array[] = [];
   const err: Uint8Array[] = [];
   const bytes = typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin;
-  const dec = (parts: Uint8Array[]) => new TextDecoder().decode(concat(parts));
+  const dec = (parts: Uint8Array[]) => new TextDecoder().decode(concatBytes(parts));
   return {
     stdout: { write: (p) => (out.push(p.slice()), Promise.resolve(p.length)) },
     stderr: { write: (p) => (err.push(p.slice()), Promise.resolve(p.length)) },
@@ -41,14 +42,4 @@ export function memoryIo(
     out: () => dec(out),
     err: () => dec(err),
   };
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    all.set(p, o);
-    o += p.length;
-  }
-  return all;
 }

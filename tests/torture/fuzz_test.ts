@@ -27,6 +27,7 @@ import { DeliveryLogError, InvalidLineError } from "../../lib/webhooks/log/deliv
 import { parseFlags } from "../../lib/cli/flags.ts";
 import { run, UsageError } from "../../lib/cli/mod.ts";
 import { memoryIo } from "../support/memory_io.ts";
+import { concatBytes } from "../../lib/core/mod.ts";
 
 const SEED = Number(Deno.env.get("SERVICE_FUZZ_SEED") ?? 0x5eed14);
 
@@ -299,16 +300,6 @@ async function gzipped(bytes: Uint8Array): Promise<Uint8Array> {
   );
 }
 
-function join(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
-
 async function randomLog(r: Rng): Promise<Uint8Array> {
   const n = r.int(12);
   let text: string;
@@ -333,7 +324,7 @@ async function randomLog(r: Rng): Promise<Uint8Array> {
   if (g === 0) bytes = await gzipped(bytes);
   else if (g === 1) { // multi-member
     const cut = r.int(bytes.length + 1);
-    bytes = join([await gzipped(bytes.slice(0, cut)), await gzipped(bytes.slice(cut))]);
+    bytes = concatBytes([await gzipped(bytes.slice(0, cut)), await gzipped(bytes.slice(cut))]);
   } else if (g === 2) { // damaged gzip: truncated, flipped or followed by junk
     const z = await gzipped(bytes);
     const w = r.int(3);
@@ -341,7 +332,7 @@ async function randomLog(r: Rng): Promise<Uint8Array> {
     else if (w === 1) {
       z[r.int(z.length)] ^= 1 + r.int(255);
       bytes = z;
-    } else bytes = join([z, enc.encode(r.pick(["junk", "\u0000\u0000", "\x1f\x8b", "{}"]))]);
+    } else bytes = concatBytes([z, enc.encode(r.pick(["junk", "\u0000\u0000", "\x1f\x8b", "{}"]))]);
   } else if (g === 3) { // raw noise
     bytes = Uint8Array.from({ length: r.int(100) }, () => r.int(256));
   }

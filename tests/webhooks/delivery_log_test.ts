@@ -5,6 +5,7 @@ import { splitCsvLine } from "../../lib/webhooks/log/csv.ts";
 import { decompressIfGzip } from "../../lib/webhooks/log/gzip.ts";
 import { readDeliveryLog } from "../../lib/webhooks/log/delivery_log.ts";
 import { DeliveryLogError } from "../../lib/webhooks/log/delivery_log_error.ts";
+import { concatBytes } from "../../lib/core/mod.ts";
 
 const enc = new TextEncoder();
 
@@ -237,16 +238,6 @@ async function gzipOf(text: string): Promise<Uint8Array> {
   );
 }
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
-
 async function gunzipAll(src: Uint8Array, size: number): Promise<string> {
   let s = "";
   for await (const c of decompressIfGzip(chunked(src, [size]))) {
@@ -258,12 +249,12 @@ async function gunzipAll(src: Uint8Array, size: number): Promise<string> {
 Deno.test("multi-member gzip (cat a.gz b.gz) decompresses to both members, split anywhere", async () => {
   const a = '{"webhookId":"w1","sentTime":1,"responseCode":200}\n';
   const b = '{"webhookId":"w1","sentTime":2,"responseCode":503}\n';
-  const ab = concat(await gzipOf(a), await gzipOf(b), await gzipOf(""), await gzipOf(a));
+  const ab = concatBytes([await gzipOf(a), await gzipOf(b), await gzipOf(""), await gzipOf(a)]);
   for (const size of [1, 2, 3, 7, 19, 64, ab.length]) {
     assert.equal(await gunzipAll(ab, size), a + b + a, `chunks of ${size}`);
   }
   // zero padding after the last member is ignored, as gzip -d does
-  assert.equal(await gunzipAll(concat(ab, new Uint8Array(512)), 100), a + b + a);
+  assert.equal(await gunzipAll(concatBytes([ab, new Uint8Array(512)]), 100), a + b + a);
   // the reader counts every member's records
   const stats = await readDeliveryLog(chunked(ab, [10]), () => {});
   assert.equal(stats.records, 3);
@@ -273,7 +264,7 @@ Deno.test("gzip followed by garbage is refused as trailing data; a truncated mem
   const a = await gzipOf('{"webhookId":"w1","sentTime":1,"responseCode":200}\n');
   for (const size of [1, 5, 1000]) {
     await assert.rejects(
-      () => gunzipAll(concat(a, enc.encode("garbage")), size),
+      () => gunzipAll(concatBytes([a, enc.encode("garbage")]), size),
       (e: unknown) =>
         e instanceof DeliveryLogError && e.reason === "gzip-trailing-data" &&
         /neither gzip nor zero padding/.test(e.message),

@@ -8,7 +8,9 @@
  *
  * Without arguments (see {@linkcode testPlan}): tests/slow/ (files that
  * wait minutes on forge, in parallel with each other) starts at once, and
- * beside it one `deno check` of every test file (the only type check), then
+ * beside it one `deno check --doc` of every test file and of every module of
+ * `lib/` with `mod.ts`, their `@example`s included (the only type check:
+ * one program, so `lib/` is checked once), then
  * the main group as one
  * `deno test --parallel` process (its files side by side, at most
  * `SERVICE_TEST_JOBS` at once, default {@linkcode defaultJobs}; the longest
@@ -166,15 +168,28 @@ export function defaultJobs(cores: number = navigator.hardwareConcurrency): numb
 }
 
 /** Every `*_test.ts` under `tests/` of `root`, as paths relative to it, by name. */
-export async function testFiles(root: string): Promise<string[]> {
+export function testFiles(root: string): Promise<string[]> {
+  return filesUnder(root, "tests/", "_test.ts");
+}
+
+/**
+ * The modules whose `@example`s the one type check checks too: every `.ts` of `lib/` of `root`
+ * and `mod.ts`, relative to it, by name.
+ */
+export async function documentedModules(root: string): Promise<string[]> {
+  return [...await filesUnder(root, "lib/", ".ts"), "mod.ts"];
+}
+
+/** Every file under `dir` of `root` whose name ends with `suffix`, relative to `root`, by name. */
+async function filesUnder(root: string, dir: string, suffix: string): Promise<string[]> {
   const out: string[] = [];
   const walk = async (dir: string) => {
     for await (const e of Deno.readDir(`${root}${dir}`)) {
       if (e.isDirectory) await walk(`${dir}${e.name}/`);
-      else if (e.isFile && e.name.endsWith("_test.ts")) out.push(`${dir}${e.name}`);
+      else if (e.isFile && e.name.endsWith(suffix)) out.push(`${dir}${e.name}`);
     }
   };
-  await walk("tests/");
+  await walk(dir);
   return out.sort();
 }
 
@@ -199,7 +214,7 @@ export interface Run {
  * given; a failure stops there), then `sequence` one after the other.
  */
 export interface TestPlan {
-  /** The one type check, before any test of `sequence`. */
+  /** The one type check (`--doc`: examples too), before any test of `sequence`. */
   check?: Run;
   /** The main group, then the files that run alone. */
   sequence: Run[];
@@ -210,13 +225,14 @@ export interface TestPlan {
 /**
  * The plan of a run: with arguments, exactly what they ask, as one `deno test` (it type-checks
  * what it runs); without, every file of `files`: tests/slow/ from the start, and beside it one
- * type check, then the main group in parallel (`jobs` at once, the longest first) followed by
+ * type check of `files` and `documented` with their examples, then the main group in parallel (`jobs` at once, the longest first) followed by
  * {@linkcode ALONE} one by one; none of these checks types again (`--no-check`).
  */
 export function testPlan(
   args: string[],
   files: string[] = [],
   jobs: number = defaultJobs(),
+  documented: string[] = [],
 ): TestPlan {
   if (args.length > 0) {
     return { sequence: [{ args: [...TEST_ARGS, ...args], env: {} }], beside: [] };
@@ -226,7 +242,7 @@ export function testPlan(
   const main = files.filter((f) => !slow.includes(f) && !alone.includes(f));
   const test = [...TEST_ARGS, "--no-check"];
   return {
-    check: { args: ["check", "--quiet", ...files], env: {} },
+    check: { args: ["check", "--quiet", "--doc", ...documented, ...files], env: {} },
     sequence: [
       { args: [...test, "--parallel", ...longFirst(main)], env: { DENO_JOBS: String(jobs) } },
       ...(alone.length ? [{ args: [...test, ...alone], env: {} }] : []),
@@ -309,8 +325,9 @@ if (import.meta.main) {
   if (requireAll) env.SERVICE_REQUIRE_ALL = "1";
   const jobs = Number(Deno.env.get("SERVICE_TEST_JOBS") || defaultJobs());
   const junit = Deno.env.get("SERVICE_TEST_JUNIT");
-  const files = Deno.args.length > 0 ? [] : await testFiles(root);
-  const plan = testPlan(Deno.args, files, jobs);
+  const whole = Deno.args.length === 0;
+  const files = whole ? await testFiles(root) : [];
+  const plan = testPlan(Deno.args, files, jobs, whole ? await documentedModules(root) : []);
   // each run writes its own JUnit report: FILE, then FILE.2, FILE.3, ...
   let reports = 0;
   const withJunit = (run: Run): Run => {

@@ -10,6 +10,7 @@ import {
   closingLines,
   combineSummaries,
   defaultJobs,
+  documentedModules,
   LONG_FIRST,
   longFirst,
   SLOW_TESTS,
@@ -98,8 +99,15 @@ Deno.test("without arguments: tests/slow/ from the start; beside it one type che
   assert.ok(files.every((f) => /^tests\/.+_test\.ts$/.test(f)), files.join(" "));
   // every LONG_FIRST and ALONE entry names a file that exists
   for (const l of [...LONG_FIRST, ...ALONE]) assert.ok(files.includes(l), l);
-  const plan = testPlan([], files, 5);
-  assert.deepEqual(plan.check, { args: ["check", "--quiet", ...files], env: {} });
+  const documented = await documentedModules(ROOT);
+  assert.ok(documented.includes("lib/core/mod.ts") && documented.at(-1) === "mod.ts");
+  assert.ok(documented.every((f) => f === "mod.ts" || /^lib\/.+\.ts$/.test(f)));
+  const plan = testPlan([], files, 5, documented);
+  // one type check, of the tests and of lib/ with its examples
+  assert.deepEqual(plan.check, {
+    args: ["check", "--quiet", "--doc", ...documented, ...files],
+    env: {},
+  });
   const test = [...TEST_ARGS, "--no-check"];
   const [main, alone] = plan.sequence;
   assert.equal(plan.sequence.length, 2);

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import {
   ALONE,
+  CHECK_FAILED,
   closingLines,
   combineSummaries,
   defaultJobs,
@@ -92,7 +93,7 @@ Deno.test("output without deno's summary is one failure", () => {
   ]);
 });
 
-Deno.test("without arguments: tests/slow/ from the start; beside it one type check, then the main group in parallel, then the files that run alone", async () => {
+Deno.test("without arguments: tests/slow/, one type check and the main group from the start; the files that run alone after the main group", async () => {
   const files = await testFiles(ROOT);
   assert.ok(files.length >= 100, `${files.length} test files`);
   assert.ok(files.includes("tests/scripts/run_tests_test.ts"));
@@ -148,6 +149,11 @@ ok | 1 passed | 0 failed (3m)
   assert.deepEqual(closingLines(combineSummaries([slow, read("error: boom")]), false), [
     "tests: 0 passed, 1 failed, 0 skipped",
   ]);
+  // a failed type check (run beside the tests) counts as one failed test
+  assert.equal(
+    closingLines(combineSummaries([slow, CHECK_FAILED]), false).at(-1),
+    "tests: 1 passed, 1 failed, 0 skipped",
+  );
 });
 
 Deno.test("deno task test prints no Check lines and no punycode deprecation warning", async () => {

@@ -8,15 +8,18 @@
  *
  * Without arguments (see {@linkcode testPlan}): tests/slow/ (files that
  * wait minutes on forge, in parallel with each other) starts at once, and
- * beside it one `deno check` of every test file (the only type check), then
- * the main group as one
+ * beside it one `deno check --doc` of every test file and of every module of
+ * `lib/` with `mod.ts`, their `@example`s included (the only type check:
+ * one program, so `lib/` is checked once; a failure fails the run, counted
+ * as one failed test), and the main group as one
  * `deno test --parallel` process (its files side by side, at most
  * `SERVICE_TEST_JOBS` at once, default {@linkcode defaultJobs}; the longest
  * first, {@linkcode LONG_FIRST}: a parallel run ends when its longest file
  * does) followed by {@linkcode ALONE} (files whose assertions hold a real-time
  * window of a fraction of a second, one after the other with nothing of the
- * main group beside them). When the check fails, no other test starts; the
- * slow group, already running, is waited for. Tests of the main
+ * main group beside them). The check runs beside the tests rather than
+ * before them (it takes about 25 s of one core; the tests mostly wait on their
+ * peers). Tests of the main
  * group may run beside any other: servers on port 0, scratch files in their
  * own temporary directories. The main group's output is shown as it comes,
  * the slow group's when it ends; the closing line counts every run.
@@ -101,6 +104,9 @@ export class SummaryReader {
   }
 }
 
+/** What a failed type check adds to a run's summary: one failed test. */
+export const CHECK_FAILED: TestSummary = { passed: 0, failed: 1, skipped: [], complete: true };
+
 /** One summary of several `deno test` runs: counts added, complete when every run was. */
 export function combineSummaries(runs: TestSummary[]): TestSummary {
   return {
@@ -166,15 +172,28 @@ export function defaultJobs(cores: number = navigator.hardwareConcurrency): numb
 }
 
 /** Every `*_test.ts` under `tests/` of `root`, as paths relative to it, by name. */
-export async function testFiles(root: string): Promise<string[]> {
+export function testFiles(root: string): Promise<string[]> {
+  return filesUnder(root, "tests/", "_test.ts");
+}
+
+/**
+ * The modules whose `@example`s the one type check checks too: every `.ts` of `lib/` of `root`
+ * and `mod.ts`, relative to it, by name.
+ */
+export async function documentedModules(root: string): Promise<string[]> {
+  return [...await filesUnder(root, "lib/", ".ts"), "mod.ts"];
+}
+
+/** Every file under `dir` of `root` whose name ends with `suffix`, relative to `root`, by name. */
+async function filesUnder(root: string, dir: string, suffix: string): Promise<string[]> {
   const out: string[] = [];
   const walk = async (dir: string) => {
     for await (const e of Deno.readDir(`${root}${dir}`)) {
       if (e.isDirectory) await walk(`${dir}${e.name}/`);
-      else if (e.isFile && e.name.endsWith("_test.ts")) out.push(`${dir}${e.name}`);
+      else if (e.isFile && e.name.endsWith(suffix)) out.push(`${dir}${e.name}`);
     }
   };
-  await walk("tests/");
+  await walk(dir);
   return out.sort();
 }
 
@@ -195,11 +214,11 @@ export interface Run {
 }
 
 /**
- * What a run does: `beside` starts at once and runs to its end; at the same time `check` (when
- * given; a failure stops there), then `sequence` one after the other.
+ * What a run does: `beside`, `check` (when given; a failure fails the run) and `sequence` (one
+ * run after the other) start at once.
  */
 export interface TestPlan {
-  /** The one type check, before any test of `sequence`. */
+  /** The one type check (`--doc`: examples too), beside `sequence` from the start. */
   check?: Run;
   /** The main group, then the files that run alone. */
   sequence: Run[];
@@ -209,14 +228,16 @@ export interface TestPlan {
 
 /**
  * The plan of a run: with arguments, exactly what they ask, as one `deno test` (it type-checks
- * what it runs); without, every file of `files`: tests/slow/ from the start, and beside it one
- * type check, then the main group in parallel (`jobs` at once, the longest first) followed by
- * {@linkcode ALONE} one by one; none of these checks types again (`--no-check`).
+ * what it runs); without, every file of `files`: tests/slow/, one type check of `files` and
+ * `documented` with their examples, and the main group in parallel (`jobs` at once, the longest
+ * first) followed by {@linkcode ALONE} one by one, all three from the start; no test run checks
+ * types again (`--no-check`).
  */
 export function testPlan(
   args: string[],
   files: string[] = [],
   jobs: number = defaultJobs(),
+  documented: string[] = [],
 ): TestPlan {
   if (args.length > 0) {
     return { sequence: [{ args: [...TEST_ARGS, ...args], env: {} }], beside: [] };
@@ -226,7 +247,7 @@ export function testPlan(
   const main = files.filter((f) => !slow.includes(f) && !alone.includes(f));
   const test = [...TEST_ARGS, "--no-check"];
   return {
-    check: { args: ["check", "--quiet", ...files], env: {} },
+    check: { args: ["check", "--quiet", "--doc", ...documented, ...files], env: {} },
     sequence: [
       { args: [...test, "--parallel", ...longFirst(main)], env: { DENO_JOBS: String(jobs) } },
       ...(alone.length ? [{ args: [...test, ...alone], env: {} }] : []),
@@ -309,8 +330,9 @@ if (import.meta.main) {
   if (requireAll) env.SERVICE_REQUIRE_ALL = "1";
   const jobs = Number(Deno.env.get("SERVICE_TEST_JOBS") || defaultJobs());
   const junit = Deno.env.get("SERVICE_TEST_JUNIT");
-  const files = Deno.args.length > 0 ? [] : await testFiles(root);
-  const plan = testPlan(Deno.args, files, jobs);
+  const whole = Deno.args.length === 0;
+  const files = whole ? await testFiles(root) : [];
+  const plan = testPlan(Deno.args, files, jobs, whole ? await documentedModules(root) : []);
   // each run writes its own JUnit report: FILE, then FILE.2, FILE.3, ...
   let reports = 0;
   const withJunit = (run: Run): Run => {
@@ -324,28 +346,27 @@ if (import.meta.main) {
   const sequence = plan.sequence.map(withJunit);
   const beside = plan.beside.map(withJunit);
   const besideRuns = Promise.all(beside.map((run) => runOne(run, env, false)));
-  if (plan.check) {
-    const { code } = await new Deno.Command(Deno.execPath(), {
+  // the type check runs beside the tests (which do not check again): a failed check fails the
+  // run, counted as one failed test, after every test has ended
+  const checked = plan.check
+    ? new Deno.Command(Deno.execPath(), {
       args: plan.check.args,
       cwd: root,
       env,
       stdout: "inherit",
       stderr: "inherit",
-    }).output();
-    if (code !== 0) {
-      // the slow group already runs: killing it would leave its anvils and emulators behind
-      if (beside.length) console.error("deno check failed; waiting for tests/slow/ to end");
-      await besideRuns;
-      for (const l of closingLines(combineSummaries([]), requireAll)) console.log(l);
-      Deno.exit(code);
-    }
-  }
+    }).output().then(({ code }) => code)
+    : Promise.resolve(0);
   const inOrder = async () => {
     const out = [];
     for (const run of sequence) out.push(await runOne(run, env, true));
     return out;
   };
-  const [first, second] = await Promise.all([inOrder(), besideRuns]);
+  const [first, second, checkCode] = await Promise.all([inOrder(), besideRuns, checked]);
+  if (checkCode !== 0) {
+    console.error("deno check failed (see its errors above): the run fails");
+    first.push({ code: checkCode, summary: CHECK_FAILED });
+  }
   const runs = [...first, ...second];
   const summary = combineSummaries(runs.map((r) => r.summary));
   for (const l of closingLines(summary, requireAll)) console.log(l);

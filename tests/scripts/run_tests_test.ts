@@ -7,9 +7,11 @@
 import assert from "node:assert/strict";
 import {
   ALONE,
+  CHECK_FAILED,
   closingLines,
   combineSummaries,
   defaultJobs,
+  documentedModules,
   LONG_FIRST,
   longFirst,
   SLOW_TESTS,
@@ -91,15 +93,22 @@ Deno.test("output without deno's summary is one failure", () => {
   ]);
 });
 
-Deno.test("without arguments: tests/slow/ from the start; beside it one type check, then the main group in parallel, then the files that run alone", async () => {
+Deno.test("without arguments: tests/slow/, one type check and the main group from the start; the files that run alone after the main group", async () => {
   const files = await testFiles(ROOT);
   assert.ok(files.length >= 100, `${files.length} test files`);
   assert.ok(files.includes("tests/scripts/run_tests_test.ts"));
   assert.ok(files.every((f) => /^tests\/.+_test\.ts$/.test(f)), files.join(" "));
   // every LONG_FIRST and ALONE entry names a file that exists
   for (const l of [...LONG_FIRST, ...ALONE]) assert.ok(files.includes(l), l);
-  const plan = testPlan([], files, 5);
-  assert.deepEqual(plan.check, { args: ["check", "--quiet", ...files], env: {} });
+  const documented = await documentedModules(ROOT);
+  assert.ok(documented.includes("lib/core/mod.ts") && documented.at(-1) === "mod.ts");
+  assert.ok(documented.every((f) => f === "mod.ts" || /^lib\/.+\.ts$/.test(f)));
+  const plan = testPlan([], files, 5, documented);
+  // one type check, of the tests and of lib/ with its examples
+  assert.deepEqual(plan.check, {
+    args: ["check", "--quiet", "--doc", ...documented, ...files],
+    env: {},
+  });
   const test = [...TEST_ARGS, "--no-check"];
   const [main, alone] = plan.sequence;
   assert.equal(plan.sequence.length, 2);
@@ -140,6 +149,11 @@ ok | 1 passed | 0 failed (3m)
   assert.deepEqual(closingLines(combineSummaries([slow, read("error: boom")]), false), [
     "tests: 0 passed, 1 failed, 0 skipped",
   ]);
+  // a failed type check (run beside the tests) counts as one failed test
+  assert.equal(
+    closingLines(combineSummaries([slow, CHECK_FAILED]), false).at(-1),
+    "tests: 1 passed, 1 failed, 0 skipped",
+  );
 });
 
 Deno.test("deno task test prints no Check lines and no punycode deprecation warning", async () => {

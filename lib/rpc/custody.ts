@@ -16,7 +16,6 @@
 import type { Transaction, TransactionRequest } from "../platform/mod.ts";
 import { type Adoption, SendSlots } from "./send_slot.ts";
 import type { ChainTransaction } from "./send_proof.ts";
-import { TRANSACTION_SENT_STATUSES } from "../core/mod.ts";
 import type { Signer } from "./methods.ts";
 import { ADDRESS, RpcError, RpcErrorCode, toRpcError } from "./protocol.ts";
 import { parseQuantity, toTransactionRequest } from "./transaction_request.ts";
@@ -315,20 +314,12 @@ export class CustodySigner implements Signer {
     body.source = { type: "VAULT_ACCOUNT", id: vaultId };
     const adopt = identity.nonce === undefined ? undefined : this.#slots.adoption(identity, body);
     const run = (created: () => void) =>
-      this.#tx.run(
-        body,
-        signal,
-        (t) => !!t.txHash,
-        undefined,
-        async (id, adopted) => {
-          created();
-          onCreated(id);
-          if (identity.slot !== undefined) this.#holds(identity.slot, id);
-          if (adopt && !adopted) await this.#notRaced(id, vaultId, identity);
-        },
-        adopt,
-        progress,
-      );
+      this.#tx.run(body, signal, "hash", progress, adopt, async (id, adopted) => {
+        created();
+        onCreated(id);
+        if (identity.slot !== undefined) this.#holds(identity.slot, id);
+        if (adopt && !adopted) await this.#notRaced(id, vaultId, identity);
+      });
     if (identity.nonce === undefined || !this.#gate) {
       const gate = this.#gate;
       return await this.#serialized(vaultId, async () => {
@@ -433,16 +424,8 @@ export class CustodySigner implements Signer {
               created = true;
               onCreated(existing.id);
               if (identity.slot !== undefined) this.#holds(identity.slot, existing.id);
-              const done = await this.#tx.follow(
-                existing.id,
-                existing.externalTxId,
-                this.#tx.deadline(),
-                signal,
-                (t) => !!t.txHash,
-                TRANSACTION_SENT_STATUSES,
-                progress,
-              );
-              await adopt.landed(done, signal);
+              const done = await this.#tx.follow(existing, signal, "hash", progress);
+              await adopt.landed(done);
               return done.txHash!;
             }
             return (await run(() => created = true)).txHash!;
@@ -509,15 +492,8 @@ export class CustodySigner implements Signer {
         extraParameters: { rawMessageData: { messages: [message] } },
       };
       if (this.#o.note) body.note = this.#o.note;
-      const done = await this.#tx.run(
-        body,
-        signal,
-        (t) => t.status === "COMPLETED" && !!t.signedMessages?.length,
-        ["COMPLETED"],
-        undefined,
-        undefined,
-        this.#progress(`message signed by ${address}`),
-      );
+      const progress = this.#progress(`message signed by ${address}`);
+      const done = await this.#tx.run(body, signal, "signature", progress);
       return signatureHex(done);
     } catch (e) {
       throw toRpcError(e);

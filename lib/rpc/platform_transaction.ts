@@ -83,6 +83,19 @@ const POLL_CAP_MS = 2000;
 export const ambiguous: (e: unknown) => boolean = isRetryable;
 
 /**
+ * What a platform transaction is followed for: `hash`, a send's, once it is
+ * broadcasting or later; `signature`, a message's, once it is completed.
+ */
+export type Outcome = "hash" | "signature";
+
+/** Whether `t` shows the `outcome` it is followed for. */
+function hasOutcome(t: Transaction, outcome: Outcome): boolean {
+  return outcome === "hash"
+    ? (TRANSACTION_SENT_STATUSES as readonly string[]).includes(t.status) && !!t.txHash
+    : t.status === "COMPLETED" && !!t.signedMessages?.length;
+}
+
+/**
  * Creates platform transactions at most once and follows them to their end.
  *
  * @example
@@ -91,7 +104,7 @@ export const ambiguous: (e: unknown) => boolean = isRetryable;
  * declare const client: PlatformClient;
  * declare const body: TransactionRequest;
  * const txs = new PlatformTransactions({ client });
- * const done = await txs.run(body, undefined, (t) => !!t.txHash); // BROADCASTING or later
+ * const done = await txs.run(body, undefined, "hash"); // BROADCASTING or later, with its hash
  * ```
  */
 export class PlatformTransactions {
@@ -123,7 +136,7 @@ export class PlatformTransactions {
       const found = await findTransactionByExternalId(this.#o.client, externalTxId, signal);
       if (!found) return undefined;
       if (isFailure(found.status)) continue;
-      if (await adoption.judge(found, signal) === "gone") continue;
+      if (await adoption.judge(found) === "gone") continue;
       return { id: found.id, externalTxId };
     }
     return undefined;
@@ -134,7 +147,7 @@ export class PlatformTransactions {
   }
 
   /** The deadline of a transaction started now. */
-  deadline(): number {
+  #deadline(): number {
     return this.#now() + (this.#o.txTimeoutMs ?? DEFAULT_TX_TIMEOUT_MS);
   }
 
@@ -149,37 +162,29 @@ export class PlatformTransactions {
   async run(
     body: TransactionRequest,
     signal: AbortSignal | undefined,
-    succeeded: (t: Transaction) => boolean,
-    successStatuses: readonly string[] = TRANSACTION_SENT_STATUSES,
-    onCreated?: (id: string, adopted: boolean) => void | Promise<void>,
-    adopt?: Adoption,
+    outcome: Outcome,
     progress?: SendProgress,
+    adopt?: Adoption,
+    onCreated?: (id: string, adopted: boolean) => void | Promise<void>,
   ): Promise<Transaction> {
-    const deadline = this.deadline();
-    const { id, externalTxId, adopted } = await this.#create(body, adopt, deadline, signal);
-    await onCreated?.(id, adopted);
-    const done = await this.follow(
-      id,
-      externalTxId,
-      deadline,
-      signal,
-      succeeded,
-      successStatuses,
-      progress,
-    );
-    if (adopted && adopt) await adopt.landed(done, signal);
+    const deadline = this.#deadline();
+    const created = await this.#create(body, adopt, deadline, signal);
+    await onCreated?.(created.id, created.adopted);
+    const done = await this.follow(created, signal, outcome, progress, deadline);
+    if (created.adopted && adopt) await adopt.landed(done);
     return done;
   }
 
-  /** Polls the platform transaction `id` until it succeeded or failed, or the deadline. */
+  /**
+   * Polls the platform transaction `id` until it shows its `outcome` or
+   * failed, or the deadline (by default, that of a transaction started now).
+   */
   async follow(
-    id: string,
-    externalTxId: string,
-    deadline: number,
+    { id, externalTxId }: { id: string; externalTxId: string },
     signal: AbortSignal | undefined,
-    succeeded: (t: Transaction) => boolean,
-    successStatuses: readonly string[],
+    outcome: Outcome,
     progress: SendProgress | undefined,
+    deadline = this.#deadline(),
   ): Promise<Transaction> {
     progress?.created(id);
     const logStatus = this.#o.logStatus ?? this.#o.log;
@@ -211,7 +216,7 @@ export class PlatformTransactions {
         );
         last = t.status;
       }
-      if (successStatuses.includes(t.status) && succeeded(t)) return t;
+      if (hasOutcome(t, outcome)) return t;
       progress?.status(t.status);
       if (isFailure(t.status)) {
         const rejected = t.status === "REJECTED" || t.status === "CANCELLED";
@@ -221,7 +226,7 @@ export class PlatformTransactions {
           { txId: id, status: t.status, subStatus: t.subStatus ?? undefined, externalTxId },
         );
       }
-      if (t.status === "COMPLETED" && !succeeded(t)) {
+      if (t.status === "COMPLETED") {
         throw new RpcError(
           RpcErrorCode.server,
           `Platform transaction ${id} completed without a result (no hash or signature).`,
@@ -278,7 +283,7 @@ export class PlatformTransactions {
         const ours = lostFor.has(externalTxId); // perhaps this call's own create, unheard
         // Not this call's own: taken only as this send, proven (the judge throws otherwise).
         const verdict = found && adopt && !ours
-          ? (isFailure(found.status) ? "failed" : await adopt.judge(found, signal))
+          ? (isFailure(found.status) ? "failed" : await adopt.judge(found))
           : undefined;
         if (
           found && adopt && duplicate && !ours && attempt < MAX_ATTEMPTS &&

@@ -55,9 +55,9 @@ export interface Adoption {
    * its hash is not on the chain (a restarted dev chain; a new attempt is
    * made); throws naming it when it is another send.
    */
-  judge(t: Transaction, signal?: AbortSignal): Promise<"same" | "gone">;
+  judge(t: Transaction): Promise<"same" | "gone">;
   /** The hash an adopted transaction ended with is on the chain and is this send; else throws. */
-  landed(t: Transaction, signal?: AbortSignal): Promise<void>;
+  landed(t: Transaction): Promise<void>;
 }
 
 /** Options of {@linkcode SendSlots}. */
@@ -116,7 +116,7 @@ export class SendSlots {
    * nonce yet (messages left out), oldest first: each will take the
    * account's next nonce before a send created now.
    */
-  async inFlight(vaultId: string, assetId: string, signal?: AbortSignal): Promise<Transaction[]> {
+  async inFlight(vaultId: string, assetId: string): Promise<Transaction[]> {
     const list = await listTransactions(this.#o.client, {
       status: UNNUMBERED.join(","),
       sourceType: "VAULT_ACCOUNT",
@@ -125,7 +125,7 @@ export class SendSlots {
       orderBy: "createdAt",
       sort: "ASC",
       limit: 500,
-    }, signal);
+    });
     return list.filter((t) =>
       t.operation !== "TYPED_MESSAGE" && UNNUMBERED.includes(t.status) &&
       String((t.source as { id?: unknown } | undefined)?.id ?? vaultId) === vaultId
@@ -143,9 +143,8 @@ export class SendSlots {
     before: readonly Transaction[],
     vaultId: string,
     assetId: string,
-    signal?: AbortSignal,
   ): Promise<Transaction[]> {
-    const now = await this.inFlight(vaultId, assetId, signal);
+    const now = await this.inFlight(vaultId, assetId);
     const at = now.findIndex((t) => t.id === mine);
     if (at < 0) return []; // already numbered (signed) or ended: nothing to learn here
     const counted = new Set(before.map((t) => t.id));
@@ -153,9 +152,9 @@ export class SendSlots {
   }
 
   /** Cancels `id`; false when it can no longer be cancelled (signed, or ended). */
-  async cancel(id: string, signal?: AbortSignal): Promise<boolean> {
+  async cancel(id: string): Promise<boolean> {
     try {
-      await cancelTransaction(this.#o.client, id, signal);
+      await cancelTransaction(this.#o.client, id);
       return true;
     } catch (e) {
       this.#o.log?.(`cancel of platform transaction ${id}: ${(e as Error).message}`);

@@ -97,12 +97,11 @@ export interface CustodyOptions extends PlatformTransactionOptions {
   joinRetries?: boolean;
 }
 
-/** Did a created transaction end in a final failure (so it will not land)? */
-function finalFailure(e: unknown): boolean {
-  const status = e instanceof RpcError
-    ? (e.data as { status?: string } | undefined)?.status
-    : undefined;
-  return status !== undefined && isFailure(status);
+/** Can a send that failed with `e` land? Once created, unless failed for good; else if unheard. */
+function mayLand(created: boolean, e: unknown): boolean {
+  if (!created) return ambiguous(e);
+  const status = (e as { data?: { status?: unknown } } | null)?.data?.status;
+  return !(e instanceof RpcError && typeof status === "string" && isFailure(status));
 }
 
 /** How many slots' platform transactions a bridge remembers to name in a refusal: 10,000. */
@@ -318,7 +317,10 @@ export class CustodySigner implements Signer {
         created();
         onCreated(id);
         if (identity.slot !== undefined) this.#holds(identity.slot, id);
-        if (adopt && !adopted) await this.#notRaced(id, vaultId, identity);
+        if (adopt && !adopted) {
+          const before = this.#inFlight.get(vaultId) ?? [];
+          await this.#slots.notRaced(id, before, vaultId, this.#o.assetId, identity);
+        }
       });
     if (identity.nonce === undefined || !this.#gate) {
       const gate = this.#gate;
@@ -333,10 +335,7 @@ export class CustodySigner implements Signer {
           if (next !== undefined) gate!.took(vaultId, next);
           return done.txHash!;
         } catch (e) {
-          // created and possibly landing: its nonce counts as taken
-          if (next !== undefined && (created ? !finalFailure(e) : ambiguous(e))) {
-            gate!.took(vaultId, next);
-          }
+          if (next !== undefined && mayLand(created, e)) gate!.took(vaultId, next);
           throw e;
         } finally {
           gate?.notify(vaultId);
@@ -357,29 +356,6 @@ export class CustodySigner implements Signer {
       );
     }
     return await this.#sendInOrder(vaultId, ticket, run, adopt!, signal, progress, onCreated);
-  }
-
-  /**
-   * After the transaction `id` of a send with a nonce was created: when a
-   * transaction of another process was created just before it (not counted
-   * when its nonce was judged), that one takes the nonce: `id` is cancelled
-   * while it still can be and the send refused (see `send_slot.ts`).
-   */
-  async #notRaced(id: string, vaultId: string, identity: SendIdentity): Promise<void> {
-    const before = this.#inFlight.get(vaultId) ?? [];
-    const rivals = await this.#slots.racedBy(id, before, vaultId, this.#o.assetId).catch(
-      () => [] as Transaction[], // cannot tell: as before
-    );
-    if (rivals.length === 0) return;
-    const rival = rivals[0].id;
-    const cancelled = await this.#slots.cancel(id);
-    throw new RpcError(
-      RpcErrorCode.server,
-      cancelled
-        ? `nonce ${identity.nonce} of ${identity.from} was taken at the same moment by platform transaction ${rival} (created by another process just before this send's ${id}); ${id} was cancelled and nothing was sent. Check ${rival}, then send again with the account's next nonce.`
-        : `nonce ${identity.nonce} of ${identity.from} was taken at the same moment by platform transaction ${rival} (created by another process just before this send's ${id}), and ${id} could no longer be cancelled: it lands at a later nonce than asked.`,
-      { txId: id, rival, status: cancelled ? "CANCELLED" : undefined },
-    );
   }
 
   /**
@@ -441,7 +417,7 @@ export class CustodySigner implements Signer {
         await ticket.park(signal);
       }
     } catch (e) {
-      keep = created ? !finalFailure(e) : ambiguous(e); // it may still land: the nonce stays taken
+      keep = mayLand(created, e); // it may still land: the nonce stays taken
       throw e;
     } finally {
       if (!keep) ticket.release();

@@ -3,7 +3,7 @@
  * ws://…` / `wss://…`) or IPC: requests get private ids so any number can be
  * in flight (answers are matched back and carry the caller's ids again), and
  * `eth_subscription` notifications are routed by the node's subscription
- * id. {@linkcode WsUpstreamClient} reads through it; {@linkcode NodePush}
+ * id. {@linkcode WsUpstreamClient} reads through it; the `SubscriptionHub`
  * passes `eth_subscribe` through it when the node offers a push channel.
  *
  * @module

@@ -202,9 +202,7 @@ export class CustodySigner implements Signer {
         note: this.#o.note,
         feeLevel: this.#o.feeLevel,
       });
-      const nonce = tx.nonce === undefined || tx.nonce === null
-        ? undefined
-        : parseQuantity(tx.nonce, "nonce");
+      const nonce = tx.nonce == null ? undefined : parseQuantity(tx.nonce, "nonce");
       const identity = sendIdentity(this.#o.chainId, from, nonce, body);
       return await this.#book.send(
         identity,

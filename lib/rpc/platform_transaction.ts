@@ -24,7 +24,7 @@ import {
 } from "../platform/mod.ts";
 import { TRANSACTION_FAILURE_STATUSES, TRANSACTION_SENT_STATUSES } from "../core/mod.ts";
 import { RpcError, RpcErrorCode } from "./protocol.ts";
-import { derivedExternalTxId, type SendIdentity } from "./send_identity.ts";
+import { derivedExternalTxId } from "./send_identity.ts";
 import type { Adoption } from "./send_slot.ts";
 import type { SendProgress } from "./send_progress.ts";
 
@@ -112,6 +112,7 @@ export class PlatformTransactions {
   readonly #now: () => number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #uuid: () => string;
+  readonly #prefix: string;
 
   /** Keeps the options; nothing is sent until {@linkcode run}. */
   constructor(options: PlatformTransactionOptions) {
@@ -119,6 +120,7 @@ export class PlatformTransactions {
     this.#now = options.now ?? Date.now;
     this.#sleep = options.sleep ?? abortableSleep;
     this.#uuid = options.uuid ?? (() => crypto.randomUUID());
+    this.#prefix = options.externalTxIdPrefix ?? "service-rpc-";
   }
 
   /**
@@ -132,7 +134,7 @@ export class PlatformTransactions {
     signal: AbortSignal | undefined,
   ): Promise<{ id: string; externalTxId: string } | undefined> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const externalTxId = await derivedExternalTxId(this.#prefix(), adoption.identity, attempt);
+      const externalTxId = await derivedExternalTxId(this.#prefix, adoption.identity, attempt);
       const found = await findTransactionByExternalId(this.#o.client, externalTxId, signal);
       if (!found) return undefined;
       if (isFailure(found.status)) continue;
@@ -140,10 +142,6 @@ export class PlatformTransactions {
       return { id: found.id, externalTxId };
     }
     return undefined;
-  }
-
-  #prefix(): string {
-    return this.#o.externalTxIdPrefix ?? "service-rpc-";
   }
 
   /** The deadline of a transaction started now. */
@@ -251,11 +249,10 @@ export class PlatformTransactions {
     signal: AbortSignal | undefined,
   ): Promise<{ id: string; externalTxId: string; adopted: boolean }> {
     const client = this.#o.client;
-    const derive: SendIdentity | undefined = adopt?.identity;
     let attempt = 1;
-    let externalTxId = derive
-      ? await derivedExternalTxId(this.#prefix(), derive, attempt)
-      : `${this.#prefix()}${this.#uuid()}`;
+    let externalTxId = adopt
+      ? await derivedExternalTxId(this.#prefix, adopt.identity, attempt)
+      : `${this.#prefix}${this.#uuid()}`;
     let key = client.newIdempotencyKey();
     const lostFor = new Set<string>(); // ids whose create may have happened unheard
     for (let retry = 0;; retry++) {
@@ -292,7 +289,7 @@ export class PlatformTransactions {
           // An earlier attempt at this slot, not this call's, failed or left no trace on the
           // chain: asked again, it is a new one.
           attempt++;
-          externalTxId = await derivedExternalTxId(this.#prefix(), derive!, attempt);
+          externalTxId = await derivedExternalTxId(this.#prefix, adopt.identity, attempt);
           key = client.newIdempotencyKey();
           continue;
         }

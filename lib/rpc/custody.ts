@@ -107,7 +107,10 @@ function mayLand(created: boolean, e: unknown): boolean {
 /** How many slots' platform transactions a bridge remembers to name in a refusal: 10,000. */
 const SLOTS_KEPT = 10_000;
 
-/** Signs and sends through the platform. */
+/**
+ * Signs and sends through the platform. What it throws (its own JSON-RPC
+ * errors, the platform's) the dispatcher answers through `toRpcError`.
+ */
 export class CustodySigner implements Signer {
   readonly #o: CustodyOptions;
   readonly #now: () => number;
@@ -166,11 +169,7 @@ export class CustodySigner implements Signer {
 
   /** The exposed addresses in vault-account order. */
   async accounts(signal?: AbortSignal): Promise<string[]> {
-    try {
-      return (await this.#directory.exposed(signal)).map((a) => a.address);
-    } catch (e) {
-      throw toRpcError(e);
-    }
+    return (await this.#directory.exposed(signal)).map((a) => a.address);
   }
 
   /**
@@ -183,35 +182,31 @@ export class CustodySigner implements Signer {
     signal?: AbortSignal,
     clientGone?: AbortSignal,
   ): Promise<string> {
-    try {
-      let from = tx.from;
-      if (from === undefined || from === null) {
-        // Like a node with one unlocked account: the only exposed account is the default.
-        const all = await this.#directory.exposed(signal);
-        if (all.length === 1) from = all[0].address;
-      }
-      if (typeof from !== "string" || !ADDRESS.test(from)) {
-        throw new RpcError(
-          RpcErrorCode.invalidParams,
-          'eth_sendTransaction: "from" must be the address of an exposed vault account (it may be left out only when exactly one is exposed).',
-        );
-      }
-      const body: TransactionRequest = toTransactionRequest(tx, {
-        assetId: this.#o.assetId,
-        chainId: this.#o.chainId,
-        note: this.#o.note,
-        feeLevel: this.#o.feeLevel,
-      });
-      const nonce = tx.nonce == null ? undefined : parseQuantity(tx.nonce, "nonce");
-      const identity = sendIdentity(this.#o.chainId, from, nonce, body);
-      return await this.#book.send(
-        identity,
-        clientGone,
-        (watch) => this.#send(identity, body, watch, signal),
-      );
-    } catch (e) {
-      throw toRpcError(e);
+    let from = tx.from;
+    if (from === undefined || from === null) {
+      // Like a node with one unlocked account: the only exposed account is the default.
+      const all = await this.#directory.exposed(signal);
+      if (all.length === 1) from = all[0].address;
     }
+    if (typeof from !== "string" || !ADDRESS.test(from)) {
+      throw new RpcError(
+        RpcErrorCode.invalidParams,
+        'eth_sendTransaction: "from" must be the address of an exposed vault account (it may be left out only when exactly one is exposed).',
+      );
+    }
+    const body: TransactionRequest = toTransactionRequest(tx, {
+      assetId: this.#o.assetId,
+      chainId: this.#o.chainId,
+      note: this.#o.note,
+      feeLevel: this.#o.feeLevel,
+    });
+    const nonce = tx.nonce == null ? undefined : parseQuantity(tx.nonce, "nonce");
+    const identity = sendIdentity(this.#o.chainId, from, nonce, body);
+    return await this.#book.send(
+      identity,
+      clientGone,
+      (watch) => this.#send(identity, body, watch, signal),
+    );
   }
 
   /** One send of the book: reports its progress, and marks a failure after its creation. */
@@ -457,21 +452,17 @@ export class CustodySigner implements Signer {
   }
 
   async #sign(address: string, message: Record<string, unknown>, signal?: AbortSignal) {
-    try {
-      const vaultId = await this.#directory.vaultOf(address, signal);
-      const body: TransactionRequest = {
-        operation: "TYPED_MESSAGE",
-        assetId: this.#o.assetId,
-        source: { type: "VAULT_ACCOUNT", id: vaultId },
-        extraParameters: { rawMessageData: { messages: [message] } },
-      };
-      if (this.#o.note) body.note = this.#o.note;
-      const progress = this.#progress(`message signed by ${address}`);
-      const done = await this.#tx.run(body, signal, "signature", progress);
-      return signatureHex(done);
-    } catch (e) {
-      throw toRpcError(e);
-    }
+    const vaultId = await this.#directory.vaultOf(address, signal);
+    const body: TransactionRequest = {
+      operation: "TYPED_MESSAGE",
+      assetId: this.#o.assetId,
+      source: { type: "VAULT_ACCOUNT", id: vaultId },
+      extraParameters: { rawMessageData: { messages: [message] } },
+    };
+    if (this.#o.note) body.note = this.#o.note;
+    const progress = this.#progress(`message signed by ${address}`);
+    const done = await this.#tx.run(body, signal, "signature", progress);
+    return signatureHex(done);
   }
 
   /** Runs `task` after every earlier task of the same account has finished. */

@@ -126,21 +126,14 @@ export class NodeStream {
       return undefined;
     }
     const firstId = originals.keys().next().value as number;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const answer = new Promise<unknown>((resolve, reject) => {
-      this.#pending.set(firstId, { resolve, reject });
-      timer = setTimeout(() => {
-        this.#pending.delete(firstId);
-        reject(new UpstreamError(`no answer from the node within ${this.timeoutMs} ms`));
-      }, this.timeoutMs);
-    });
+    const answer = Promise.withResolvers<unknown>();
+    this.#pending.set(firstId, answer);
+    const timer = setTimeout(() => {
+      this.#pending.delete(firstId);
+      answer.reject(new UpstreamError(`no answer from the node within ${this.timeoutMs} ms`));
+    }, this.timeoutMs);
     channel.send(JSON.stringify(Array.isArray(message) ? wire : wire[0]));
-    let got: unknown;
-    try {
-      got = await answer;
-    } finally {
-      clearTimeout(timer);
-    }
+    const got = await answer.promise.finally(() => clearTimeout(timer));
     const restore = (a: unknown) => {
       if (a && typeof a === "object" && typeof (a as { id?: unknown }).id === "number") {
         const id = (a as { id: number }).id;

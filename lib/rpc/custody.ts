@@ -14,8 +14,7 @@
  */
 
 import type { Transaction, TransactionRequest } from "../platform/mod.ts";
-import { type Adoption, SendSlots } from "./send_slot.ts";
-import type { ChainTransaction } from "./send_proof.ts";
+import { type Adoption, SendSlots, type SendSlotsOptions } from "./send_slot.ts";
 import type { Signer } from "./methods.ts";
 import { ADDRESS, RpcError, RpcErrorCode, toRpcError } from "./protocol.ts";
 import { parseQuantity, toTransactionRequest } from "./transaction_request.ts";
@@ -38,9 +37,9 @@ import { SendProgress } from "./send_progress.ts";
 
 /**
  * Options of {@linkcode CustodySigner} (with those of the platform
- * transactions it runs); defaults stated per field.
+ * transactions it runs and of the slot rule); defaults stated per field.
  */
-export interface CustodyOptions extends PlatformTransactionOptions {
+export interface CustodyOptions extends PlatformTransactionOptions, SendSlotsOptions {
   /** The chain's native asset id (e.g. `ETH_TEST5`). */
   assetId: string;
   /** The chain id, to check a caller's `chainId`. */
@@ -55,13 +54,6 @@ export interface CustodyOptions extends PlatformTransactionOptions {
    * (see {@linkcode NonceGate}), a stale or repeated nonce is refused.
    */
   pendingNonce?: (address: string) => Promise<bigint>;
-  /**
-   * The chain's transaction by hash (`eth_getTransactionByHash`), null when
-   * the chain lacks it: a platform transaction found holding a send's slot
-   * is adopted only when its hash is on the chain and is the send
-   * (`send_slot.ts`). Without it, found hashes are not checked on chain.
-   */
-  chainTransaction?: (hash: string) => Promise<ChainTransaction | null>;
   /**
    * How long a send waits for an earlier nonce while no send of its account
    * arrives or finishes; default {@linkcode DEFAULT_NONCE_QUIET_MS} (10 s).
@@ -138,11 +130,7 @@ export class CustodySigner implements Signer {
     this.#now = options.now ?? Date.now;
     this.#tx = new PlatformTransactions({ ...options, now: this.#now });
     this.#directory = new WorkspaceDirectory({ ...options, now: this.#now });
-    this.#slots = new SendSlots({
-      client: options.client,
-      chainTransaction: options.chainTransaction,
-      log: options.log,
-    });
+    this.#slots = new SendSlots(options);
     const chainNonce = options.pendingNonce;
     this.#gate = chainNonce
       ? new NonceGate({

@@ -66,8 +66,10 @@ export interface SendSlotsOptions {
   /** The platform client. */
   client: PlatformClient;
   /**
-   * The chain's transaction `hash` (`eth_getTransactionByHash`), null when the chain lacks it;
-   * without it hashes are not checked on the chain (the bridge always gives one).
+   * The chain's transaction by hash (`eth_getTransactionByHash`), null when
+   * the chain lacks it: a platform transaction found holding a send's slot
+   * is adopted only when its hash is on the chain and is the send. Without
+   * it, found hashes are not checked on chain (the bridge always gives one).
    */
   chainTransaction?: (hash: string) => Promise<ChainTransaction | null>;
   /** Logs steps (`--verbose`). */

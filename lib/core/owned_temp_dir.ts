@@ -28,17 +28,8 @@ export async function makeOwnedTempDir(prefix: string): Promise<string> {
 
 /** True when process `pid` is alive; `undefined` when this system cannot tell (no /proc). */
 async function alive(pid: number): Promise<boolean | undefined> {
-  try {
-    await Deno.stat("/proc/self");
-  } catch {
-    return undefined;
-  }
-  try {
-    await Deno.stat(`/proc/${pid}`);
-    return true;
-  } catch {
-    return false;
-  }
+  const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
+  return await exists("/proc/self") ? await exists(`/proc/${pid}`) : undefined;
 }
 
 /**

@@ -163,19 +163,10 @@ export class ServerWebSocket extends EventTarget {
       if (read === text.length && this.#out.length >= 10) {
         return this.#out.subarray(putHead(this.#out, 1, written), 10 + written);
       }
-      // room for ASCII first, then at most 3 bytes a UTF-16 unit; large messages are not kept
+      // room for ASCII first, then at most 3 bytes a UTF-16 unit
       const need = 10 + (this.#out.length === 0 ? text.length : written + (text.length - read) * 3);
       const size = Math.ceil(need / 256) * 256;
-      if (size > MAX_KEPT_OUT_BYTES) {
-        const once = new Uint8Array(10 + text.length * 3);
-        const saved = this.#out;
-        this.#out = once;
-        try {
-          return this.#textFrame(text);
-        } finally {
-          this.#out = saved;
-        }
-      }
+      if (size > MAX_KEPT_OUT_BYTES) return frame(1, encoder.encode(text)); // large: not kept
       this.#out = new Uint8Array(size);
     }
   }

@@ -14,9 +14,7 @@
  */
 
 import type { Transaction, TransactionRequest } from "../platform/mod.ts";
-import { type Adoption, SendSlots } from "./send_slot.ts";
-import type { ChainTransaction } from "./send_proof.ts";
-import { TRANSACTION_SENT_STATUSES } from "../core/mod.ts";
+import { type Adoption, SendSlots, type SendSlotsOptions } from "./send_slot.ts";
 import type { Signer } from "./methods.ts";
 import { ADDRESS, RpcError, RpcErrorCode, toRpcError } from "./protocol.ts";
 import { parseQuantity, toTransactionRequest } from "./transaction_request.ts";
@@ -39,9 +37,9 @@ import { SendProgress } from "./send_progress.ts";
 
 /**
  * Options of {@linkcode CustodySigner} (with those of the platform
- * transactions it runs); defaults stated per field.
+ * transactions it runs and of the slot rule); defaults stated per field.
  */
-export interface CustodyOptions extends PlatformTransactionOptions {
+export interface CustodyOptions extends PlatformTransactionOptions, SendSlotsOptions {
   /** The chain's native asset id (e.g. `ETH_TEST5`). */
   assetId: string;
   /** The chain id, to check a caller's `chainId`. */
@@ -56,13 +54,6 @@ export interface CustodyOptions extends PlatformTransactionOptions {
    * (see {@linkcode NonceGate}), a stale or repeated nonce is refused.
    */
   pendingNonce?: (address: string) => Promise<bigint>;
-  /**
-   * The chain's transaction by hash (`eth_getTransactionByHash`), null when
-   * the chain lacks it: a platform transaction found holding a send's slot
-   * is adopted only when its hash is on the chain and is the send
-   * (`send_slot.ts`). Without it, found hashes are not checked on chain.
-   */
-  chainTransaction?: (hash: string) => Promise<ChainTransaction | null>;
   /**
    * How long a send waits for an earlier nonce while no send of its account
    * arrives or finishes; default {@linkcode DEFAULT_NONCE_QUIET_MS} (10 s).
@@ -98,18 +89,20 @@ export interface CustodyOptions extends PlatformTransactionOptions {
   joinRetries?: boolean;
 }
 
-/** Did a created transaction end in a final failure (so it will not land)? */
-function finalFailure(e: unknown): boolean {
-  const status = e instanceof RpcError
-    ? (e.data as { status?: string } | undefined)?.status
-    : undefined;
-  return status !== undefined && isFailure(status);
+/** Can a send that failed with `e` land? Once created, unless failed for good; else if unheard. */
+function mayLand(created: boolean, e: unknown): boolean {
+  if (!created) return ambiguous(e);
+  const status = (e as { data?: { status?: unknown } } | null)?.data?.status;
+  return !(e instanceof RpcError && typeof status === "string" && isFailure(status));
 }
 
 /** How many slots' platform transactions a bridge remembers to name in a refusal: 10,000. */
 const SLOTS_KEPT = 10_000;
 
-/** Signs and sends through the platform. */
+/**
+ * Signs and sends through the platform. What it throws (its own JSON-RPC
+ * errors, the platform's) the dispatcher answers through `toRpcError`.
+ */
 export class CustodySigner implements Signer {
   readonly #o: CustodyOptions;
   readonly #now: () => number;
@@ -137,11 +130,7 @@ export class CustodySigner implements Signer {
     this.#now = options.now ?? Date.now;
     this.#tx = new PlatformTransactions({ ...options, now: this.#now });
     this.#directory = new WorkspaceDirectory({ ...options, now: this.#now });
-    this.#slots = new SendSlots({
-      client: options.client,
-      chainTransaction: options.chainTransaction,
-      log: options.log,
-    });
+    this.#slots = new SendSlots(options);
     const chainNonce = options.pendingNonce;
     this.#gate = chainNonce
       ? new NonceGate({
@@ -168,11 +157,7 @@ export class CustodySigner implements Signer {
 
   /** The exposed addresses in vault-account order. */
   async accounts(signal?: AbortSignal): Promise<string[]> {
-    try {
-      return (await this.#directory.exposed(signal)).map((a) => a.address);
-    } catch (e) {
-      throw toRpcError(e);
-    }
+    return (await this.#directory.exposed(signal)).map((a) => a.address);
   }
 
   /**
@@ -185,37 +170,31 @@ export class CustodySigner implements Signer {
     signal?: AbortSignal,
     clientGone?: AbortSignal,
   ): Promise<string> {
-    try {
-      let from = tx.from;
-      if (from === undefined || from === null) {
-        // Like a node with one unlocked account: the only exposed account is the default.
-        const all = await this.#directory.exposed(signal);
-        if (all.length === 1) from = all[0].address;
-      }
-      if (typeof from !== "string" || !ADDRESS.test(from)) {
-        throw new RpcError(
-          RpcErrorCode.invalidParams,
-          'eth_sendTransaction: "from" must be the address of an exposed vault account (it may be left out only when exactly one is exposed).',
-        );
-      }
-      const body: TransactionRequest = toTransactionRequest(tx, {
-        assetId: this.#o.assetId,
-        chainId: this.#o.chainId,
-        note: this.#o.note,
-        feeLevel: this.#o.feeLevel,
-      });
-      const nonce = tx.nonce === undefined || tx.nonce === null
-        ? undefined
-        : parseQuantity(tx.nonce, "nonce");
-      const identity = sendIdentity(this.#o.chainId, from, nonce, body);
-      return await this.#book.send(
-        identity,
-        clientGone,
-        (watch) => this.#send(identity, body, watch, signal),
-      );
-    } catch (e) {
-      throw toRpcError(e);
+    let from = tx.from;
+    if (from === undefined || from === null) {
+      // Like a node with one unlocked account: the only exposed account is the default.
+      const all = await this.#directory.exposed(signal);
+      if (all.length === 1) from = all[0].address;
     }
+    if (typeof from !== "string" || !ADDRESS.test(from)) {
+      throw new RpcError(
+        RpcErrorCode.invalidParams,
+        'eth_sendTransaction: "from" must be the address of an exposed vault account (it may be left out only when exactly one is exposed).',
+      );
+    }
+    const body: TransactionRequest = toTransactionRequest(tx, {
+      assetId: this.#o.assetId,
+      chainId: this.#o.chainId,
+      note: this.#o.note,
+      feeLevel: this.#o.feeLevel,
+    });
+    const nonce = tx.nonce == null ? undefined : parseQuantity(tx.nonce, "nonce");
+    const identity = sendIdentity(this.#o.chainId, from, nonce, body);
+    return await this.#book.send(
+      identity,
+      clientGone,
+      (watch) => this.#send(identity, body, watch, signal),
+    );
   }
 
   /** One send of the book: reports its progress, and marks a failure after its creation. */
@@ -315,20 +294,15 @@ export class CustodySigner implements Signer {
     body.source = { type: "VAULT_ACCOUNT", id: vaultId };
     const adopt = identity.nonce === undefined ? undefined : this.#slots.adoption(identity, body);
     const run = (created: () => void) =>
-      this.#tx.run(
-        body,
-        signal,
-        (t) => !!t.txHash,
-        undefined,
-        async (id, adopted) => {
-          created();
-          onCreated(id);
-          if (identity.slot !== undefined) this.#holds(identity.slot, id);
-          if (adopt && !adopted) await this.#notRaced(id, vaultId, identity);
-        },
-        adopt,
-        progress,
-      );
+      this.#tx.run(body, signal, "hash", progress, adopt, async (id, adopted) => {
+        created();
+        onCreated(id);
+        if (identity.slot !== undefined) this.#holds(identity.slot, id);
+        if (adopt && !adopted) {
+          const before = this.#inFlight.get(vaultId) ?? [];
+          await this.#slots.notRaced(id, before, vaultId, this.#o.assetId, identity);
+        }
+      });
     if (identity.nonce === undefined || !this.#gate) {
       const gate = this.#gate;
       return await this.#serialized(vaultId, async () => {
@@ -342,10 +316,7 @@ export class CustodySigner implements Signer {
           if (next !== undefined) gate!.took(vaultId, next);
           return done.txHash!;
         } catch (e) {
-          // created and possibly landing: its nonce counts as taken
-          if (next !== undefined && (created ? !finalFailure(e) : ambiguous(e))) {
-            gate!.took(vaultId, next);
-          }
+          if (next !== undefined && mayLand(created, e)) gate!.took(vaultId, next);
           throw e;
         } finally {
           gate?.notify(vaultId);
@@ -366,29 +337,6 @@ export class CustodySigner implements Signer {
       );
     }
     return await this.#sendInOrder(vaultId, ticket, run, adopt!, signal, progress, onCreated);
-  }
-
-  /**
-   * After the transaction `id` of a send with a nonce was created: when a
-   * transaction of another process was created just before it (not counted
-   * when its nonce was judged), that one takes the nonce: `id` is cancelled
-   * while it still can be and the send refused (see `send_slot.ts`).
-   */
-  async #notRaced(id: string, vaultId: string, identity: SendIdentity): Promise<void> {
-    const before = this.#inFlight.get(vaultId) ?? [];
-    const rivals = await this.#slots.racedBy(id, before, vaultId, this.#o.assetId).catch(
-      () => [] as Transaction[], // cannot tell: as before
-    );
-    if (rivals.length === 0) return;
-    const rival = rivals[0].id;
-    const cancelled = await this.#slots.cancel(id);
-    throw new RpcError(
-      RpcErrorCode.server,
-      cancelled
-        ? `nonce ${identity.nonce} of ${identity.from} was taken at the same moment by platform transaction ${rival} (created by another process just before this send's ${id}); ${id} was cancelled and nothing was sent. Check ${rival}, then send again with the account's next nonce.`
-        : `nonce ${identity.nonce} of ${identity.from} was taken at the same moment by platform transaction ${rival} (created by another process just before this send's ${id}), and ${id} could no longer be cancelled: it lands at a later nonce than asked.`,
-      { txId: id, rival, status: cancelled ? "CANCELLED" : undefined },
-    );
   }
 
   /**
@@ -433,16 +381,8 @@ export class CustodySigner implements Signer {
               created = true;
               onCreated(existing.id);
               if (identity.slot !== undefined) this.#holds(identity.slot, existing.id);
-              const done = await this.#tx.follow(
-                existing.id,
-                existing.externalTxId,
-                this.#tx.deadline(),
-                signal,
-                (t) => !!t.txHash,
-                TRANSACTION_SENT_STATUSES,
-                progress,
-              );
-              await adopt.landed(done, signal);
+              const done = await this.#tx.follow(existing, signal, "hash", progress);
+              await adopt.landed(done);
               return done.txHash!;
             }
             return (await run(() => created = true)).txHash!;
@@ -458,7 +398,7 @@ export class CustodySigner implements Signer {
         await ticket.park(signal);
       }
     } catch (e) {
-      keep = created ? !finalFailure(e) : ambiguous(e); // it may still land: the nonce stays taken
+      keep = mayLand(created, e); // it may still land: the nonce stays taken
       throw e;
     } finally {
       if (!keep) ticket.release();
@@ -500,28 +440,17 @@ export class CustodySigner implements Signer {
   }
 
   async #sign(address: string, message: Record<string, unknown>, signal?: AbortSignal) {
-    try {
-      const vaultId = await this.#directory.vaultOf(address, signal);
-      const body: TransactionRequest = {
-        operation: "TYPED_MESSAGE",
-        assetId: this.#o.assetId,
-        source: { type: "VAULT_ACCOUNT", id: vaultId },
-        extraParameters: { rawMessageData: { messages: [message] } },
-      };
-      if (this.#o.note) body.note = this.#o.note;
-      const done = await this.#tx.run(
-        body,
-        signal,
-        (t) => t.status === "COMPLETED" && !!t.signedMessages?.length,
-        ["COMPLETED"],
-        undefined,
-        undefined,
-        this.#progress(`message signed by ${address}`),
-      );
-      return signatureHex(done);
-    } catch (e) {
-      throw toRpcError(e);
-    }
+    const vaultId = await this.#directory.vaultOf(address, signal);
+    const body: TransactionRequest = {
+      operation: "TYPED_MESSAGE",
+      assetId: this.#o.assetId,
+      source: { type: "VAULT_ACCOUNT", id: vaultId },
+      extraParameters: { rawMessageData: { messages: [message] } },
+    };
+    if (this.#o.note) body.note = this.#o.note;
+    const progress = this.#progress(`message signed by ${address}`);
+    const done = await this.#tx.run(body, signal, "signature", progress);
+    return signatureHex(done);
   }
 
   /** Runs `task` after every earlier task of the same account has finished. */

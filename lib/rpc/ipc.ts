@@ -100,26 +100,20 @@ function lineBytes(text: string): Uint8Array {
 const decoder = new TextDecoder();
 
 async function removeStale(path: string): Promise<void> {
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.lstat(path);
-  } catch {
-    return; // nothing there
-  }
+  const info = await Deno.lstat(path).catch(() => undefined);
+  if (!info) return; // nothing there
   if (!info.isSocket) {
     throw new SocketPathError(
       path,
       "a file that is not a socket is there. Choose another --ipcPath",
     );
   }
-  try {
-    const c = await Deno.connect({ transport: "unix", path });
-    c.close();
+  const live = await Deno.connect({ transport: "unix", path }).catch(() => undefined);
+  if (live) {
+    live.close();
     throw new SocketInUseError(path);
-  } catch (e) {
-    if (e instanceof SocketInUseError) throw e;
-    await Deno.remove(path); // stale: nobody answers
   }
+  await Deno.remove(path); // stale: nobody answers
 }
 
 /** The socket directory's name: `service-rpc-<pid>-<random>` in the temporary directory. */

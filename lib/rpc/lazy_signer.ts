@@ -52,12 +52,8 @@ export class LazySigner implements Signer {
   }
 
   /** See {@linkcode Signer.sendTransaction}. */
-  async sendTransaction(
-    tx: Record<string, unknown>,
-    signal?: AbortSignal,
-    clientGone?: AbortSignal,
-  ): Promise<string> {
-    return await (await this.#get()).sendTransaction(tx, signal, clientGone);
+  async sendTransaction(...args: Parameters<Signer["sendTransaction"]>): Promise<string> {
+    return await (await this.#get()).sendTransaction(...args);
   }
 
   /** See {@linkcode Signer.signMessage}. */

@@ -38,6 +38,7 @@ export { DEFAULT_TX_TIMEOUT_MS } from "./platform_transaction.ts";
 export type { CustodyOptions } from "./custody.ts";
 export type { ChainTransaction } from "./send_proof.ts";
 export type { PlatformTransactionOptions } from "./platform_transaction.ts";
+export type { SendSlotsOptions } from "./send_slot.ts";
 export type { Dispatcher, LocalMethod, Signer } from "./methods.ts";
 export type { SubscriptionHub, SubscriptionSession } from "./subscriptions.ts";
 export { KNOWN_CHAINS, knownChain } from "./chains.ts";

@@ -3,7 +3,7 @@
  * ws://…` / `wss://…`) or IPC: requests get private ids so any number can be
  * in flight (answers are matched back and carry the caller's ids again), and
  * `eth_subscription` notifications are routed by the node's subscription
- * id. {@linkcode WsUpstreamClient} reads through it; {@linkcode NodePush}
+ * id. {@linkcode WsUpstreamClient} reads through it; the `SubscriptionHub`
  * passes `eth_subscribe` through it when the node offers a push channel.
  *
  * @module
@@ -126,21 +126,14 @@ export class NodeStream {
       return undefined;
     }
     const firstId = originals.keys().next().value as number;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const answer = new Promise<unknown>((resolve, reject) => {
-      this.#pending.set(firstId, { resolve, reject });
-      timer = setTimeout(() => {
-        this.#pending.delete(firstId);
-        reject(new UpstreamError(`no answer from the node within ${this.timeoutMs} ms`));
-      }, this.timeoutMs);
-    });
+    const answer = Promise.withResolvers<unknown>();
+    this.#pending.set(firstId, answer);
+    const timer = setTimeout(() => {
+      this.#pending.delete(firstId);
+      answer.reject(new UpstreamError(`no answer from the node within ${this.timeoutMs} ms`));
+    }, this.timeoutMs);
     channel.send(JSON.stringify(Array.isArray(message) ? wire : wire[0]));
-    let got: unknown;
-    try {
-      got = await answer;
-    } finally {
-      clearTimeout(timer);
-    }
+    const got = await answer.promise.finally(() => clearTimeout(timer));
     const restore = (a: unknown) => {
       if (a && typeof a === "object" && typeof (a as { id?: unknown }).id === "number") {
         const id = (a as { id: number }).id;

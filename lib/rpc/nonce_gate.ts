@@ -98,8 +98,7 @@ export class NonceGate {
       );
     }
     lane.claimed.add(nonce);
-    // A new send of the account is activity too: the waiting ones look again (and wait anew).
-    for (const wake of [...lane.waiting]) wake();
+    this.notify(key); // a new send of the account is activity too: the waiting ones look again
     return new NonceTicket(this.#o, lane, address, nonce);
   }
 

@@ -24,7 +24,7 @@ import {
 } from "../platform/mod.ts";
 import { TRANSACTION_FAILURE_STATUSES, TRANSACTION_SENT_STATUSES } from "../core/mod.ts";
 import { RpcError, RpcErrorCode } from "./protocol.ts";
-import { derivedExternalTxId, type SendIdentity } from "./send_identity.ts";
+import { derivedExternalTxId } from "./send_identity.ts";
 import type { Adoption } from "./send_slot.ts";
 import type { SendProgress } from "./send_progress.ts";
 
@@ -83,6 +83,19 @@ const POLL_CAP_MS = 2000;
 export const ambiguous: (e: unknown) => boolean = isRetryable;
 
 /**
+ * What a platform transaction is followed for: `hash`, a send's, once it is
+ * broadcasting or later; `signature`, a message's, once it is completed.
+ */
+export type Outcome = "hash" | "signature";
+
+/** Whether `t` shows the `outcome` it is followed for. */
+function hasOutcome(t: Transaction, outcome: Outcome): boolean {
+  return outcome === "hash"
+    ? (TRANSACTION_SENT_STATUSES as readonly string[]).includes(t.status) && !!t.txHash
+    : t.status === "COMPLETED" && !!t.signedMessages?.length;
+}
+
+/**
  * Creates platform transactions at most once and follows them to their end.
  *
  * @example
@@ -91,7 +104,7 @@ export const ambiguous: (e: unknown) => boolean = isRetryable;
  * declare const client: PlatformClient;
  * declare const body: TransactionRequest;
  * const txs = new PlatformTransactions({ client });
- * const done = await txs.run(body, undefined, (t) => !!t.txHash); // BROADCASTING or later
+ * const done = await txs.run(body, undefined, "hash"); // BROADCASTING or later, with its hash
  * ```
  */
 export class PlatformTransactions {
@@ -99,6 +112,7 @@ export class PlatformTransactions {
   readonly #now: () => number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #uuid: () => string;
+  readonly #prefix: string;
 
   /** Keeps the options; nothing is sent until {@linkcode run}. */
   constructor(options: PlatformTransactionOptions) {
@@ -106,6 +120,7 @@ export class PlatformTransactions {
     this.#now = options.now ?? Date.now;
     this.#sleep = options.sleep ?? abortableSleep;
     this.#uuid = options.uuid ?? (() => crypto.randomUUID());
+    this.#prefix = options.externalTxIdPrefix ?? "service-rpc-";
   }
 
   /**
@@ -119,22 +134,18 @@ export class PlatformTransactions {
     signal: AbortSignal | undefined,
   ): Promise<{ id: string; externalTxId: string } | undefined> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const externalTxId = await derivedExternalTxId(this.#prefix(), adoption.identity, attempt);
+      const externalTxId = await derivedExternalTxId(this.#prefix, adoption.identity, attempt);
       const found = await findTransactionByExternalId(this.#o.client, externalTxId, signal);
       if (!found) return undefined;
       if (isFailure(found.status)) continue;
-      if (await adoption.judge(found, signal) === "gone") continue;
+      if (await adoption.judge(found) === "gone") continue;
       return { id: found.id, externalTxId };
     }
     return undefined;
   }
 
-  #prefix(): string {
-    return this.#o.externalTxIdPrefix ?? "service-rpc-";
-  }
-
   /** The deadline of a transaction started now. */
-  deadline(): number {
+  #deadline(): number {
     return this.#now() + (this.#o.txTimeoutMs ?? DEFAULT_TX_TIMEOUT_MS);
   }
 
@@ -149,37 +160,29 @@ export class PlatformTransactions {
   async run(
     body: TransactionRequest,
     signal: AbortSignal | undefined,
-    succeeded: (t: Transaction) => boolean,
-    successStatuses: readonly string[] = TRANSACTION_SENT_STATUSES,
-    onCreated?: (id: string, adopted: boolean) => void | Promise<void>,
-    adopt?: Adoption,
+    outcome: Outcome,
     progress?: SendProgress,
+    adopt?: Adoption,
+    onCreated?: (id: string, adopted: boolean) => void | Promise<void>,
   ): Promise<Transaction> {
-    const deadline = this.deadline();
-    const { id, externalTxId, adopted } = await this.#create(body, adopt, deadline, signal);
-    await onCreated?.(id, adopted);
-    const done = await this.follow(
-      id,
-      externalTxId,
-      deadline,
-      signal,
-      succeeded,
-      successStatuses,
-      progress,
-    );
-    if (adopted && adopt) await adopt.landed(done, signal);
+    const deadline = this.#deadline();
+    const created = await this.#create(body, adopt, deadline, signal);
+    await onCreated?.(created.id, created.adopted);
+    const done = await this.follow(created, signal, outcome, progress, deadline);
+    if (created.adopted && adopt) await adopt.landed(done);
     return done;
   }
 
-  /** Polls the platform transaction `id` until it succeeded or failed, or the deadline. */
+  /**
+   * Polls the platform transaction `id` until it shows its `outcome` or
+   * failed, or the deadline (by default, that of a transaction started now).
+   */
   async follow(
-    id: string,
-    externalTxId: string,
-    deadline: number,
+    { id, externalTxId }: { id: string; externalTxId: string },
     signal: AbortSignal | undefined,
-    succeeded: (t: Transaction) => boolean,
-    successStatuses: readonly string[],
+    outcome: Outcome,
     progress: SendProgress | undefined,
+    deadline = this.#deadline(),
   ): Promise<Transaction> {
     progress?.created(id);
     const logStatus = this.#o.logStatus ?? this.#o.log;
@@ -211,7 +214,7 @@ export class PlatformTransactions {
         );
         last = t.status;
       }
-      if (successStatuses.includes(t.status) && succeeded(t)) return t;
+      if (hasOutcome(t, outcome)) return t;
       progress?.status(t.status);
       if (isFailure(t.status)) {
         const rejected = t.status === "REJECTED" || t.status === "CANCELLED";
@@ -221,7 +224,7 @@ export class PlatformTransactions {
           { txId: id, status: t.status, subStatus: t.subStatus ?? undefined, externalTxId },
         );
       }
-      if (t.status === "COMPLETED" && !succeeded(t)) {
+      if (t.status === "COMPLETED") {
         throw new RpcError(
           RpcErrorCode.server,
           `Platform transaction ${id} completed without a result (no hash or signature).`,
@@ -246,11 +249,10 @@ export class PlatformTransactions {
     signal: AbortSignal | undefined,
   ): Promise<{ id: string; externalTxId: string; adopted: boolean }> {
     const client = this.#o.client;
-    const derive: SendIdentity | undefined = adopt?.identity;
     let attempt = 1;
-    let externalTxId = derive
-      ? await derivedExternalTxId(this.#prefix(), derive, attempt)
-      : `${this.#prefix()}${this.#uuid()}`;
+    let externalTxId = adopt
+      ? await derivedExternalTxId(this.#prefix, adopt.identity, attempt)
+      : `${this.#prefix}${this.#uuid()}`;
     let key = client.newIdempotencyKey();
     const lostFor = new Set<string>(); // ids whose create may have happened unheard
     for (let retry = 0;; retry++) {
@@ -278,7 +280,7 @@ export class PlatformTransactions {
         const ours = lostFor.has(externalTxId); // perhaps this call's own create, unheard
         // Not this call's own: taken only as this send, proven (the judge throws otherwise).
         const verdict = found && adopt && !ours
-          ? (isFailure(found.status) ? "failed" : await adopt.judge(found, signal))
+          ? (isFailure(found.status) ? "failed" : await adopt.judge(found))
           : undefined;
         if (
           found && adopt && duplicate && !ours && attempt < MAX_ATTEMPTS &&
@@ -287,7 +289,7 @@ export class PlatformTransactions {
           // An earlier attempt at this slot, not this call's, failed or left no trace on the
           // chain: asked again, it is a new one.
           attempt++;
-          externalTxId = await derivedExternalTxId(this.#prefix(), derive!, attempt);
+          externalTxId = await derivedExternalTxId(this.#prefix, adopt.identity, attempt);
           key = client.newIdempotencyKey();
           continue;
         }

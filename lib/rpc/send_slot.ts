@@ -18,7 +18,7 @@
  *   refused (or joins the slot's holder), one asking for a higher waits.
  * - **Two bridges at the same instant** (different slots, or a send without a
  *   nonce): after a create, the transactions in flight created before it
- *   are listed again ({@linkcode SendSlots.racedBy}); one that was not there
+ *   are listed again ({@linkcode SendSlots.notRaced}); one that was not there
  *   when the nonce was judged takes the nonce, so the new transaction is
  *   cancelled while it is still cancellable and the send refused. What
  *   remains: a rival created and signed within the same moment (between the
@@ -44,6 +44,7 @@ import {
 } from "./send_proof.ts";
 import type { SendIdentity } from "./send_identity.ts";
 import { RpcError, RpcErrorCode } from "./protocol.ts";
+import { messageOf } from "../core/mod.ts";
 
 /** What `platform_transaction.ts` asks about a transaction found holding a slot. */
 export interface Adoption {
@@ -55,9 +56,9 @@ export interface Adoption {
    * its hash is not on the chain (a restarted dev chain; a new attempt is
    * made); throws naming it when it is another send.
    */
-  judge(t: Transaction, signal?: AbortSignal): Promise<"same" | "gone">;
+  judge(t: Transaction): Promise<"same" | "gone">;
   /** The hash an adopted transaction ended with is on the chain and is this send; else throws. */
-  landed(t: Transaction, signal?: AbortSignal): Promise<void>;
+  landed(t: Transaction): Promise<void>;
 }
 
 /** Options of {@linkcode SendSlots}. */
@@ -65,8 +66,10 @@ export interface SendSlotsOptions {
   /** The platform client. */
   client: PlatformClient;
   /**
-   * The chain's transaction `hash` (`eth_getTransactionByHash`), null when the chain lacks it;
-   * without it hashes are not checked on the chain (the bridge always gives one).
+   * The chain's transaction by hash (`eth_getTransactionByHash`), null when
+   * the chain lacks it: a platform transaction found holding a send's slot
+   * is adopted only when its hash is on the chain and is the send. Without
+   * it, found hashes are not checked on chain (the bridge always gives one).
    */
   chainTransaction?: (hash: string) => Promise<ChainTransaction | null>;
   /** Logs steps (`--verbose`). */
@@ -116,7 +119,7 @@ export class SendSlots {
    * nonce yet (messages left out), oldest first: each will take the
    * account's next nonce before a send created now.
    */
-  async inFlight(vaultId: string, assetId: string, signal?: AbortSignal): Promise<Transaction[]> {
+  async inFlight(vaultId: string, assetId: string): Promise<Transaction[]> {
     const list = await listTransactions(this.#o.client, {
       status: UNNUMBERED.join(","),
       sourceType: "VAULT_ACCOUNT",
@@ -125,7 +128,7 @@ export class SendSlots {
       orderBy: "createdAt",
       sort: "ASC",
       limit: 500,
-    }, signal);
+    });
     return list.filter((t) =>
       t.operation !== "TYPED_MESSAGE" && UNNUMBERED.includes(t.status) &&
       String((t.source as { id?: unknown } | undefined)?.id ?? vaultId) === vaultId
@@ -133,34 +136,38 @@ export class SendSlots {
   }
 
   /**
-   * After transaction `mine` was created for a send judged with the
-   * in-flight transactions `before`: the ones in flight now that were created
-   * before it and were not counted (a send of another process created at the
-   * same moment, which takes the nonce this one was to get).
+   * After transaction `mine` was created for the send `identity` of vault
+   * `vaultId`, whose nonce was judged with the in-flight transactions
+   * `before`: when one in flight now was created before it and was not
+   * counted (a send of another process created at the same moment), that one
+   * takes the nonce, so `mine` is cancelled while it still can be and the
+   * send refused, naming both. When the platform cannot tell: as before.
    */
-  async racedBy(
+  async notRaced(
     mine: string,
     before: readonly Transaction[],
     vaultId: string,
     assetId: string,
-    signal?: AbortSignal,
-  ): Promise<Transaction[]> {
-    const now = await this.inFlight(vaultId, assetId, signal);
+    { nonce, from }: SendIdentity,
+  ): Promise<void> {
+    const now = await this.inFlight(vaultId, assetId).catch(() => [] as Transaction[]);
     const at = now.findIndex((t) => t.id === mine);
-    if (at < 0) return []; // already numbered (signed) or ended: nothing to learn here
+    if (at < 0) return; // already numbered (signed) or ended: nothing to learn here
     const counted = new Set(before.map((t) => t.id));
-    return now.slice(0, at).filter((t) => !counted.has(t.id));
-  }
-
-  /** Cancels `id`; false when it can no longer be cancelled (signed, or ended). */
-  async cancel(id: string, signal?: AbortSignal): Promise<boolean> {
-    try {
-      await cancelTransaction(this.#o.client, id, signal);
-      return true;
-    } catch (e) {
-      this.#o.log?.(`cancel of platform transaction ${id}: ${(e as Error).message}`);
+    const rival = now.slice(0, at).find((t) => !counted.has(t.id))?.id;
+    if (rival === undefined) return;
+    // false when it can no longer be cancelled (signed, or ended)
+    const cancelled = await cancelTransaction(this.#o.client, mine).then(() => true, (e) => {
+      this.#o.log?.(`cancel of platform transaction ${mine}: ${messageOf(e)}`);
       return false;
-    }
+    });
+    throw new RpcError(
+      RpcErrorCode.server,
+      cancelled
+        ? `nonce ${nonce} of ${from} was taken at the same moment by platform transaction ${rival} (created by another process just before this send's ${mine}); ${mine} was cancelled and nothing was sent. Check ${rival}, then send again with the account's next nonce.`
+        : `nonce ${nonce} of ${from} was taken at the same moment by platform transaction ${rival} (created by another process just before this send's ${mine}), and ${mine} could no longer be cancelled: it lands at a later nonce than asked.`,
+      { txId: mine, rival, status: cancelled ? "CANCELLED" : undefined },
+    );
   }
 
   /** The judge and proof of a send `body` from `identity.from` at its slot. */

@@ -148,10 +148,7 @@ export class SharedIds {
   /** The id of a connection's `n`-th subscription (0-based). */
   at(n: number): string {
     if (n >= SharedIds.size) return newId();
-    while (this.#ids.length <= n) {
-      const id = newId();
-      if (!this.#ids.includes(id)) this.#ids.push(id);
-    }
+    while (this.#ids.length <= n) this.#ids.push(newId()); // 128 random bits: no repeat
     return this.#ids[n];
   }
 }

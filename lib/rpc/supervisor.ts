@@ -78,12 +78,6 @@ export interface ChildOptions {
   group?: boolean;
 }
 
-/** The exit code a shell would report for a status. */
-export function exitCodeOf(status: Deno.CommandStatus): number {
-  if (status.signal) return signalExitCode(status.signal);
-  return status.code;
-}
-
 /**
  * Runs the child to its end and returns its exit code (128+N on signal N).
  * Signals delivered meanwhile through `options.signals` are forwarded to it.
@@ -143,7 +137,8 @@ export async function runChild(options: ChildOptions): Promise<number> {
   globalThis.addEventListener("error", fatal);
   globalThis.addEventListener("unhandledrejection", fatal);
   try {
-    return exitCodeOf(await child.status);
+    const status = await child.status; // the exit code as a shell reports it
+    return status.signal ? signalExitCode(status.signal) : status.code;
   } finally {
     globalThis.removeEventListener("error", fatal);
     globalThis.removeEventListener("unhandledrejection", fatal);

@@ -58,16 +58,13 @@ export function toTransactionRequest(
   if (chainId !== undefined && chainId !== options.chainId) {
     bad(`chainId ${chainId} is not this bridge's chain ${options.chainId}.`);
   }
-  if (tx.nonce !== undefined && tx.nonce !== null) q("nonce");
+  q("nonce");
   const to = tx.to;
   if (to !== undefined && to !== null && (typeof to !== "string" || !ADDRESS.test(to))) {
     bad('"to" must be an address, or absent/null to create a contract.');
   }
   const dataRaw = tx.data ?? tx.input;
-  if (
-    tx.data !== undefined && tx.input !== undefined && tx.data !== null && tx.input !== null &&
-    tx.data !== tx.input
-  ) {
+  if (tx.data != null && tx.input != null && tx.data !== tx.input) {
     bad('"data" and "input" differ; send one of them.');
   }
   let data = "0x";

@@ -121,10 +121,7 @@ export function createWebSocketHandler(
     } catch {
       return new Response(
         errorText(RpcErrorCode.invalidRequest, "Bad WebSocket upgrade request."),
-        {
-          status: 400,
-          headers: { "content-type": "application/json" },
-        },
+        { status: 400, headers: { "content-type": "application/json" } },
       );
     }
     const { socket, response } = upgraded;
@@ -138,13 +135,8 @@ export function createWebSocketHandler(
       open = false;
       options.onDropped?.(reason);
       session?.close();
-      // Nothing more is queued for this client. Closing now would discard what is queued,
-      // close frame included: close once our queue has drained and the client's messages
-      // sent before it learnt of the drop have all been read (no message for QUIET_TICKS
-      // ticks in a row; a client still sending past DRAIN_LIMIT_CHARS is not waited for).
-      // Closing a socket with unread input resets the connection, and the reset throws away
-      // what the client had not read yet, close frame included. After a grace period the
-      // socket is closed anyway.
+      // Nothing more is queued for this client. Closing now (or with its input unread: a reset)
+      // would lose what is queued, close frame included: see the module doc for when it closes.
       const started = Date.now();
       const atDrop = received;
       let seen = received;

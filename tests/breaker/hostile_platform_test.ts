@@ -232,6 +232,8 @@ Deno.test("breaker simulate --save: SIGTERM mid-read leaves no file (exit 143); 
           [...Deno.readDirSync(dir)].some((e) =>
             e.name.startsWith("why.ndjson.tmp-") && Deno.statSync(`${dir}/${e.name}`).size > 0
           ),
+        // 4 s alone; more than 30 s in a suite run on a machine loaded about ninefold
+        90_000,
       );
       child.kill("SIGTERM");
       const out = await child.output();

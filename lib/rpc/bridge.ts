@@ -161,6 +161,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     path: options.ipcPath,
     hub,
     onDropped: (why) => options.log?.(`dropped an IPC connection: ${why}`),
+    onShed: options.trace,
   });
   return { address: ipc.path, hub, close: () => finish(() => ipc.close()) };
 }

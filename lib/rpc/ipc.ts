@@ -56,6 +56,8 @@ export interface IpcOptions {
   path?: string;
   /** Called for each dropped connection (for `--verbose` logs). */
   onDropped?: (reason: string) => void;
+  /** Told each time idle connections are shed or timed out (for `--verbose` logs). */
+  onShed?: (why: string) => void;
   /** Subscriptions; without it `eth_subscribe` answers -32601. */
   hub?: SubscriptionHub;
   /** Unsent bytes above which reading pauses (and a notification drops the connection). */
@@ -158,6 +160,7 @@ export async function serveIpc(options: IpcOptions): Promise<IpcServer> {
   const guard = new ConnectionGuard({
     headerTimeoutMs: IPC_FIRST_REQUEST_TIMEOUT_MS,
     idleTimeoutMs: Infinity,
+    onShed: options.onShed,
   });
   let closed = false;
 

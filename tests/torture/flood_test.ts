@@ -76,7 +76,7 @@ Deno.test("torture: 300 idle connections under ulimit -n 256 leave the rpc HTTP 
   let conns: Deno.Conn[] = [];
   try {
     bridge = await startBridgeProcess(
-      [...offlineBridgeFlags(keyPath, anvil.url), "--http"],
+      [...offlineBridgeFlags(keyPath, anvil.url), "--http", "--verbose"],
       {},
       undefined,
       { fileLimit: FILE_LIMIT },
@@ -93,6 +93,8 @@ Deno.test("torture: 300 idle connections under ulimit -n 256 leave the rpc HTTP 
     assert.equal((after.json() as { result: string }).result, "0x7a69");
     assert.equal(await alive(bridge.process), true, bridge.stderr());
     assert.doesNotMatch(bridge.stderr(), /Too many open files|Uncaught/);
+    // --verbose says when it sheds
+    assert.match(bridge.stderr(), /closed \d+ idle connection\(s\)/);
   } finally {
     closeAll(conns);
     await bridge?.stop();
@@ -287,7 +289,7 @@ Deno.test("torture: 300 idle IPC connections under ulimit -n 256 leave the IPC b
   let conns: Deno.Conn[] = [];
   try {
     bridge = await startBridgeProcess(
-      offlineBridgeFlags(keyPath, anvil.url),
+      [...offlineBridgeFlags(keyPath, anvil.url), "--verbose"],
       {},
       undefined,
       { fileLimit: FILE_LIMIT },
@@ -301,6 +303,8 @@ Deno.test("torture: 300 idle IPC connections under ulimit -n 256 leave the IPC b
     assert.match(await castBlockNumber(path), /^\d+$/, bridge.stderr());
     assert.equal(await alive(bridge.process), true, bridge.stderr());
     assert.doesNotMatch(bridge.stderr(), /Too many open files|Uncaught/);
+    // --verbose says when it sheds, on the IPC socket too
+    assert.match(bridge.stderr(), /closed \d+ idle connection\(s\)/);
   } finally {
     closeAll(conns);
     await bridge?.stop();

@@ -440,3 +440,25 @@ Deno.test("a profile feeds the bridge's credentials, and the child's environment
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 });
+
+Deno.test("a node that does not answer at start: without --chainId a usage error naming the node; with it a warning, and the bridge serves that chain", async () => {
+  const free = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const dead = `http://127.0.0.1:${(free.addr as Deno.NetAddr).port}`;
+  free.close(); // nothing listens there now
+  const flags = [...stack.flags];
+  flags[flags.indexOf("--rpcUrl") + 1] = dead;
+  const refused = await runCli(["rpc", ...flags, "--http", "--", "true"]);
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.match(
+    refused.stderr,
+    new RegExp(
+      `Cannot read the chain id from the node at ${dead}/?: .*\\. Check --rpcUrl, or give --chainId\\.`,
+    ),
+  );
+  const warned = await runCli(["rpc", ...flags, "--chainId", "31337", "--http", "--", "true"]);
+  assert.equal(warned.code, 0, warned.stderr);
+  assert.match(
+    warned.stderr,
+    new RegExp(`the node at ${dead}/? does not answer yet; serving chain 31337\\.`),
+  );
+});

@@ -24,7 +24,12 @@ export const verifyCommand = leaf({
     "Reasons: missing, malformed, unsupported-alg, unknown-kid, bad-key, mismatch.",
   flags: {
     ...formatFlag,
-    body: { type: "string", placeholder: "FILE|-", description: "The raw body (- for stdin)." },
+    body: {
+      type: "string",
+      placeholder: "FILE|-",
+      required: true,
+      description: "The raw body (- for stdin).",
+    },
     signature: {
       type: "string",
       placeholder: "VALUE",
@@ -43,11 +48,6 @@ export const verifyCommand = leaf({
     'service webhooks verify --body - --signature "$SIG" --jwks jwks.json < body.json',
   ],
   async run({ flags }, ctx) {
-    if (flags.body === undefined || flags.body === "") {
-      throw new UsageError(
-        `Missing --body for "${ctx.path}": give the file holding the raw body (or - for stdin).`,
-      );
-    }
     if (flags.signature === undefined) {
       throw new UsageError(
         `Missing --signature for "${ctx.path}": give the Service-Webhook-Signature header's value.`,

@@ -437,5 +437,8 @@ export const breakerCommand: Command = group(
       "Why was an endpoint suspended? The replay in words, with the what-ifs that avoid it.",
     ),
   },
-  "The input is a delivery log (a file or standard input), or with --webhookId W the endpoint's notifications and attempts read from the platform.",
+  {
+    description:
+      "The input is a delivery log (a file or standard input), or with --webhookId W the endpoint's notifications and attempts read from the platform.",
+  },
 );

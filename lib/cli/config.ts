@@ -170,5 +170,5 @@ const removeCommand = leaf({
 export const configCommand = group(
   "Profiles of connection settings: set, list, show, remove.",
   { set: setCommand, list: listCommand, show: showCommand, remove: removeCommand },
-  "Use a profile with --profile NAME or SERVICE_PROFILE=NAME on any command.",
+  { description: "Use a profile with --profile NAME or SERVICE_PROFILE=NAME on any command." },
 );

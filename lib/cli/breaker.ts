@@ -112,6 +112,7 @@ export const SIMULATE_FLAGS = {
   },
   compare: {
     type: "string",
+    takesFlags: true,
     placeholder: "FLAGS",
     description:
       'A second policy to compare with, as policy flags, e.g. --compare "--minAttempts 20".',
@@ -395,28 +396,6 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
   },
 };
 
-function joinCompareValue(args: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === "--") {
-      out.push(...args.slice(i));
-      break;
-    }
-    if ((a === "--compare" || a === "--Compare") && i + 1 < args.length) {
-      out.push(`--compare=${args[++i]}`);
-    } else out.push(a);
-  }
-  return out;
-}
-
-/** `cmd` taking `--compare "--minAttempts 20"` as one value (a flag's value cannot start with --). */
-const withCompare = (cmd: Command, summary: string): Command => ({
-  ...cmd,
-  summary,
-  run: (args, ctx, path) => cmd.run(joinCompareValue(args), ctx, path),
-});
-
 const explainSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
   ...simulateSpec,
   summary:
@@ -428,14 +407,15 @@ const explainSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
 export const breakerCommand: Command = group(
   "Replay delivery logs, or an endpoint's attempts read from the platform, against the retry schedule and the circuit breaker.",
   {
-    simulate: withCompare(
-      leaf(simulateSpec),
-      "Replay a delivery log: suspensions, suppressed attempts, what-if thresholds.",
-    ),
-    explain: withCompare(
-      leaf(explainSpec),
-      "Why was an endpoint suspended? The replay in words, with the what-ifs that avoid it.",
-    ),
+    simulate: {
+      ...leaf(simulateSpec),
+      summary: "Replay a delivery log: suspensions, suppressed attempts, what-if thresholds.",
+    },
+    explain: {
+      ...leaf(explainSpec),
+      summary:
+        "Why was an endpoint suspended? The replay in words, with the what-ifs that avoid it.",
+    },
   },
   {
     description:

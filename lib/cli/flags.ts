@@ -64,6 +64,8 @@ export interface FlagSpec {
   readonly short?: string;
   /** Placeholder shown in help, e.g. `ID`. */
   readonly placeholder?: string;
+  /** Its value is the next argument even when that starts with `--` (`--compare "--minAttempts 20"`). */
+  readonly takesFlags?: boolean;
   /** A secret: its value is never repeated in any message. */
   readonly secret?: boolean;
   /** Hidden from `--help` (kept for compatibility). */
@@ -361,7 +363,7 @@ export function parseFlags<S extends FlagSpecs>(
       } else raw = "true";
     } else {
       const next = args[i + 1];
-      if (next === undefined || /^--[A-Za-z]/.test(next)) {
+      if (next === undefined || (!spec.takesFlags && /^--[A-Za-z]/.test(next))) {
         throw new UsageError(
           `Missing value for --${name}: expected ${
             spec.placeholder ?? ACCEPTED[spec.type]

@@ -15,7 +15,7 @@ import { CliError, UsageError } from "../errors.ts";
 import { whenStopped } from "../stop_signals.ts";
 import { shown, writeAll } from "../output.ts";
 import { checkEndpointUrl } from "./common.ts";
-import { jwksSource } from "./jwks_source.ts";
+import { jwksFlags, jwksSource } from "./jwks_source.ts";
 import {
   type BoundedServer,
   DEFAULT_BODY_TIMEOUT_MS,
@@ -102,13 +102,7 @@ export const listenCommand = leaf({
       placeholder: "DURATION",
       description: "With --forwardTo: how long to wait for the app (then 504).",
     },
-    jwks: { type: "string", placeholder: "URL|FILE", description: "The JWKS: a URL or a file." },
-    apiBaseUrl: {
-      type: "string",
-      env: "SERVICE_API_BASE_URL",
-      placeholder: "URL",
-      description: "Without --jwks: verify against this API's /.well-known/jwks.json.",
-    },
+    ...jwksFlags,
   },
   examples: [
     "service webhooks listen --port 4000 --forwardTo http://127.0.0.1:3000/hook --apiBaseUrl $BASE",

@@ -11,7 +11,7 @@ import { BodyRefused, readBody } from "../../core/read_body.ts";
 import { MAX_DELIVERY_BYTES } from "./listen.ts";
 import { formatFlag, leaf } from "../command.ts";
 import { CliError, ExitCode, UsageError } from "../errors.ts";
-import { jwksSource } from "./jwks_source.ts";
+import { jwksFlags, jwksSource } from "./jwks_source.ts";
 
 /** The `verify` verb. */
 export const verifyCommand = leaf({
@@ -35,13 +35,7 @@ export const verifyCommand = leaf({
       placeholder: "VALUE",
       description: "The Service-Webhook-Signature header value.",
     },
-    jwks: { type: "string", placeholder: "URL|FILE", description: "The JWKS: a URL or a file." },
-    apiBaseUrl: {
-      type: "string",
-      env: "SERVICE_API_BASE_URL",
-      placeholder: "URL",
-      description: "Without --jwks: use this API's /.well-known/jwks.json.",
-    },
+    ...jwksFlags,
   },
   examples: [
     'service webhooks verify --body body.json --signature "$SIG" --jwks http://127.0.0.1:40123/.well-known/jwks.json',

@@ -19,7 +19,6 @@
 import { environmentSource, kebab, type ValueSource } from "./flags.ts";
 import { readEnvFile } from "./env_file.ts";
 import { checkProfileName, configDir, type Profile, readProfile } from "./profiles.ts";
-import { UsageError } from "./errors.ts";
 
 /** The source-choosing flags found on a command line (before any `--`). */
 export interface SourceFlags {
@@ -122,13 +121,7 @@ export async function loadValueSources(inputs: SourceInputs): Promise<LoadedSour
     (fileValues?.get("SERVICE_PROFILE") || undefined);
   if (profileName !== undefined) {
     checkProfileName(profileName);
-    const dir = configDir(inputs.env);
-    if (dir === undefined) {
-      throw new UsageError(
-        `Cannot find profile "${profileName}": set HOME or XDG_CONFIG_HOME (the config directory).`,
-      );
-    }
-    const profile: Profile = await readProfile(dir, profileName);
+    const profile: Profile = await readProfile(configDir(inputs.env), profileName);
     loaded.profile = profileName;
     sources.push({
       lookup: (name) => profile[name as keyof Profile],

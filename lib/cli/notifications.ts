@@ -428,12 +428,7 @@ const tail = leaf({
           if (!api.isRetryable(e)) throw e;
           await out.warn(`poll failed, trying again: ${(e as Error).message}`);
         }
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([
-          stopped,
-          new Promise((r) => timer = setTimeout(r, flags.interval)),
-        ]);
-        clearTimeout(timer);
+        await api.abortableSleep(flags.interval, ctx.signal).catch(() => {}); // aborted: stopping
       }
       await out.log(`stopped (${await stopped})`);
     } finally {

@@ -47,28 +47,22 @@ export const verifyCommand = leaf({
         `Missing --signature for "${ctx.path}": give the Service-Webhook-Signature header's value.`,
       );
     }
-    const bounded = (stream: ReadableStream<Uint8Array>) =>
-      readBody({ headers: new Headers(), body: stream }, {
+    let body: Uint8Array;
+    try {
+      const stream = flags.body === "-" ? ctx.io.stdin : (await Deno.open(flags.body)).readable;
+      body = await readBody({ headers: new Headers(), body: stream }, {
         maxBytes: MAX_DELIVERY_BYTES,
         timeoutMs: 2 ** 31 - 1,
-      }).catch((e) => {
-        if (e instanceof BodyRefused) {
-          throw new UsageError(
-            `--body is larger than ${MAX_DELIVERY_BYTES} bytes: not a delivery's body.`,
-          );
-        }
-        throw e;
       });
-    const body = flags.body === "-"
-      ? await bounded(ctx.io.stdin)
-      : await Deno.open(flags.body).then((file) => bounded(file.readable)).catch((e) => {
-        if (e instanceof UsageError) throw e;
-        throw new UsageError(
-          `Cannot read --body ${JSON.stringify(flags.body)}: ${
-            e.name === "NotFound" ? "no such file" : e.message
+    } catch (e) {
+      throw new UsageError(
+        e instanceof BodyRefused
+          ? `--body is larger than ${MAX_DELIVERY_BYTES} bytes: not a delivery's body.`
+          : `Cannot read --body ${JSON.stringify(flags.body)}: ${
+            e instanceof Deno.errors.NotFound ? "no such file" : (e as Error).message
           }.`,
-        );
-      });
+      );
+    }
     const source = await jwksSource(flags.jwks, flags.apiBaseUrl);
     const { verifyWebhookSignatureWithKeys } = await import("../../webhooks/signature.ts");
     const check = await verifyWebhookSignatureWithKeys(body, flags.signature, source.keys);

@@ -295,11 +295,8 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
       : file === undefined || file === "-"
       ? ctx.io.stdin
       : await openLog(file);
-    // warnings are written one after the other (two writes at once could lose one)
-    let warned: Promise<void> = Promise.resolve();
-    const warn = (text: string) => {
-      warned = warned.then(() => out.warn(text));
-    };
+    // Output writes one at a time in call order: warnings never interleave, and come before the result
+    const warn = (text: string) => void out.warn(text).catch(() => {});
     const replay = await Replay.create({
       policies,
       // a comparison or an explanation prints no notification lines: none are kept
@@ -331,7 +328,6 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
         }
       } catch (e) {
         await out.clearProgress();
-        await warned;
         if (e instanceof DeliveryLogError) {
           throw new CliError(deliveryLogMessage(e, positionals[0]), ExitCode.failed);
         }
@@ -342,7 +338,6 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
         `read ${stats.lines} line(s) as ${stats.format}: ${stats.records} record(s), ${stats.scanned} by the byte scanner, ${stats.invalidLines} invalid`,
       );
       if (warnedInvalid > 3) warn(`skipped ${warnedInvalid} invalid lines in all.`);
-      await warned;
       const result = replay.finish();
 
       if (flags.plot !== undefined) {

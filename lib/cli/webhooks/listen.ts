@@ -182,23 +182,16 @@ export const listenCommand = leaf({
         req.headers.get(SIGNATURE_HEADER),
         source.keys,
       );
-      let status = respond;
-      let body: BodyInit | null = null;
-      let contentType: string | null = null;
-      let forwardProblem: string | undefined;
-      if (req.method !== "POST") {
-        status = 405;
-      } else if (forwardTo) {
-        const r = await forwardDelivery(forwardTo, req.headers, raw, flags.forwardTimeout);
-        status = r.status;
-        body = r.body as BodyInit;
-        contentType = r.contentType;
-        forwardProblem = r.problem;
-      }
+      const post = req.method === "POST";
+      const forwarded = post && forwardTo
+        ? await forwardDelivery(forwardTo, req.headers, raw, flags.forwardTimeout)
+        : undefined;
+      const status = post ? forwarded?.status ?? respond : 405;
+      const forwardProblem = forwarded?.problem;
       const duration = Date.now() - arrived;
       const webhookId = field(json, "webhookId");
       const notificationId = field(json, "id");
-      const recorded = req.method === "POST"
+      const recorded = post
         ? JSON.stringify({
           webhookId: webhookId ?? "unknown",
           notificationId: notificationId ?? undefined,
@@ -237,10 +230,10 @@ export const listenCommand = leaf({
           );
         } else print(JSON.stringify(line) + "\n");
       }).catch(() => {});
-      const headers: Record<string, string> = {};
-      if (contentType) headers["content-type"] = contentType;
+      const body = status === 204 || status === 304 ? null : forwarded?.body as BodyInit ?? null;
+      const type = forwarded?.contentType;
       return {
-        response: new Response(status === 204 || status === 304 ? null : body, { status, headers }),
+        response: new Response(body, { status, headers: type ? { "content-type": type } : {} }),
         recorded,
       };
     };

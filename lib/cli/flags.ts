@@ -261,15 +261,10 @@ function convert(
     }
     case "list": {
       const items = raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
-      if (spec.choices) {
-        return items.map((i) => checkChoice(spec, spec.upper ? i.toUpperCase() : i, where, raw));
-      }
-      return items;
+      return spec.choices ? items.map((i) => checkChoice(spec, i, where, raw)) : items;
     }
-    default: {
-      if (spec.choices) return checkChoice(spec, spec.upper ? raw.toUpperCase() : raw, where, raw);
-      return raw;
-    }
+    default:
+      return spec.choices ? checkChoice(spec, raw, where, raw) : raw;
   }
 }
 
@@ -281,7 +276,9 @@ function missingText(name: string, spec: FlagSpec, command: string): string {
   }.`;
 }
 
-function checkChoice(spec: FlagSpec, value: string, where: string, raw: string): string {
+/** `value` (upper-cased for an `upper` flag) if it is one of the flag's choices. */
+function checkChoice(spec: FlagSpec, given: string, where: string, raw: string): string {
+  const value = spec.upper ? given.toUpperCase() : given;
   if (!spec.choices!.includes(value)) {
     throw new UsageError(
       `Invalid value ${JSON.stringify(raw)} for ${where}: expected one of ${

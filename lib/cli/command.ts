@@ -321,11 +321,8 @@ export function groupVerbs(entries: Record<string, VerbEntry>): Record<string, G
 export interface GroupOptions {
   /** Paragraphs shown under the usage line of its help. */
   description?: string;
-  /**
-   * The top level (`service <command>`): its verbs are called commands, its help is `help`
-   * instead of the generated one.
-   */
-  top?: { help: () => string };
+  /** The top level's help text, instead of a generated one: its verbs are called commands. */
+  topHelp?: () => string;
 }
 
 /**
@@ -344,11 +341,11 @@ export interface GroupOptions {
 export function group(
   summary: string,
   entries: Record<string, VerbEntry>,
-  { description, top }: GroupOptions = {},
+  { description, topHelp }: GroupOptions = {},
 ): Command & { verbs: Record<string, GroupVerb> } {
   const verbs = groupVerbs(entries);
   const help = (path: string) =>
-    top?.help() ?? [
+    topHelp?.() ?? [
       wrapText(summary, HELP_WIDTH),
       "",
       `Usage: ${path} <verb> [flags]`,
@@ -379,7 +376,7 @@ export function group(
       if (!entry) {
         const guess = closest(verb, Object.keys(verbs));
         throw new UsageError(
-          `Unknown ${top ? "command" : "verb"} "${verb}"${top ? "" : ` for "${path}"`}: ` +
+          `Unknown ${topHelp ? "command" : "verb"} "${verb}"${topHelp ? "" : ` for "${path}"`}: ` +
             `expected one of ${Object.keys(verbs).join(", ")}.` +
             `${guess ? ` Did you mean "${path} ${guess}"?` : ""} Run "${path} --help".`,
         );

@@ -47,7 +47,7 @@ const service = group("service", {
     "Check the credentials against the platform and say which environment answered.",
     async () => (await import("./whoami.ts")).whoamiCommand,
   ],
-}, { top: { help: topHelp } });
+}, { topHelp });
 
 /** The top-level commands, loaded on demand. */
 export const COMMANDS: Record<string, GroupVerb> = service.verbs;

@@ -16,6 +16,7 @@
  * @module
  */
 
+import { resolve } from "node:path";
 import { environmentSource, kebab, type ValueSource } from "./flags.ts";
 import { readEnvFile } from "./env_file.ts";
 import { checkProfileName, configDir, type Profile, readProfile } from "./profiles.ts";
@@ -84,10 +85,6 @@ export interface LoadedSources {
   profile?: string;
 }
 
-function isAbsolute(path: string): boolean {
-  return path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\");
-}
-
 /**
  * Builds the value sources of one run: reads the `.env` file and the profile
  * the arguments and environment choose.
@@ -105,11 +102,8 @@ export async function loadValueSources(inputs: SourceInputs): Promise<LoadedSour
   let fileValues: Map<string, string> | undefined;
   if (!flags.noEnvFile && (flags.envFile !== undefined || inputs.cwd !== undefined)) {
     const named = flags.envFile;
-    const path = named === undefined
-      ? `${inputs.cwd}/.env`
-      : isAbsolute(named) || inputs.cwd === undefined
-      ? named
-      : `${inputs.cwd}/${named}`;
+    // without a current directory, only a named file (as given)
+    const path = inputs.cwd === undefined ? named! : resolve(inputs.cwd, named ?? ".env");
     fileValues = await readEnvFile(path, named !== undefined);
     if (fileValues) {
       loaded.envFile = path;

@@ -26,7 +26,7 @@ import {
   renderPlot,
 } from "../webhooks/mod.ts";
 // the plain replay's modules only: the platform's (client, schemas) load with --webhookId
-import { explain, type WhatIf, whatIfs } from "../breaker/explain.ts";
+import { explain, whatIfs } from "../breaker/explain.ts";
 import { openLog } from "../breaker/file_chunks.ts";
 import type { Finding } from "../breaker/platform_check.ts";
 import { Replay } from "../breaker/replay.ts";
@@ -276,15 +276,13 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
     }
     const explainView = flags.explain === true;
     const policyA = toConfig(flags, "");
-    const policies = [policyA];
     const compare = flags.compare === undefined
       ? undefined
       : { flags: flags.compare, config: comparePolicy(flags.compare, flags, ctx.path) };
-    let candidates: WhatIf[] = [];
-    if (explainView) {
-      candidates = whatIfs(policyA, compare);
-      policies.push(...candidates.map((c) => c.config));
-    } else if (compare) policies.push(compare.config);
+    // the policies replayed: the flags', then the explanation's what-ifs or --compare's
+    const candidates = explainView ? whatIfs(policyA, compare) : [];
+    const others = explainView ? candidates.map((c) => c.config) : compare ? [compare.config] : [];
+    const policies = [policyA, ...others];
     if (flags.plot !== undefined && !/\.(svg|html?)$/i.test(flags.plot)) {
       throw new UsageError(
         `Invalid value "${flags.plot}" for --plot: expected a file name ending in .svg or .html.`,

@@ -354,7 +354,7 @@ const TAIL_COLUMNS: Column[] = [
     width: 26,
   },
   { header: "eventType", value: "eventType", width: 26 },
-  { header: "resourceId", value: (r) => (r.resourceId as string | null) ?? "-", width: 20 },
+  { header: "resourceId", value: "resourceId", width: 20 }, // none: "-", as every empty cell
   { header: "id", value: "id" },
 ];
 

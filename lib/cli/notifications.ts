@@ -410,7 +410,6 @@ const tail = leaf({
       );
     }
     const release = ctx.takeSignals?.(["SIGINT", "SIGTERM"]) ?? (() => {});
-    const stopped = whenStopped(ctx.signal);
     await out.log(
       `following notifications of ${webhookId} since ${
         new Date(since).toISOString()
@@ -430,7 +429,7 @@ const tail = leaf({
         }
         await api.abortableSleep(flags.interval, ctx.signal).catch(() => {}); // aborted: stopping
       }
-      await out.log(`stopped (${await stopped})`);
+      await out.log(`stopped (${await whenStopped(ctx.signal)})`); // aborted: at once
     } finally {
       release();
     }

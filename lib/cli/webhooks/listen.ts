@@ -123,30 +123,23 @@ export const listenCommand = leaf({
       "../../webhooks/signature.ts"
     );
     const { forwardDelivery } = await import("./forward.ts");
-    let record: Deno.FsFile | undefined;
-    if (flags.record !== undefined) {
-      try {
-        record = await Deno.open(flags.record, { append: true, create: true, mode: 0o600 });
-      } catch (e) {
-        throw new UsageError(
-          `Cannot open --record ${JSON.stringify(flags.record)}: ${(e as Error).message}.`,
-        );
-      }
-    }
+    const record = flags.record === undefined
+      ? undefined
+      : await Deno.open(flags.record, { append: true, create: true, mode: 0o600 }).catch((e) => {
+        throw new UsageError(`Cannot open --record ${JSON.stringify(flags.record)}: ${e.message}.`);
+      });
     const out = ctx.out;
-    // stdout writes one at a time; record lines in arrival order
-    let printing: Promise<void> = Promise.resolve();
-    const print = (text: string) => printing = printing.then(() => out.write(text)).catch(() => {});
+    // the printer writes one at a time, in call order; record lines go in arrival order
+    const print = (text: string) => void out.write(text).catch(() => {});
     let recording: Promise<void> = Promise.resolve();
 
     const handler = (req: Request): Promise<Response> => {
       const answered = answer(req, Date.now());
       if (record) {
-        const file = record;
         // in arrival order: each line waits for the one of the delivery before
         recording = recording.then(async () => {
           const { recorded } = await answered;
-          if (recorded !== null) await writeAll(file, recorded);
+          if (recorded !== null) await writeAll(record, recorded);
         }).catch(() => {});
       }
       return answered.then((a) => a.response);
@@ -267,7 +260,6 @@ export const listenCommand = leaf({
     const why = await whenStopped(ctx.signal);
     try {
       await server.close();
-      await printing;
       await recording;
       record?.close();
       await out.log(`stopped (${why})`);

@@ -26,7 +26,7 @@ import {
   renderPlot,
 } from "../webhooks/mod.ts";
 // the plain replay's modules only: the platform's (client, schemas) load with --webhookId
-import { explain, type WhatIf, whatIfs } from "../breaker/explain.ts";
+import { explain, whatIfs } from "../breaker/explain.ts";
 import { openLog } from "../breaker/file_chunks.ts";
 import type { Finding } from "../breaker/platform_check.ts";
 import { Replay } from "../breaker/replay.ts";
@@ -112,6 +112,7 @@ export const SIMULATE_FLAGS = {
   },
   compare: {
     type: "string",
+    takesFlags: true,
     placeholder: "FLAGS",
     description:
       'A second policy to compare with, as policy flags, e.g. --compare "--minAttempts 20".',
@@ -275,15 +276,13 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
     }
     const explainView = flags.explain === true;
     const policyA = toConfig(flags, "");
-    const policies = [policyA];
     const compare = flags.compare === undefined
       ? undefined
       : { flags: flags.compare, config: comparePolicy(flags.compare, flags, ctx.path) };
-    let candidates: WhatIf[] = [];
-    if (explainView) {
-      candidates = whatIfs(policyA, compare);
-      policies.push(...candidates.map((c) => c.config));
-    } else if (compare) policies.push(compare.config);
+    // the policies replayed: the flags', then the explanation's what-ifs or --compare's
+    const candidates = explainView ? whatIfs(policyA, compare) : [];
+    const others = explainView ? candidates.map((c) => c.config) : compare ? [compare.config] : [];
+    const policies = [policyA, ...others];
     if (flags.plot !== undefined && !/\.(svg|html?)$/i.test(flags.plot)) {
       throw new UsageError(
         `Invalid value "${flags.plot}" for --plot: expected a file name ending in .svg or .html.`,
@@ -294,11 +293,8 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
       : file === undefined || file === "-"
       ? ctx.io.stdin
       : await openLog(file);
-    // warnings are written one after the other (two writes at once could lose one)
-    let warned: Promise<void> = Promise.resolve();
-    const warn = (text: string) => {
-      warned = warned.then(() => out.warn(text));
-    };
+    // Output writes one at a time in call order: warnings never interleave, and come before the result
+    const warn = (text: string) => void out.warn(text).catch(() => {});
     const replay = await Replay.create({
       policies,
       // a comparison or an explanation prints no notification lines: none are kept
@@ -330,7 +326,6 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
         }
       } catch (e) {
         await out.clearProgress();
-        await warned;
         if (e instanceof DeliveryLogError) {
           throw new CliError(deliveryLogMessage(e, positionals[0]), ExitCode.failed);
         }
@@ -341,7 +336,6 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
         `read ${stats.lines} line(s) as ${stats.format}: ${stats.records} record(s), ${stats.scanned} by the byte scanner, ${stats.invalidLines} invalid`,
       );
       if (warnedInvalid > 3) warn(`skipped ${warnedInvalid} invalid lines in all.`);
-      await warned;
       const result = replay.finish();
 
       if (flags.plot !== undefined) {
@@ -395,28 +389,6 @@ const simulateSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
   },
 };
 
-function joinCompareValue(args: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === "--") {
-      out.push(...args.slice(i));
-      break;
-    }
-    if ((a === "--compare" || a === "--Compare") && i + 1 < args.length) {
-      out.push(`--compare=${args[++i]}`);
-    } else out.push(a);
-  }
-  return out;
-}
-
-/** `cmd` taking `--compare "--minAttempts 20"` as one value (a flag's value cannot start with --). */
-const withCompare = (cmd: Command, summary: string): Command => ({
-  ...cmd,
-  summary,
-  run: (args, ctx, path) => cmd.run(joinCompareValue(args), ctx, path),
-});
-
 const explainSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
   ...simulateSpec,
   summary:
@@ -428,14 +400,18 @@ const explainSpec: LeafSpec<typeof SIMULATE_FLAGS> = {
 export const breakerCommand: Command = group(
   "Replay delivery logs, or an endpoint's attempts read from the platform, against the retry schedule and the circuit breaker.",
   {
-    simulate: withCompare(
-      leaf(simulateSpec),
-      "Replay a delivery log: suspensions, suppressed attempts, what-if thresholds.",
-    ),
-    explain: withCompare(
-      leaf(explainSpec),
-      "Why was an endpoint suspended? The replay in words, with the what-ifs that avoid it.",
-    ),
+    simulate: {
+      ...leaf(simulateSpec),
+      summary: "Replay a delivery log: suspensions, suppressed attempts, what-if thresholds.",
+    },
+    explain: {
+      ...leaf(explainSpec),
+      summary:
+        "Why was an endpoint suspended? The replay in words, with the what-ifs that avoid it.",
+    },
   },
-  "The input is a delivery log (a file or standard input), or with --webhookId W the endpoint's notifications and attempts read from the platform.",
+  {
+    description:
+      "The input is a delivery log (a file or standard input), or with --webhookId W the endpoint's notifications and attempts read from the platform.",
+  },
 );

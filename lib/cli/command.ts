@@ -317,8 +317,17 @@ export function groupVerbs(entries: Record<string, VerbEntry>): Record<string, G
   );
 }
 
+/** Options of {@linkcode group}. */
+export interface GroupOptions {
+  /** Paragraphs shown under the usage line of its help. */
+  description?: string;
+  /** The top level's help text, instead of a generated one: its verbs are called commands. */
+  topHelp?: () => string;
+}
+
 /**
- * Declares a group of verbs, e.g. `service webhooks <verb>` ({@linkcode groupVerbs}).
+ * Declares a group of verbs, e.g. `service webhooks <verb>` ({@linkcode groupVerbs}), or the
+ * top level of commands. `<group> help <verb> ...` is `<group> <verb> ... --help`.
  *
  * @example
  * ```ts
@@ -332,11 +341,11 @@ export function groupVerbs(entries: Record<string, VerbEntry>): Record<string, G
 export function group(
   summary: string,
   entries: Record<string, VerbEntry>,
-  description?: string,
-): Command {
+  { description, topHelp }: GroupOptions = {},
+): Command & { verbs: Record<string, GroupVerb> } {
   const verbs = groupVerbs(entries);
   const help = (path: string) =>
-    [
+    topHelp?.() ?? [
       wrapText(summary, HELP_WIDTH),
       "",
       `Usage: ${path} <verb> [flags]`,
@@ -357,8 +366,7 @@ export function group(
     async run(args, ctx, path) {
       let [verb, ...rest] = args;
       if (verb === "help" && rest[0] !== undefined && !rest[0].startsWith("-")) {
-        // `service webhooks help list` is `service webhooks list --help`.
-        [verb, ...rest] = [rest[0], "--help"];
+        [verb, ...rest] = [...rest, "--help"];
       }
       if (verb === undefined || verb === "--help" || verb === "-h" || verb === "help") {
         await new Output(ctx.io).write(help(path));
@@ -368,9 +376,9 @@ export function group(
       if (!entry) {
         const guess = closest(verb, Object.keys(verbs));
         throw new UsageError(
-          `Unknown verb "${verb}" for "${path}": expected one of ${Object.keys(verbs).join(", ")}.${
-            guess ? ` Did you mean "${path} ${guess}"?` : ""
-          } Run "${path} --help".`,
+          `Unknown ${topHelp ? "command" : "verb"} "${verb}"${topHelp ? "" : ` for "${path}"`}: ` +
+            `expected one of ${Object.keys(verbs).join(", ")}.` +
+            `${guess ? ` Did you mean "${path} ${guess}"?` : ""} Run "${path} --help".`,
         );
       }
       return (await entry.load()).run(rest, ctx, `${path} ${verb}`);

@@ -12,74 +12,71 @@ import { type Command, type GroupVerb, leaf } from "./command.ts";
 import { UsageError } from "./errors.ts";
 import type { FlagSpecs } from "./flags.ts";
 
-/** The shells a script can be generated for. */
-const SHELLS = ["bash", "zsh", "fish"] as const;
-
 /** A visible flag of a leaf, with the values it accepts (none: free text, or no value). */
 type Flag = { name: string; takesValue: boolean; choices: readonly string[]; description: string };
 
 /**
- * What completion knows: summaries of the commands and of each group's verbs, by name, and
- * every leaf (a command with flags, or a group's verb) by its key: `rpc`, `notifications list`.
+ * What completion knows. `menu`: what may follow each key (the command and verb typed, as the
+ * scripts find them; `help` and `help <group>` too), as `[word, description]`: the commands, a
+ * group's verbs, a leaf's flags (`emulator`, a command with flags and a verb, has both).
+ * `leaves`: every command with flags and every verb, by key (`rpc`, `notifications list`).
  */
 interface Tree {
-  commands: Record<string, string>;
-  verbs: Record<string, Record<string, string>>;
+  menu: Record<string, (readonly [string, string])[]>;
   leaves: { key: string; flags: Flag[] }[];
 }
 
 /** Loads every command (and every verb of every group) and collects what completion needs. */
 async function completionTree(commands: Record<string, GroupVerb>): Promise<Tree> {
-  const tree: Tree = { commands: {}, verbs: {}, leaves: [] };
-  const addLeaf = (key: string, flags: FlagSpecs) =>
-    tree.leaves.push({
-      key,
-      flags: Object.entries(flags).filter(([, s]) => !s.hidden).map(([name, s]) => ({
-        name,
-        takesValue: s.type !== "boolean",
-        choices: s.choices ?? [],
-        description: s.description,
-      })),
-    });
+  const named = Object.entries(commands).map(([name, c]) => [name, c.summary] as const);
+  const menu: Tree["menu"] = {
+    "": [...named, ["help", "Help of a command or verb."]],
+    help: named,
+  };
+  const tree: Tree = { menu, leaves: [] };
+  const addLeaf = (key: string, specs: FlagSpecs) => {
+    const flags = Object.entries(specs).filter(([, s]) => !s.hidden).map(([name, s]) => ({
+      name,
+      takesValue: s.type !== "boolean",
+      choices: s.choices ?? [],
+      description: s.description,
+    }));
+    tree.leaves.push({ key, flags });
+    menu[key] = [...menu[key] ?? [], ...flags.map((f) => [`--${f.name}`, f.description] as const)];
+  };
   for (const [name, c] of Object.entries(commands)) {
-    tree.commands[name] = c.summary;
     const cmd = await c.load();
-    // A command may have flags of its own and verbs too (`service emulator [trigger]`).
+    const verbs = Object.entries(cmd.verbs ?? {});
+    if (cmd.verbs) menu[name] = menu[`help ${name}`] = verbs.map(([v, e]) => [v, e.summary]);
     if (cmd.flags) addLeaf(name, cmd.flags);
-    if (cmd.verbs) tree.verbs[name] = {};
-    for (const [verb, v] of Object.entries(cmd.verbs ?? {})) {
-      tree.verbs[name][verb] = v.summary;
-      addLeaf(`${name} ${verb}`, (await v.load()).flags ?? {});
-    }
+    for (const [verb, v] of verbs) addLeaf(`${name} ${verb}`, (await v.load()).flags ?? {});
   }
   return tree;
 }
 
+/** The words of `tree.menu[key]`, space-separated. */
+const words = (tree: Tree, key: string) => tree.menu[key].map(([w]) => w).join(" ");
+
 /**
  * The `case` branches of flag values (bash and zsh): for each flag with choices,
- * `choices(its choices)`; then `between`; then for each leaf's free-text flags, `free`.
+ * `choices(its choices)`; for each leaf's free-text flags, `free`.
  */
 function valueCases(
   tree: Tree,
   choices: (values: readonly string[]) => string,
-  between: string[],
   free: string,
 ): string[] {
   const key = (l: Tree["leaves"][number], f: Flag) => q(`${l.key}|--${f.name}`);
-  return [
-    ...tree.leaves.flatMap((l) =>
-      l.flags.filter((f) => f.choices.length).map((f) => `    ${key(l, f)}) ${choices(f.choices)}`)
-    ),
-    ...between,
-    ...tree.leaves.flatMap((l) => {
-      const valued = l.flags.filter((f) => f.takesValue && !f.choices.length);
-      return valued.length ? [`    ${valued.map((f) => key(l, f)).join("|")}) ${free}`] : [];
-    }),
-  ];
+  return tree.leaves.flatMap((l) => {
+    const valued = l.flags.filter((f) => f.takesValue && !f.choices.length);
+    return [
+      ...l.flags.filter((f) => f.choices.length).map((f) =>
+        `    ${key(l, f)}) ${choices(f.choices)}`
+      ),
+      ...valued.length ? [`    ${valued.map((f) => key(l, f)).join("|")}) ${free}`] : [],
+    ];
+  });
 }
-
-/** The names of `record`, joined by `by`. */
-const names = (record: Record<string, string>, by = " ") => Object.keys(record).join(by);
 
 /** Single-quotes `text` for any of the three shells (no `'` inside survives unquoted). */
 function q(text: string): string {
@@ -101,66 +98,39 @@ function bashScript(tree: Tree): string {
     "# bash completion for service (generated by `service completions bash`)",
     "# Load with: source <(service completions bash)",
     "_service_words() {",
-    '  # $1: "command verb" key, $2: the word before the cursor. Prints the candidate words.',
+    '  # $1: the command and verb typed ("notifications list"), $2: the word before the cursor.',
+    "  # Prints the candidate words; fails for a flag whose value is free text (file names).",
     '  case "$1|$2" in',
     ...valueCases(
       tree,
       (values) => `echo ${q(values.join(" "))}; return 0;;`,
-      ["  esac", '  case "$1|$2" in'],
       "return 1;;",
     ),
     "  esac",
     '  case "$1" in',
-    ...tree.leaves.map((l) =>
-      `    ${q(l.key)}) echo ${q(l.flags.map((f) => `--${f.name}`).join(" "))};;`
-    ),
+    ...Object.keys(tree.menu).map((key) => `    ${q(key)}) echo ${q(words(tree, key))};;`),
     "  esac",
     "}",
     "_service_complete() {",
-    '  # $1: the index of the first word after the command and verb; $2: the "command verb" key.',
-    '  local cur="${COMP_WORDS[COMP_CWORD]}" prev="" words',
-    '  [ "$COMP_CWORD" -gt 0 ] && prev="${COMP_WORDS[COMP_CWORD-1]}"',
-    '  [ "$COMP_CWORD" -le "$1" ] && prev=""',
-    '  if words="$(_service_words "$2" "$prev")"; then',
+    '  # $1: the key so far ("", or "rpc" for service-json-rpc); the command and verb typed before',
+    "  # the cursor extend it.",
+    '  local cur="${COMP_WORDS[COMP_CWORD]}" key="$1" i=1 prev="" words',
+    '  while [ "$i" -lt "$COMP_CWORD" ] && [ "$i" -le 2 ]; do',
+    '    case " $(_service_words "$key") " in',
+    '      *" ${COMP_WORDS[i]} "*) [[ "${COMP_WORDS[i]}" == -* ]] && break',
+    '        key="${key:+$key }${COMP_WORDS[i]}"; i=$((i + 1));;',
+    "      *) break;;",
+    "    esac",
+    "  done",
+    '  [ "$COMP_CWORD" -gt "$i" ] && prev="${COMP_WORDS[COMP_CWORD-1]}"',
+    '  if words="$(_service_words "$key" "$prev")"; then',
     '    COMPREPLY=($(compgen -W "$words" -- "$cur"))',
     "  else",
     "    COMPREPLY=()",
     "  fi",
     "}",
-    "_service() {",
-    '  local cur="${COMP_WORDS[COMP_CWORD]}" cmd="${COMP_WORDS[1]}"',
-    '  if [ "$COMP_CWORD" -eq 1 ]; then',
-    `    COMPREPLY=($(compgen -W ${q(`${names(tree.commands)} help`)} -- "$cur"))`,
-    "    return",
-    "  fi",
-    '  case "$cmd" in',
-    ...Object.entries(tree.verbs).flatMap(([g, verbs]) => [
-      `    ${g})`,
-      '      if [ "$COMP_CWORD" -eq 2 ] && [[ "$cur" != -* ]]; then',
-      `        COMPREPLY=($(compgen -W ${q(names(verbs))} -- "$cur"))`,
-      "        return",
-      "      fi",
-      '      case "${COMP_WORDS[2]}" in',
-      `        ${names(verbs, "|")}) _service_complete 3 "$cmd \${COMP_WORDS[2]}";;`,
-      '        *) _service_complete 2 "$cmd";;',
-      "      esac;;",
-    ]),
-    "    help)",
-    '      if [ "$COMP_CWORD" -eq 2 ]; then',
-    `        COMPREPLY=($(compgen -W ${q(names(tree.commands))} -- "$cur"))`,
-    '      elif [ "$COMP_CWORD" -eq 3 ]; then',
-    '        case "${COMP_WORDS[2]}" in',
-    ...Object.entries(tree.verbs).map(([g, verbs]) =>
-      `          ${g}) COMPREPLY=($(compgen -W ${q(names(verbs))} -- "$cur"));;`
-    ),
-    "        esac",
-    "      fi;;",
-    '    *) _service_complete 2 "$cmd";;',
-    "  esac",
-    "}",
-    "_service_json_rpc() {",
-    '  _service_complete 1 "rpc"',
-    "}",
+    '_service() { _service_complete ""; }',
+    "_service_json_rpc() { _service_complete rpc; }",
     "complete -o default -F _service service",
     "complete -o default -F _service_json_rpc service-json-rpc",
     "",
@@ -169,70 +139,53 @@ function bashScript(tree: Tree): string {
 
 /**
  * The zsh script (native `compdef`, loaded from `fpath` or with
- * `source <(service completions zsh)` after `compinit`).
+ * `source <(service completions zsh)` after `compinit`): the same walk as bash's, with a
+ * description beside each word.
  */
 function zshScript(tree: Tree): string {
   const desc = (name: string, summary: string) =>
     q(`${name.replaceAll(":", "\\:")}:${short(summary)}`);
-  const descs = (record: Record<string, string>) =>
-    Object.entries(record).map(([n, summary]) => desc(n, summary)).join(" ");
   return [
     "#compdef service service-json-rpc",
     "# zsh completion for service (generated by `service completions zsh`)",
-    "_service_leaf() {",
-    '  # $1: "command verb" key; completes its flags, or the value of the flag before the cursor.',
-    '  local key="$1" prev="${words[CURRENT-1]}"',
+    "_service_menu() {",
+    '  # $1: the command and verb typed ("notifications list"); sets reply to what may follow,',
+    "  # as word:description.",
+    "  reply=()",
+    '  case "$1" in',
+    ...Object.entries(tree.menu).map(([key, menu]) =>
+      `    ${q(key)}) reply=(${menu.map(([w, d]) => desc(w, d)).join(" ")});;`
+    ),
+    "  esac",
+    "}",
+    "_service() {",
+    '  local key="" i=2 prev="" w',
+    "  local -a reply",
+    '  [[ "$service" == service-json-rpc ]] && key=rpc',
+    "  # The command and verb before the cursor make the key.",
+    "  while (( i < CURRENT && i <= 3 )); do",
+    '    w="${words[i]}"',
+    '    [[ "$w" == -* ]] && break',
+    '    _service_menu "$key"',
+    '    [[ -n "${reply[(r)${(b)w}:*]}" ]] || break',
+    '    key="${key:+$key }$w"',
+    "    (( i++ ))",
+    "  done",
+    '  (( CURRENT > i )) && prev="${words[CURRENT-1]}"',
     '  case "$key|$prev" in',
     ...valueCases(
       tree,
       (values) => `compadd -- ${values.map(q).join(" ")}; return;;`,
-      [],
       "_files; return;;",
     ),
     "  esac",
-    "  local -a flags",
-    '  case "$key" in',
-    ...tree.leaves.map((l) =>
-      `    ${q(l.key)}) flags=(${
-        l.flags.map((f) => desc(`--${f.name}`, f.description)).join(" ")
-      });;`
-    ),
-    "  esac",
-    '  if [[ "${words[CURRENT]}" == -* ]]; then',
-    "    _describe -t flags flag flags",
+    '  _service_menu "$key"',
+    '  if [[ "${words[CURRENT]}" == -* ]]; then reply=(${(M)reply:#-*}); else reply=(${reply:#-*}); fi',
+    "  if (( ${#reply} )); then",
+    "    _describe -t words word reply",
     "  else",
     "    _files",
     "  fi",
-    "}",
-    "_service() {",
-    '  if [[ "$service" == service-json-rpc ]]; then',
-    '    _service_leaf "rpc"',
-    "    return",
-    "  fi",
-    "  local -a cmds",
-    `  cmds=(${descs(tree.commands)} ${desc("help", "Help of a command or verb.")})`,
-    "  if (( CURRENT == 2 )); then",
-    "    _describe -t commands command cmds",
-    "    return",
-    "  fi",
-    "  local -a verbs",
-    '  case "${words[2]}" in',
-    ...Object.entries(tree.verbs).flatMap(([g, verbs]) => [
-      `    ${g})`,
-      `      verbs=(${descs(verbs)})`,
-      '      if (( CURRENT == 3 )) && [[ "${words[3]}" != -* ]]; then',
-      "        _describe -t verbs verb verbs",
-      "      else",
-      '        case "${words[3]}" in',
-      `          ${names(verbs, "|")}) _service_leaf "\${words[2]} \${words[3]}";;`,
-      '          *) _service_leaf "${words[2]}";;',
-      "        esac",
-      "      fi;;",
-    ]),
-    "    help)",
-    "      if (( CURRENT == 3 )); then _describe -t commands command cmds; fi;;",
-    '    *) _service_leaf "${words[2]}";;',
-    "  esac",
     "}",
     'if [[ "${funcstack[1]}" == _service ]]; then',
     '  _service "$@"',
@@ -247,10 +200,11 @@ function zshScript(tree: Tree): string {
  * The fish script (`service completions fish > ~/.config/fish/completions/service.fish`).
  */
 function fishScript(tree: Tree): string {
-  const notYet = q(`not __fish_seen_subcommand_from ${names(tree.commands)} help`);
+  const notYet = q(`not __fish_seen_subcommand_from ${words(tree, "")}`);
   const seen = (words: string) => `__fish_seen_subcommand_from ${words}`;
+  const groups = Object.keys(tree.menu).filter((k) => k.startsWith("help ")).map((k) => k.slice(5));
   // in group `g`, before its verb
-  const noVerbYet = (g: string) => `${seen(g)}; and not ${seen(names(tree.verbs[g]))}`;
+  const noVerbYet = (g: string) => `${seen(g)}; and not ${seen(words(tree, `help ${g}`))}`;
   const flagLine = (cmd: string, cond: string | undefined, f: Flag) =>
     [
       `complete -c ${cmd}`,
@@ -263,13 +217,12 @@ function fishScript(tree: Tree): string {
     "# fish completion for service (generated by `service completions fish`)",
     "complete -c service -f",
     "complete -c service-json-rpc -f",
-    ...Object.entries(tree.commands).map(([name, summary]) =>
+    ...tree.menu[""].map(([name, summary]) =>
       `complete -c service -n ${notYet} -a ${q(name)} -d ${q(short(summary))}`
     ),
-    `complete -c service -n ${notYet} -a help -d ${q("Help of a command or verb.")}`,
-    `complete -c service -n ${q(seen("help"))} -a ${q(names(tree.commands))}`,
-    ...Object.entries(tree.verbs).flatMap(([g, verbs]) =>
-      Object.entries(verbs).map(([v, summary]) =>
+    `complete -c service -n ${q(seen("help"))} -a ${q(words(tree, "help"))}`,
+    ...groups.flatMap((g) =>
+      tree.menu[`help ${g}`].map(([v, summary]) =>
         `complete -c service -n ${q(noVerbYet(g))} -a ${q(v)} -d ${q(short(summary))}`
       )
     ),
@@ -277,7 +230,7 @@ function fishScript(tree: Tree): string {
       const [cmd, verb] = l.key.split(" ");
       const cond = verb
         ? `${seen(cmd)}; and ${seen(verb)}`
-        : tree.verbs[cmd]
+        : groups.includes(cmd)
         ? noVerbYet(cmd)
         : seen(cmd);
       return [
@@ -288,6 +241,9 @@ function fishScript(tree: Tree): string {
     "",
   ].join("\n");
 }
+
+/** The script of each shell. */
+const SCRIPTS = { bash: bashScript, zsh: zshScript, fish: fishScript };
 
 /** `service completions bash|zsh|fish`. */
 export const completionsCommand: Command = leaf({
@@ -304,21 +260,15 @@ export const completionsCommand: Command = leaf({
   ],
   async run({ positionals }, ctx) {
     const shell = positionals[0];
-    if (shell === undefined || !(SHELLS as readonly string[]).includes(shell)) {
+    if (shell === undefined || !Object.hasOwn(SCRIPTS, shell)) {
       throw new UsageError(
         `${shell === undefined ? "Missing" : `Unknown shell "${shell}":`} expected one of ${
-          SHELLS.join(", ")
+          Object.keys(SCRIPTS).join(", ")
         }, e.g. "service completions bash".`,
       );
     }
     const { COMMANDS } = await import("./run.ts");
-    const tree = await completionTree(COMMANDS);
-    const script = shell === "bash"
-      ? bashScript(tree)
-      : shell === "zsh"
-      ? zshScript(tree)
-      : fishScript(tree);
-    await ctx.out.write(script);
+    await ctx.out.write(SCRIPTS[shell as keyof typeof SCRIPTS](await completionTree(COMMANDS)));
     return 0;
   },
 });

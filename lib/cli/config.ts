@@ -19,14 +19,6 @@ import {
   writeProfiles,
 } from "./profiles.ts";
 
-function dirOf(ctx: CommandContext): string {
-  const dir = configDir(ctx.io.env);
-  if (dir === undefined) {
-    throw new UsageError("Cannot find the config directory: set HOME or XDG_CONFIG_HOME.");
-  }
-  return dir;
-}
-
 function needProfile(name: string | undefined, path: string): string {
   if (name === undefined) {
     throw new UsageError(`Missing --profile: "${path}" needs the profile's name, e.g. sandbox.`);
@@ -37,7 +29,7 @@ function needProfile(name: string | undefined, path: string): string {
 /** The profiles file holding `--profile NAME` (`show`, `remove`); a name not in it is a usage error. */
 async function existingProfile(name: string | undefined, ctx: CommandContext & { path: string }) {
   name = needProfile(name, ctx.path);
-  const dir = dirOf(ctx);
+  const dir = configDir(ctx.io.env);
   const file = await readProfiles(dir);
   if (!Object.hasOwn(file.profiles, name)) {
     throw new UsageError(`No profile "${name}" in ${dir}/${PROFILES_FILE}.`);
@@ -103,7 +95,7 @@ const setCommand = leaf({
         "Nothing to save: give --apiKey, --privateKey and/or --apiBaseUrl with --profile.",
       );
     }
-    const dir = dirOf(ctx);
+    const dir = configDir(ctx.io.env);
     const file = await readProfiles(dir);
     file.profiles[name] = { ...file.profiles[name], ...update };
     const path = await writeProfiles(dir, file);
@@ -130,7 +122,7 @@ const listCommand = leaf({
   sources: false,
   examples: ["service config list --format json"],
   async run(_p, ctx) {
-    const { profiles } = await readProfiles(dirOf(ctx));
+    const { profiles } = await readProfiles(configDir(ctx.io.env));
     await ctx.out.records(Object.entries(profiles).map(([n, p]) => shown(n, p)), COLUMNS, {
       empty: "no profiles (service config set --profile NAME ... saves one)",
     });
@@ -170,5 +162,5 @@ const removeCommand = leaf({
 export const configCommand = group(
   "Profiles of connection settings: set, list, show, remove.",
   { set: setCommand, list: listCommand, show: showCommand, remove: removeCommand },
-  "Use a profile with --profile NAME or SERVICE_PROFILE=NAME on any command.",
+  { description: "Use a profile with --profile NAME or SERVICE_PROFILE=NAME on any command." },
 );

@@ -16,10 +16,10 @@
  * @module
  */
 
+import { resolve } from "node:path";
 import { environmentSource, kebab, type ValueSource } from "./flags.ts";
 import { readEnvFile } from "./env_file.ts";
 import { checkProfileName, configDir, type Profile, readProfile } from "./profiles.ts";
-import { UsageError } from "./errors.ts";
 
 /** The source-choosing flags found on a command line (before any `--`). */
 export interface SourceFlags {
@@ -85,10 +85,6 @@ export interface LoadedSources {
   profile?: string;
 }
 
-function isAbsolute(path: string): boolean {
-  return path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\");
-}
-
 /**
  * Builds the value sources of one run: reads the `.env` file and the profile
  * the arguments and environment choose.
@@ -106,11 +102,8 @@ export async function loadValueSources(inputs: SourceInputs): Promise<LoadedSour
   let fileValues: Map<string, string> | undefined;
   if (!flags.noEnvFile && (flags.envFile !== undefined || inputs.cwd !== undefined)) {
     const named = flags.envFile;
-    const path = named === undefined
-      ? `${inputs.cwd}/.env`
-      : isAbsolute(named) || inputs.cwd === undefined
-      ? named
-      : `${inputs.cwd}/${named}`;
+    // without a current directory, only a named file (as given)
+    const path = inputs.cwd === undefined ? named! : resolve(inputs.cwd, named ?? ".env");
     fileValues = await readEnvFile(path, named !== undefined);
     if (fileValues) {
       loaded.envFile = path;
@@ -122,13 +115,7 @@ export async function loadValueSources(inputs: SourceInputs): Promise<LoadedSour
     (fileValues?.get("SERVICE_PROFILE") || undefined);
   if (profileName !== undefined) {
     checkProfileName(profileName);
-    const dir = configDir(inputs.env);
-    if (dir === undefined) {
-      throw new UsageError(
-        `Cannot find profile "${profileName}": set HOME or XDG_CONFIG_HOME (the config directory).`,
-      );
-    }
-    const profile: Profile = await readProfile(dir, profileName);
+    const profile: Profile = await readProfile(configDir(inputs.env), profileName);
     loaded.profile = profileName;
     sources.push({
       lookup: (name) => profile[name as keyof Profile],

@@ -12,9 +12,15 @@ import { EmulatorConfigError } from "../emulator/errors.ts";
 import type { EmulatorOptions, RunningEmulator } from "../emulator/mod.ts";
 import { writeAll } from "./output.ts";
 import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
-import { CUSTODY_DELAY_FLAGS } from "./custody_delay_flags.ts";
 
-const flags = {
+/** The longest custody delay a flag accepts: 24 hours (as the emulator's `MAX_CUSTODY_DELAY_MS`). */
+const MAX_DELAY_MS = 24 * 3_600_000;
+
+/**
+ * The flags of `service emulator`; `--approvalDelay` and `--signingDelay` (a custody platform's
+ * delays, each transaction drawing a uniform value from a range) are `service rpc --emulator`'s too.
+ */
+export const emulatorFlags = {
   host: {
     type: "string",
     default: "127.0.0.1",
@@ -76,8 +82,22 @@ const flags = {
     description:
       "One more API user of the workspace, with its own key pair (repeatable): ROLE or ROLE:NAME, ROLE one of ADMIN, NON_SIGNING_ADMIN, SIGNER, APPROVER, EDITOR or VIEWER; every call checks the caller's role (403 when it may not). The ready line's apiUsers lists them.",
   },
-  approvalDelay: CUSTODY_DELAY_FLAGS.approvalDelay,
-  signingDelay: CUSTODY_DELAY_FLAGS.signingDelay,
+  approvalDelay: {
+    type: "durationRange",
+    min: 0,
+    max: MAX_DELAY_MS,
+    placeholder: "DURATION|MIN-MAX",
+    description:
+      "Every new transaction waits this long in PENDING_AUTHORIZATION (an approval policy), e.g. 2m or 30s-3m (default: none).",
+  },
+  signingDelay: {
+    type: "durationRange",
+    min: 0,
+    max: MAX_DELAY_MS,
+    placeholder: "DURATION|MIN-MAX",
+    description:
+      "Every transaction waits this long in PENDING_SIGNATURE before it is signed (MPC signing), e.g. 5s-20s (default: none).",
+  },
   deliveryTimeout: {
     type: "duration",
     default: 10_000,
@@ -152,7 +172,7 @@ const serveCommand = leaf({
     "Without --rpcUrl it serves the webhook side only (webhooks, notifications, the console,",
     "trigger, the breaker); transaction and vault calls answer an error saying a node is needed.",
   ].join("\n"),
-  flags,
+  flags: emulatorFlags,
   examples: [
     "anvil & service emulator --rpcUrl http://127.0.0.1:8545",
     "service emulator --timeScale 1000   # webhooks only: no node needed",

@@ -30,6 +30,7 @@ export const emulatorTriggerCommand = leaf({
     eventType: {
       type: "string",
       placeholder: "E",
+      required: true,
       choices: WEBHOOK_EVENTS,
       description: "Event type, e.g. transaction.created (one of the platform's webhook events).",
     },
@@ -49,11 +50,6 @@ export const emulatorTriggerCommand = leaf({
     `service emulator trigger --eventType vault_account.created --data '{"id":"7"}'`,
   ],
   async run({ flags }, ctx) {
-    if (!flags.eventType) {
-      throw new UsageError(
-        `Missing --eventType for "${ctx.path}": give an event type, e.g. --eventType transaction.created.`,
-      );
-    }
     let data: unknown = undefined;
     if (flags.data !== undefined) {
       try {

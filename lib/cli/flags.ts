@@ -64,6 +64,8 @@ export interface FlagSpec {
   readonly short?: string;
   /** Placeholder shown in help, e.g. `ID`. */
   readonly placeholder?: string;
+  /** Its value is the next argument even when that starts with `--` (`--compare "--minAttempts 20"`). */
+  readonly takesFlags?: boolean;
   /** A secret: its value is never repeated in any message. */
   readonly secret?: boolean;
   /** Hidden from `--help` (kept for compatibility). */
@@ -259,15 +261,10 @@ function convert(
     }
     case "list": {
       const items = raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
-      if (spec.choices) {
-        return items.map((i) => checkChoice(spec, spec.upper ? i.toUpperCase() : i, where, raw));
-      }
-      return items;
+      return spec.choices ? items.map((i) => checkChoice(spec, i, where, raw)) : items;
     }
-    default: {
-      if (spec.choices) return checkChoice(spec, spec.upper ? raw.toUpperCase() : raw, where, raw);
-      return raw;
-    }
+    default:
+      return spec.choices ? checkChoice(spec, raw, where, raw) : raw;
   }
 }
 
@@ -279,7 +276,9 @@ function missingText(name: string, spec: FlagSpec, command: string): string {
   }.`;
 }
 
-function checkChoice(spec: FlagSpec, value: string, where: string, raw: string): string {
+/** `value` (upper-cased for an `upper` flag) if it is one of the flag's choices. */
+function checkChoice(spec: FlagSpec, given: string, where: string, raw: string): string {
+  const value = spec.upper ? given.toUpperCase() : given;
   if (!spec.choices!.includes(value)) {
     throw new UsageError(
       `Invalid value ${JSON.stringify(raw)} for ${where}: expected one of ${
@@ -361,7 +360,7 @@ export function parseFlags<S extends FlagSpecs>(
       } else raw = "true";
     } else {
       const next = args[i + 1];
-      if (next === undefined || /^--[A-Za-z]/.test(next)) {
+      if (next === undefined || (!spec.takesFlags && /^--[A-Za-z]/.test(next))) {
         throw new UsageError(
           `Missing value for --${name}: expected ${
             spec.placeholder ?? ACCEPTED[spec.type]

@@ -24,13 +24,13 @@ import { eventFlag, idempotencyFlag, webhookVerbFlags } from "./webhooks/common.
 import { waitFlags } from "./notifications/follow_job.ts";
 
 const notificationFlag = {
-  notificationId: { type: "string", placeholder: "ID", description: "The notification's id." },
+  notificationId: {
+    type: "string",
+    placeholder: "ID",
+    required: true,
+    description: "The notification's id.",
+  },
 } as const;
-
-function need(value: string | undefined, flag: string, path: string, what: string): string {
-  if (!value) throw new UsageError(`Missing --${flag} for "${path}": give ${what}.`);
-  return value;
-}
 
 const NOTIFICATION_COLUMNS: Column[] = [
   { header: "id", value: "id", width: 36 },
@@ -143,10 +143,10 @@ const get = leaf({
     "service notifications get --webhookId $W --notificationId $N --includeData --format json",
   ],
   async run({ flags }, ctx) {
-    const id = need(flags.notificationId, "notificationId", ctx.path, "the notification's id");
     const { client, api } = await platformApi(flags, ctx);
+    const { webhookId, notificationId, includeData } = flags;
     await ctx.out.object(
-      await api.getNotification(client, flags.webhookId, id, flags.includeData === true),
+      await api.getNotification(client, webhookId, notificationId, includeData === true),
     );
     return 0;
   },
@@ -173,7 +173,7 @@ const attempts = leaf({
   ],
   async run({ flags }, ctx) {
     const webhookId = flags.webhookId;
-    const id = need(flags.notificationId, "notificationId", ctx.path, "the notification's id");
+    const id = flags.notificationId;
     const { client, api } = await platformApi(flags, ctx);
     async function* rows() {
       let n = 0;
@@ -214,7 +214,7 @@ const resend = leaf({
   },
   examples: ["service notifications resend --webhookId $W --notificationId $N"],
   async run({ flags, given }, ctx) {
-    const id = need(flags.notificationId, "notificationId", ctx.path, "the notification's id");
+    const id = flags.notificationId;
     const { client, api } = await platformApi(flags, ctx);
     const r = await api.resendNotification(client, flags.webhookId, id, flags.idempotencyKey);
     await ctx.out.debug(`request id ${r.requestId ?? "-"}, status ${r.status}`);
@@ -245,6 +245,7 @@ const resendByResource = leaf({
     resourceId: {
       type: "string",
       placeholder: "ID",
+      required: true,
       description: "The resource (e.g. a transaction or vault account id).",
     },
     excludeStatuses: {
@@ -261,8 +262,7 @@ const resendByResource = leaf({
     "service notifications resend-by-resource --webhookId $W --resourceId $TX --excludeStatuses=",
   ],
   async run({ flags, given }, ctx) {
-    const webhookId = flags.webhookId;
-    const resourceId = need(flags.resourceId, "resourceId", ctx.path, "the resource's id");
+    const { webhookId, resourceId } = flags;
     const { client, api } = await platformApi(flags, ctx);
     const excluded = given.has("excludeStatuses") ? flags.excludeStatuses ?? [] : ["COMPLETED"];
     const statuses = NOTIFICATION_STATUSES.filter((s) => !excluded.includes(s));
@@ -354,7 +354,7 @@ const TAIL_COLUMNS: Column[] = [
     width: 26,
   },
   { header: "eventType", value: "eventType", width: 26 },
-  { header: "resourceId", value: (r) => (r.resourceId as string | null) ?? "-", width: 20 },
+  { header: "resourceId", value: "resourceId", width: 20 }, // none: "-", as every empty cell
   { header: "id", value: "id" },
 ];
 
@@ -410,7 +410,6 @@ const tail = leaf({
       );
     }
     const release = ctx.takeSignals?.(["SIGINT", "SIGTERM"]) ?? (() => {});
-    const stopped = whenStopped(ctx.signal);
     await out.log(
       `following notifications of ${webhookId} since ${
         new Date(since).toISOString()
@@ -428,14 +427,9 @@ const tail = leaf({
           if (!api.isRetryable(e)) throw e;
           await out.warn(`poll failed, trying again: ${(e as Error).message}`);
         }
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([
-          stopped,
-          new Promise((r) => timer = setTimeout(r, flags.interval)),
-        ]);
-        clearTimeout(timer);
+        await api.abortableSleep(flags.interval, ctx.signal).catch(() => {}); // aborted: stopping
       }
-      await out.log(`stopped (${await stopped})`);
+      await out.log(`stopped (${await whenStopped(ctx.signal)})`); // aborted: at once
     } finally {
       release();
     }

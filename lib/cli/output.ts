@@ -228,8 +228,7 @@ export class Output {
   ): Promise<number> {
     let n = 0;
     if (this.format === "json") {
-      const all: Record<string, unknown>[] = [];
-      for await (const r of records) all.push(r);
+      const all = await Array.fromAsync(records);
       await this.write(JSON.stringify({ data: all }, null, 2) + "\n");
       return all.length;
     }

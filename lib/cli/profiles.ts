@@ -28,22 +28,24 @@ export interface ProfilesFile {
 export const PROFILES_FILE = "profiles.json";
 
 /**
- * The user's config directory for `service`, from the environment, or
- * `undefined` when neither `XDG_CONFIG_HOME`, `HOME` nor `APPDATA` is set.
+ * The user's config directory for `service`, from the environment; a usage error when neither
+ * `XDG_CONFIG_HOME`, `HOME` nor `APPDATA` is set.
  *
  * @example
  * ```ts
  * configDir((n) => ({ HOME: "/home/ada" } as Record<string, string>)[n]); // "/home/ada/.config/service"
  * ```
  */
-export function configDir(env: (name: string) => string | undefined): string | undefined {
+export function configDir(env: (name: string) => string | undefined): string {
   const xdg = env("XDG_CONFIG_HOME");
   if (xdg) return `${xdg.replace(/[\\/]+$/, "")}/service`;
   const home = env("HOME");
   if (home) return `${home.replace(/[\\/]+$/, "")}/.config/service`;
   const appData = env("APPDATA");
   if (appData) return `${appData.replace(/[\\/]+$/, "")}\\service`;
-  return undefined;
+  throw new UsageError(
+    "Cannot find the config directory of profiles: set HOME or XDG_CONFIG_HOME.",
+  );
 }
 
 /** Checks a profile name: letters, digits, `-`, `_`, `.`; at most 64. */

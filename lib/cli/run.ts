@@ -7,14 +7,14 @@
  * @module
  */
 
-import { type CommandContext, type GroupVerb, groupVerbs, HELP_WIDTH } from "./command.ts";
-import { describeError, exitCodeFor, UsageError } from "./errors.ts";
-import { closest, wrapText } from "./text.ts";
+import { type CommandContext, group, type GroupVerb, HELP_WIDTH } from "./command.ts";
+import { describeError, exitCodeFor } from "./errors.ts";
+import { wrapText } from "./text.ts";
 import { Output, StdoutClosedError, writeAll } from "./output.ts";
 import { VERSION } from "../version.ts";
 
-/** The top-level commands, loaded on demand. */
-export const COMMANDS: Record<string, GroupVerb> = groupVerbs({
+/** `service <command>`: the top-level commands, loaded on demand. */
+const service = group("service", {
   rpc: [
     "Run a local JSON-RPC node whose accounts sign through the platform, around a child command.",
     async () => (await import("./rpc.ts")).rpcCommand,
@@ -47,7 +47,10 @@ export const COMMANDS: Record<string, GroupVerb> = groupVerbs({
     "Check the credentials against the platform and say which environment answered.",
     async () => (await import("./whoami.ts")).whoamiCommand,
   ],
-});
+}, { topHelp });
+
+/** The top-level commands, loaded on demand. */
+export const COMMANDS: Record<string, GroupVerb> = service.verbs;
 
 function topHelp(): string {
   return [
@@ -83,37 +86,19 @@ export async function run(args: string[], ctx: CommandContext): Promise<number> 
   const verbose = args.includes("--verbose") || args.includes("-v") ||
     args.includes("--verbose=true");
   try {
-    let [name, ...rest] = args;
-    if (name === "help" && rest[0] !== undefined && !rest[0].startsWith("-")) {
-      // `service help <command> [verb]` is `service <command> [verb] --help`.
-      [name, ...rest] = [...rest, "--help"];
-    }
     const isVersion = (a: string | undefined) => a === "--version" || a === "-V";
     // `service-json-rpc --version` arrives as `rpc --version` (main.ts, the npm launcher).
-    if (isVersion(name) || name === "version" || (name === "rpc" && isVersion(rest[0]))) {
+    if (isVersion(args[0]) || args[0] === "version" || (args[0] === "rpc" && isVersion(args[1]))) {
       await writeAll(ctx.io.stdout, `service ${VERSION}\n`);
       return 0;
     }
-    if (name === undefined || name === "--help" || name === "-h" || name === "help") {
-      await writeAll(ctx.io.stdout, topHelp());
-      return name === undefined ? 2 : 0;
-    }
-    const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-    if (!entry) {
-      const guess = closest(name, Object.keys(COMMANDS));
-      throw new UsageError(
-        `Unknown command "${name}": expected one of ${Object.keys(COMMANDS).join(", ")}.` +
-          `${guess ? ` Did you mean "service ${guess}"?` : ""} Run "service --help".`,
-      );
-    }
-    const command = await entry.load();
     // Where absent flags come from (env, .env, profile): built once, when a command asks.
     let loaded: ReturnType<NonNullable<CommandContext["sources"]>> | undefined;
     const sources = ctx.sources ?? (async () => {
       const { loadValueSources } = await import("./config_sources.ts");
-      return await (loaded ??= loadValueSources({ args: rest, env: ctx.io.env, cwd: ctx.cwd }));
+      return await (loaded ??= loadValueSources({ args, env: ctx.io.env, cwd: ctx.cwd }));
     });
-    return await command.run(rest, { ...ctx, sources }, `service ${name}`);
+    return await service.run(args, { ...ctx, sources }, "service");
   } catch (error) {
     // The reader of standard output went away (`| head`): end quietly.
     if (error instanceof StdoutClosedError) return exitCodeFor(error);

@@ -113,7 +113,12 @@ const create = leaf({
   flags: {
     ...connectionFlags,
     ...formatFlag,
-    url: { type: "string", placeholder: "URL", description: "Where deliveries are POSTed." },
+    url: {
+      type: "string",
+      placeholder: "URL",
+      required: true,
+      description: "Where deliveries are POSTed.",
+    },
     events: {
       type: "list",
       placeholder: "E1,E2",
@@ -128,11 +133,6 @@ const create = leaf({
     "service webhooks create --url http://127.0.0.1:4000/ --events transaction.created,transaction.status.updated --description dev",
   ],
   async run({ flags }, ctx) {
-    if (!flags.url) {
-      throw new UsageError(
-        `Missing --url for "${ctx.path}": give the endpoint's URL, e.g. --url https://example.com/hook.`,
-      );
-    }
     const url = checkEndpointUrl(flags.url);
     const events = checkEvents(flags.events, ctx.path);
     const { client, api } = await platformApi(flags, ctx);

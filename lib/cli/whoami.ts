@@ -8,13 +8,14 @@
 
 import { connectionFlags, formatFlag, leaf, platformApi } from "./command.ts";
 import { platformAddress } from "./platform_address.ts";
+import { isLoopbackHost } from "../core/mod.ts";
 
 /** Names an environment by its base URL (`productionUrl`: the build's, `""` when it has none). */
-export function environmentName(baseUrl: string, productionUrl: string): string {
+function environmentName(baseUrl: string, productionUrl: string): string {
   if (productionUrl !== "" && baseUrl === productionUrl) return "production";
   const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, "");
   if (/^sandbox[.-]/i.test(host)) return "sandbox";
-  if (host === "localhost" || host === "::1" || /^127\./.test(host)) return "local";
+  if (isLoopbackHost(host)) return "local";
   return "custom";
 }
 

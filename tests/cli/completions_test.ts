@@ -144,10 +144,10 @@ Deno.test({
       const r = await sh("zsh", [
         "-fc",
         `autoload -U compinit; compinit -u -d '${dump}'; source '${f}'; ` +
-        `print -r -- "\${_comps[service]} \${_comps[service-json-rpc]}"; whence -w _service_leaf`,
+        `print -r -- "\${_comps[service]} \${_comps[service-json-rpc]}"; whence -w _service_menu`,
       ]);
       assert.deepEqual(r.code, 0, r.err);
-      assert.deepEqual(r.out.trim().split("\n"), ["_service _service", "_service_leaf: function"]);
+      assert.deepEqual(r.out.trim().split("\n"), ["_service _service", "_service_menu: function"]);
     } finally {
       await Deno.remove(f.replace(/\/[^/]+$/, ""), { recursive: true });
     }

@@ -225,30 +225,23 @@ export const resendAllCommand = leaf({
         startTime: since,
         endTime: now,
       }, flags.idempotencyKey);
+      const { jobId, idempotencyKey } = r;
       const total = r.data.total ?? 0;
-      if (!r.jobId) {
-        if (json) await out.object({ accepted: true, total, idempotencyKey: r.idempotencyKey });
-        await out.log(`nothing to resend since ${sinceIso}`);
+      if (jobId) {
+        await out.log(`resending ${total} notification(s) created since ${sinceIso}: job ${jobId}`);
+      }
+      if (!jobId || !flags.wait) {
+        if (json) await out.object({ accepted: true, total, jobId, idempotencyKey }); // no job: no jobId
+        await out.log(
+          jobId ? "add --wait to follow the job to its end" : `nothing to resend since ${sinceIso}`,
+        );
         return 0;
       }
-      await out.log(`resending ${total} notification(s) created since ${sinceIso}: job ${r.jobId}`);
-      if (!flags.wait) {
-        if (json) {
-          await out.object({
-            accepted: true,
-            total,
-            jobId: r.jobId,
-            idempotencyKey: r.idempotencyKey,
-          });
-        }
-        await out.log("add --wait to follow the job to its end");
-        return 0;
-      }
-      return await followResendJob(ctx, client, { webhookId, jobId: r.jobId, kind: "query" }, {
+      return await followResendJob(ctx, client, { webhookId, jobId, kind: "query" }, {
         maxDelayMs: flags.pollingInterval,
         waitTimeoutMs: flags.waitTimeout,
         json,
-        idempotencyKey: r.idempotencyKey,
+        idempotencyKey,
         again: "Run resend-all again.",
       });
     }

@@ -48,10 +48,7 @@ export async function showBanner(
   stopped: Promise<unknown>,
 ): Promise<void> {
   const abort = new AbortController();
-  let done = false;
-  void stopped.then(() => {
-    if (!done) abort.abort();
-  });
+  void stopped.then(() => abort.abort());
   const lines = [
     "",
     `Chain ID:  ${info.chainId}`,
@@ -67,7 +64,6 @@ export async function showBanner(
   } catch (e) {
     lines.push(`(none listed: ${e instanceof Error ? e.message : String(e)})`);
   }
-  done = true;
   if (abort.signal.aborted) return;
   lines.push("", `Reads go to ${info.upstream}`);
   if (info.platform !== undefined) lines.push(`The API key goes to ${info.platform}`);

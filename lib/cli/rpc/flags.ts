@@ -7,7 +7,7 @@
  */
 
 import { connectionFlags } from "../command.ts";
-import { CUSTODY_DELAY_FLAGS } from "../custody_delay_flags.ts";
+import { emulatorFlags } from "../emulator.ts";
 
 /** The flags of `service rpc`. */
 export const rpcFlags = {
@@ -195,12 +195,12 @@ export const rpcFlags = {
       "Use an in-process platform emulator with fresh credentials (needs --rpcUrl of a node such as anvil).",
   },
   approvalDelay: {
-    ...CUSTODY_DELAY_FLAGS.approvalDelay,
-    description: `With --emulator: ${CUSTODY_DELAY_FLAGS.approvalDelay.description}`,
+    ...emulatorFlags.approvalDelay,
+    description: `With --emulator: ${emulatorFlags.approvalDelay.description}`,
   },
   signingDelay: {
-    ...CUSTODY_DELAY_FLAGS.signingDelay,
-    description: `With --emulator: ${CUSTODY_DELAY_FLAGS.signingDelay.description}`,
+    ...emulatorFlags.signingDelay,
+    description: `With --emulator: ${emulatorFlags.signingDelay.description}`,
   },
   quiet: {
     type: "boolean",

@@ -17,6 +17,17 @@ export const NO_JWKS: string =
   "--apiBaseUrl of the platform that signs (the emulator serves its own); this build carries " +
   "no production JWKS address.";
 
+/** `--jwks` and `--apiBaseUrl`: where {@linkcode jwksSource} takes the keys from. */
+export const jwksFlags = {
+  jwks: { type: "string", placeholder: "URL|FILE", description: "The JWKS: a URL or a file." },
+  apiBaseUrl: {
+    type: "string",
+    env: "SERVICE_API_BASE_URL",
+    placeholder: "URL",
+    description: "Without --jwks: check signatures against this API's /.well-known/jwks.json.",
+  },
+} as const;
+
 /** A key set and where it came from (for messages). */
 export interface JwksSource {
   /** The keys: a document read from a file, or a URL fetched lazily. */

@@ -15,7 +15,7 @@ import { CliError, UsageError } from "../errors.ts";
 import { whenStopped } from "../stop_signals.ts";
 import { shown, writeAll } from "../output.ts";
 import { checkEndpointUrl } from "./common.ts";
-import { jwksSource } from "./jwks_source.ts";
+import { jwksFlags, jwksSource } from "./jwks_source.ts";
 import {
   type BoundedServer,
   DEFAULT_BODY_TIMEOUT_MS,
@@ -102,13 +102,7 @@ export const listenCommand = leaf({
       placeholder: "DURATION",
       description: "With --forwardTo: how long to wait for the app (then 504).",
     },
-    jwks: { type: "string", placeholder: "URL|FILE", description: "The JWKS: a URL or a file." },
-    apiBaseUrl: {
-      type: "string",
-      env: "SERVICE_API_BASE_URL",
-      placeholder: "URL",
-      description: "Without --jwks: verify against this API's /.well-known/jwks.json.",
-    },
+    ...jwksFlags,
   },
   examples: [
     "service webhooks listen --port 4000 --forwardTo http://127.0.0.1:3000/hook --apiBaseUrl $BASE",
@@ -129,30 +123,23 @@ export const listenCommand = leaf({
       "../../webhooks/signature.ts"
     );
     const { forwardDelivery } = await import("./forward.ts");
-    let record: Deno.FsFile | undefined;
-    if (flags.record !== undefined) {
-      try {
-        record = await Deno.open(flags.record, { append: true, create: true, mode: 0o600 });
-      } catch (e) {
-        throw new UsageError(
-          `Cannot open --record ${JSON.stringify(flags.record)}: ${(e as Error).message}.`,
-        );
-      }
-    }
+    const record = flags.record === undefined
+      ? undefined
+      : await Deno.open(flags.record, { append: true, create: true, mode: 0o600 }).catch((e) => {
+        throw new UsageError(`Cannot open --record ${JSON.stringify(flags.record)}: ${e.message}.`);
+      });
     const out = ctx.out;
-    // stdout writes one at a time; record lines in arrival order
-    let printing: Promise<void> = Promise.resolve();
-    const print = (text: string) => printing = printing.then(() => out.write(text)).catch(() => {});
+    // the printer writes one at a time, in call order; record lines go in arrival order
+    const print = (text: string) => void out.write(text).catch(() => {});
     let recording: Promise<void> = Promise.resolve();
 
     const handler = (req: Request): Promise<Response> => {
       const answered = answer(req, Date.now());
       if (record) {
-        const file = record;
         // in arrival order: each line waits for the one of the delivery before
         recording = recording.then(async () => {
           const { recorded } = await answered;
-          if (recorded !== null) await writeAll(file, recorded);
+          if (recorded !== null) await writeAll(record, recorded);
         }).catch(() => {});
       }
       return answered.then((a) => a.response);
@@ -188,23 +175,16 @@ export const listenCommand = leaf({
         req.headers.get(SIGNATURE_HEADER),
         source.keys,
       );
-      let status = respond;
-      let body: BodyInit | null = null;
-      let contentType: string | null = null;
-      let forwardProblem: string | undefined;
-      if (req.method !== "POST") {
-        status = 405;
-      } else if (forwardTo) {
-        const r = await forwardDelivery(forwardTo, req.headers, raw, flags.forwardTimeout);
-        status = r.status;
-        body = r.body as BodyInit;
-        contentType = r.contentType;
-        forwardProblem = r.problem;
-      }
+      const post = req.method === "POST";
+      const forwarded = post && forwardTo
+        ? await forwardDelivery(forwardTo, req.headers, raw, flags.forwardTimeout)
+        : undefined;
+      const status = post ? forwarded?.status ?? respond : 405;
+      const forwardProblem = forwarded?.problem;
       const duration = Date.now() - arrived;
       const webhookId = field(json, "webhookId");
       const notificationId = field(json, "id");
-      const recorded = req.method === "POST"
+      const recorded = post
         ? JSON.stringify({
           webhookId: webhookId ?? "unknown",
           notificationId: notificationId ?? undefined,
@@ -243,10 +223,10 @@ export const listenCommand = leaf({
           );
         } else print(JSON.stringify(line) + "\n");
       }).catch(() => {});
-      const headers: Record<string, string> = {};
-      if (contentType) headers["content-type"] = contentType;
+      const body = status === 204 || status === 304 ? null : forwarded?.body as BodyInit ?? null;
+      const type = forwarded?.contentType;
       return {
-        response: new Response(status === 204 || status === 304 ? null : body, { status, headers }),
+        response: new Response(body, { status, headers: type ? { "content-type": type } : {} }),
         recorded,
       };
     };
@@ -280,7 +260,6 @@ export const listenCommand = leaf({
     const why = await whenStopped(ctx.signal);
     try {
       await server.close();
-      await printing;
       await recording;
       record?.close();
       await out.log(`stopped (${why})`);

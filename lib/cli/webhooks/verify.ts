@@ -11,7 +11,7 @@ import { BodyRefused, readBody } from "../../core/read_body.ts";
 import { MAX_DELIVERY_BYTES } from "./listen.ts";
 import { formatFlag, leaf } from "../command.ts";
 import { CliError, ExitCode, UsageError } from "../errors.ts";
-import { jwksSource } from "./jwks_source.ts";
+import { jwksFlags, jwksSource } from "./jwks_source.ts";
 
 /** The `verify` verb. */
 export const verifyCommand = leaf({
@@ -24,57 +24,45 @@ export const verifyCommand = leaf({
     "Reasons: missing, malformed, unsupported-alg, unknown-kid, bad-key, mismatch.",
   flags: {
     ...formatFlag,
-    body: { type: "string", placeholder: "FILE|-", description: "The raw body (- for stdin)." },
+    body: {
+      type: "string",
+      placeholder: "FILE|-",
+      required: true,
+      description: "The raw body (- for stdin).",
+    },
     signature: {
       type: "string",
       placeholder: "VALUE",
       description: "The Service-Webhook-Signature header value.",
     },
-    jwks: { type: "string", placeholder: "URL|FILE", description: "The JWKS: a URL or a file." },
-    apiBaseUrl: {
-      type: "string",
-      env: "SERVICE_API_BASE_URL",
-      placeholder: "URL",
-      description: "Without --jwks: use this API's /.well-known/jwks.json.",
-    },
+    ...jwksFlags,
   },
   examples: [
     'service webhooks verify --body body.json --signature "$SIG" --jwks http://127.0.0.1:40123/.well-known/jwks.json',
     'service webhooks verify --body - --signature "$SIG" --jwks jwks.json < body.json',
   ],
   async run({ flags }, ctx) {
-    if (flags.body === undefined || flags.body === "") {
-      throw new UsageError(
-        `Missing --body for "${ctx.path}": give the file holding the raw body (or - for stdin).`,
-      );
-    }
     if (flags.signature === undefined) {
       throw new UsageError(
         `Missing --signature for "${ctx.path}": give the Service-Webhook-Signature header's value.`,
       );
     }
-    const bounded = (stream: ReadableStream<Uint8Array>) =>
-      readBody({ headers: new Headers(), body: stream }, {
+    let body: Uint8Array;
+    try {
+      const stream = flags.body === "-" ? ctx.io.stdin : (await Deno.open(flags.body)).readable;
+      body = await readBody({ headers: new Headers(), body: stream }, {
         maxBytes: MAX_DELIVERY_BYTES,
         timeoutMs: 2 ** 31 - 1,
-      }).catch((e) => {
-        if (e instanceof BodyRefused) {
-          throw new UsageError(
-            `--body is larger than ${MAX_DELIVERY_BYTES} bytes: not a delivery's body.`,
-          );
-        }
-        throw e;
       });
-    const body = flags.body === "-"
-      ? await bounded(ctx.io.stdin)
-      : await Deno.open(flags.body).then((file) => bounded(file.readable)).catch((e) => {
-        if (e instanceof UsageError) throw e;
-        throw new UsageError(
-          `Cannot read --body ${JSON.stringify(flags.body)}: ${
-            e.name === "NotFound" ? "no such file" : e.message
+    } catch (e) {
+      throw new UsageError(
+        e instanceof BodyRefused
+          ? `--body is larger than ${MAX_DELIVERY_BYTES} bytes: not a delivery's body.`
+          : `Cannot read --body ${JSON.stringify(flags.body)}: ${
+            e instanceof Deno.errors.NotFound ? "no such file" : (e as Error).message
           }.`,
-        );
-      });
+      );
+    }
     const source = await jwksSource(flags.jwks, flags.apiBaseUrl);
     const { verifyWebhookSignatureWithKeys } = await import("../../webhooks/signature.ts");
     const check = await verifyWebhookSignatureWithKeys(body, flags.signature, source.keys);

@@ -113,8 +113,8 @@ export async function readDeliveryLog(
     options.onInvalid?.(err);
   };
 
-  /** One line, buf[s, e) without "\n". */
-  const handle = (buf: Uint8Array, s: number, e: number) => {
+  /** One line, buf[s, e) without "\n" (`view`: a DataView of `buf`, made here when not given). */
+  const handle = (buf: Uint8Array, s: number, e: number, view?: DataView) => {
     lineNo++;
     if (e - s > MAX_LINE_BYTES) throw tooLong(lineNo);
     if (e > s && buf[e - 1] === 13) e--; // CRLF
@@ -150,7 +150,15 @@ export async function readDeliveryLog(
       }
       err = (csv as CsvReader).read(text, line, rec);
       rec.webhookIndex = -1;
-    } else if (scanner.scan(buf, s, e)) {
+    } else if (
+      scanner.scanLine(
+        buf,
+        s,
+        e,
+        false,
+        view ?? new DataView(buf.buffer, buf.byteOffset, buf.byteLength),
+      ) !== -1
+    ) {
       stats.scanned++;
       err = scanner.record(rec, lineNo);
       rec.webhookIndex = scanner.webhookIndex;
@@ -219,7 +227,7 @@ export async function readDeliveryLog(
       }
       const nl = chunk.indexOf(10, start);
       if (nl === -1) break;
-      handle(chunk, start, nl);
+      handle(chunk, start, nl, view);
       start = nl + 1;
     }
     if (start < chunk.length) {

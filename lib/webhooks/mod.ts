@@ -56,7 +56,6 @@ export {
   classifyOutcome,
   DEFAULT_RETRY_CONFIG,
   MAX_ATTEMPTS,
-  RETRY_DELAYS_SECONDS, // tests/emulator/webhooks_retry_test.ts imports it from here
 } from "./retry_schedule.ts";
 export type {
   AttemptOutcome,

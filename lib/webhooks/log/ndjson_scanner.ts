@@ -11,7 +11,7 @@
  */
 
 import type { InvalidLineError } from "./delivery_log_error.ts";
-import { fieldsToRecord, type LogFields, type LogRecord } from "./log_record.ts";
+import { fieldsToRecord, LOG_FIELDS, type LogFields, type LogRecord } from "./log_record.ts";
 
 const enc = new TextEncoder();
 const utf8 = new TextDecoder();
@@ -21,6 +21,7 @@ const UNDECODED = "\u0000";
 /** `out.sentTime` of a number kept in `sentNum` (a number beyond 2^31 in `out` is a new heap object a line). */
 const IN_SENT_NUM = Symbol("sentNum");
 
+/** The key being read: any other key, or 1 + its index in LOG_FIELDS. */
 const K_OTHER = 0;
 const K_WEBHOOK = 1;
 const K_SENT = 2;
@@ -38,17 +39,7 @@ function same(buf: Uint8Array, p: number, word: Uint8Array): boolean {
 }
 
 /** The known keys with their closing quote, by K_ constant. */
-const KEY_WORDS: Uint8Array[] = [
-  new Uint8Array(0),
-  enc.encode('webhookId"'),
-  enc.encode('sentTime"'),
-  enc.encode('time"'),
-  enc.encode('responseCode"'),
-  enc.encode('failureReason"'),
-  enc.encode('notificationId"'),
-  enc.encode('action"'),
-  enc.encode('duration"'),
-];
+const KEY_WORDS: Uint8Array[] = [new Uint8Array(0), ...LOG_FIELDS.map((k) => enc.encode(`${k}"`))];
 
 /** The first letters of the known keys (all different), by byte: the K_ constant, else K_OTHER. */
 const KEY_BY_FIRST = new Uint8Array(256);

@@ -4,9 +4,10 @@
  * notifications (`GET /v1/webhooks/{id}/notifications`, by creation time),
  * each one's attempts (`…/{notificationId}/attempts`) with a bounded number
  * of requests in flight, put back into time order (see
- * {@linkcode readPlatformLog}) and handed out as the same {@linkcode LogRecord}s a log file gives (the
- * one validator of `lib/webhooks/log` checks them; `line` is the line the
- * record has in a `--save`d log).
+ * {@linkcode readPlatformLog}) and handed out as the same
+ * {@linkcode LogRecord}s a log file gives (the one validator of
+ * `lib/webhooks/log` checks them; `line` is the line the record has in a
+ * `--save`d log).
  *
  * Every request goes through the one platform client (its retries, timeout,
  * `Retry-After`). Nothing is written to the platform: stopping and starting
@@ -203,9 +204,11 @@ interface Held {
  * with the attempts of newer notifications. So attempts are held in a
  * min-heap on (sentTime, arrival order) and one is let out once every
  * notification not yet taken in was created after it: memory holds the
- * attempts still "in flight" at the frontier, not the window. Throws the client's errors (`PlatformApiError`,
- * `PlatformResponseError` for a page larger than asked or a repeated
- * cursor, ...), and a {@linkcode BreakerError}: `platform-bound` when the
+ * attempts still "in flight" at the frontier, not the window.
+ *
+ * Throws the client's errors (`PlatformApiError`, `PlatformResponseError`
+ * for a page larger than asked or a repeated cursor, ...), and a
+ * {@linkcode BreakerError}: `platform-bound` when the
  * platform's answers break a bound above or cannot be put in time order
  * (notifications out of creation order or created outside the query, an
  * attempt sent before its notification was created), `invalid-attempt` for

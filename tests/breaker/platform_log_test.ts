@@ -89,12 +89,12 @@ Deno.test("attempts come out in time order, ties in creation order then as liste
 
 Deno.test("many interleaved series come out sorted, holding only the attempts in flight", async () => {
   const delays = [0, 10, 30, 120, 300];
-  const notifications = Array.from({ length: 200 }, (_, k) => {
+  const notifications = Array.from({ length: 100 }, (_, k) => {
     let t = BASE + k * 7;
     return { id: `n${k}`, createdAt: t, attempts: delays.map((d) => t += d) };
   });
   const { emitted, facts } = await read(notifications, 8);
-  assert.equal(emitted.length, 1000);
+  assert.equal(emitted.length, 500);
   for (let i = 1; i < emitted.length; i++) assert.ok(emitted[i - 1][1] <= emitted[i][1]);
   // the series span 460 ms, a notification is created every 7: about 66 in flight
   assert.ok(facts.peakHeld < 5 * 70, `peak ${facts.peakHeld}`);

@@ -7,9 +7,8 @@
  *   reused buffer.
  * - `platform_log.ts`: {@linkcode readPlatformLog}, an endpoint's window
  *   read from the platform (its notifications, their attempts), bounded
- *   against a misbehaving platform, put back in time order by
- *   `attempt_merge.ts` ({@linkcode AttemptMerge}, on the one heap of
- *   `lib/core`).
+ *   against a misbehaving platform, put back in time order on the one heap
+ *   of `lib/core`.
  * - `platform_check.ts`: {@linkcode platformFindings}, where the
  *   platform's records and the replay disagree.
  * - `window_witness.ts`: {@linkcode WindowWitness}, what the window held at
@@ -28,7 +27,6 @@
  * @module
  */
 
-export { AttemptMerge } from "./attempt_merge.ts";
 export { BreakerError } from "./errors.ts";
 export type { BreakerErrorReason } from "./errors.ts";
 export { explain, whatIfs } from "./explain.ts";

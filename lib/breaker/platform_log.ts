@@ -3,10 +3,11 @@
  * `service breaker simulate --webhookId W` with no file: the window's
  * notifications (`GET /v1/webhooks/{id}/notifications`, by creation time),
  * each one's attempts (`…/{notificationId}/attempts`) with a bounded number
- * of requests in flight, put back into time order ({@linkcode AttemptMerge})
- * and handed out as the same {@linkcode LogRecord}s a log file gives (the
- * one validator of `lib/webhooks/log` checks them; `line` is the line the
- * record has in a `--save`d log).
+ * of requests in flight, put back into time order (see
+ * {@linkcode readPlatformLog}) and handed out as the same
+ * {@linkcode LogRecord}s a log file gives (the one validator of
+ * `lib/webhooks/log` checks them; `line` is the line the record has in a
+ * `--save`d log).
  *
  * Every request goes through the one platform client (its retries, timeout,
  * `Retry-After`). Nothing is written to the platform: stopping and starting
@@ -29,6 +30,7 @@ import {
   type PlatformClient,
   type Webhook,
 } from "../platform/mod.ts";
+import { MinHeap } from "../core/mod.ts";
 import {
   classifyOutcome,
   emptyRecord,
@@ -36,7 +38,6 @@ import {
   type LogRecord,
   MAX_ATTEMPTS,
 } from "../webhooks/mod.ts";
-import { AttemptMerge } from "./attempt_merge.ts";
 import { BreakerError } from "./errors.ts";
 
 /**
@@ -184,19 +185,30 @@ interface Fetched {
   attempts: NotificationAttempt[];
 }
 
-/** One attempt held by the merge, with its notification's id. */
+/** One attempt held by the merge, with its notification's id and its arrival order. */
 interface Held {
   id: string;
   a: NotificationAttempt;
+  seq: number;
 }
 
 /**
  * Reads the window's attempts of one endpoint from the platform and hands
  * them to `emit` in time order (ties: the notifications' creation order,
  * then the order the API lists them). `emit` may keep the record only by
- * copying it. Throws the client's errors (`PlatformApiError`,
- * `PlatformResponseError` for a page larger than asked or a repeated
- * cursor, ...), and a {@linkcode BreakerError}: `platform-bound` when the
+ * copying it.
+ *
+ * The platform lists the notifications by creation time and each one's
+ * attempts on their own; an attempt is never sent before its notification
+ * was created, but its retries (and resends) come hours later, interleaved
+ * with the attempts of newer notifications. So attempts are held in a
+ * min-heap on (sentTime, arrival order) and one is let out once every
+ * notification not yet taken in was created after it: memory holds the
+ * attempts still "in flight" at the frontier, not the window.
+ *
+ * Throws the client's errors (`PlatformApiError`, `PlatformResponseError`
+ * for a page larger than asked or a repeated cursor, ...), and a
+ * {@linkcode BreakerError}: `platform-bound` when the
  * platform's answers break a bound above or cannot be put in time order
  * (notifications out of creation order or created outside the query, an
  * attempt sent before its notification was created), `invalid-attempt` for
@@ -218,7 +230,10 @@ export async function readPlatformLog(
   const { webhookId, from, to, signal } = options;
   const concurrency = options.concurrency ?? 8;
   const start = Math.max(0, from - RETRY_LOOKBACK_MS);
-  const merge = new AttemptMerge<Held>();
+  const held = new MinHeap<Held>((x, y) =>
+    x.a.sentTime < y.a.sentTime || (x.a.sentTime === y.a.sentTime && x.seq < y.seq)
+  );
+  let seq = 0;
   const facts: Omit<PlatformFacts, "webhook"> = {
     notifications: 0,
     statuses: {},
@@ -265,6 +280,11 @@ export async function readPlatformLog(
     emit(rec);
   };
 
+  /** Lets out, in order, every attempt held that was sent before `frontier`. */
+  const release = (frontier: number) => {
+    while (held.size > 0 && held.peek()!.a.sentTime < frontier) out(held.pop()!);
+  };
+
   let newest = start;
   const take = ({ n, attempts }: Fetched) => {
     facts.notifications++;
@@ -289,12 +309,13 @@ export async function readPlatformLog(
         facts.outsideWindow++; // not replayed: never held
         continue;
       }
-      merge.push(a.sentTime, { id: n.id, a });
+      held.push({ id: n.id, a, seq: seq++ });
+      if (held.size > facts.peakHeld) facts.peakHeld = held.size;
     }
     // every notification not taken in yet was created at or after this one,
     // so none of its attempts can come before n.createdAt
-    for (const item of merge.release(n.createdAt)) out(item);
-    if (merge.size > MAX_HELD) {
+    release(n.createdAt);
+    if (held.size > MAX_HELD) {
       throw bound(
         `The platform's attempts cannot be put in time order within ${MAX_HELD} held at once (at notification ${
           JSON.stringify(n.id)
@@ -376,8 +397,7 @@ export async function readPlatformLog(
     if (inflight.length >= concurrency) take(await inflight.shift()!);
   }
   while (inflight.length > 0) take(await inflight.shift()!);
-  for (const item of merge.drain()) out(item);
-  facts.peakHeld = merge.peak;
+  release(Infinity);
   signal?.throwIfAborted();
   const webhook = await getWebhook(client, webhookId);
   return { webhook, ...facts };

@@ -26,8 +26,7 @@ export class SavedLog {
   readonly #file: Deno.FsFile;
   readonly #enc = new TextEncoder();
   #buf = "";
-  #pending: Promise<void> = Promise.resolve();
-  #failed: Error | null = null;
+  #discarded = false;
 
   private constructor(path: string, tmp: string, file: Deno.FsFile) {
     this.#path = path;
@@ -64,7 +63,7 @@ export class SavedLog {
    * are ignored.
    */
   discard(): void {
-    this.#failed ??= new Error("discarded");
+    this.#discarded = true;
     try {
       this.#file.close();
     } catch { /* closed already */ }
@@ -73,7 +72,11 @@ export class SavedLog {
     } catch { /* gone already */ }
   }
 
-  /** Adds one record as an NDJSON line (written in chunks of 64 KiB). */
+  /**
+   * Adds one record as an NDJSON line (written in chunks of 64 KiB, with
+   * synchronous writes, as the notification spill does: a write that fails
+   * is a {@linkcode BreakerError} `file` at once).
+   */
   add(r: LogRecord): void {
     const o: Record<string, unknown> = { webhookId: r.webhookId };
     if (r.notificationId !== undefined) o.notificationId = r.notificationId;
@@ -89,37 +92,33 @@ export class SavedLog {
   }
 
   #flush(): void {
+    if (this.#discarded) return;
     const bytes = this.#enc.encode(this.#buf);
     this.#buf = "";
-    this.#pending = this.#pending.then(async () => {
-      if (this.#failed) return;
-      try {
-        let off = 0;
-        while (off < bytes.length) off += await this.#file.write(bytes.subarray(off));
-      } catch (e) {
-        this.#failed = e as Error;
-      }
-    });
-  }
-
-  /** Writes what is left and puts the file in place. */
-  async commit(): Promise<void> {
-    this.#flush();
-    await this.#pending;
-    this.#file.close();
     try {
-      if (this.#failed) throw this.#failed;
-      await Deno.rename(this.#tmp, this.#path);
+      let off = 0;
+      while (off < bytes.length) off += this.#file.writeSync(bytes.subarray(off));
     } catch (e) {
-      await Deno.remove(this.#tmp).catch(() => {});
       throw cannotWrite(this.#path, (e as Error).message);
     }
   }
 
+  /** Writes what is left and puts the file in place (else drops it). */
+  async commit(): Promise<void> {
+    try {
+      this.#flush();
+      this.#file.close();
+      await Deno.rename(this.#tmp, this.#path);
+    } catch (e) {
+      this.discard();
+      throw e instanceof BreakerError ? e : cannotWrite(this.#path, (e as Error).message);
+    }
+  }
+
   /** Drops the temporary file (after a failed read). */
-  async abort(): Promise<void> {
-    await this.#pending;
+  abort(): Promise<void> {
     this.discard();
+    return Promise.resolve();
   }
 }
 

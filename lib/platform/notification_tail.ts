@@ -78,12 +78,11 @@ export class NotificationTail {
         pageSize: 100,
       })
     ) {
-      const updatedAt = n.updatedAt ?? n.createdAt ?? 0;
+      const { createdAt, updatedAt } = n;
       if (updatedAt < floor) break;
       if (updatedAt < since) continue;
       const before = this.#seen.get(n.id);
       if (before && before.status === n.status) continue;
-      const createdAt = n.createdAt ?? updatedAt;
       const line = (
         change: TailLine["change"],
         status: string,

@@ -8,8 +8,7 @@
  * emulator (the real clock): a pure function of (state, event, config) — no
  * clock, no I/O, no module state — except that, for speed (a replay handles
  * millions of events), it updates the `state` object it is given **in
- * place** and returns that same object. Keep a copy with
- * {@linkcode cloneBreakerState} when you need the state from before.
+ * place** and returns that same object.
  *
  * Rates are compared exactly: each threshold is turned once into a fraction
  * of integers (`0.8` → 8/10) and compared by cross-multiplication, so 4
@@ -21,7 +20,7 @@
  */
 
 import { BadRequestError } from "../core/mod.ts";
-import { errorRate, outsideWindow, type WindowAttempt, windowErrors } from "./window_error_rate.ts";
+import { errorRate, outsideWindow } from "./window_error_rate.ts";
 
 /** The breaker's parameters (breaker.md §3); durations in ms. */
 export interface BreakerConfig {
@@ -61,8 +60,8 @@ export type BreakerStatus = "ENABLED" | "SUSPENDED";
  * attempts inside (t - W, t], oldest first: attempt i (0..attempts-1) is at
  * slot k = (head + i) % capacity, its `sentTime` at `ring[2k]` and 1 (an
  * error) or 0 at `ring[2k + 1]` (one buffer: a replay touches one place per
- * attempt). Treat it as opaque outside this module; read it through
- * {@linkcode windowErrorRate}.
+ * attempt). Treat the ring as opaque outside this module; `attempts` and
+ * `errors` count the window at the last attempt.
  */
 export interface BreakerState {
   /** ENABLED, or SUSPENDED until an `enable` event. */
@@ -153,19 +152,6 @@ export function initialBreakerState(): BreakerState {
   };
 }
 
-/**
- * A deep copy of a state (the ring buffers included).
- *
- * @example
- * ```ts
- * const state = initialBreakerState();
- * const before = cloneBreakerState(state);
- * ```
- */
-export function cloneBreakerState(s: BreakerState): BreakerState {
-  return { ...s, ring: s.ring.slice() };
-}
-
 /** A JSON-friendly form of {@linkcode BreakerState}, e.g. for a state file. */
 export interface BreakerSnapshot {
   /** ENABLED or SUSPENDED. */
@@ -179,30 +165,12 @@ export interface BreakerSnapshot {
 }
 
 /**
- * Turns a state into plain JSON data ({@linkcode restoreBreakerState} reverses it).
+ * Rebuilds a state from a snapshot (the emulator keeps the window's attempts
+ * in its store and restores each endpoint's breaker from them).
  *
  * @example
  * ```ts
- * JSON.stringify(snapshotBreakerState(initialBreakerState()));
- * ```
- */
-export function snapshotBreakerState(s: BreakerState): BreakerSnapshot {
-  const cap = s.ring.length / 2;
-  const window: [number, 0 | 1][] = [];
-  for (let i = 0; i < s.attempts; i++) {
-    const j = 2 * ((s.head + i) % cap);
-    window.push([s.ring[j], s.ring[j + 1] ? 1 : 0]);
-  }
-  const lastAttemptAt = Number.isNaN(s.lastAttemptAt) ? null : s.lastAttemptAt;
-  return { status: s.status, window, bandSince: s.bandSince, lastAttemptAt };
-}
-
-/**
- * Rebuilds a state from {@linkcode snapshotBreakerState}'s output.
- *
- * @example
- * ```ts
- * const s = restoreBreakerState(snapshotBreakerState(initialBreakerState()));
+ * const s = restoreBreakerState({ status: "ENABLED", window: [[0, 1]], bandSince: null, lastAttemptAt: 0 });
  * ```
  */
 export function restoreBreakerState(snap: BreakerSnapshot): BreakerState {
@@ -440,28 +408,4 @@ function suspend(
   emptyWindow(s);
   s.bandSince = null;
   return effect;
-}
-
-/**
- * The error rate of the window (t - W, t] at `now`, without changing the
- * state ({@linkcode windowErrors} over the state's window). `rate` is 0 for
- * an empty window (and a suspended endpoint has an empty window).
- *
- * @example
- * ```ts
- * windowErrorRate(initialBreakerState(), Date.now()); // { attempts: 0, errors: 0, rate: 0 }
- * ```
- */
-export function windowErrorRate(
-  state: BreakerState,
-  now: number,
-  cfg: BreakerConfig = DEFAULT_BREAKER_CONFIG,
-): { attempts: number; errors: number; rate: number } {
-  const cap = state.ring.length / 2;
-  const window: WindowAttempt[] = [];
-  for (let i = 0; i < state.attempts; i++) {
-    const j = 2 * ((state.head + i) % cap);
-    window.push({ time: state.ring[j], error: state.ring[j + 1] === 1 });
-  }
-  return windowErrors(window, now, cfg.windowMs);
 }

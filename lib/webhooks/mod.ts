@@ -10,12 +10,11 @@
  *   {@linkcode RetryConfig} (the emulator divides the delays by its
  *   `--timeScale`).
  * - Circuit breaker (`circuit_breaker.ts`): {@linkcode transition} over
- *   {@linkcode BreakerState} with {@linkcode BreakerConfig} (§3), and
- *   {@linkcode windowErrorRate} of a state.
+ *   {@linkcode BreakerState} with {@linkcode BreakerConfig} (§3);
+ *   {@linkcode restoreBreakerState} reads a state back from JSON.
  * - Window error rate (`window_error_rate.ts`): the window (t - W, t] and
  *   its rate, once, for the breaker, the metric and the console
  *   ({@linkcode lastActiveWindowErrors}).
- *   {@linkcode restoreBreakerState} reads a state back from JSON.
  * - On hold (`on_hold.ts`): {@linkcode waitingStatus}, a notification of an
  *   endpoint that is not ENABLED waits ON_HOLD.
  *
@@ -57,7 +56,6 @@ export {
   classifyOutcome,
   DEFAULT_RETRY_CONFIG,
   MAX_ATTEMPTS,
-  RETRY_DELAYS_SECONDS, // tests/emulator/webhooks_retry_test.ts imports it from here
 } from "./retry_schedule.ts";
 export type {
   AttemptOutcome,
@@ -66,12 +64,7 @@ export type {
   RetryConfig,
   ScheduleStatus,
 } from "./retry_schedule.ts";
-export {
-  DEFAULT_BREAKER_CONFIG,
-  restoreBreakerState,
-  transition,
-  windowErrorRate,
-} from "./circuit_breaker.ts";
+export { DEFAULT_BREAKER_CONFIG, restoreBreakerState, transition } from "./circuit_breaker.ts";
 export type {
   BreakerConfig,
   BreakerEffect,

@@ -17,6 +17,7 @@
 import {
   afterAttempt,
   type AttemptOutcome,
+  initialProgress,
   type NotificationProgress,
   type RetryConfig,
   type ScheduleStatus,
@@ -96,7 +97,7 @@ export class NotificationTable {
       this.#webhooks[i] = webhookId;
       byId.set(notificationId, i);
       this.#firstLine[i] = line;
-      before = { status: "IN_PROGRESS", attempts: 0, lastSentTime: null, nextAttemptAt: null };
+      before = initialProgress();
     } else before = this.#get(i);
     const after = afterAttempt(before, outcome, time, this.#retry);
     if (this.#onFinal !== null && after.status !== "IN_PROGRESS") {

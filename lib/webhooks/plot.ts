@@ -91,6 +91,21 @@ function ticks(t0: number, t1: number): { at: number; label: string }[] {
   return out;
 }
 
+/** The runs of consecutive buckets that have `flag` set. */
+function runsOf<B extends { flags: number }>(buckets: B[], flag: number): B[][] {
+  const runs: B[][] = [];
+  let cur: B[] = [];
+  for (const b of buckets) {
+    if (b.flags & flag) cur.push(b);
+    else if (cur.length) {
+      runs.push(cur);
+      cur = [];
+    }
+  }
+  if (cur.length) runs.push(cur);
+  return runs;
+}
+
 /**
  * Renders the plot of a simulation (its first policy).
  *
@@ -186,20 +201,14 @@ export function renderPlot(
     );
     // band periods
     const buckets = ep.series?.buckets() ?? [];
-    let run: number | null = null;
-    for (let i = 0; i <= buckets.length; i++) {
-      const inBand = i < buckets.length && (buckets[i].flags & IN_BAND) !== 0;
-      if (inBand && run === null) run = i;
-      if (!inBand && run !== null) {
-        const xa = x(buckets[run].start);
-        const xb = x(buckets[i - 1].end);
-        o.push(
-          `<rect class="band" x="${f(xa)}" y="${top}" width="${
-            f(Math.max(1, xb - xa))
-          }" height="${PANEL_H}" fill="${C_BAND}" fill-opacity="0.45"/>`,
-        );
-        run = null;
-      }
+    for (const r of runsOf(buckets, IN_BAND)) {
+      const xa = x(r[0].start);
+      const xb = x(r[r.length - 1].end);
+      o.push(
+        `<rect class="band" x="${f(xa)}" y="${top}" width="${
+          f(Math.max(1, xb - xa))
+        }" height="${PANEL_H}" fill="${C_BAND}" fill-opacity="0.45"/>`,
+      );
     }
     // suspended periods
     for (const [a, b] of track.suspendedPeriods) {
@@ -216,17 +225,7 @@ export function renderPlot(
     // grid
     for (const g of [0.25, 0.5, 0.75, 1]) o.push(hline(g, `stroke="#e6e6e6"`));
     // rate: min-max envelope and the max line, broken where there was no evaluation
-    const runs: (typeof buckets)[] = [];
-    let cur: typeof buckets = [];
-    for (const b of buckets) {
-      if (b.flags & HAS_RATE) cur.push(b);
-      else if (cur.length) {
-        runs.push(cur);
-        cur = [];
-      }
-    }
-    if (cur.length) runs.push(cur);
-    for (const r of runs) {
+    for (const r of runsOf(buckets, HAS_RATE)) {
       const mid = (b: (typeof buckets)[number]) =>
         x(Math.min(b.end, t1, ep.lastTime) / 2 + Math.max(b.start, ep.firstTime) / 2);
       if (r.some((b) => b.max - b.min > 1e-9)) {

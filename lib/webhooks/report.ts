@@ -146,8 +146,8 @@ export function compareEndpoints(result: SimulationResult): EndpointComparison[]
     // both lists are sorted: merge
     let i = 0;
     let j = 0;
-    const ta = a.suspensionTimes;
-    const tb = b.suspensionTimes;
+    const ta = a.suspendedPeriods.map(([t]) => t);
+    const tb = b.suspendedPeriods.map(([t]) => t);
     while (i < ta.length || j < tb.length) {
       if (j >= tb.length || (i < ta.length && ta[i] < tb[j])) avoided.push(ta[i++]);
       else if (i >= ta.length || tb[j] < ta[i]) gained.push(tb[j++]);

@@ -72,13 +72,11 @@ export interface PolicyTrack {
   peakAttempts: number;
   /** The longest time the error rate stayed in the band (t - bandSince at an evaluation), in ms. */
   longestBandMs: number;
-  /** Suspension times in order (for comparing policies). */
-  suspensionTimes: number[];
   /** Time of each suspension and of its re-enable (null while still suspended). */
   suspendedPeriods: [number, number | null][];
 }
 
-/** One endpoint's figures (`attempts`, `lastTime` and `lastLine` are filled in by {@linkcode Simulation.finish}). */
+/** One endpoint's figures (`attempts` and `lastTime` are filled in by {@linkcode Simulation.finish}). */
 export interface EndpointReport {
   /** The endpoint. */
   webhookId: string;
@@ -88,8 +86,6 @@ export interface EndpointReport {
   firstTime: number;
   /** Its latest time (epoch ms). */
   lastTime: number;
-  /** Line of its last record. */
-  lastLine: number;
   /** One entry per policy, in the order given. */
   policies: PolicyTrack[];
   /** The downsampled error-rate series of the first policy, when plotting. */
@@ -315,7 +311,6 @@ export class Simulation {
         attempts: 0,
         firstTime: r.time,
         lastTime: r.time,
-        lastLine: r.line,
         policies: this.#policies.map(() => ({
           state: initialBreakerState(),
           suspensions: 0,
@@ -325,7 +320,6 @@ export class Simulation {
           peakErrors: 0,
           peakAttempts: 0,
           longestBandMs: 0,
-          suspensionTimes: [],
           suspendedPeriods: [],
         })),
         series: this.#plot ? new RateSeries() : null,
@@ -363,7 +357,6 @@ export class Simulation {
     for (let n = 0; n < endpoints.length; n++) {
       endpoints[n].attempts = this.#counts[n];
       endpoints[n].lastTime = this.#lastTimes[n];
-      endpoints[n].lastLine = this.#lastLines[n];
       endpoints[n].policies.forEach((track, i) => {
         track.peakRate = this.#hot[i][3 * n];
         track.longestBandMs = this.#hot[i][3 * n + 1];
@@ -376,12 +369,11 @@ export class Simulation {
       enables: this.#enables,
       timeRange: endpoints.length ? [this.#minTime, this.#maxTime] : null,
       policies: this.#policies.map((config, i) => {
-        // the tracks' suspension times and periods, from the events in input order (pushing
-        // times to arrays while replaying changed their kind and recompiled the replay)
+        // the tracks' suspended periods, from the events in input order (pushing times to
+        // arrays while replaying changed their kind and recompiled the replay)
         for (const e of this.#events[i]) {
           const track = endpoints[this.#slots.get(e.webhookId)!].policies[i];
           if (e.type === "suspended") {
-            track.suspensionTimes.push(e.time);
             track.suspendedPeriods.push([e.time, null]);
           } else {
             const period = track.suspendedPeriods[track.suspendedPeriods.length - 1];

@@ -3,13 +3,10 @@ import {
   type BreakerConfig,
   type BreakerEffect,
   type BreakerEvent,
-  cloneBreakerState,
   DEFAULT_BREAKER_CONFIG,
   initialBreakerState,
   restoreBreakerState,
-  snapshotBreakerState,
   transition,
-  windowErrorRate,
 } from "../../lib/webhooks/circuit_breaker.ts";
 import { referenceBreaker } from "../support/breaker_reference.ts";
 
@@ -175,7 +172,7 @@ Deno.test("re-enable: ENABLED at once with an empty window and no band", () => {
   assert.equal(state.bandSince, null);
   // the old errors are gone: a success now is 0/1
   transition(state, { type: "attempt", time: 11, error: false });
-  assert.deepEqual(windowErrorRate(state, 11), { attempts: 1, errors: 0, rate: 0 });
+  assert.deepEqual([state.attempts, state.errors], [1, 0]);
 });
 
 Deno.test("enable while already enabled changes nothing and reports nothing", () => {
@@ -199,22 +196,29 @@ Deno.test("thresholds are compared exactly (7 of 10 is not above 0.7)", () => {
   ); // 8/11 > 0.7
 });
 
-Deno.test("windowErrorRate counts the half-open window at a time and changes nothing", () => {
-  const { state } = run([[0, S], [10 * MIN, E], [20 * MIN, S]]);
-  assert.deepEqual(windowErrorRate(state, 20 * MIN), { attempts: 3, errors: 1, rate: 1 / 3 });
-  assert.deepEqual(windowErrorRate(state, 60 * MIN), { attempts: 2, errors: 1, rate: 0.5 });
-  assert.deepEqual(windowErrorRate(state, 70 * MIN), { attempts: 1, errors: 0, rate: 0 });
-  assert.deepEqual(windowErrorRate(state, 200 * MIN), { attempts: 0, errors: 0, rate: 0 });
-  assert.equal(state.attempts, 3);
+Deno.test("the window at an attempt is (t - W, t]: an attempt exactly W old is dropped", () => {
+  const { state } = run([[0, S], [10 * MIN, E], [20 * MIN, S], [60 * MIN, S]]);
+  assert.deepEqual([state.attempts, state.errors], [3, 1]); // the one at 0 is out
+  transition(state, { type: "attempt", time: 70 * MIN, error: false });
+  assert.deepEqual([state.attempts, state.errors], [3, 0]); // the error at 10 min is out
+  transition(state, { type: "attempt", time: 200 * MIN, error: false });
+  assert.deepEqual([state.attempts, state.errors], [1, 0]);
 });
 
-Deno.test("a snapshot restores to an equal state", () => {
+Deno.test("a restored state goes on as the state it was taken from", () => {
   const { state } = run([[0, S], [1, E], [2, S]]);
-  const back = restoreBreakerState(JSON.parse(JSON.stringify(snapshotBreakerState(state))));
-  assert.deepEqual(snapshotBreakerState(back), snapshotBreakerState(state));
-  const copy = cloneBreakerState(state);
-  transition(state, { type: "attempt", time: 3, error: true });
-  assert.equal(copy.attempts, 3);
+  const back = restoreBreakerState(JSON.parse(JSON.stringify({
+    status: "ENABLED",
+    window: [[0, 0], [1, 1], [2, 0]],
+    bandSince: state.bandSince,
+    lastAttemptAt: 2,
+  })));
+  assert.deepEqual([back.attempts, back.errors, back.bandSince], [3, 1, state.bandSince]);
+  for (const s of [state, back]) {
+    const { effect } = transition(s, { type: "attempt", time: 3, error: true });
+    assert.equal(effect, null); // 2/4: in the band, not above 0.8
+    assert.deepEqual([s.attempts, s.errors, s.bandSince], [4, 2, 3]);
+  }
 });
 
 Deno.test("random logs: the breaker agrees with a plain reading of breaker.md", () => {

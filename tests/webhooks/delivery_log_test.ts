@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
-import { copyRecord, type LogRecord } from "../../lib/webhooks/log/log_record.ts";
-import { parseNdjsonLine } from "../../lib/webhooks/log/ndjson_scanner.ts";
+import {
+  copyRecord,
+  emptyRecord,
+  type LogRecord,
+  parseJsonLine,
+} from "../../lib/webhooks/log/log_record.ts";
+import { NdjsonScanner } from "../../lib/webhooks/log/ndjson_scanner.ts";
 import { splitCsvLine } from "../../lib/webhooks/log/csv.ts";
 import { decompressIfGzip } from "../../lib/webhooks/log/gzip.ts";
 import { readDeliveryLog } from "../../lib/webhooks/log/delivery_log.ts";
@@ -8,6 +13,22 @@ import { DeliveryLogError } from "../../lib/webhooks/log/delivery_log_error.ts";
 import { concatBytes } from "../../lib/core/mod.ts";
 
 const enc = new TextEncoder();
+
+/**
+ * One NDJSON line read as the reader reads it (the byte scanner, falling
+ * back to `JSON.parse`), or with `JSON.parse` only: to check that both agree.
+ */
+function parseNdjsonLine(bytes: Uint8Array, line: number, options = { jsonParseOnly: false }) {
+  const scanner = new NdjsonScanner(true);
+  const record = emptyRecord();
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const scanned = !options.jsonParseOnly &&
+    scanner.scanLine(bytes, 0, bytes.length, false, view) !== -1;
+  const error = scanned
+    ? scanner.record(record, line)
+    : parseJsonLine(new TextDecoder().decode(bytes), line, record);
+  return { record: error ? null : record, error, scanned };
+}
 
 /** Lines the byte scanner must read itself (and agree with JSON.parse on). */
 const SCANNED = [

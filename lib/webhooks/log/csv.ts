@@ -1,15 +1,22 @@
 /**
  * CSV delivery logs (`../shared/spec/breaker.md` §4): a header row naming
- * the fields, then one attempt a line, RFC 4180 quoting (a quoted field may
- * hold newlines: the reader joins its lines first; a row with more cells
- * than the header is refused). Cells become the same JavaScript values a JSON line would
- * give, checked by the one validator ({@linkcode fieldsToRecord}).
+ * the fields (those of `LOG_FIELDS`; others are ignored), then one attempt
+ * a line, RFC 4180 quoting (a quoted field may hold newlines: the reader
+ * joins its lines first; a row with more cells than the header is
+ * refused). Cells become the same JavaScript values a JSON line would give,
+ * checked by the one validator ({@linkcode fieldsToRecord}).
  *
  * @module
  */
 
 import { InvalidLineError } from "./delivery_log_error.ts";
-import { describeValue, fieldsToRecord, type LogFields, type LogRecord } from "./log_record.ts";
+import {
+  describeValue,
+  fieldsToRecord,
+  LOG_FIELDS,
+  type LogFields,
+  type LogRecord,
+} from "./log_record.ts";
 
 /**
  * Splits one CSV record (RFC 4180 quoting; newlines inside a quoted field are kept). Null: bad quoting.
@@ -55,23 +62,9 @@ export function splitCsvLine(text: string): string[] | null {
   }
 }
 
-/** The fields a CSV header may name (the others are ignored). */
-export const CSV_FIELDS = [
-  "webhookId",
-  "sentTime",
-  "time",
-  "responseCode",
-  "failureReason",
-  "notificationId",
-  "action",
-  "duration",
-] as const;
 const NUMBER_RE = /^-?\d+(\.\d+)?$/;
 /** The fields whose cells are numbers when they look like one (the others stay text). */
 const NUMERIC = new Set<string>(["sentTime", "time", "responseCode", "duration"]);
-
-/** A field a CSV header may name. */
-export type CsvField = (typeof CSV_FIELDS)[number];
 
 /**
  * Reads the lines of a CSV log after its header row.
@@ -86,7 +79,7 @@ export type CsvField = (typeof CSV_FIELDS)[number];
  */
 export class CsvReader {
   /** The column of each field, -1 when the header does not name it. */
-  readonly index: Record<CsvField, number>;
+  readonly index: Record<keyof LogFields, number>;
   /** How many cells the header has (a row may not have more). */
   readonly columns: number;
   /**
@@ -94,8 +87,8 @@ export class CsvReader {
    * {@linkcode InvalidLineError} when it names no webhookId or no time.
    */
   constructor(header: string[], line: number) {
-    const idx = {} as Record<CsvField, number>;
-    for (const f of CSV_FIELDS) idx[f] = header.indexOf(f);
+    const idx = {} as Record<keyof LogFields, number>;
+    for (const f of LOG_FIELDS) idx[f] = header.indexOf(f);
     if (idx.webhookId === -1 || (idx.sentTime === -1 && idx.time === -1)) {
       throw new InvalidLineError(
         line,
@@ -121,7 +114,7 @@ export class CsvReader {
       );
     }
     const fields: LogFields = {}; // an empty or missing cell: no value
-    for (const f of CSV_FIELDS) {
+    for (const f of LOG_FIELDS) {
       const v = cells[this.index[f]] ?? "";
       if (v !== "") fields[f] = NUMERIC.has(f) && NUMBER_RE.test(v) ? Number(v) : v;
     }

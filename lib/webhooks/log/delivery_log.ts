@@ -113,8 +113,17 @@ export async function readDeliveryLog(
     options.onInvalid?.(err);
   };
 
-  /** One line, buf[s, e) without "\n". */
-  const handle = (buf: Uint8Array, s: number, e: number) => {
+  /** Hands on the record of the line read (its webhook's index `webhookIndex`), or reports `err`. */
+  const take = (err: InvalidLineError | null, webhookIndex: number) => {
+    if (err !== null) return invalid(err);
+    rec.webhookIndex = webhookIndex;
+    if (!decodeNids) rec.notificationId = undefined;
+    stats.records++;
+    onRecord(rec);
+  };
+
+  /** One line, buf[s, e) without "\n" (`view`: a DataView of `buf`). */
+  const handle = (buf: Uint8Array, s: number, e: number, view: DataView) => {
     lineNo++;
     if (e - s > MAX_LINE_BYTES) throw tooLong(lineNo);
     if (e > s && buf[e - 1] === 13) e--; // CRLF
@@ -133,7 +142,6 @@ export async function readDeliveryLog(
       }
       stats.format = "ndjson";
     }
-    let err: InvalidLineError | null;
     if (csv !== null) {
       let text = utf8.decode(buf.subarray(s, e));
       let line = lineNo;
@@ -148,26 +156,16 @@ export async function readDeliveryLog(
         csvOpen = { text, line };
         return;
       }
-      err = (csv as CsvReader).read(text, line, rec);
-      rec.webhookIndex = -1;
-    } else if (scanner.scan(buf, s, e)) {
+      take((csv as CsvReader).read(text, line, rec), -1);
+    } else if (scanner.scanLine(buf, s, e, false, view) !== -1) {
       stats.scanned++;
-      err = scanner.record(rec, lineNo);
-      rec.webhookIndex = scanner.webhookIndex;
+      take(scanner.record(rec, lineNo), scanner.webhookIndex);
     } else {
       let p = s;
       while (p < e && (buf[p] === 32 || buf[p] === 9)) p++;
       if (p === e) return; // blank
-      err = parseJsonLine(utf8.decode(buf.subarray(s, e)), lineNo, rec);
-      rec.webhookIndex = -1;
+      take(parseJsonLine(utf8.decode(buf.subarray(s, e)), lineNo, rec), -1);
     }
-    if (err !== null) {
-      invalid(err);
-      return;
-    }
-    if (!decodeNids) rec.notificationId = undefined;
-    stats.records++;
-    onRecord(rec);
   };
 
   /** A CSV record whose quoted field is still open (it holds a newline), and its first line. */
@@ -190,7 +188,7 @@ export async function readDeliveryLog(
         continue;
       }
       carry = null;
-      handle(joined, 0, joined.length);
+      handle(joined, 0, joined.length, new DataView(joined.buffer));
       start = nl + 1;
     }
     // the fast path scans only up to the chunk's last newline: its loops stop
@@ -204,22 +202,14 @@ export async function readDeliveryLog(
         if (nl !== -1) {
           lineNo++;
           stats.scanned++;
-          const err = scanner.record(rec, lineNo);
+          take(scanner.record(rec, lineNo), scanner.webhookIndex);
           start = nl + 1;
-          if (err !== null) {
-            invalid(err);
-            continue;
-          }
-          rec.webhookIndex = scanner.webhookIndex;
-          if (!decodeNids) rec.notificationId = undefined;
-          stats.records++;
-          onRecord(rec);
           continue;
         }
       }
       const nl = chunk.indexOf(10, start);
       if (nl === -1) break;
-      handle(chunk, start, nl);
+      handle(chunk, start, nl, view);
       start = nl + 1;
     }
     if (start < chunk.length) {
@@ -231,7 +221,9 @@ export async function readDeliveryLog(
       await options.onProgress(lineNo);
     }
   }
-  if (carry !== null && carry.length > 0) handle(carry, 0, carry.length);
+  if (carry !== null && carry.length > 0) {
+    handle(carry, 0, carry.length, new DataView(carry.buffer));
+  }
   if (csvOpen !== null) {
     const open = csvOpen as { text: string; line: number };
     invalid(new InvalidLineError(open.line, "line", "bad CSV quoting (a quote is never closed)"));

@@ -76,6 +76,21 @@ export interface LogFields {
 }
 
 /**
+ * The fields a line may name, in this order (a CSV header's columns; the
+ * byte scanner's keys, numbered from 1 in this order); others are ignored.
+ */
+export const LOG_FIELDS = [
+  "webhookId",
+  "sentTime",
+  "time",
+  "responseCode",
+  "failureReason",
+  "notificationId",
+  "action",
+  "duration",
+] as const satisfies readonly (keyof LogFields)[];
+
+/**
  * Checks the fields of one line and fills `out` (reused between lines for
  * speed). Returns `null`, or the {@linkcode InvalidLineError} to report.
  * The one validator behind the scanner, `JSON.parse`, CSV and platform paths.

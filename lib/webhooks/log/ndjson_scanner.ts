@@ -4,20 +4,14 @@
  * `null`, booleans or strings without escapes, keys in any order — straight
  * from the bytes, without decoding the line or building an object. Anything
  * else (escapes, nested values, invalid JSON) is left to `JSON.parse`
- * ({@linkcode parseJsonLine}); both hand the same values to
+ * (`parseJsonLine` of `log_record.ts`); both hand the same values to
  * {@linkcode fieldsToRecord}, so they give the same records and errors.
  *
  * @module
  */
 
 import type { InvalidLineError } from "./delivery_log_error.ts";
-import {
-  emptyRecord,
-  fieldsToRecord,
-  type LogFields,
-  type LogRecord,
-  parseJsonLine,
-} from "./log_record.ts";
+import { fieldsToRecord, LOG_FIELDS, type LogFields, type LogRecord } from "./log_record.ts";
 
 const enc = new TextEncoder();
 const utf8 = new TextDecoder();
@@ -27,6 +21,7 @@ const UNDECODED = "\u0000";
 /** `out.sentTime` of a number kept in `sentNum` (a number beyond 2^31 in `out` is a new heap object a line). */
 const IN_SENT_NUM = Symbol("sentNum");
 
+/** The key being read: any other key, or 1 + its index in LOG_FIELDS. */
 const K_OTHER = 0;
 const K_WEBHOOK = 1;
 const K_SENT = 2;
@@ -44,17 +39,7 @@ function same(buf: Uint8Array, p: number, word: Uint8Array): boolean {
 }
 
 /** The known keys with their closing quote, by K_ constant. */
-const KEY_WORDS: Uint8Array[] = [
-  new Uint8Array(0),
-  enc.encode('webhookId"'),
-  enc.encode('sentTime"'),
-  enc.encode('time"'),
-  enc.encode('responseCode"'),
-  enc.encode('failureReason"'),
-  enc.encode('notificationId"'),
-  enc.encode('action"'),
-  enc.encode('duration"'),
-];
+const KEY_WORDS: Uint8Array[] = [new Uint8Array(0), ...LOG_FIELDS.map((k) => enc.encode(`${k}"`))];
 
 /** The first letters of the known keys (all different), by byte: the K_ constant, else K_OTHER. */
 const KEY_BY_FIRST = new Uint8Array(256);
@@ -191,7 +176,7 @@ function knownWord(buf: Uint8Array, s: number, e: number, ascii: boolean): strin
 /**
  * Scans lines of the common shape straight from bytes: a flat JSON object
  * whose values are numbers, strings without escapes, `null`, `true` or
- * `false`, keys in any order. Returns false for anything else (the caller
+ * `false`, keys in any order. Gives -1 for anything else (the caller
  * then uses `JSON.parse`, which also decides whether the line is valid
  * JSON). Whatever it accepts, `JSON.parse` would read as the same values:
  * it checks the JSON grammar of every byte it passes (no control characters
@@ -205,8 +190,9 @@ function knownWord(buf: Uint8Array, s: number, e: number, ascii: boolean): strin
  * import { emptyRecord } from "./log_record.ts";
  * const scanner = new NdjsonScanner(false);
  * const line = new TextEncoder().encode('{"webhookId":"w1","sentTime":1,"responseCode":200}');
+ * const view = new DataView(line.buffer);
  * const rec = emptyRecord();
- * if (scanner.scan(line, 0, line.length)) scanner.record(rec, 1); // null: rec is filled
+ * if (scanner.scanLine(line, 0, line.length, false, view) !== -1) scanner.record(rec, 1); // null: rec is filled
  * ```
  */
 export class NdjsonScanner {
@@ -215,7 +201,7 @@ export class NdjsonScanner {
   /** Whether notificationIds are decoded (else only their presence is noted). */
   readonly decodeNotificationIds: boolean;
   /**
-   * The values found on the last line {@linkcode NdjsonScanner.scan} accepted
+   * The values found on the last line {@linkcode NdjsonScanner.scanLine} accepted
    * (undefined when absent; `notificationId` a placeholder when not decoded).
    */
   readonly out: Required<LogFields> = {
@@ -238,24 +224,14 @@ export class NdjsonScanner {
   }
 
   /**
-   * Reads the line buf[s, e) (without its newline) into {@linkcode NdjsonScanner.out}.
-   * False: not the common shape (nothing is known about the line; use
-   * `JSON.parse`).
-   */
-  scan(buf: Uint8Array, s: number, e: number): boolean {
-    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    return this.scanLine(buf, s, e, false, view) !== -1;
-  }
-
-  /**
-   * {@linkcode NdjsonScanner.scan} that also finds where the line ends, so
-   * that the reader need not look for newlines first: with `toNewline`, the
-   * object (and spaces or tabs) must be followed by "\n" before `e`, and the
-   * index of that "\n" is returned; without, the line must end at `e`, which
-   * is returned. -1: not the common shape, or no "\n" before `e` (nothing is
-   * known about the line: find its end and use `JSON.parse`). `view` is a
-   * DataView of `buf` (made once per buffer by the caller: keys are
-   * compared four bytes at a time).
+   * Reads the line starting at `s` into {@linkcode NdjsonScanner.out}, and
+   * finds where it ends, so that the reader need not look for newlines
+   * first: with `toNewline`, the object (and spaces or tabs) must be
+   * followed by "\n" before `e`, and the index of that "\n" is returned;
+   * without, the line must end at `e`, which is returned. -1: not the common
+   * shape, or no "\n" before `e` (nothing is known about the line: find its
+   * end and use `JSON.parse`). `view` is a DataView of `buf` (made once per
+   * buffer by the caller: keys are compared four bytes at a time).
    */
   scanLine(buf: Uint8Array, s: number, e: number, toNewline: boolean, view: DataView): number {
     const out = this.out;
@@ -464,7 +440,7 @@ export class NdjsonScanner {
     return p;
   }
 
-  /** Validates what {@linkcode NdjsonScanner.scan} found into `rec`. */
+  /** Validates what {@linkcode NdjsonScanner.scanLine} found into `rec`. */
   record(rec: LogRecord, line: number): InvalidLineError | null {
     const o = this.out;
     const t = this.sentNum;
@@ -502,28 +478,3 @@ for (let b = 0; b < 256; b++) STOP[b] = b === 34 || b === 92 || b < 32 ? 1 : b >
 const NULL = enc.encode("null");
 const TRUE = enc.encode("true");
 const FALSE = enc.encode("false");
-
-/**
- * Reads one NDJSON line from bytes with the scanner, falling back to
- * `JSON.parse` (or with `JSON.parse` only). Exposed so that tests can check
- * that both paths agree.
- *
- * @example
- * ```ts
- * const r = parseNdjsonLine(new TextEncoder().encode('{"webhookId":"w","sentTime":1,"responseCode":200}'), 1);
- * ```
- */
-export function parseNdjsonLine(
-  bytes: Uint8Array,
-  line: number,
-  options: { notificationIds?: boolean; jsonParseOnly?: boolean } = {},
-): { record: LogRecord | null; error: InvalidLineError | null; scanned: boolean } {
-  const sc = new NdjsonScanner(options.notificationIds ?? true);
-  const rec = emptyRecord();
-  if (!options.jsonParseOnly && sc.scan(bytes, 0, bytes.length)) {
-    const err = sc.record(rec, line);
-    return { record: err ? null : rec, error: err, scanned: true };
-  }
-  const err = parseJsonLine(utf8.decode(bytes), line, rec);
-  return { record: err ? null : rec, error: err, scanned: false };
-}

@@ -24,6 +24,22 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
+ * True for an address to listen on that is loopback whatever a resolver says: `localhost`, a
+ * `127.x.x.x` or `::1` literal. Narrower than {@linkcode isLoopbackHost}: a browser treats any
+ * `*.localhost` name as loopback, but binding one binds whatever the system's resolver maps it to.
+ *
+ * @example
+ * ```ts
+ * isLoopbackBind("127.0.0.1"); // true
+ * isLoopbackBind("app.localhost"); // false
+ * ```
+ */
+export function isLoopbackBind(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || /^127\.\d+\.\d+\.\d+$/.test(h) || h === "::1";
+}
+
+/**
  * The host name of a `Host` header value (the port removed; IPv6 kept in brackets).
  *
  * @example

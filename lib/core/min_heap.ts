@@ -1,7 +1,7 @@
 /**
  * The one binary min-heap of `service`: the emulator's due-time queue
  * (`emulator/webhooks/scheduler.ts`) and `breaker`'s time-order merge of
- * attempts (`breaker/attempt_merge.ts`) both keep their entries in it.
+ * attempts (`breaker/platform_log.ts`) both keep their entries in it.
  *
  * @module
  */

@@ -14,7 +14,7 @@
 export { BaseError, messageOf, walk } from "./errors.ts";
 export type { BaseErrorOptions } from "./errors.ts";
 export { BadRequestError, ConflictError, NotFoundError } from "./errors.ts";
-export { hostnameOf, isLoopbackHost, sameText } from "./loopback.ts";
+export { hostnameOf, isLoopbackBind, isLoopbackHost, sameText } from "./loopback.ts";
 export { blockedPortReason } from "./blocked_ports.ts";
 export { MinHeap } from "./min_heap.ts";
 export { signalExitCode } from "./signals.ts";

@@ -90,6 +90,13 @@ Deno.test("an unknown chain without --rpcUrl, a chain id mismatch, missing crede
   );
   assert.equal(remote.code, 2);
   assert.match(remote.stderr, /--allowRemote/);
+  // a browser takes *.localhost for loopback; binding it binds what the resolver says
+  const named = await runCli(
+    ["rpc", "--rpcUrl", anvil.url, "--http", "--host", "app.localhost", "--", "true"],
+    { env: creds() },
+  );
+  assert.equal(named.code, 2, named.stderr);
+  assert.match(named.stderr, /--host app\.localhost is not a loopback address.*--allowRemote/);
 });
 
 Deno.test("a bad key file with a node that is down reports the key (exit 2), not the node", async () => {

@@ -4,9 +4,9 @@
  * a type its barrel does not export). That every `@example` in `lib/` and
  * `mod.ts` type-checks is the suite's one type check (`deno check --doc` over
  * the test files and `lib/` together, `scripts/run_tests.ts`: `lib/` is
- * checked once, not once more here); an example calling
- * `cloneBreakerState(state)` with `state` not declared fails it with
- * `TS2304 ... Cannot find name 'state'` and the snippet's file and lines.
+ * checked once, not once more here); an example using a `state` it does
+ * not declare fails it with `TS2304 ... Cannot find name 'state'` and the
+ * snippet's file and lines.
  *
  * @module
  */

@@ -11,7 +11,7 @@
 
 import type { ParsedFlags } from "../flags.ts";
 import { UsageError } from "../errors.ts";
-import { isLoopbackHost } from "../../core/mod.ts";
+import { isLoopbackBind } from "../../core/mod.ts";
 import type { Output } from "../output.ts";
 import type { rpcFlags } from "./flags.ts";
 
@@ -67,7 +67,7 @@ export function checkRpcFlags(
     throw new UsageError(`--${needsHttp} needs --http (the default transport is IPC).`);
   }
   if (f.http && f.ipcPath) throw new UsageError("--ipcPath cannot be combined with --http.");
-  if (f.suppressHostWarning && f.http && !isLoopbackHost(f.host) && !f.allowRemote) {
+  if (f.suppressHostWarning && f.http && !isLoopbackBind(f.host) && !f.allowRemote) {
     // The platform's bridge only warned about such a host; we refuse it without an acknowledgement.
     if (!f.quiet) {
       void out.log(`--suppressHostWarning taken as --allowRemote: serving on ${f.host}.`);
@@ -86,7 +86,7 @@ export function checkRpcFlags(
       );
     }
   }
-  if (f.http && !isLoopbackHost(f.host)) {
+  if (f.http && !isLoopbackBind(f.host)) {
     if (!f.allowRemote) {
       throw new UsageError(
         `--host ${f.host} is not a loopback address: anyone who reaches it could send transactions. Add --allowRemote if you mean it.`,

@@ -25,7 +25,6 @@ import { type Permission, permissionOf, refusal } from "./permissions.ts";
 import { checkConsoleRequest } from "./console_guard.ts";
 import { NonceCache, NONCES_SCHEMA } from "./nonce_cache.ts";
 import { Idempotency } from "./idempotency.ts";
-import { IdempotencyStore } from "./idempotency_store.ts";
 import type { EmulatorContext } from "../context.ts";
 import { dropResponse, RequestFaults } from "../faults/apply.ts";
 import { BodyRefused, readBody as readBounded } from "../../core/read_body.ts";
@@ -126,7 +125,7 @@ export function createHandler(
   if (ctx.store.path) ctx.store.migrate(NONCES_SCHEMA);
   const nonces = new NonceCache(ctx.store.path ? ctx.store.db : undefined);
   const faults = new RequestFaults(ctx);
-  const idempotency = new Idempotency(new IdempotencyStore(ctx.store.db), () => ctx.now());
+  const idempotency = new Idempotency(ctx.store.db, () => ctx.now());
 
   async function authenticate(
     route: Route,

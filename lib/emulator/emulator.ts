@@ -8,7 +8,6 @@
  */
 
 import { Whitelist } from "./vault/whitelist.ts";
-import { WhitelistStore } from "./vault/whitelist_store.ts";
 import { blockedPortReason, toBase64Url } from "../core/mod.ts";
 import { EmulatorConfigError } from "./errors.ts";
 import { Store } from "./store.ts";
@@ -278,7 +277,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       keys,
       events,
       faults,
-      whitelist: new Whitelist(new WhitelistStore(store)),
+      whitelist: new Whitelist(store),
       log,
       now: Date.now,
       uuid: () => crypto.randomUUID(),

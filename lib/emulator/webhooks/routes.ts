@@ -37,9 +37,7 @@ const ORDERS = ["ASC", "DESC"] as const;
 /** The `seq` the query's `pageCursor` continues after; `null` without one. */
 function cursorAfter(q: URLSearchParams): number | null {
   const cur = q.get("pageCursor");
-  if (!cur) return null;
-  return cursorInt(cur, "after") ??
-    bad("pageCursor is not a cursor this emulator gave out; omit it to start again.");
+  return cur ? cursorInt("pageCursor", cur, "after") : null;
 }
 
 /** A page as `{data, next}`, `next` the cursor of the page after it (`null` at the end). */

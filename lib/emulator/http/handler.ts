@@ -23,7 +23,7 @@ import { verifyRequest } from "./auth.ts";
 import type { ApiUser } from "./api_user.ts";
 import { type Permission, permissionOf, refusal } from "./permissions.ts";
 import { checkConsoleRequest } from "./console_guard.ts";
-import { NonceCache, NONCES_SCHEMA } from "./nonce_cache.ts";
+import { NonceCache } from "./nonce_cache.ts";
 import { Idempotency } from "./idempotency.ts";
 import type { EmulatorContext } from "../context.ts";
 import { dropResponse, RequestFaults } from "../faults/apply.ts";
@@ -122,7 +122,6 @@ export function createHandler(
   }
   const users = new Map(ctx.apiUsers.map((u) => [u.apiKey, u]));
   // with a state file, nonces are kept across restarts (see NonceCache)
-  if (ctx.store.path) ctx.store.migrate(NONCES_SCHEMA);
   const nonces = new NonceCache(ctx.store.path ? ctx.store.db : undefined);
   const faults = new RequestFaults(ctx);
   const idempotency = new Idempotency(ctx.store.db, () => ctx.now());

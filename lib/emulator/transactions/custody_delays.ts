@@ -146,8 +146,8 @@ export class CustodyDelays {
   /** Delays over `o.store` (creates the table when missing). */
   constructor(o: CustodyDelaysOptions) {
     this.#o = o;
-    o.store.migrate(SCHEMA);
     const db = o.store.db;
+    db.exec(SCHEMA);
     this.#sql = {
       put: db.prepare(
         "INSERT OR REPLACE INTO transaction_delays (id, stage, delay_ms, due_at) VALUES (?, ?, ?, ?)",

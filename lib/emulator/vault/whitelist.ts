@@ -54,7 +54,7 @@ export class Whitelist {
 
   /** The wallets kept in `store` (creating their table when missing). */
   constructor(store: Store) {
-    store.migrate(SCHEMA);
+    store.db.exec(SCHEMA);
     this.#store = store;
     this.#wallets = store.db.prepare(
       "SELECT type, id, name, address FROM whitelisted_wallets ORDER BY seq",

@@ -334,25 +334,19 @@ export class WebhookStore {
   }
 
   /**
-   * The time and breaker error of each attempt of an endpoint with sentTime
-   * above `after`: what `lastActiveWindowErrors` (lib/webhooks) counts; the
-   * window itself is decided there.
+   * The time and breaker error of each attempt of an endpoint in the window
+   * of `windowMs` that ends at its latest attempt: what
+   * `lastActiveWindowErrors` (lib/webhooks) counts; the window itself is
+   * decided there.
    */
-  attemptOutcomesAfter(webhookId: string, after: number): WindowAttempt[] {
+  lastActiveAttempts(webhookId: string, windowMs: number): WindowAttempt[] {
     return this.#stmt(
-      "SELECT sent_time, error FROM wh_attempts WHERE webhook_id = ? AND sent_time > ?",
-    ).all(webhookId, after).map((r: Row) => ({
+      `SELECT sent_time, error FROM wh_attempts WHERE webhook_id = ?1
+       AND sent_time > (SELECT MAX(sent_time) FROM wh_attempts WHERE webhook_id = ?1) - ?2`,
+    ).all(webhookId, windowMs).map((r: Row) => ({
       time: r.sent_time as number,
       error: r.error === 1,
     }));
-  }
-
-  /** The latest attempt time of an endpoint, or null. */
-  lastAttemptTime(webhookId: string): number | null {
-    const r = this.#stmt("SELECT MAX(sent_time) AS m FROM wh_attempts WHERE webhook_id = ?").get(
-      webhookId,
-    ) as Row;
-    return (r.m as number | null) ?? null;
   }
 
   // ---- notifications

@@ -317,7 +317,7 @@ export const webhooksRoutes: RouteModule = {
   async start(ctx) {
     const webhooks = await startWebhooks({
       ...ctx.config.webhooks,
-      db: ctx.store.db,
+      store: ctx.store,
       timeScale: ctx.config.timeScale,
       log: (l) => ctx.log(l),
       now: () => ctx.now(),

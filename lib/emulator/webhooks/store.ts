@@ -1,7 +1,7 @@
 /**
  * The emulator's Webhooks V2 tables in SQLite (`node:sqlite`): endpoints,
- * notifications, attempts, resend jobs, the e-mail outbox and the signing
- * key. Every write that the API acknowledges is committed before the answer
+ * notifications, attempts, resend jobs and the e-mail outbox (the signing
+ * key is one of the emulator's meta values: `start.ts`). Every write that the API acknowledges is committed before the answer
  * leaves, so with `--state FILE` (WAL journal) it survives SIGKILL.
  *
  * Reactivations (an endpoint made ENABLED again) are kept in `wh_enables`
@@ -101,10 +101,6 @@ CREATE TABLE IF NOT EXISTS wh_outbox (
   subject TEXT NOT NULL,
   body TEXT NOT NULL,
   created_at INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS wh_meta (
-  key TEXT PRIMARY KEY,
-  value TEXT NOT NULL
 );
 `;
 
@@ -237,17 +233,14 @@ export class WebhookStore {
     return withTransaction(this.db, fn);
   }
 
-  // ---- meta
-
-  /** A stored value of wh_meta. */
-  getMeta(key: string): string | undefined {
-    const r = this.#stmt("SELECT value FROM wh_meta WHERE key = ?").get(key) as Row | undefined;
-    return r?.value as string | undefined;
-  }
-
-  /** Stores a value in wh_meta. */
-  setMeta(key: string, value: string): void {
-    this.#stmt("INSERT OR REPLACE INTO wh_meta (key, value) VALUES (?, ?)").run(key, value);
+  /** A value that a state file of an earlier version kept in its own `wh_meta` table, if any. */
+  legacyMeta(key: string): string | undefined {
+    try {
+      const sql = "SELECT value FROM wh_meta WHERE key = ?";
+      return (this.db.prepare(sql).get(key) as Row | undefined)?.value as string | undefined;
+    } catch {
+      return undefined; // no such table: a state file made since
+    }
   }
 
   // ---- webhooks

@@ -64,12 +64,12 @@ export const transactionRoutes: RouteModule = {
     ),
     nodeRoute("GET", "/v1/transactions/:id", (req, ctx) => {
       // the stored JSON as it is: polling is the hottest path
-      const t = ctx.transactions.getJson(req.params.id);
+      const t = ctx.transactions.records.recordJson(req.params.id);
       if (!t) throw new NotFoundError(`Transaction "${req.params.id}" not found.`);
       return { status: 200, text: { contentType: "application/json; charset=utf-8", value: t } };
     }),
     nodeRoute("GET", "/v1/transactions/external_tx_id/:externalTxId", (req, ctx) => {
-      const t = ctx.transactions.getByExternalId(req.params.externalTxId);
+      const t = ctx.transactions.records.byExternalId(req.params.externalTxId);
       if (!t) {
         throw new NotFoundError(`No transaction with externalTxId "${req.params.externalTxId}".`);
       }

@@ -262,7 +262,7 @@ const resendV1: Handler = (_req, { engine }) => {
 // `success` (the TypeScript SDK requires it) and `webhooksCount` (the older SDK's answer)
 const resendTransactionV1: Handler = (req, { engine }, ctx) => {
   const txId = req.params.txId;
-  if (!ctx.transactions.get(txId)) {
+  if (!ctx.transactions.records.record(txId)) {
     throw new NotFoundError(`Transaction ${JSON.stringify(txId)} not found.`);
   }
   const b = bodyObject(req.body, "resend transaction webhooks");

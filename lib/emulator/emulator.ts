@@ -8,8 +8,7 @@
  */
 
 import { Whitelist } from "./vault/whitelist.ts";
-import { WhitelistStore } from "./vault/whitelist_store.ts";
-import { blockedPortReason, toBase64Url } from "../core/mod.ts";
+import { blockedPortReason, toBase64Url, walk } from "../core/mod.ts";
 import { EmulatorConfigError } from "./errors.ts";
 import { Store } from "./store.ts";
 import {
@@ -138,12 +137,8 @@ function nodeFailure(e: unknown): string {
   const line = (x: unknown) =>
     String((x as { shortMessage?: string })?.shortMessage ?? (x as Error)?.message ?? x)
       .split("\n")[0].trim().replace(/[.\s]+$/, "");
-  let inner: unknown = e;
-  for (let i = 0; i < 8 && (inner as Error)?.cause !== undefined; i++) {
-    inner = (inner as Error).cause;
-  }
   const outer = line(e);
-  const deepest = line(inner).slice(0, 200);
+  const deepest = line(walk(e)).slice(0, 200);
   return deepest && deepest !== outer ? `${outer}: ${deepest}` : outer;
 }
 
@@ -278,7 +273,7 @@ export async function startEmulator(o: EmulatorOptions): Promise<RunningEmulator
       keys,
       events,
       faults,
-      whitelist: new Whitelist(new WhitelistStore(store)),
+      whitelist: new Whitelist(store),
       log,
       now: Date.now,
       uuid: () => crypto.randomUUID(),

@@ -127,11 +127,6 @@ export class Store {
     return new Store(db, path);
   }
 
-  /** Runs additive schema statements (`CREATE TABLE IF NOT EXISTS ...`). */
-  migrate(sql: string): void {
-    this.db.exec(sql);
-  }
-
   /** Reads a metadata value. */
   getMeta(key: string): string | undefined {
     const row = this.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as

@@ -14,7 +14,6 @@ import type { Route } from "../../lib/emulator/http/router.ts";
 import { Store } from "../../lib/emulator/store.ts";
 import { Faults } from "../../lib/emulator/faults/faults.ts";
 import type { EmulatorContext } from "../../lib/emulator/context.ts";
-import { IDEMPOTENCY_SCHEMA } from "../../lib/emulator/http/idempotency_store.ts";
 
 function throwing(path: string, error: unknown): Route {
   return {
@@ -29,7 +28,6 @@ function throwing(path: string, error: unknown): Route {
 
 Deno.test("domain errors are answered 400/404; an unexpected error is a 500 with the request id, logged", async () => {
   const store = Store.open();
-  store.migrate(IDEMPOTENCY_SCHEMA);
   const logs: string[] = [];
   let ids = 0;
   const ctx = {

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { Store } from "../../lib/emulator/store.ts";
 import { Idempotency } from "../../lib/emulator/http/idempotency.ts";
-import { IDEMPOTENCY_SCHEMA, IdempotencyStore } from "../../lib/emulator/http/idempotency_store.ts";
 import type { Reply } from "../../lib/emulator/http/reply.ts";
 import { isRetryableStatus } from "../../lib/platform/mod.ts";
 
@@ -9,8 +8,7 @@ import { isRetryableStatus } from "../../lib/platform/mod.ts";
 async function secondAnswer(first: number): Promise<number> {
   const store = Store.open();
   try {
-    store.migrate(IDEMPOTENCY_SCHEMA);
-    const once = new Idempotency(new IdempotencyStore(store.db), () => 0);
+    const once = new Idempotency(store.db, () => 0);
     const answers = [first, 201];
     const work = (): Promise<Reply> => Promise.resolve({ status: answers.shift()!, body: {} });
     await once.run("k", "POST", "/v1/x", work);

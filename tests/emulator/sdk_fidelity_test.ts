@@ -266,7 +266,7 @@ Deno.test("a state file of an older emulator: its records are rewritten once to 
   try {
     const path = `${dir}/old.sqlite`;
     const old = Store.open(path);
-    old.migrate(TRANSACTIONS_SCHEMA);
+    old.db.exec(TRANSACTIONS_SCHEMA);
     const row = (id: string, status: string, record: Record<string, unknown>) =>
       old.db.prepare(
         `INSERT INTO transactions (id, status, operation, account_id, tx_hash, request, record, created_at, updated_at)

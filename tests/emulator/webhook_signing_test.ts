@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { WebhookSigner } from "../../lib/emulator/webhooks/signer.ts";
 import { verifyWebhookSignatureWithKeys } from "../../lib/webhooks/signature.ts";
+import { startWebhooks } from "../../lib/emulator/webhooks/start.ts";
+import { Store } from "../../lib/emulator/store.ts";
 
 Deno.test("a signature is a detached RS512 JWS with the kid, and verifies against the JWKS", async () => {
   const signer = await WebhookSigner.generate();
@@ -67,5 +69,36 @@ Deno.test("signatures made at once are each the one of their own body", async ()
       (await verifyWebhookSignatureWithKeys(bodies[i], together[i], signer.jwks())).ok,
       true,
     );
+  }
+});
+
+Deno.test("a state file of an earlier version keeps its signing key (then kept in wh_meta)", async () => {
+  const store = Store.open();
+  const old = await WebhookSigner.generate();
+  store.db.exec("CREATE TABLE wh_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+  store.db.prepare("INSERT INTO wh_meta VALUES ('signing_key_jwk', ?)").run(
+    JSON.stringify(old.toPrivateJwk()),
+  );
+  const webhooks = await startWebhooks({ store });
+  try {
+    assert.deepEqual(webhooks.jwks(), old.jwks());
+    // kept with the emulator's other meta values from now on
+    assert.equal(JSON.parse(store.getMeta("signing_key_jwk")!).kid, old.kid);
+  } finally {
+    await webhooks.engine.stop();
+    store.close();
+  }
+});
+
+Deno.test("the signing key is kept in the store: a restart on it serves the same JWKS", async () => {
+  const store = Store.open();
+  try {
+    const first = await startWebhooks({ store });
+    await first.engine.stop();
+    const again = await startWebhooks({ store });
+    await again.engine.stop();
+    assert.deepEqual(again.jwks(), first.jwks());
+  } finally {
+    store.close();
   }
 });

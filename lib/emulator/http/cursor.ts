@@ -8,6 +8,7 @@
  */
 
 import { fromBase64Url, toBase64Url } from "../../core/mod.ts";
+import { bad } from "./params.ts";
 
 /** The fields of a cursor: names to whole numbers or strings. */
 export type CursorFields = Readonly<Record<string, string | number>>;
@@ -48,15 +49,17 @@ export function decodeCursor(text: string): Record<string, unknown> | undefined 
 }
 
 /**
- * The whole, non-negative number `name` of a cursor, or `undefined` when the
- * cursor is malformed or lacks it.
+ * The whole, non-negative number `field` of the cursor `text` that the
+ * parameter `param` carries; a 400 naming `param` when the cursor is
+ * malformed or lacks it.
  *
  * @example
  * ```ts
- * cursorInt(encodeCursor({ after: 3 }), "after"); // 3
+ * cursorInt("pageCursor", encodeCursor({ after: 3 }), "after"); // 3
  * ```
  */
-export function cursorInt(text: string, name: string): number | undefined {
-  const v = decodeCursor(text)?.[name];
-  return Number.isInteger(v) && (v as number) >= 0 ? v as number : undefined;
+export function cursorInt(param: string, text: string, field: string): number {
+  const v = decodeCursor(text)?.[field];
+  if (Number.isInteger(v) && (v as number) >= 0) return v as number;
+  return bad(`${param} is not a cursor this emulator gave out; omit it to start again.`);
 }

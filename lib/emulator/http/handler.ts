@@ -23,9 +23,8 @@ import { verifyRequest } from "./auth.ts";
 import type { ApiUser } from "./api_user.ts";
 import { type Permission, permissionOf, refusal } from "./permissions.ts";
 import { checkConsoleRequest } from "./console_guard.ts";
-import { NonceCache, NONCES_SCHEMA } from "./nonce_cache.ts";
+import { NonceCache } from "./nonce_cache.ts";
 import { Idempotency } from "./idempotency.ts";
-import { IdempotencyStore } from "./idempotency_store.ts";
 import type { EmulatorContext } from "../context.ts";
 import { dropResponse, RequestFaults } from "../faults/apply.ts";
 import { BodyRefused, readBody as readBounded } from "../../core/read_body.ts";
@@ -123,10 +122,9 @@ export function createHandler(
   }
   const users = new Map(ctx.apiUsers.map((u) => [u.apiKey, u]));
   // with a state file, nonces are kept across restarts (see NonceCache)
-  if (ctx.store.path) ctx.store.migrate(NONCES_SCHEMA);
   const nonces = new NonceCache(ctx.store.path ? ctx.store.db : undefined);
   const faults = new RequestFaults(ctx);
-  const idempotency = new Idempotency(new IdempotencyStore(ctx.store.db), () => ctx.now());
+  const idempotency = new Idempotency(ctx.store.db, () => ctx.now());
 
   async function authenticate(
     route: Route,

@@ -12,40 +12,79 @@
  * answered with the first request's answer, as the platform does: a client
  * must never be told that a request it did not send was carried out.
  *
+ * The records are the `idempotency` table: one row per scoped key (a hash,
+ * never the API key itself) with the answer given (status, body, headers)
+ * and the hash of the request body.
+ *
  * @module
  */
 
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { ApiError, ErrorCode, type Reply } from "./reply.ts";
-import type { IdempotencyStore } from "./idempotency_store.ts";
 import { isRetryableStatus } from "../../platform/errors.ts";
 import { sha256Hex } from "../../platform/jwt.ts";
 
 /** How long an idempotency record answers, ms. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS idempotency (
+  key TEXT PRIMARY KEY,
+  method TEXT NOT NULL,
+  path TEXT NOT NULL,
+  status INTEGER NOT NULL,
+  body TEXT,
+  created_at INTEGER NOT NULL,
+  headers TEXT
+);
+`;
+
+/** A kept answer: JSON texts, `bodyHash` `null` in records made before it was kept. */
+type KeptAnswer = {
+  status: number;
+  body: string | null;
+  headers: string | null;
+  createdAt: number;
+  bodyHash: string | null;
+};
+
 /**
  * Runs requests at most once per key.
  *
  * @example
  * ```ts
- * import { IdempotencyStore } from "./idempotency_store.ts";
  * import type { Reply } from "./reply.ts";
  * import type { RouteRequest } from "./router.ts";
  * import type { Store } from "../store.ts";
  * declare const store: Store, req: RouteRequest;
  * declare function create(req: RouteRequest): Promise<Reply>; // the route's own work
- * const once = new Idempotency(new IdempotencyStore(store.db), Date.now);
+ * const once = new Idempotency(store.db, Date.now);
  * const reply = await once.run("k1", "POST", "/v1/transactions", () => create(req));
  * ```
  */
 export class Idempotency {
-  readonly #records: IdempotencyStore;
+  readonly #select: StatementSync;
+  readonly #upsert: StatementSync;
   readonly #now: () => number;
   readonly #inflight = new Map<string, { reply: Promise<Reply>; bodyHash: string }>();
 
-  /** `records` holds the answers; `now` is the clock (ms). */
-  constructor(records: IdempotencyStore, now: () => number) {
-    this.#records = records;
+  /** Keeps the answers in `db` (creating the table when missing); `now` is the clock (ms). */
+  constructor(db: DatabaseSync, now: () => number) {
+    db.exec(SCHEMA);
+    // state files made before a replay kept its headers and its request's body hash
+    for (const column of ["headers", "body_hash"]) {
+      try {
+        db.exec(`ALTER TABLE idempotency ADD COLUMN ${column} TEXT`);
+      } catch { /* already there */ }
+    }
+    this.#select = db.prepare(
+      `SELECT status, body, headers, created_at AS createdAt, body_hash AS bodyHash
+       FROM idempotency WHERE key = ?`,
+    );
+    this.#upsert = db.prepare(
+      `INSERT OR REPLACE INTO idempotency (key, method, path, status, body, created_at, headers, body_hash)
+       VALUES (:key, :method, :path, :status, :body, :createdAt, :headers, :bodyHash)`,
+    );
     this.#now = now;
   }
 
@@ -83,7 +122,7 @@ export class Idempotency {
       if (pending.bodyHash !== bodyHash) refuse();
       return await pending.reply;
     }
-    const kept = this.#records.get(scoped);
+    const kept = this.#select.get(scoped) as KeptAnswer | undefined;
     if (kept && this.#now() - kept.createdAt < IDEMPOTENCY_TTL_MS) {
       if (kept.bodyHash !== null && kept.bodyHash !== bodyHash) refuse();
       return {
@@ -100,7 +139,10 @@ export class Idempotency {
     const keep = (reply: Reply) => {
       keptNow = true;
       if (isRetryableStatus(reply.status)) return;
-      this.#records.put(scoped, method, path, {
+      this.#upsert.run({
+        key: scoped,
+        method,
+        path,
         status: reply.status,
         body: reply.body === undefined ? null : JSON.stringify(reply.body),
         headers: reply.headers ? JSON.stringify(reply.headers) : null,

@@ -9,11 +9,6 @@
 
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 
-/** Schema of the persisted nonces (used with a state file). */
-export const NONCES_SCHEMA = `
-CREATE TABLE IF NOT EXISTS auth_nonces (nonce TEXT PRIMARY KEY, exp INTEGER NOT NULL);
-`;
-
 /**
  * Nonces seen, kept until their token expires: in memory, or with `db` in
  * the `auth_nonces` table so that a restart (even after SIGKILL) still
@@ -35,10 +30,13 @@ export class NonceCache {
   readonly #sweep: StatementSync | undefined;
   #sweepAt = 0;
 
-  /** In memory, or persisted in `db` (which must have {@linkcode NONCES_SCHEMA}). */
+  /** In memory, or persisted in `db` (creating the table when missing). */
   constructor(db?: DatabaseSync) {
     this.#db = db;
     if (db) {
+      db.exec(
+        "CREATE TABLE IF NOT EXISTS auth_nonces (nonce TEXT PRIMARY KEY, exp INTEGER NOT NULL)",
+      );
       this.#insert = db.prepare("INSERT OR IGNORE INTO auth_nonces (nonce, exp) VALUES (?, ?)");
       this.#sweep = db.prepare("DELETE FROM auth_nonces WHERE exp < ?");
     }

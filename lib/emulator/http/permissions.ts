@@ -54,13 +54,8 @@ export interface Permission {
 const ALL = API_USER_ROLES;
 const WRITERS = API_USER_ROLES.filter((r) => r !== "VIEWER");
 const WEBHOOK_ADMINS: readonly ApiUserRole[] = ["ADMIN", "NON_SIGNING_ADMIN"];
-const FEE_ESTIMATORS: readonly ApiUserRole[] = ["ADMIN", "SIGNER", "APPROVER", "EDITOR"];
-const WEBHOOK_RESENDERS: readonly ApiUserRole[] = [
-  "ADMIN",
-  "NON_SIGNING_ADMIN",
-  "EDITOR",
-  "SIGNER",
-];
+const FEE_ESTIMATORS = WRITERS.filter((r) => r !== "NON_SIGNING_ADMIN");
+const WEBHOOK_RESENDERS = WRITERS.filter((r) => r !== "APPROVER");
 
 const READ = "the SDK has no note: a read, open to every role (a Viewer reads)";
 const WRITE = "the SDK has no note: a write, open to every role but Viewer (as cancelTransaction)";

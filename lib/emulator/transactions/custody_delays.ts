@@ -10,8 +10,8 @@
  * The engine (`engine.ts`) asks this file, at each stage, whether the stage
  * is over ({@linkcode CustodyDelays.approvalOver},
  * {@linkcode CustodyDelays.signingOver}); when not, a timer wakes the
- * engine at its end. Every delay drawn is recorded (`delay_store.ts`) with
- * the time its stage ends (the time the transaction entered the stage, its
+ * engine at its end. Every delay drawn is recorded (the `transaction_delays`
+ * table, one row per transaction and stage) with the time its stage ends (the time the transaction entered the stage, its
  * `lastUpdated`, plus the delay), so a restart with `--state` waits only what
  * remained, and a transaction in PENDING_AUTHORIZATION without a recorded
  * delay is one held by a `hold` fault, which waits for the admin endpoint.
@@ -24,8 +24,8 @@
 
 import { EmulatorConfigError } from "../errors.ts";
 import { isFinalTransactionStatus } from "../../core/mod.ts";
-import type { Store } from "../store.ts";
-import { type DelayStage, DelayStore } from "./delay_store.ts";
+import type { StatementSync } from "node:sqlite";
+import type { Row, Store } from "../store.ts";
 import { type EmulatorTransactionStatus, HELD_STATUS } from "./status.ts";
 
 /** A custody delay: from `minMs` to `maxMs` milliseconds (equal for a fixed one). */
@@ -87,6 +87,19 @@ export function drawDelay(range: DelayRange, random: () => number = Math.random)
   return Math.min(Math.max(ms, Math.ceil(range.minMs)), Math.ceil(range.maxMs));
 }
 
+/** A stage of a transaction that a custody delay can make last. */
+type DelayStage = "approval" | "signing";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS transaction_delays (
+  id TEXT NOT NULL,
+  stage TEXT NOT NULL,
+  delay_ms INTEGER NOT NULL,
+  due_at INTEGER NOT NULL,
+  PRIMARY KEY (id, stage)
+);
+`;
+
 /** The status a transaction waits in during each stage. */
 const STAGE_STATUS: Record<DelayStage, EmulatorTransactionStatus> = {
   approval: HELD_STATUS,
@@ -126,14 +139,22 @@ export interface CustodyDelaysOptions {
  */
 export class CustodyDelays {
   readonly #o: CustodyDelaysOptions;
-  readonly #store: DelayStore;
+  readonly #sql: Record<"put" | "dueAt" | "remove", StatementSync>;
   readonly #timers = new Map<string, { stage: DelayStage; timer: ReturnType<typeof setTimeout> }>();
   #stopped = false;
 
   /** Delays over `o.store` (creates the table when missing). */
   constructor(o: CustodyDelaysOptions) {
     this.#o = o;
-    this.#store = new DelayStore(o.store);
+    const db = o.store.db;
+    db.exec(SCHEMA);
+    this.#sql = {
+      put: db.prepare(
+        "INSERT OR REPLACE INTO transaction_delays (id, stage, delay_ms, due_at) VALUES (?, ?, ?, ?)",
+      ),
+      dueAt: db.prepare("SELECT due_at FROM transaction_delays WHERE id = ? AND stage = ?"),
+      remove: db.prepare("DELETE FROM transaction_delays WHERE id = ?"),
+    };
   }
 
   /** Whether new transactions wait out an approval delay. */
@@ -156,9 +177,8 @@ export class CustodyDelays {
    * the admin endpoint approves it).
    */
   approvalOver(id: string, wake: () => void): boolean {
-    const d = this.#store.get(id, "approval");
-    if (!d) return false;
-    return this.#over(id, "approval", d.dueAt, wake);
+    const dueAt = this.#dueAt(id, "approval");
+    return dueAt !== undefined && this.#over(id, "approval", dueAt, wake);
   }
 
   /**
@@ -168,12 +188,12 @@ export class CustodyDelays {
    * on the first ask.
    */
   signingOver(id: string, since: number, wake: () => void): boolean {
-    let d = this.#store.get(id, "signing");
-    if (!d) {
+    let dueAt = this.#dueAt(id, "signing");
+    if (dueAt === undefined) {
       if (!this.#o.signing) return true;
-      d = this.#record(id, "signing", this.#o.signing, since);
+      dueAt = this.#record(id, "signing", this.#o.signing, since);
     }
-    return this.#over(id, "signing", d.dueAt, wake);
+    return this.#over(id, "signing", dueAt, wake);
   }
 
   /**
@@ -183,7 +203,7 @@ export class CustodyDelays {
   moved(id: string, status: EmulatorTransactionStatus): void {
     const t = this.#timers.get(id);
     if (t && STAGE_STATUS[t.stage] !== status) this.#clear(id);
-    if (isFinalTransactionStatus(status)) this.#store.remove(id);
+    if (isFinalTransactionStatus(status)) this.#sql.remove.run(id);
   }
 
   /** Clears every timer (the records stay: a restart resumes them). */
@@ -192,14 +212,20 @@ export class CustodyDelays {
     for (const id of [...this.#timers.keys()]) this.#clear(id);
   }
 
-  #record(id: string, stage: DelayStage, range: DelayRange, since: number) {
+  /** When the recorded delay of `stage` of `id` ends (epoch ms), `undefined` when none is. */
+  #dueAt(id: string, stage: DelayStage): number | undefined {
+    const r = this.#sql.dueAt.get(id, stage) as Row | undefined;
+    return r ? Number(r.due_at) : undefined;
+  }
+
+  /** Draws and records the delay of `stage` of `id`, in it since `since`; returns when it ends. */
+  #record(id: string, stage: DelayStage, range: DelayRange, since: number): number {
     const delayMs = drawDelay(range);
-    const d = { delayMs, dueAt: since + delayMs };
-    this.#store.put(id, stage, d);
+    this.#sql.put.run(id, stage, delayMs, since + delayMs);
     this.#o.log(
       `transaction ${id} waits ${delayMs} ms in ${STAGE_STATUS[stage]} (${stage} delay)`,
     );
-    return d;
+    return since + delayMs;
   }
 
   #over(id: string, stage: DelayStage, dueAt: number, wake: () => void): boolean {

@@ -79,6 +79,8 @@ export type EngineContext = Pick<
 export class TransactionEngine {
   readonly #ctx: EngineContext;
   readonly #store: TransactionStore;
+  /** The stored transactions as the API returns them (changed only by the engine). */
+  readonly records: Pick<TransactionStore, "record" | "recordJson" | "byExternalId">;
   readonly #broadcaster: Broadcaster;
   readonly #confirmations: Confirmations;
   readonly #delays: CustodyDelays;
@@ -90,6 +92,7 @@ export class TransactionEngine {
   constructor(ctx: EngineContext) {
     this.#ctx = ctx;
     this.#store = new TransactionStore(ctx.store);
+    this.records = this.#store;
     this.#delays = new CustodyDelays({
       store: ctx.store,
       now: () => ctx.now(),
@@ -119,21 +122,6 @@ export class TransactionEngine {
   }
 
   // ---- reading -------------------------------------------------------------
-
-  /** The transaction `id` as the API returns it, or `undefined`. */
-  get(id: string): TransactionRecord | undefined {
-    return this.#store.record(id);
-  }
-
-  /** The transaction `id` as stored JSON text (no parse), or `undefined`. */
-  getJson(id: string): string | undefined {
-    return this.#store.recordJson(id);
-  }
-
-  /** The (first) transaction with this `externalTxId`. */
-  getByExternalId(externalTxId: string): TransactionRecord | undefined {
-    return this.#store.byExternalId(externalTxId);
-  }
 
   /**
    * One page of a listing (`list_query.ts`), with the cursors of the pages
@@ -234,7 +222,7 @@ export class TransactionEngine {
       .catch((e) => {
         this.#ctx.log(`transaction ${id}: internal error: ${(e as Error)?.stack ?? e}`);
         try {
-          const t = this.get(id);
+          const t = this.#store.record(id);
           if (t && !isFinalTransactionStatus(t.status)) {
             this.#fail(id, "INTERNAL_ERROR", String((e as Error)?.message ?? e));
           }
@@ -311,7 +299,7 @@ export class TransactionEngine {
   // ---- admin ---------------------------------------------------------------
 
   #require(id: string): TransactionRecord {
-    const t = this.get(id);
+    const t = this.#store.record(id);
     if (!t) throw new NotFoundError(`Transaction "${id}" not found.`);
     return t;
   }

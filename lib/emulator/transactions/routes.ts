@@ -12,10 +12,14 @@
 import { json } from "../http/reply.ts";
 import { BadRequestError, NotFoundError } from "../../core/mod.ts";
 import { withTransaction } from "../store.ts";
-import { nodeRoute, route, type RouteModule } from "../http/router.ts";
+import { nodeRoute, type Route, route, type RouteModule } from "../http/router.ts";
 import { FORCEABLE_STATUSES } from "./status.ts";
 import { parseTransactionListQuery } from "./list_query.ts";
 import { estimateNetworkFee, estimateTransactionFee } from "./fee_estimates.ts";
+
+/** An admin route acting on transaction `:id`: `POST /admin/transactions/:id/<action>`. */
+const admin = (action: string, handle: Route["handle"]) =>
+  route("POST", `/admin/transactions/:id/${action}`, "admin", handle);
 
 /** The transaction routes. */
 export const transactionRoutes: RouteModule = {
@@ -60,12 +64,12 @@ export const transactionRoutes: RouteModule = {
     ),
     nodeRoute("GET", "/v1/transactions/:id", (req, ctx) => {
       // the stored JSON as it is: polling is the hottest path
-      const t = ctx.transactions.getJson(req.params.id);
+      const t = ctx.transactions.records.recordJson(req.params.id);
       if (!t) throw new NotFoundError(`Transaction "${req.params.id}" not found.`);
       return { status: 200, text: { contentType: "application/json; charset=utf-8", value: t } };
     }),
     nodeRoute("GET", "/v1/transactions/external_tx_id/:externalTxId", (req, ctx) => {
-      const t = ctx.transactions.getByExternalId(req.params.externalTxId);
+      const t = ctx.transactions.records.byExternalId(req.params.externalTxId);
       if (!t) {
         throw new NotFoundError(`No transaction with externalTxId "${req.params.externalTxId}".`);
       }
@@ -75,20 +79,11 @@ export const transactionRoutes: RouteModule = {
       ctx.transactions.cancel(req.params.id);
       return json(200, { success: true });
     }),
-    route(
-      "POST",
-      "/admin/transactions/:id/approve",
-      "admin",
-      (req, ctx) => json(200, ctx.transactions.approve(req.params.id)),
-    ),
-    route(
-      "POST",
-      "/admin/transactions/:id/reject",
-      "admin",
-      (req, ctx) =>
-        json(200, ctx.transactions.force(req.params.id, "REJECTED", "REJECTED_BY_USER")),
-    ),
-    route("POST", "/admin/transactions/:id/status", "admin", (req, ctx) => {
+    admin("approve", (req, ctx) => json(200, ctx.transactions.approve(req.params.id))),
+    admin("reject", (req, ctx) => {
+      return json(200, ctx.transactions.force(req.params.id, "REJECTED", "REJECTED_BY_USER"));
+    }),
+    admin("status", (req, ctx) => {
       const b = (req.body ?? {}) as Record<string, unknown>;
       const status = String(b.status ?? "").toUpperCase();
       const forceable = FORCEABLE_STATUSES.find((s) => s === status);

@@ -122,7 +122,7 @@ export class TransactionStore {
   /** Prepares the queries on `store` (creating the table first). */
   constructor(store: Store) {
     this.#store = store;
-    store.migrate(TRANSACTIONS_SCHEMA);
+    store.db.exec(TRANSACTIONS_SCHEMA);
     upgradeRecords(store);
     const db = store.db;
     this.#stmts = {

@@ -56,10 +56,6 @@ async function account(ctx: EmulatorContext, index: number) {
   };
 }
 
-function uncursor(text: string, name: string): number {
-  return cursorInt(text, "account") ?? bad(`${name} is not a cursor this server gave.`);
-}
-
 /** `read()`, or a 502 when the node cannot be read. */
 function fromNode<T>(read: () => Promise<T>): Promise<T> {
   return read().catch((e) => {
@@ -114,11 +110,11 @@ export const vaultRoutes: RouteModule = {
       let start = 0;
       let end = Math.min(ids.length, limit);
       if (after) {
-        const pos = ids.indexOf(uncursor(after, "after"));
+        const pos = ids.indexOf(cursorInt("after", after, "account"));
         start = pos === -1 ? ids.length : pos + 1;
         end = Math.min(ids.length, start + limit);
       } else if (before) {
-        const pos = ids.indexOf(uncursor(before, "before"));
+        const pos = ids.indexOf(cursorInt("before", before, "account"));
         end = pos === -1 ? 0 : pos;
         start = Math.max(0, end - limit);
       }

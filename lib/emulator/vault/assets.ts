@@ -12,7 +12,7 @@
  */
 
 import { NotFoundError } from "../../core/mod.ts";
-import { bad } from "../http/params.ts";
+import { intParam } from "../http/params.ts";
 import { json, type Reply } from "../http/reply.ts";
 import { cursorInt, encodeCursor } from "../http/cursor.ts";
 import { route, type RouteModule } from "../http/router.ts";
@@ -99,15 +99,9 @@ function asset(c: ChainInfo) {
 
 /** The page of `list` that `pageSize` and `pageCursor` ask for, as `{data, next}`. */
 function pageOf(q: URLSearchParams, list: ChainInfo[], view: (c: ChainInfo) => unknown): Reply {
-  const sizeText = q.get("pageSize");
-  const size = sizeText === null ? 500 : Number(sizeText);
-  if (!Number.isInteger(size) || size < 1 || size > 1000) {
-    bad("pageSize must be an integer from 1 to 1000.");
-  }
+  const size = intParam(q, "pageSize", 500, 1, 1000);
   const cursor = q.get("pageCursor");
-  const start = cursor
-    ? cursorInt(cursor, "start") ?? bad("pageCursor is not a cursor this server gave.")
-    : 0;
+  const start = cursor ? cursorInt("pageCursor", cursor, "start") : 0;
   const next = start + size < list.length ? encodeCursor({ start: start + size }) : null;
   return json(200, { data: list.slice(start, start + size).map(view), next });
 }

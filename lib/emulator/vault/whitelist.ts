@@ -1,7 +1,8 @@
 /**
  * The workspace's whitelisted wallets (external, internal, contract): empty
  * at a first start, filled through `POST /admin/wallets` (`wallets.ts`),
- * kept by `whitelist_store.ts` (so with `--state` they survive a restart). Transactions may name one as their destination
+ * kept in the `whitelisted_wallets` table (so with `--state` they survive a
+ * restart, as the transactions naming them do). Transactions may name one as their destination
  * (`{type: "EXTERNAL_WALLET", id}`), which is how clients that refuse
  * one-time addresses (the bridge's `--oneTimeAddressesEnabled false`) send.
  *
@@ -10,7 +11,7 @@
 
 import { getAddress, isAddress } from "viem";
 import { BadRequestError } from "../../core/mod.ts";
-import type { WhitelistStore } from "./whitelist_store.ts";
+import type { Store } from "../store.ts";
 import type { WhitelistedAddress, WhitelistedWalletType } from "../../platform/wallets.ts";
 
 /** The whitelist kinds, as destination types name them. */
@@ -26,15 +27,38 @@ export type WalletType = WhitelistedWalletType;
 /** A whitelisted wallet with its one address (checksummed): what the platform client reads. */
 export type WhitelistedWallet = WhitelistedAddress;
 
-/** The whitelisted wallets of the workspace. */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS whitelisted_wallets (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  type TEXT NOT NULL,
+  name TEXT NOT NULL,
+  address TEXT NOT NULL
+);
+`;
+
+/**
+ * The whitelisted wallets of the workspace, in the order they were added.
+ *
+ * @example
+ * ```ts
+ * import { Store } from "../store.ts";
+ * const whitelist = new Whitelist(Store.open());
+ * whitelist.add({ name: "Cold", address: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" });
+ * whitelist.list("EXTERNAL_WALLET").length; // 1
+ * ```
+ */
 export class Whitelist {
   readonly #wallets: WhitelistedWallet[];
-  readonly #keeper: WhitelistStore;
+  readonly #store: Store;
 
-  /** The wallets `keeper` holds (across restarts with `--state`). */
-  constructor(keeper: WhitelistStore) {
-    this.#keeper = keeper;
-    this.#wallets = keeper.all();
+  /** The wallets kept in `store` (creating their table when missing). */
+  constructor(store: Store) {
+    store.db.exec(SCHEMA);
+    this.#store = store;
+    this.#wallets = store.db.prepare(
+      "SELECT type, id, name, address FROM whitelisted_wallets ORDER BY seq",
+    ).all() as unknown as WhitelistedWallet[];
   }
 
   /** Adds a wallet; throws a `BadRequestError` (answered 400) for a bad type, name or address. */
@@ -56,7 +80,9 @@ export class Whitelist {
       name,
       address: getAddress(input.address),
     };
-    this.#keeper.insert(wallet);
+    this.#store.db.prepare(
+      "INSERT INTO whitelisted_wallets (id, type, name, address) VALUES (?, ?, ?, ?)",
+    ).run(wallet.id, wallet.type, wallet.name, wallet.address);
     this.#wallets.push(wallet);
     return wallet;
   }

@@ -225,10 +225,6 @@ export class Endpoints {
   lastActiveWindow(id: string): WindowErrors {
     this.row(id);
     const W = this.#o.breaker.windowMs;
-    const last = this.#o.store.lastAttemptTime(id);
-    return lastActiveWindowErrors(
-      last === null ? [] : this.#o.store.attemptOutcomesAfter(id, last - W),
-      W,
-    );
+    return lastActiveWindowErrors(this.#o.store.lastActiveAttempts(id, W), W);
   }
 }

@@ -37,9 +37,7 @@ const ORDERS = ["ASC", "DESC"] as const;
 /** The `seq` the query's `pageCursor` continues after; `null` without one. */
 function cursorAfter(q: URLSearchParams): number | null {
   const cur = q.get("pageCursor");
-  if (!cur) return null;
-  return cursorInt(cur, "after") ??
-    bad("pageCursor is not a cursor this emulator gave out; omit it to start again.");
+  return cur ? cursorInt("pageCursor", cur, "after") : null;
 }
 
 /** A page as `{data, next}`, `next` the cursor of the page after it (`null` at the end). */
@@ -264,7 +262,7 @@ const resendV1: Handler = (_req, { engine }) => {
 // `success` (the TypeScript SDK requires it) and `webhooksCount` (the older SDK's answer)
 const resendTransactionV1: Handler = (req, { engine }, ctx) => {
   const txId = req.params.txId;
-  if (!ctx.transactions.get(txId)) {
+  if (!ctx.transactions.records.record(txId)) {
     throw new NotFoundError(`Transaction ${JSON.stringify(txId)} not found.`);
   }
   const b = bodyObject(req.body, "resend transaction webhooks");
@@ -319,7 +317,7 @@ export const webhooksRoutes: RouteModule = {
   async start(ctx) {
     const webhooks = await startWebhooks({
       ...ctx.config.webhooks,
-      db: ctx.store.db,
+      store: ctx.store,
       timeScale: ctx.config.timeScale,
       log: (l) => ctx.log(l),
       now: () => ctx.now(),

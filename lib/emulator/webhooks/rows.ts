@@ -132,66 +132,15 @@ export interface OutboxMail {
   createdAt: number;
 }
 
-const camelNames = new Map<string, string>();
-
-/** The columns of SQLite row `r` named in camelCase (`created_at` → `createdAt`). */
-function camel(r: Row): Record<string, unknown> {
-  const o: Record<string, unknown> = {};
-  for (const k in r) {
-    let name = camelNames.get(k);
-    if (name === undefined) {
-      name = k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-      camelNames.set(k, name);
-    }
-    o[name] = r[k];
-  }
-  return o;
-}
-
-/** The webhook row of SQLite row `r`. */
+/** The webhook row of SQLite row `r`, read under its fields' names (`store.ts`). */
 export function webhookFrom(r: Row): WebhookRow {
-  return { ...camel(r), events: JSON.parse(r.events as string) } as WebhookRow;
+  return { ...r, events: JSON.parse(r.events as string) } as WebhookRow;
 }
 
-/** Maps a SQL row of wh_notifications to a {@linkcode NotificationRow}. */
-export function notificationFrom(r: Row): NotificationRow {
-  // field by field, not through camel(): this runs for every delivery (gate: webhook deliveries)
-  return {
-    seq: r.seq as number,
-    id: r.id as string,
-    webhookId: r.webhook_id as string,
-    eventType: r.event_type as string,
-    resourceId: (r.resource_id as string | null) ?? null,
-    data: r.data as string,
-    status: r.status as NotificationStatus,
-    createdAt: r.created_at as number,
-    updatedAt: r.updated_at as number,
-    attempts: r.attempts as number,
-    lastSentTime: (r.last_sent_time as number | null) ?? null,
-    nextAttemptAt: (r.next_attempt_at as number | null) ?? null,
-    series: r.series as number,
-  };
-}
-
-/** The attempt row of SQLite row `r`. */
-export function attemptFrom(r: Row): AttemptRow {
-  return {
-    seq: r.seq as number,
-    notificationId: r.notification_id as string,
-    webhookId: r.webhook_id as string,
-    sentTime: r.sent_time as number,
-    duration: r.duration as number,
-    responseCode: (r.response_code as number | null) ?? null,
-    failureReason: (r.failure_reason as AttemptRow["failureReason"]) ?? null,
-    error: r.error as number,
-    evaluated: r.evaluated as number,
-  };
-}
-
-/** The job row of SQLite row `r`. */
+/** The job row of SQLite row `r`, read under its fields' names (`store.ts`). */
 export function jobFrom(r: Row): JobRow {
   return {
-    ...camel(r),
+    ...r,
     pending: JSON.parse(r.pending as string),
     kind: r.kind === "query" ? "query" : "failed",
     statuses: r.statuses ? JSON.parse(r.statuses as string) : ["FAILED"],

@@ -1,7 +1,7 @@
 /**
  * The emulator's webhook side in one object, so that wiring it into the
  * emulator is a handful of lines: tables in the emulator's database, the
- * signing key (kept in the database, so `--state` keeps the JWKS stable
+ * signing key (kept in its meta values, so `--state` keeps the JWKS stable
  * across restarts), the delivery engine (also the events sink), the
  * notification pager. Its HTTP routes are in `routes.ts` (the API and admin endpoints) and
  * `console_routes.ts` (the console's JSON).
@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { DatabaseSync } from "node:sqlite";
+import type { Store } from "../store.ts";
 import { SnapshotPager } from "./notification_paging.ts";
 import { WebhookEngine, type WebhookEngineOptions } from "./engine.ts";
 import { type Jwks, WebhookSigner } from "./signer.ts";
@@ -21,8 +21,8 @@ export interface WebhooksOptions extends
     WebhookEngineOptions,
     "deliveryTimeoutMs" | "concurrency" | "breaker" | "timeScale" | "log" | "now" | "consoleUrl"
   > {
-  /** The emulator's database (file with `--state`, else `:memory:`). */
-  db: DatabaseSync;
+  /** The emulator's store (a file with `--state`, else in memory). */
+  store: Store;
 }
 
 /** The running webhook side; see {@linkcode startWebhooks}. */
@@ -46,22 +46,20 @@ const KEY_META = "signing_key_jwk";
  * @example
  * ```ts
  * import { Store } from "../store.ts";
- * const { db } = Store.open();
+ * const store = Store.open();
  * const io = { log: (line: string) => console.error(line) };
- * const webhooks = await startWebhooks({ db, timeScale: 1000, log: (l) => io.log(l) });
+ * const webhooks = await startWebhooks({ store, timeScale: 1000, log: (l) => io.log(l) });
  * webhooks.engine.endpoints.create({ url: "http://127.0.0.1:8080/hook", events: ["transaction.created"] });
  * ```
  */
 export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
-  const store = new WebhookStore(opts.db);
-  const stored = store.getMeta(KEY_META);
-  let signer: WebhookSigner;
-  if (stored) {
-    signer = await WebhookSigner.fromPrivateJwk(JSON.parse(stored));
-  } else {
-    signer = await WebhookSigner.generate();
-    store.setMeta(KEY_META, JSON.stringify(signer.toPrivateJwk()));
-  }
+  const store = new WebhookStore(opts.store.db);
+  // a state file of an earlier version keeps the key in its own wh_meta table
+  const stored = opts.store.getMeta(KEY_META) ?? store.legacyMeta(KEY_META);
+  const signer = stored
+    ? await WebhookSigner.fromPrivateJwk(JSON.parse(stored))
+    : await WebhookSigner.generate();
+  opts.store.setMeta(KEY_META, JSON.stringify(signer.toPrivateJwk()));
   const now = opts.now ?? Date.now;
   const engine = new WebhookEngine({ ...opts, store, signer, now });
   engine.start();

@@ -1,7 +1,7 @@
 /**
  * The emulator's Webhooks V2 tables in SQLite (`node:sqlite`): endpoints,
- * notifications, attempts, resend jobs, the e-mail outbox and the signing
- * key. Every write that the API acknowledges is committed before the answer
+ * notifications, attempts, resend jobs and the e-mail outbox (the signing
+ * key is one of the emulator's meta values: `start.ts`). Every write that the API acknowledges is committed before the answer
  * leaves, so with `--state FILE` (WAL journal) it survives SIGKILL.
  *
  * Reactivations (an endpoint made ENABLED again) are kept in `wh_enables`
@@ -21,7 +21,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { withTransaction } from "../store.ts";
 import type { NOTIFICATION_SORT_FIELDS } from "../../core/mod.ts";
 import type { WindowAttempt } from "../../webhooks/mod.ts";
-import { attemptFrom, jobFrom, notificationFrom, webhookFrom } from "./rows.ts";
+import { jobFrom, webhookFrom } from "./rows.ts";
 import type {
   AttemptRow,
   DeliveryLogEntry,
@@ -102,13 +102,27 @@ CREATE TABLE IF NOT EXISTS wh_outbox (
   body TEXT NOT NULL,
   created_at INTEGER NOT NULL
 );
-CREATE TABLE IF NOT EXISTS wh_meta (
-  key TEXT PRIMARY KEY,
-  value TEXT NOT NULL
-);
 `;
 
 type Row = Record<string, unknown>;
+
+/** `created_at` for `createdAt`: the column of a row field. */
+const snake = (field: string) => field.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`);
+
+/** The select list that reads each column of `fields` under its field's name. */
+const columns = (fields: string) =>
+  fields.split(" ").map((f) => f === snake(f) ? f : `${snake(f)} AS ${f}`).join(", ");
+
+const WEBHOOK = columns(
+  "seq id url events description status createdAt updatedAt bandSince lastAttemptAt breakerResetSeq",
+);
+const NOTIFICATION = columns(
+  "seq id webhookId eventType resourceId data status createdAt updatedAt attempts lastSentTime nextAttemptAt series",
+);
+const ATTEMPT = columns(
+  "seq notificationId webhookId sentTime duration responseCode failureReason error evaluated",
+);
+const JOB = columns("id webhookId status processed total pending createdAt kind statuses");
 
 /** One of the notification sort keys (`NOTIFICATION_SORT_FIELDS` of the vocabulary). */
 export type NotificationSortKey = (typeof NOTIFICATION_SORT_FIELDS)[number];
@@ -219,17 +233,14 @@ export class WebhookStore {
     return withTransaction(this.db, fn);
   }
 
-  // ---- meta
-
-  /** A stored value of wh_meta. */
-  getMeta(key: string): string | undefined {
-    const r = this.#stmt("SELECT value FROM wh_meta WHERE key = ?").get(key) as Row | undefined;
-    return r?.value as string | undefined;
-  }
-
-  /** Stores a value in wh_meta. */
-  setMeta(key: string, value: string): void {
-    this.#stmt("INSERT OR REPLACE INTO wh_meta (key, value) VALUES (?, ?)").run(key, value);
+  /** A value that a state file of an earlier version kept in its own `wh_meta` table, if any. */
+  legacyMeta(key: string): string | undefined {
+    try {
+      const sql = "SELECT value FROM wh_meta WHERE key = ?";
+      return (this.db.prepare(sql).get(key) as Row | undefined)?.value as string | undefined;
+    } catch {
+      return undefined; // no such table: a state file made since
+    }
   }
 
   // ---- webhooks
@@ -244,9 +255,7 @@ export class WebhookStore {
     const key = `${verb} ${table} ${cols}`;
     let sql = this.#insertSql.get(key);
     if (sql === undefined) {
-      sql = `${verb} INTO ${table} (${
-        cols.map((c) => c.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`))
-      }) VALUES (${cols.map(() => "?")})`;
+      sql = `${verb} INTO ${table} (${cols.map(snake)}) VALUES (${cols.map(() => "?")})`;
       this.#insertSql.set(key, sql);
     }
     const r = this.#stmt(sql).run(...Object.values(row));
@@ -263,9 +272,8 @@ export class WebhookStore {
 
   /** Every live endpoint. */
   allWebhooks(): WebhookRow[] {
-    return this.#stmt("SELECT * FROM wh_webhooks WHERE deleted = 0 ORDER BY seq").all().map(
-      webhookFrom,
-    );
+    return this.#stmt(`SELECT ${WEBHOOK} FROM wh_webhooks WHERE deleted = 0 ORDER BY seq`).all()
+      .map(webhookFrom);
   }
 
   /** A page of endpoints by creation order, after/before the one with `seq` `afterSeq`. */
@@ -274,7 +282,8 @@ export class WebhookStore {
     const start = afterSeq ?? (order === "ASC" ? 0 : Number.MAX_SAFE_INTEGER);
     return pageOf(
       this.#stmt(
-        `SELECT * FROM wh_webhooks WHERE deleted = 0 AND seq ${cmp} ? ORDER BY seq ${order} LIMIT ?`,
+        `SELECT ${WEBHOOK} FROM wh_webhooks WHERE deleted = 0 AND seq ${cmp} ?
+         ORDER BY seq ${order} LIMIT ?`,
       ).all(start, limit + 1).map(webhookFrom),
       limit,
     );
@@ -312,31 +321,25 @@ export class WebhookStore {
   /** Evaluated attempts of an endpoint after `afterSeq` with sentTime > `since`, oldest first. */
   windowAttempts(webhookId: string, afterSeq: number, since: number): AttemptRow[] {
     return this.#stmt(
-      `SELECT * FROM wh_attempts WHERE webhook_id = ? AND seq > ? AND evaluated = 1
+      `SELECT ${ATTEMPT} FROM wh_attempts WHERE webhook_id = ? AND seq > ? AND evaluated = 1
        AND sent_time > ? ORDER BY seq`,
-    ).all(webhookId, afterSeq, since).map(attemptFrom);
+    ).all(webhookId, afterSeq, since);
   }
 
   /**
-   * The time and breaker error of each attempt of an endpoint with sentTime
-   * above `after`: what `lastActiveWindowErrors` (lib/webhooks) counts; the
-   * window itself is decided there.
+   * The time and breaker error of each attempt of an endpoint in the window
+   * of `windowMs` that ends at its latest attempt: what
+   * `lastActiveWindowErrors` (lib/webhooks) counts; the window itself is
+   * decided there.
    */
-  attemptOutcomesAfter(webhookId: string, after: number): WindowAttempt[] {
+  lastActiveAttempts(webhookId: string, windowMs: number): WindowAttempt[] {
     return this.#stmt(
-      "SELECT sent_time, error FROM wh_attempts WHERE webhook_id = ? AND sent_time > ?",
-    ).all(webhookId, after).map((r: Row) => ({
+      `SELECT sent_time, error FROM wh_attempts WHERE webhook_id = ?1
+       AND sent_time > (SELECT MAX(sent_time) FROM wh_attempts WHERE webhook_id = ?1) - ?2`,
+    ).all(webhookId, windowMs).map((r: Row) => ({
       time: r.sent_time as number,
       error: r.error === 1,
     }));
-  }
-
-  /** The latest attempt time of an endpoint, or null. */
-  lastAttemptTime(webhookId: string): number | null {
-    const r = this.#stmt("SELECT MAX(sent_time) AS m FROM wh_attempts WHERE webhook_id = ?").get(
-      webhookId,
-    ) as Row;
-    return (r.m as number | null) ?? null;
   }
 
   // ---- notifications
@@ -348,8 +351,7 @@ export class WebhookStore {
 
   /** A notification by seq. */
   notificationBySeq(seq: number): NotificationRow | undefined {
-    const r = this.#stmt("SELECT * FROM wh_notifications WHERE seq = ?").get(seq);
-    return r ? notificationFrom(r) : undefined;
+    return this.#stmt(`SELECT ${NOTIFICATION} FROM wh_notifications WHERE seq = ?`).get(seq);
   }
 
   /** The notifications of `seqs` that still exist, in that order. */
@@ -359,11 +361,9 @@ export class WebhookStore {
 
   /** A notification of an endpoint by id. */
   getNotification(webhookId: string, id: string): NotificationRow | undefined {
-    const r = this.#stmt("SELECT * FROM wh_notifications WHERE id = ? AND webhook_id = ?").get(
-      id,
-      webhookId,
-    );
-    return r ? notificationFrom(r) : undefined;
+    return this.#stmt(
+      `SELECT ${NOTIFICATION} FROM wh_notifications WHERE id = ? AND webhook_id = ?`,
+    ).get(id, webhookId);
   }
 
   /** Writes a notification's delivery fields. */
@@ -377,9 +377,9 @@ export class WebhookStore {
   /** Notifications waiting (IN_PROGRESS or ON_HOLD), optionally of one endpoint. */
   pendingNotifications(webhookId?: string): NotificationRow[] {
     return this.#stmt(
-      `SELECT * FROM wh_notifications WHERE status IN ('IN_PROGRESS', 'ON_HOLD')
+      `SELECT ${NOTIFICATION} FROM wh_notifications WHERE status IN ('IN_PROGRESS', 'ON_HOLD')
        AND (?1 IS NULL OR webhook_id = ?1) ORDER BY seq`,
-    ).all(webhookId ?? null).map(notificationFrom);
+    ).all(webhookId ?? null);
   }
 
   /** Inserts an attempt; returns its seq. */
@@ -391,8 +391,9 @@ export class WebhookStore {
   attemptPage(notificationId: string, afterSeq: number, limit: number): SeqPage<AttemptRow> {
     return pageOf(
       this.#stmt(
-        "SELECT * FROM wh_attempts WHERE notification_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-      ).all(notificationId, afterSeq, limit + 1).map(attemptFrom),
+        `SELECT ${ATTEMPT} FROM wh_attempts WHERE notification_id = ? AND seq > ? ORDER BY seq
+         LIMIT ?`,
+      ).all(notificationId, afterSeq, limit + 1),
       limit,
     );
   }
@@ -416,9 +417,8 @@ export class WebhookStore {
 
   /** Every attempt of a notification (all its series), in the order they were made. */
   attemptsOf(notificationId: string): AttemptRow[] {
-    return this.#stmt("SELECT * FROM wh_attempts WHERE notification_id = ? ORDER BY seq").all(
-      notificationId,
-    ).map(attemptFrom);
+    return this.#stmt(`SELECT ${ATTEMPT} FROM wh_attempts WHERE notification_id = ? ORDER BY seq`)
+      .all(notificationId);
   }
 
   /**
@@ -470,27 +470,27 @@ export class WebhookStore {
   deliveryLog(webhookId?: string): DeliveryLogEntry[] {
     const where = webhookId ? "WHERE webhook_id = ?" : "";
     const sql = `SELECT * FROM (
-        SELECT seq, notification_id, webhook_id, sent_time, duration, response_code,
-          failure_reason, error, evaluated, seq AS ord, 0 AS kind FROM wh_attempts ${where}
+        SELECT ${ATTEMPT}, seq AS ord, 0 AS kind FROM wh_attempts ${where}
         UNION ALL
         SELECT seq, NULL, webhook_id, time, NULL, NULL, NULL, NULL, NULL,
           after_attempt_seq AS ord, 1 AS kind FROM wh_enables ${where}
-      ) ORDER BY sent_time, ord, kind, seq`;
+      ) ORDER BY sentTime, ord, kind, seq`;
     const rows =
       (webhookId ? this.#stmt(sql).all(webhookId, webhookId) : this.#stmt(sql).all()) as Row[];
-    return rows.map((r) =>
-      r.kind === 1
-        ? { kind: "enable", webhookId: r.webhook_id as string, time: r.sent_time as number }
-        : { kind: "attempt", attempt: attemptFrom(r) }
+    return rows.map(({ ord: _, kind, ...r }) =>
+      kind === 1
+        ? { kind: "enable", webhookId: r.webhookId as string, time: r.sentTime as number }
+        : { kind: "attempt", attempt: r as unknown as AttemptRow }
     );
   }
 
   /** Every attempt (of one endpoint, or of all) in the order it was recorded. */
   attemptLog(webhookId?: string): AttemptRow[] {
-    const rows = webhookId
-      ? this.#stmt("SELECT * FROM wh_attempts WHERE webhook_id = ? ORDER BY seq").all(webhookId)
-      : this.#stmt("SELECT * FROM wh_attempts ORDER BY seq").all();
-    return rows.map(attemptFrom);
+    return webhookId
+      ? this.#stmt(`SELECT ${ATTEMPT} FROM wh_attempts WHERE webhook_id = ? ORDER BY seq`).all(
+        webhookId,
+      )
+      : this.#stmt(`SELECT ${ATTEMPT} FROM wh_attempts ORDER BY seq`).all();
   }
 
   // ---- jobs
@@ -503,19 +503,15 @@ export class WebhookStore {
 
   /** A job of one kind by id. */
   getJob(webhookId: string, id: string, kind: JobRow["kind"]): JobRow | undefined {
-    const r = this.#stmt("SELECT * FROM wh_jobs WHERE id = ? AND webhook_id = ? AND kind = ?").get(
-      id,
-      webhookId,
-      kind,
-    );
+    const r = this.#stmt(`SELECT ${JOB} FROM wh_jobs WHERE id = ? AND webhook_id = ? AND kind = ?`)
+      .get(id, webhookId, kind);
     return r ? jobFrom(r) : undefined;
   }
 
   /** Jobs not finished (to resume after a restart). */
   unfinishedJobs(): JobRow[] {
-    return this.#stmt("SELECT * FROM wh_jobs WHERE status IN ('QUEUED', 'IN_PROGRESS')").all().map(
-      jobFrom,
-    );
+    return this.#stmt(`SELECT ${JOB} FROM wh_jobs WHERE status IN ('QUEUED', 'IN_PROGRESS')`).all()
+      .map(jobFrom);
   }
 
   // ---- outbox
@@ -528,8 +524,9 @@ export class WebhookStore {
   /** The outbox, oldest first. */
   outbox(): OutboxMail[] {
     return this.#stmt(
-      `SELECT to_addr AS "to", subject, body, webhook_id AS webhookId, created_at AS createdAt
-       FROM wh_outbox ORDER BY seq`,
+      `SELECT to_addr AS "to", ${
+        columns("subject body webhookId createdAt")
+      } FROM wh_outbox ORDER BY seq`,
     ).all();
   }
 }

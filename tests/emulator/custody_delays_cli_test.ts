@@ -142,8 +142,10 @@ Deno.test("service rpc --emulator takes the delays: cast send goes through PENDI
       "--http",
       "--approvalDelay",
       "300ms",
+      // long enough for the bridge's status polls to see it on a loaded machine (100-200 ms was
+      // missed once)
       "--signingDelay",
-      "100ms-200ms",
+      "400ms-600ms",
       "--logTransactionStatusChanges",
       "--",
       foundryBin("cast"),

@@ -55,8 +55,8 @@ export {
 export type { NotificationQuery, ResendQuery, WebhookCreate } from "./webhooks.ts";
 export { followResendJob } from "./resend_job.ts";
 export type { FollowedJob, FollowOptions } from "./resend_job.ts";
-export { defaultRunKey, resendKey, resendOneByOne, StatusTally } from "./resend_one_by_one.ts";
-export type { OneByOneResult, OneByOneRun } from "./resend_one_by_one.ts";
+export { defaultRunKey, resendAll, resendKey, StatusTally } from "./resend_all.ts";
+export type { OneByOneResult, ResendAllResult, ResendAllRun } from "./resend_all.ts";
 export { NotificationTail } from "./notification_tail.ts";
 export type { TailLine } from "./notification_tail.ts";
 export { getFirstAddress, listVaultAccounts } from "./vaults.ts";

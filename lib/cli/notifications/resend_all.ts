@@ -1,11 +1,7 @@
 /**
  * `service notifications resend-all`: the platform console's "Resend notifications" (seed 4.5),
- * as the help describes it. The one-by-one path is for the windows the bulk call refuses
- * (longer than 24 hours, or starting more than 72 back) and for a platform without it.
- *
- * Its run key is `--idempotencyKey`, else the webhook id with the window's start rounded down
- * to the hour, so a re-run in the same hour with the same `--since` continues the first
- * without resending twice; it is printed, and an interrupted run says how to go on.
+ * as the help describes it. `resendAll` of lib/platform does it (the bulk call or one by one,
+ * the run key); this verb prints its progress and result, and how an interrupted run goes on.
  *
  * @module
  */
@@ -104,46 +100,57 @@ export const resendAllCommand = leaf({
     const out = ctx.out;
     const json = given.has("format") && out.format !== "table";
     const sinceIso = new Date(since).toISOString();
-    const filters = {
-      statuses: flags.status.length ? flags.status : [...NOTIFICATION_STATUSES],
-      events: flags.event.length ? flags.event : undefined,
-      resourceId: flags.resourceId,
-    };
-    if (now - since <= DAY && !flags.dryRun) {
-      try {
-        return await resendByQuery();
-      } catch (e) {
-        // a platform without the bulk call: the one-by-one path below
-        if (!(e instanceof api.PlatformApiError && (e.status === 404 || e.status === 405))) {
-          throw e;
-        }
+    let release = () => {};
+    const r = await api.resendAll(client, {
+      webhookId,
+      since,
+      now,
+      filters: { statuses: flags.status, events: flags.event, resourceId: flags.resourceId },
+      dryRun: flags.dryRun,
+      idempotencyKey: flags.idempotencyKey,
+      max: flags.maxNotifications,
+      concurrency: flags.concurrency,
+      stopped: whenStopped(ctx.signal),
+      onFallback: (status) =>
+        out.log(`the platform does not serve resend by query (${status}): resending one by one`),
+      onOneByOne: async (runKey) => {
         await out.log(
-          `the platform does not serve resend by query (${e.status}): resending one by one`,
+          `resending the notifications created since ${sinceIso} one by one, as they are listed; run key ${runKey}`,
         );
+        release = ctx.takeSignals?.(["SIGINT", "SIGTERM"]) ?? release;
+      },
+      onProgress: (done, total) =>
+        out.progress(
+          flags.dryRun ? `listing: ${total} notifications` : `resent ${done} of ${total}`,
+        ),
+    }).finally(() => {
+      release();
+      return out.clearProgress();
+    });
+    if (r.path === "query") {
+      const { total, jobId, idempotencyKey } = r;
+      if (jobId) {
+        await out.log(`resending ${total} notification(s) created since ${sinceIso}: job ${jobId}`);
       }
-    }
-    // list the window, one page at a time: counted for --dryRun, resent as listed otherwise
-    let listedCount = 0;
-    const query = {
-      startTime: since,
-      sortBy: "createdAt",
-      order: "ASC",
-      pageSize: 100,
-      ...filters,
-    };
-    const listed = () =>
-      api.listNotifications(client, webhookId, query, (page) => {
-        listedCount += page.data.length;
-        if (flags.dryRun) void out.progress(`listing: ${listedCount} notifications`);
+      if (!jobId || !flags.wait) {
+        if (json) await out.object({ accepted: true, total, jobId, idempotencyKey }); // no job: no jobId
+        await out.log(
+          jobId ? "add --wait to follow the job to its end" : `nothing to resend since ${sinceIso}`,
+        );
+        return 0;
+      }
+      return await followResendJob(ctx, client, { webhookId, jobId, kind: "query" }, {
+        maxDelayMs: flags.pollingInterval,
+        waitTimeoutMs: flags.waitTimeout,
+        json,
+        idempotencyKey,
+        again: "Run resend-all again.",
       });
-    if (flags.dryRun) {
-      const tally = new api.StatusTally();
-      let count = 0;
-      for await (const n of listed()) {
-        if (++count > flags.maxNotifications) throw tooMany(sinceIso, flags.maxNotifications);
-        tally.add(n.status);
-      }
-      const counted = tally.counts();
+    }
+    const fatal = r.overMax ? tooMany(sinceIso, flags.maxNotifications) : r.fatal;
+    if (r.path === "dryRun") {
+      if (fatal !== undefined) throw fatal;
+      const { total: count, statuses: counted } = r;
       const breakdown = Object.entries(counted).map(([s, c]) => `${c} ${s}`).join(", ") || "none";
       await out.outcome(
         `would resend ${count} notification${
@@ -153,29 +160,8 @@ export const resendAllCommand = leaf({
       );
       return 0;
     }
-    // one by one, resent as listed
-    const runKey = flags.idempotencyKey ?? api.defaultRunKey(webhookId, since);
-    await out.log(
-      `resending the notifications created since ${sinceIso} one by one, as they are listed; run key ${runKey}`,
-    );
-    const release = ctx.takeSignals?.(["SIGINT", "SIGTERM"]) ?? (() => {});
-    const r = await api.resendOneByOne(client, {
-      webhookId,
-      listed: listed(),
-      runKey,
-      concurrency: flags.concurrency,
-      max: flags.maxNotifications,
-      stopped: whenStopped(ctx.signal),
-      onProgress: (done, taken) =>
-        out.progress(`resent ${done} of ${Math.max(taken, listedCount)}`),
-    }).finally(() => {
-      release();
-      return out.clearProgress();
-    });
-    const { resent, replayed, refused, firstRefused, stopped } = r;
-    const fatal = r.overMax ? tooMany(sinceIso, flags.maxNotifications) : r.fatal;
+    const { total, resent, replayed, refused, firstRefused, stopped, runKey } = r;
     const done = resent + replayed + refused;
-    const total = Math.max(r.taken, listedCount);
     if (json) {
       await out.object({
         total,
@@ -218,32 +204,5 @@ export const resendAllCommand = leaf({
       );
     }
     return 0;
-
-    async function resendByQuery(): Promise<number> {
-      const r = await api.resendByQuery(client, webhookId, {
-        ...filters,
-        startTime: since,
-        endTime: now,
-      }, flags.idempotencyKey);
-      const { jobId, idempotencyKey } = r;
-      const total = r.data.total ?? 0;
-      if (jobId) {
-        await out.log(`resending ${total} notification(s) created since ${sinceIso}: job ${jobId}`);
-      }
-      if (!jobId || !flags.wait) {
-        if (json) await out.object({ accepted: true, total, jobId, idempotencyKey }); // no job: no jobId
-        await out.log(
-          jobId ? "add --wait to follow the job to its end" : `nothing to resend since ${sinceIso}`,
-        );
-        return 0;
-      }
-      return await followResendJob(ctx, client, { webhookId, jobId, kind: "query" }, {
-        maxDelayMs: flags.pollingInterval,
-        waitTimeoutMs: flags.waitTimeout,
-        json,
-        idempotencyKey,
-        again: "Run resend-all again.",
-      });
-    }
   },
 });

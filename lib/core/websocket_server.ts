@@ -156,19 +156,30 @@ export class ServerWebSocket extends EventTarget {
     if (!this.#writing) void this.#writeLoop();
   }
 
-  /** A text frame of `text`, encoded into the kept buffer (grown in 256-byte steps as needed). */
+  /**
+   * A text frame of `text`. The same text sent again right after, by any
+   * socket (a notification fanned out to every subscriber), is encoded once
+   * into a frame they all write; other texts go into this socket's kept
+   * buffer, sized to the text (ASCII: its length), not to its worst case.
+   */
   #textFrame(text: string): Uint8Array {
-    for (;;) {
-      const { read, written } = encoder.encodeInto(text, this.#out.subarray(10));
-      if (read === text.length && this.#out.length >= 10) {
-        return this.#out.subarray(putHead(this.#out, 1, written), 10 + written);
-      }
-      // room for ASCII first, then at most 3 bytes a UTF-16 unit
-      const need = 10 + (this.#out.length === 0 ? text.length : written + (text.length - read) * 3);
-      const size = Math.ceil(need / 256) * 256;
-      if (size > MAX_KEPT_OUT_BYTES) return frame(1, encoder.encode(text)); // large: not kept
-      this.#out = new Uint8Array(size);
+    if (text === shared.text) return shared.frame;
+    if (text === shared.last) {
+      shared.text = text;
+      shared.frame = frame(1, encoder.encode(text));
+      return shared.frame;
     }
+    shared.last = text;
+    const { read, written } = encoder.encodeInto(text, this.#out.subarray(10));
+    if (read === text.length && this.#out.length >= 10) {
+      return this.#out.subarray(putHead(this.#out, 1, written), 10 + written);
+    }
+    const bytes = encoder.encode(text);
+    const size = Math.ceil((10 + bytes.length) / 256) * 256;
+    if (size > MAX_KEPT_OUT_BYTES) return frame(1, bytes); // large: not kept
+    this.#out = new Uint8Array(size);
+    this.#out.set(bytes, 10);
+    return this.#out.subarray(putHead(this.#out, 1, bytes.length), 10 + bytes.length);
   }
 
   async #writeLoop(): Promise<void> {
@@ -329,6 +340,13 @@ export class ServerWebSocket extends EventTarget {
     } else end();
   }
 }
+
+/**
+ * The last text encoded by any socket, and the frame of the last text
+ * encoded twice in a row: shared by every socket that sends it (a frame is
+ * never written into once made, so sockets still writing it are safe).
+ */
+const shared: { last?: string; text?: string; frame: Uint8Array } = { frame: new Uint8Array(0) };
 
 /** The open sockets with an idle timeout, checked by one timer (not one each). */
 const open = new Set<ServerWebSocket>();

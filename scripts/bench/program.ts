@@ -3,7 +3,10 @@
  * `scripts/bundle.ts`, built into a temporary directory, with the package's
  * permissions, V8 flags and launch flags), or from the checkout's `main.ts`
  * (`BRIDGE_SOURCE=1`). `BRIDGE_V8_FLAGS=<flags>` replaces the V8 flags
- * (comma-separated; empty: V8's defaults), to compare heap sizings.
+ * (comma-separated; empty: V8's defaults), to compare heap sizings;
+ * `BRIDGE_V8_FLAGS_REF=<flags>` replaces them for another checkout only (the
+ * gate's REF), so that two flag sets are measured paired on the same code:
+ * `BRIDGE_V8_FLAGS=<new> BRIDGE_V8_FLAGS_REF=<old> deno task bench:gate HEAD`.
  *
  * By default the program is this checkout's; given another checkout's root
  * (the regression gate's REF worktree, `gate.ts`), it is that checkout's,
@@ -42,7 +45,8 @@ export async function benchProgram(root?: string): Promise<Program> {
   const b: BundleModule = checkout === ownRoot
     ? own
     : await import(new URL(`file://${checkout}scripts/bundle.ts`).href);
-  const v8Flags = Deno.env.get("BRIDGE_V8_FLAGS") ?? b.V8_FLAGS.join(",");
+  const v8Flags = (checkout === ownRoot ? undefined : Deno.env.get("BRIDGE_V8_FLAGS_REF")) ??
+    Deno.env.get("BRIDGE_V8_FLAGS") ?? b.V8_FLAGS.join(",");
   const flags = v8Flags ? [`--v8-flags=${v8Flags}`] : [];
   if (Deno.env.get("BRIDGE_SOURCE") === "1") {
     return {

@@ -73,12 +73,18 @@ export async function subscribe(url: string, n: number): Promise<FanOut> {
     seen,
     arrivals,
     async close() {
-      await Promise.all(sockets.map((ws) =>
-        new Promise<void>((r) => {
-          ws.onclose = () => r();
-          ws.close();
-        })
-      ));
+      // at most 10 s: a busy anvil was seen never to finish closing its 1,000 sockets
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.all(sockets.map((ws) =>
+          new Promise<void>((r) => {
+            ws.onclose = () => r();
+            ws.close();
+          })
+        )),
+        new Promise<void>((r) => timer = setTimeout(r, 10_000)),
+      ]);
+      clearTimeout(timer);
     },
   };
 }

@@ -303,3 +303,35 @@ Deno.test("bounded server: a WebSocket upgrade is served on a connection's first
     await server.close();
   }
 });
+
+Deno.test("websocket: a text sent to many sockets (encoded once) and texts of every size arrive whole", async () => {
+  const sockets: ServerWebSocket[] = [];
+  const s = echoServer((socket) => sockets.push(socket));
+  const clients: { ws: WebSocket; got: string[] }[] = [];
+  try {
+    for (let i = 0; i < 3; i++) {
+      const ws = new WebSocket(`ws://127.0.0.1:${s.port}/ws`);
+      const got: string[] = [];
+      ws.onmessage = (e) => got.push(e.data);
+      await new Promise((r) => ws.onopen = r);
+      clients.push({ ws, got });
+    }
+    while (sockets.length < 3) await new Promise((r) => setTimeout(r, 10));
+    const head = "é€😀".repeat(300) + "x".repeat(1000); // multi-byte, past a 256-byte buffer
+    const texts = ["", "short", head, head, "ascii ".repeat(500), "", "short"];
+    const each = (i: number) => [...texts, `only ${i}: ${"ü".repeat(i * 100)}`, head, ""];
+    for (const t of [...texts, null, head, ""]) {
+      // every socket sends the same text in turn (the fan-out), or one text of its own
+      sockets.forEach((socket, i) => socket.send(t ?? `only ${i}: ${"ü".repeat(i * 100)}`));
+    }
+    const want = clients.map((_, i) => each(i));
+    for (let i = 0; i < 200 && clients.some((c, n) => c.got.length < want[n].length); i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    clients.forEach((c, i) => assert.deepEqual(c.got, want[i]));
+  } finally {
+    for (const c of clients) c.ws.close();
+    await new Promise((r) => setTimeout(r, 50));
+    s.close();
+  }
+});

@@ -16,8 +16,8 @@
  * `SERVICE_TEST_JOBS` at once, default {@linkcode defaultJobs}; the longest
  * first, {@linkcode LONG_FIRST}: a parallel run ends when its longest file
  * does) followed by {@linkcode ALONE} (files whose assertions hold a real-time
- * window of a fraction of a second, one after the other with nothing of the
- * main group beside them). The check runs beside the tests rather than
+ * window of a fraction of a second, {@linkcode ALONE_JOBS} at once with nothing
+ * of the main group beside them). The check runs beside the tests rather than
  * before them (it takes about 25 s of one core; the tests mostly wait on their
  * peers). Tests of the main
  * group may run beside any other: servers on port 0, scratch files in their
@@ -149,7 +149,7 @@ export const LONG_FIRST: readonly string[] = [
  * `--timeScale 3600`, retries at `--timeScale 10000`), which a 2-core machine busy with five
  * other test files misses; they failed in a parallel run and pass alone. rpc_ws_clients_test's
  * ethers subscription lost its event beside the main group on a loaded machine (not understood;
- * it passes alone).
+ * it passes alone). They run {@linkcode ALONE_JOBS} at once: they mostly wait on timers.
  */
 export const ALONE: readonly string[] = [
   "tests/emulator/custody_delays_test.ts",
@@ -159,6 +159,12 @@ export const ALONE: readonly string[] = [
   "tests/e2e/rpc_slow_faults_test.ts",
   "tests/e2e/rpc_ws_clients_test.ts",
 ];
+
+/**
+ * How many {@linkcode ALONE} files run at once: two (31-35 s instead of 54 s one by one; five
+ * runs of two at once passed on this machine, two of them beside a process taking a whole core).
+ */
+export const ALONE_JOBS = 2;
 
 /** The folder of tests that mostly wait on forge: their own process, beside the others. */
 export const SLOW_TESTS = "tests/slow/";
@@ -230,8 +236,8 @@ export interface TestPlan {
  * The plan of a run: with arguments, exactly what they ask, as one `deno test` (it type-checks
  * what it runs); without, every file of `files`: tests/slow/, one type check of `files` and
  * `documented` with their examples, and the main group in parallel (`jobs` at once, the longest
- * first) followed by {@linkcode ALONE} one by one, all three from the start; no test run checks
- * types again (`--no-check`).
+ * first) followed by {@linkcode ALONE} ({@linkcode ALONE_JOBS} at once), all three from the
+ * start; no test run checks types again (`--no-check`).
  */
 export function testPlan(
   args: string[],
@@ -250,7 +256,9 @@ export function testPlan(
     check: { args: ["check", "--quiet", "--doc", ...documented, ...files], env: {} },
     sequence: [
       { args: [...test, "--parallel", ...longFirst(main)], env: { DENO_JOBS: String(jobs) } },
-      ...(alone.length ? [{ args: [...test, ...alone], env: {} }] : []),
+      ...(alone.length
+        ? [{ args: [...test, "--parallel", ...alone], env: { DENO_JOBS: String(ALONE_JOBS) } }]
+        : []),
     ],
     // its files wait on forge's 45 s timeouts and 70 s approvals, not on the CPU: one job each,
     // from the start (forge_resume_test waits out forge's five 45 s attempts: the longest file)

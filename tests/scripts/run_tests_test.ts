@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import {
   ALONE,
+  ALONE_JOBS,
   CHECK_FAILED,
   closingLines,
   combineSummaries,
@@ -116,7 +117,10 @@ Deno.test("without arguments: tests/slow/, one type check and the main group fro
   assert.deepEqual(main.args.slice(0, test.length + 1), [...test, "--parallel"]);
   const order = main.args.slice(test.length + 1);
   assert.deepEqual(order.slice(0, LONG_FIRST.length), [...LONG_FIRST], "the longest first");
-  assert.deepEqual(alone, { args: [...test, ...ALONE], env: {} });
+  assert.deepEqual(alone, {
+    args: [...test, "--parallel", ...ALONE],
+    env: { DENO_JOBS: String(ALONE_JOBS) },
+  });
   const slow = files.filter((f) => f.startsWith(SLOW_TESTS));
   assert.ok(slow.length >= 3);
   assert.deepEqual(plan.beside, [{

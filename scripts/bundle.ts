@@ -99,18 +99,13 @@ export const RUNTIME_FLAGS: readonly string[] = ["--unstable-no-legacy-abort"];
  * delivery: median 495 µs of five runs against 513 µs); 1 MB did cost the emulator
  * (2 runs: 598-725 µs against 490-533 µs).
  *
- * And the old generation grows by 20% after a full collection instead of V8's
- * larger steps (`--heap-growing-percent=20`): a fan-out's per-write garbage
- * that survives into the old generation is collected sooner instead of piling
- * up over the run. `ws_fanout.ts 1000 10`, alternated on one machine: 117.4
- * and 105.6 MB without it, 96.0 and 93.6 MB with it; pass-through requests/s
- * and added p50 within noise (`bench:gate` pairs 1.039 and 1.004, p50 0.997
- * and 1.089).
+ * `--heap-growing-percent=20` was tried beside it (issue 31): the fan-out over
+ * 10 s peaked at 93.6-96.0 MB instead of 105.6-117.4, but the emulator's
+ * webhook deliveries were 5-18% slower in three `bench:gate` runs (9% with the
+ * flag alone changed), and set at run time by the bridge alone (`node:v8`) it
+ * did not lower the peak. Not adopted.
  */
-export const V8_FLAGS: readonly string[] = [
-  "--max-semi-space-size=2",
-  "--heap-growing-percent=20",
-];
+export const V8_FLAGS: readonly string[] = ["--max-semi-space-size=2"];
 
 /**
 /**

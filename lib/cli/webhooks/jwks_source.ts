@@ -8,6 +8,7 @@
  */
 
 import { UsageError } from "../errors.ts";
+import { connectionFlags } from "../command.ts";
 import type { Jwks, JwksResolver } from "../../webhooks/signature.ts";
 import { buildApiBaseUrl, buildJwksUrl } from "../../platform/production.ts";
 
@@ -21,9 +22,7 @@ export const NO_JWKS: string =
 export const jwksFlags = {
   jwks: { type: "string", placeholder: "URL|FILE", description: "The JWKS: a URL or a file." },
   apiBaseUrl: {
-    type: "string",
-    env: "SERVICE_API_BASE_URL",
-    placeholder: "URL",
+    ...connectionFlags.apiBaseUrl,
     description: "Without --jwks: check signatures against this API's /.well-known/jwks.json.",
   },
 } as const;

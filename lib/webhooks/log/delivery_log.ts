@@ -197,25 +197,14 @@ export async function readDeliveryLog(
     const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     for (;;) {
       if (csv === null && !first && start < end) {
-        // the hot path: the scanner reads the lines and finds their ends in one pass
-        try {
-          start = scanner.scanLines(chunk, start, end, view, rec, lineNo, onRecord);
-        } finally {
-          // what it handed on (also when onRecord threw: the error names the right line)
-          lineNo += scanner.count;
-          stats.scanned += scanner.count;
-          stats.records += scanner.count;
-        }
-        if (start < end) {
-          // a line it does not read, or an invalid one: read again to report or skip it
-          const nl = scanner.scanLine(chunk, start, end, true, view);
-          if (nl !== -1) {
-            lineNo++;
-            stats.scanned++;
-            take(scanner.record(rec, lineNo), scanner.webhookIndex);
-            start = nl + 1;
-            continue;
-          }
+        // the hot path: the scanner reads the line and finds its end in one pass
+        const nl = scanner.scanLine(chunk, start, end, true, view);
+        if (nl !== -1) {
+          lineNo++;
+          stats.scanned++;
+          take(scanner.record(rec, lineNo), scanner.webhookIndex);
+          start = nl + 1;
+          continue;
         }
       }
       const nl = chunk.indexOf(10, start);

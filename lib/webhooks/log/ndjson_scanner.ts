@@ -62,12 +62,11 @@ const KEY_INTS: Int32Array[] = KEY_WORDS.map((w) => {
  */
 export class Interner {
   #mask = 1023;
-  /**
-   * By slot, four numbers: the hash, 1 + the index (0: an empty slot), where
-   * the bytes are in #pool and how many (one array: a lookup reads one place,
-   * where a table of indexes into three arrays read four).
-   */
-  #table = new Int32Array(4 * 1024);
+  #slots = new Int32Array(1024).fill(-1);
+  // by index: hash, and where its bytes are in #pool
+  #hashes = new Int32Array(1024);
+  #starts = new Int32Array(1024);
+  #lengths = new Int32Array(1024);
   #pool = new Uint8Array(16_384);
   #used = 0;
   /** The strings by index. */
@@ -78,19 +77,20 @@ export class Interner {
    * adding it when new; -1 once the table is full (100,000 strings).
    */
   index(buf: Uint8Array, s: number, e: number, h: number, ascii: boolean): number {
-    const table = this.#table;
+    const slots = this.#slots;
     const mask = this.#mask;
+    const hashes = this.#hashes;
     const n = e - s;
     let i = mix(h) & mask;
     for (;;) {
-      const k = table[4 * i + 1];
-      if (k === 0) break;
-      if (table[4 * i] === h && table[4 * i + 3] === n) {
+      const k = slots[i];
+      if (k === -1) break;
+      if (hashes[k] === h && this.#lengths[k] === n) {
         const pool = this.#pool;
-        const at = table[4 * i + 2] - s;
+        const at = this.#starts[k] - s;
         let j = s;
         while (j < e && buf[j] === pool[at + j]) j++;
-        if (j === e) return k - 1;
+        if (j === e) return k;
       }
       i = (i + 1) & mask;
     }
@@ -100,34 +100,36 @@ export class Interner {
     const k = this.strings.length;
     if (k >= 100_000) return -1;
     const n = e - s;
+    if (k === this.#hashes.length) {
+      this.#hashes = grown(this.#hashes, k * 2);
+      this.#starts = grown(this.#starts, k * 2);
+      this.#lengths = grown(this.#lengths, k * 2);
+    }
     if (this.#used + n > this.#pool.length) {
       const pool = new Uint8Array(Math.max(this.#pool.length * 2, this.#used + n));
       pool.set(this.#pool);
       this.#pool = pool;
     }
     this.#pool.set(buf.subarray(s, e), this.#used);
-    const t = this.#table;
-    t[4 * slot] = h;
-    t[4 * slot + 1] = k + 1;
-    t[4 * slot + 2] = this.#used;
-    t[4 * slot + 3] = n;
+    this.#starts[k] = this.#used;
+    this.#lengths[k] = n;
     this.#used += n;
+    this.#hashes[k] = h;
+    this.#slots[slot] = k;
     this.strings.push(decode(buf, s, e, ascii));
     if (this.strings.length * 2 > this.#mask) this.#grow();
     return k;
   }
   #grow(): void {
     const size = (this.#mask + 1) * 2;
+    const slots = new Int32Array(size).fill(-1);
     const mask = size - 1;
-    const old = this.#table;
-    const table = new Int32Array(4 * size);
-    for (let o = 0; o < old.length; o += 4) {
-      if (old[o + 1] === 0) continue;
-      let i = mix(old[o]) & mask;
-      while (table[4 * i + 1] !== 0) i = (i + 1) & mask;
-      table.set(old.subarray(o, o + 4), 4 * i);
+    for (let k = 0; k < this.strings.length; k++) {
+      let i = mix(this.#hashes[k]) & mask;
+      while (slots[i] !== -1) i = (i + 1) & mask;
+      slots[i] = k;
     }
-    this.#table = table;
+    this.#slots = slots;
     this.#mask = mask;
   }
 }
@@ -141,6 +143,12 @@ function mix(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x45d9f3b);
   return h ^ (h >>> 16);
+}
+
+function grown(a: Int32Array, n: number): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(n);
+  b.set(a);
+  return b;
 }
 
 function decode(buf: Uint8Array, s: number, e: number, ascii: boolean): string {
@@ -431,47 +439,6 @@ export class NdjsonScanner {
     out.duration = duration;
     return p;
   }
-
-  /**
-   * The reader's hot path: reads the lines of the common shape from `start`
-   * (each ending in "\n" before `end`) into `rec` one after the other and
-   * hands each valid one to `onRecord` (numbered from `line` + 1, with its
-   * `webhookIndex`, without a notificationId unless they are decoded); stops
-   * at the first line it does not read or that is invalid, and returns where
-   * that line starts (`end` when it read them all).
-   * {@linkcode NdjsonScanner.count} tells how many it handed on. A plain
-   * method called once per buffer: its loop is optimized once, where the
-   * same loop in the reader's async function was optimized on stack twice
-   * (~30-80 ms of compiling on the one core of a replay).
-   */
-  scanLines(
-    buf: Uint8Array,
-    start: number,
-    end: number,
-    view: DataView,
-    rec: LogRecord,
-    line: number,
-    onRecord: (r: LogRecord) => void,
-  ): number {
-    const decodeNids = this.decodeNotificationIds;
-    let n = 0;
-    // no code after the loop: the loop is optimized while it runs, before code after it
-    // has run, and such code then left the optimized loop at every return
-    this.count = 0;
-    while (start < end) {
-      const nl = this.scanLine(buf, start, end, true, view);
-      if (nl === -1 || this.record(rec, line + n + 1) !== null) return start;
-      rec.webhookIndex = this.webhookIndex;
-      if (!decodeNids) rec.notificationId = undefined;
-      this.count = ++n;
-      onRecord(rec);
-      start = nl + 1;
-    }
-    return start;
-  }
-
-  /** How many records the last {@linkcode NdjsonScanner.scanLines} handed on. */
-  count = 0;
 
   /** Validates what {@linkcode NdjsonScanner.scanLine} found into `rec`. */
   record(rec: LogRecord, line: number): InvalidLineError | null {

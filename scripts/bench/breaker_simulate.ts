@@ -11,13 +11,16 @@
  *   (a) the baseline: a bare loop that reads the file and JSON.parses every
  *       line (scripts/bench/json_parse_baseline.ts, a child process);
  *   (b) `service breaker simulate FILE --format ndjson` over the same file
- *       (main.ts, a child process, as a user runs it);
+ *       (a child process, as a user runs it: the bundle of the npm package
+ *       with its flags, `program.ts`; `BRIDGE_SOURCE=1`: the checkout's
+ *       main.ts, as the bench ran it before issue 31);
  *
  * both on ONE core (`taskset -c 0` when it exists), and reports the time
  * ratio (b)/(a) (issue 31's target: <= 0.6); with `--against DIR` also
  *
  *   (b') the same command from another checkout (e.g. an older commit in a
- *       temporary worktree), run right after (b) in each round, saying
+ *       temporary worktree; its own bundle, built by its own
+ *       `scripts/bundle.ts`), run right after (b) in each round, saying
  *       whether both print the same bytes, and the ratios (b)/(b');
  *
  * and the peak resident memory of (b) over the first 1,000,000 lines versus
@@ -35,6 +38,7 @@
  */
 
 import { parseArgs } from "node:util";
+import { benchProgram, type Program } from "./program.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -285,6 +289,7 @@ if (import.meta.main) {
   const dir = await Deno.makeTempDir({ prefix: "breaker-bench-" });
   const big = values.file ?? `${dir}/deliveries-${LINES}.ndjson`;
   const small = values["small-file"] ?? `${dir}/deliveries-${SMALL}.ndjson`;
+  const cleanups: (() => Promise<void>)[] = [];
   try {
     if (values.file === undefined) {
       console.error(
@@ -300,10 +305,16 @@ if (import.meta.main) {
     console.error(`log: ${(size / 1e6).toFixed(0)} MB`);
     const baselineScript = `${root}scripts/bench/json_parse_baseline.ts`;
     const baseline = (file: string) => ["run", "-A", baselineScript, file];
-    const simAt = (at: string, file: string, ...extra: string[]) => [
-      "run",
-      "-A",
-      `${at}/main.ts`,
+    const against = values.against;
+    // what a user runs (the bundle and its flags), for this checkout and the other one
+    const programs: Program[] = [await benchProgram()];
+    if (against !== undefined) {
+      programs.push(await benchProgram(against.endsWith("/") ? against : `${against}/`));
+    }
+    cleanups.push(...programs.map((p) => p.cleanup));
+    console.error(`program: ${programs.map((p) => p.description).join("; against ")}`);
+    const simWith = (program: Program, file: string, ...extra: string[]) => [
+      ...program.args,
       "breaker",
       "simulate",
       file,
@@ -311,12 +322,12 @@ if (import.meta.main) {
       "ndjson",
       ...extra,
     ];
-    const sim = (file: string, ...extra: string[]) => simAt(root, file, ...extra);
-    const against = values.against;
+    const sim = (file: string, ...extra: string[]) => simWith(programs[0], file, ...extra);
+    const simRef = (file: string) => simWith(programs[1], file);
     // warm the page cache and Deno's module cache once
     await measure(baseline(small));
     await measure(sim(small));
-    if (against !== undefined) await measure(simAt(against, small));
+    if (against !== undefined) await measure(simRef(small));
     // this machine is shared and noisy: interleave the runs, keep the best and the median
     const as: Measured[] = [];
     const bs: Measured[] = [];
@@ -328,7 +339,7 @@ if (import.meta.main) {
       as.push(await measure(baseline(big), true));
       bs.push(await measure(sim(big), true));
       smalls.push(await measure(sim(small), true));
-      if (against !== undefined) olds.push(await measure(simAt(against, big), true));
+      if (against !== undefined) olds.push(await measure(simRef(big), true));
       // millions of notification lines: not kept
       nSmall.push(await measure(sim(small, "--notifications"), false, true));
       nBig.push(await measure(sim(big, "--notifications"), false, true));
@@ -357,6 +368,7 @@ if (import.meta.main) {
         (size / 1e6).toFixed(0)
       } MB; simulate found ${summary.suspensions} suspensions, ${summary.suppressed} suppressed`,
     );
+    console.log(`program (b): ${programs[0].description}, V8 flags "${programs[0].v8Flags}"`);
     console.log(
       `runs: ${RUNS} of each, interleaved; median (best) wall time; one core = ${
         PIN.length ? PIN.join(" ") : "not pinned (no taskset)"
@@ -373,7 +385,7 @@ if (import.meta.main) {
       } attempts/s`,
     );
     console.log(
-      `ratio (b)/(a): ${ratio.toFixed(2)} median of per-run ratios (target <= 0.66: ${
+      `ratio (b)/(a): ${ratio.toFixed(2)} median of per-run ratios (target <= 0.6: ${
         (1 / ratio).toFixed(2)
       }x faster than the bare loop)`,
     );
@@ -430,6 +442,7 @@ if (import.meta.main) {
       } -> ${peak(nBig).toFixed(0)} MB: ${verdict(flat(peak(nSmall), peak(nBig)))}`,
     );
   } finally {
+    for (const cleanup of cleanups) await cleanup();
     if (!values.keep) await Deno.remove(dir, { recursive: true });
     else console.error(`kept ${dir}`);
   }

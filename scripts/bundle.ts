@@ -108,6 +108,35 @@ export const RUNTIME_FLAGS: readonly string[] = ["--unstable-no-legacy-abort"];
 export const V8_FLAGS: readonly string[] = ["--max-semi-space-size=2"];
 
 /**
+ * V8 flags of `rpc` (the bridge) in place of {@linkcode V8_FLAGS}, where the
+ * program is started per command: the npm package's launcher picks them
+ * when the command is `rpc` (also as `service-json-rpc`). The release binary
+ * carries one set of flags for every command (`deno compile --v8-flags`), so
+ * its bridge runs with {@linkcode V8_FLAGS}.
+ *
+ * Why (issue 31): fanning a block out to 1,000 WebSocket subscribers starts
+ * 1,000 socket writes at once; each write's promises (Deno's and ours) are
+ * alive at the young-generation collection that the burst itself triggers,
+ * and ~0.2-0.45 MB of them per poll of the node outlive a second one and are
+ * promoted: the old generation grows by ~2 MB/s of garbage (the live heap
+ * stays ~15 MB), and V8 collects it only at ~4 times the live size, ~63 MB.
+ * `--heap-growing-percent=20` makes that limit the live size plus V8's
+ * minimum step; semi-spaces of 1 MB keep the young generation's own
+ * footprint small. Measured on the fan-out (`scripts/bench/ws_fanout.ts 1000
+ * 10`, bridge peak RSS): see docs/rpc.md's "Memory". The emulator, whose
+ * webhook deliveries these flags slowed by 5-18%, keeps {@linkcode V8_FLAGS}.
+ */
+export const RPC_V8_FLAGS: readonly string[] = [
+  "--max-semi-space-size=1",
+  "--heap-growing-percent=20",
+];
+
+/** The V8 flags the package runs a command with: {@linkcode RPC_V8_FLAGS} for `rpc`, else {@linkcode V8_FLAGS}. */
+export function v8FlagsOf(command: string | undefined): readonly string[] {
+  return command === "rpc" ? RPC_V8_FLAGS : V8_FLAGS;
+}
+
+/**
 /**
  * The platform's production addresses a build carries (`lib/platform/production.ts`): the
  * release workflow's setting, empty by default. A build without them never assumes an address.

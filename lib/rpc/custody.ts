@@ -382,7 +382,7 @@ export class CustodySigner implements Signer {
               onCreated(existing.id);
               if (identity.slot !== undefined) this.#holds(identity.slot, existing.id);
               const done = await this.#tx.follow(existing, signal, "hash", progress);
-              await adopt.landed(done);
+              await adopt.landed(done, signal);
               return done.txHash!;
             }
             return (await run(() => created = true)).txHash!;

@@ -169,7 +169,7 @@ export class PlatformTransactions {
     const created = await this.#create(body, adopt, deadline, signal);
     await onCreated?.(created.id, created.adopted);
     const done = await this.follow(created, signal, outcome, progress, deadline);
-    if (created.adopted && adopt) await adopt.landed(done);
+    if (created.adopted && adopt) await adopt.landed(done, signal);
     return done;
   }
 

@@ -29,6 +29,7 @@
  */
 
 import {
+  abortableSleep,
   cancelTransaction,
   listTransactions,
   type PlatformClient,
@@ -57,8 +58,12 @@ export interface Adoption {
    * made); throws naming it when it is another send.
    */
   judge(t: Transaction): Promise<"same" | "gone">;
-  /** The hash an adopted transaction ended with is on the chain and is this send; else throws. */
-  landed(t: Transaction): Promise<void>;
+  /**
+   * The hash an adopted transaction ended with is on the chain and is this
+   * send; else throws. Waits up to 15 s for the hash to reach the node, less
+   * when `signal` aborts (then rejects with its reason: the bridge is stopping).
+   */
+  landed(t: Transaction, signal?: AbortSignal): Promise<void>;
 }
 
 /** Options of {@linkcode SendSlots}. */
@@ -198,7 +203,7 @@ export class SendSlots {
         }
         throw notThis(t, chain);
       },
-      landed: async (t) => {
+      landed: async (t, signal) => {
         for (let waited = 0;; waited += 250) {
           const chain = await chainOf(t);
           if (chain.length === 0) return;
@@ -212,7 +217,7 @@ export class SendSlots {
               { txId: t.id, externalTxId: t.externalTxId ?? undefined, txHash: t.txHash },
             );
           }
-          await new Promise((r) => setTimeout(r, 250));
+          await abortableSleep(250, signal);
         }
       },
     };

@@ -10,6 +10,7 @@ import { waitFor } from "../support/wait_for.ts";
 import {
   anvilCall,
   anvilTransaction,
+  nextBlockIfStuck,
   type Stack,
   startStack,
   VAULT0,
@@ -161,24 +162,6 @@ Deno.test("viem over HTTP and IPC: send, personal_sign and EIP-712 recover to th
   }
 });
 
-/**
- * `promise`, with one block mined on anvil if it has not settled within 3 s. ethers' `wait()`
- * checks the receipt once, then waits for the next block: when its check came in the moment
- * between anvil accepting the transaction and mining it, a node that mines only on demand (anvil
- * here; a real chain mines on) gives no next block, and `wait()` never returns (seen once, a CI
- * run stuck for minutes, the receipt on chain).
- */
-async function nextBlockIfStuck<T>(promise: Promise<T>): Promise<T> {
-  let mined: Promise<unknown> | undefined;
-  const timer = setTimeout(() => mined = anvilCall(stack.anvil.url, "evm_mine", []), 3_000);
-  try {
-    return await promise;
-  } finally {
-    clearTimeout(timer);
-    await mined;
-  }
-}
-
 Deno.test("ethers over HTTP and IPC: send, signMessage and signTypedData recover to the vault address", async () => {
   const ethers = await import("ethers");
   const providers = [
@@ -189,7 +172,7 @@ Deno.test("ethers over HTTP and IPC: send, signMessage and signTypedData recover
     for (const provider of providers) {
       const signer = await provider.getSigner(VAULT0);
       const tx = await signer.sendTransaction({ to: VAULT1, value: 9n });
-      const receipt = await nextBlockIfStuck(tx.wait());
+      const receipt = await nextBlockIfStuck(stack.anvil.url, tx.wait());
       assert.equal(receipt?.status, 1);
       const sig = await signer.signMessage("hello from ethers");
       assert.equal(

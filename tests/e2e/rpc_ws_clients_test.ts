@@ -14,6 +14,7 @@ import type { BridgeProcess } from "../support/rpc.ts";
 import {
   anvilCall,
   anvilTransaction,
+  nextBlockIfStuck,
   type Stack,
   startStack,
   VAULT0,
@@ -179,7 +180,7 @@ Deno.test("ethers 6 WebSocketProvider and IpcSocketProvider: on('block'), a cont
       const signer = await provider.getSigner(VAULT0);
       const factory = new ethers.ContractFactory(COUNTER.abi, COUNTER.bytecode, signer);
       const contract = await factory.deploy();
-      await contract.waitForDeployment();
+      await nextBlockIfStuck(stack.anvil.url, contract.waitForDeployment());
 
       const subscribed = subscriptions(bridge);
       const block = signal<number>();
@@ -193,7 +194,7 @@ Deno.test("ethers 6 WebSocketProvider and IpcSocketProvider: on('block'), a cont
         increment(): Promise<{ wait(): Promise<unknown>; hash: string }>;
       })
         .increment();
-      await tx.wait();
+      await nextBlockIfStuck(stack.anvil.url, tx.wait());
       const [by, number] = await event.wait();
       assert.equal(by.toLowerCase(), VAULT0.toLowerCase());
       assert.equal(number, 1n);
@@ -201,7 +202,7 @@ Deno.test("ethers 6 WebSocketProvider and IpcSocketProvider: on('block'), a cont
       assert.equal(await fromOnChain(tx.hash), VAULT0.toLowerCase());
 
       const sent = await signer.sendTransaction({ to: VAULT1, value: 5n });
-      const receipt = await sent.wait();
+      const receipt = await nextBlockIfStuck(stack.anvil.url, sent.wait());
       assert.equal(receipt?.status, 1);
       assert.equal(await fromOnChain(sent.hash), VAULT0.toLowerCase());
       assert.equal(await platformTransactions(), platformBefore + 3, "deploy, increment, send");

@@ -10,6 +10,8 @@ import assert from "node:assert/strict";
 import { startFixture } from "../support/emulator_fixture.ts";
 import { anvilCall } from "../support/rpc_stack.ts";
 import { CustodySigner } from "../../lib/rpc/custody.ts";
+import { SendSlots } from "../../lib/rpc/send_slot.ts";
+import { sendIdentity } from "../../lib/rpc/send_identity.ts";
 import {
   chainDifferences,
   NOT_ON_CHAIN,
@@ -96,6 +98,35 @@ Deno.test("the chain's transaction is compared field by field; a missing one is 
   );
   assert.match(chainDifferences({ ...chainTx, from: TO }, body, FROM, 7n)[0], /sender/);
   assert.match(chainDifferences({ ...chainTx, input: "0x" }, body, FROM, 7n)[0], /input data/);
+});
+
+Deno.test("an adopted transaction whose hash has not reached the node stops being waited for when the bridge stops", async () => {
+  // adoption() never calls the platform: no client is needed (a stand-in that throws if used)
+  const client = new Proxy({}, {
+    get() {
+      throw new Error("the platform was called");
+    },
+  }) as PlatformClient;
+  let lookups = 0;
+  const slots = new SendSlots({
+    client,
+    chainTransaction: () => {
+      lookups++;
+      return Promise.resolve(null); // the node does not have the hash (yet)
+    },
+  });
+  const adoption = slots.adoption(sendIdentity(31337n, FROM, 7n, body), body);
+  const stop = new AbortController();
+  const reason = new Error("the bridge is stopping");
+  setTimeout(() => stop.abort(reason), 600);
+  const t0 = performance.now();
+  await assert.rejects(
+    adoption.landed(record({ status: "COMPLETED", txHash: "0x" + "ab".repeat(32) }), stop.signal),
+    (e) => e === reason,
+  );
+  const waited = performance.now() - t0;
+  assert.ok(waited < 2_000, `waited ${waited} ms after the stop (it waits up to 15 s otherwise)`);
+  assert.ok(lookups >= 2, "it looked for the hash on the node while it waited");
 });
 
 Deno.test("another process creates a send for the same account at the same instant: the bridge cancels its own and refuses, naming the rival", async () => {

@@ -113,3 +113,91 @@ Deno.test("upstream: a 204 has no body; a 502 page that is not JSON is an Upstre
     return true;
   });
 });
+
+/**
+ * A node that reads each request by its `Content-Length` (as a real server
+ * does) and answers with the body it got, so a request whose head and body do
+ * not agree shows up as a wrong answer or a hang.
+ */
+function echoNode() {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const dec = new TextDecoder();
+  let connections = 0;
+  const loop = (async () => {
+    for await (const conn of listener) {
+      connections++;
+      (async () => {
+        let buf = new Uint8Array(0);
+        const more = async () => {
+          const chunk = new Uint8Array(64 * 1024);
+          const n = await conn.read(chunk);
+          if (n === null) return false;
+          const next = new Uint8Array(buf.length + n);
+          next.set(buf);
+          next.set(chunk.subarray(0, n), buf.length);
+          buf = next;
+          return true;
+        };
+        try {
+          for (;;) {
+            let end: number;
+            while ((end = dec.decode(buf).indexOf("\r\n\r\n")) === -1) if (!(await more())) return;
+            const head = dec.decode(buf.subarray(0, end)); // ASCII: string and byte offsets agree
+            const length = Number(/content-length: *(\d+)/i.exec(head)![1]);
+            while (buf.length < end + 4 + length) if (!(await more())) return;
+            const body = buf.slice(end + 4, end + 4 + length);
+            buf = buf.slice(end + 4 + length);
+            const answer = enc.encode(
+              JSON.stringify({ jsonrpc: "2.0", id: 1, result: dec.decode(body) }),
+            );
+            await conn.write(
+              enc.encode(`HTTP/1.1 200 OK\r\nContent-Length: ${answer.length}\r\n\r\n`),
+            );
+            await conn.write(answer);
+          }
+        } catch {
+          /* closed */
+        } finally {
+          try {
+            conn.close();
+          } catch { /* closed */ }
+        }
+      })();
+    }
+  })();
+  return {
+    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}/`,
+    connections: () => connections,
+    async stop() {
+      listener.close();
+      await loop.catch(() => {});
+    },
+  };
+}
+
+Deno.test("upstream: requests of every size and script on one kept-alive connection arrive whole (the reused write buffer)", async () => {
+  const n = echoNode();
+  const client = new UpstreamClient(n.url, { timeoutMs: 5_000 });
+  try {
+    // small after large after small, multi-byte characters (é: 2 bytes, 😀: 4), the limit of
+    // the reused buffer (16,384 UTF-16 units) on both sides, and one far above it
+    const bodies = [
+      '{"a":1}',
+      "é".repeat(16_384),
+      '{"b":2}',
+      "😀".repeat(8_192), // 16,384 units, 32,768 bytes
+      "x".repeat(16_385),
+      "€".repeat(300_000),
+      "z",
+    ];
+    for (const body of bodies) {
+      const answer = JSON.parse(await client.send(body));
+      assert.equal(answer.result.length, body.length);
+      assert.equal(answer.result, body);
+    }
+    assert.equal(n.connections(), 1);
+  } finally {
+    client.close();
+    await n.stop();
+  }
+});

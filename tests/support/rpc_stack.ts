@@ -83,6 +83,24 @@ export async function anvilCall(url: string, method: string, params: unknown[] =
 }
 
 /**
+ * `promise`, with one block mined on the anvil at `anvilUrl` if it has not settled within 3 s.
+ * ethers' `wait()` (and `waitForDeployment()`) checks the receipt once, then waits for the next
+ * block: when its check came in the moment between anvil accepting the transaction and mining
+ * it, a node that mines only on demand (anvil here; a real chain mines on) gives no next block,
+ * and `wait()` never returns (seen in CI: a run stuck for minutes, the receipt on chain).
+ */
+export async function nextBlockIfStuck<T>(anvilUrl: string, promise: Promise<T>): Promise<T> {
+  let mined: Promise<unknown> | undefined;
+  const timer = setTimeout(() => mined = anvilCall(anvilUrl, "evm_mine", []), 3_000);
+  try {
+    return await promise;
+  } finally {
+    clearTimeout(timer);
+    await mined;
+  }
+}
+
+/**
  * The transaction `hash` as anvil knows it, waiting (up to 15 s) until it is there: the bridge
  * answers a send with the hash once the platform has signed it (BROADCASTING), which may be a
  * moment before the platform's broadcast reaches the node — as on the real platform, whose

@@ -103,7 +103,8 @@ export const RUNTIME_FLAGS: readonly string[] = ["--unstable-no-legacy-abort"];
  * 10 s peaked at 93.6-96.0 MB instead of 105.6-117.4, but the emulator's
  * webhook deliveries were 5-18% slower in three `bench:gate` runs (9% with the
  * flag alone changed), and set at run time by the bridge alone (`node:v8`) it
- * did not lower the peak. Not adopted.
+ * did not lower the peak. So only `rpc` gets it, from the package's launcher:
+ * {@linkcode RPC_V8_FLAGS}.
  */
 export const V8_FLAGS: readonly string[] = ["--max-semi-space-size=2"];
 
@@ -115,26 +116,23 @@ export const V8_FLAGS: readonly string[] = ["--max-semi-space-size=2"];
  * its bridge runs with {@linkcode V8_FLAGS}.
  *
  * Why (issue 31): fanning a block out to 1,000 WebSocket subscribers starts
- * 1,000 socket writes at once; each write's promises (Deno's and ours) are
- * alive at the young-generation collection that the burst itself triggers,
- * and ~0.2-0.45 MB of them per poll of the node outlive a second one and are
- * promoted: the old generation grows by ~2 MB/s of garbage (the live heap
- * stays ~15 MB), and V8 collects it only at ~4 times the live size, ~63 MB.
- * `--heap-growing-percent=20` makes that limit the live size plus V8's
- * minimum step; semi-spaces of 1 MB keep the young generation's own
- * footprint small. Measured on the fan-out (`scripts/bench/ws_fanout.ts 1000
- * 10`, bridge peak RSS): see docs/rpc.md's "Memory". The emulator, whose
- * webhook deliveries these flags slowed by 5-18%, keeps {@linkcode V8_FLAGS}.
+ * 1,000 socket writes at once; their promises (Deno's and ours) are alive at
+ * the young-generation collections of the burst, and 0.2-0.45 MB per poll of
+ * the node is promoted (V8's `--trace-gc-nvp`): the old generation grows by
+ * ~2 MB/s of garbage while the live heap stays ~15 MB (measured with forced
+ * collections), and V8's first limit after start-up is ~63 MB, so nothing
+ * collects it within a 10 s run. `--heap-growing-percent=20` at start-up
+ * lowers that limit; set at run time it did not do the same (one run: 102
+ * MB). `--max-semi-space-size=1` beside it peaked lower (91-93 MB) but cost
+ * the bridge's HTTP pass-through 16% (`bench:gate --only fanout,http` with
+ * `BRIDGE_V8_FLAGS`, all 6 pairs worse). Measured on the fan-out
+ * (`scripts/bench/ws_fanout.ts 1000 10`, bridge peak RSS): see docs/rpc.md's
+ * "Memory". The emulator keeps {@linkcode V8_FLAGS}.
  */
 export const RPC_V8_FLAGS: readonly string[] = [
-  "--max-semi-space-size=1",
+  "--max-semi-space-size=2",
   "--heap-growing-percent=20",
 ];
-
-/** The V8 flags the package runs a command with: {@linkcode RPC_V8_FLAGS} for `rpc`, else {@linkcode V8_FLAGS}. */
-export function v8FlagsOf(command: string | undefined): readonly string[] {
-  return command === "rpc" ? RPC_V8_FLAGS : V8_FLAGS;
-}
 
 /**
 /**

@@ -69,7 +69,7 @@ function denoBinary() {
 function launch(prefix) {
   const program = path.join(__dirname, "program", "service.js");
   const argv = [...prefix, ...process.argv.slice(2)];
-  // the command is the first argument (v8FlagsOf in scripts/bundle.ts)
+  // the command is the first argument
   const flags = argv[0] === "rpc" ? RPC_V8_FLAGS : V8_FLAGS;
   const v8 = flags.length ? [`--v8-flags=${flags.join(",")}`] : [];
   const args = ["run", ...PERMISSIONS, ...v8, ...LAUNCH_FLAGS, program];

@@ -10,11 +10,10 @@ import { type Command, groupVerbs, leaf } from "./command.ts";
 import { CliError } from "./errors.ts";
 import { EmulatorConfigError } from "../emulator/errors.ts";
 import type { EmulatorOptions, RunningEmulator } from "../emulator/mod.ts";
+// the emulator itself is loaded only when it starts (below); this module is small
+import { MAX_CUSTODY_DELAY_MS } from "../emulator/transactions/custody_delays.ts";
 import { writeAll } from "./output.ts";
 import { STOP_SIGNALS, whenStopped } from "./stop_signals.ts";
-
-/** The longest custody delay a flag accepts: 24 hours (as the emulator's `MAX_CUSTODY_DELAY_MS`). */
-const MAX_DELAY_MS = 24 * 3_600_000;
 
 /**
  * The flags of `service emulator`; `--approvalDelay` and `--signingDelay` (a custody platform's
@@ -85,7 +84,7 @@ export const emulatorFlags = {
   approvalDelay: {
     type: "durationRange",
     min: 0,
-    max: MAX_DELAY_MS,
+    max: MAX_CUSTODY_DELAY_MS,
     placeholder: "DURATION|MIN-MAX",
     description:
       "Every new transaction waits this long in PENDING_AUTHORIZATION (an approval policy), e.g. 2m or 30s-3m (default: none).",
@@ -93,7 +92,7 @@ export const emulatorFlags = {
   signingDelay: {
     type: "durationRange",
     min: 0,
-    max: MAX_DELAY_MS,
+    max: MAX_CUSTODY_DELAY_MS,
     placeholder: "DURATION|MIN-MAX",
     description:
       "Every transaction waits this long in PENDING_SIGNATURE before it is signed (MPC signing), e.g. 5s-20s (default: none).",

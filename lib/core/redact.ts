@@ -74,7 +74,7 @@ export function rememberSecret(value: string | undefined): void {
   // A PEM's body lines, not its armour ("-----BEGIN PRIVATE KEY-----" is no secret).
   const parts = value.split(/\s+/).filter((p) => p.length >= MIN_PART && !p.includes("-----"));
   for (const part of parts) {
-    if (part.length < 4 || seen.has(part)) continue;
+    if (seen.has(part)) continue; // (every part is at least MIN_PART long)
     seen.add(part);
     add(part, 1);
   }

@@ -13,7 +13,10 @@
  * requests/s, an added p50 at most 2.5x nginx's. Also the CPU each target's
  * processes and anvil's spent per request in the 16-connection runs (µs): on
  * a shared 2-core machine requests/s is what all the processes' CPU allows,
- * so this figure moves less with the machine's other load.
+ * so this figure moves less with the machine's other load. The fifth target,
+ * "Deno floor" (`deno_forwarder.ts`: `Deno.serve` and the bridge's node client,
+ * nothing else), shows what the runtime itself costs: the bridge's ratios to it
+ * are printed too (no target; context for the three above).
  *
  * Usage: deno run -A scripts/bench/passthrough_peers.ts [rounds=3] [seconds=5]
  * nginx, haproxy and wrk come from the system's packages, installed with
@@ -26,7 +29,7 @@
 import { startAnvil } from "../../tests/support/tools.ts";
 import { offlineBridgeFlags, startBridgeProcess, tempPrivateKey } from "../../tests/support/rpc.ts";
 import { benchProgram } from "./program.ts";
-import { startHaproxy, startNginx } from "./proxies.ts";
+import { startDenoForwarder, startHaproxy, startNginx } from "./proxies.ts";
 import { wrk } from "./wrk.ts";
 import { treeCpuMs } from "./proc.ts";
 
@@ -98,6 +101,7 @@ try {
       pid: bridge.process.pid,
       stop: async () => void await bridge.stop(),
     },
+    await startDenoForwarder(anvilPort),
   );
   for (const p of peers) await run(p.url, 16); // warm-up (JIT, upstream connections)
   const rps: Record<string, number[]> = {};
@@ -159,6 +163,14 @@ try {
   line("bridge / nginx req/s", vsNginx, 0.95);
   line("bridge / HAProxy req/s", vsHaproxy, 0.8);
   line("bridge / nginx added p50 (1 connection)", addedVsNginx, 2.5, true);
+  // the runtime's floor: how far the bridge is from the smallest Deno forwarder, and how far
+  // that one is from nginx (no target: context for the three above)
+  const floor = (what: string, ratios: number[]) =>
+    console.log(`${what}: ${median(ratios).toFixed(2)}x (rounds ${range(ratios, 2)})`);
+  floor("Deno floor / nginx req/s", perRound("Deno floor", "nginx", rps));
+  floor("Deno floor / nginx added p50", perRound("Deno floor", "nginx", added));
+  floor("bridge / Deno floor req/s", perRound("bridge", "Deno floor", rps));
+  floor("bridge / Deno floor added p50", perRound("bridge", "Deno floor", added));
   const both = (name: string) => cpu[name].map((c, i) => c + anvilCpu[name][i]);
   console.log(
     `CPU per request, the proxy's own + anvil's (µs, median): bridge ${
@@ -167,6 +179,8 @@ try {
       median(anvilCpu.nginx).toFixed(1)
     }, HAProxy ${median(cpu.HAProxy).toFixed(1)} + ${
       median(anvilCpu.HAProxy).toFixed(1)
+    }, Deno floor ${median(cpu["Deno floor"]).toFixed(1)} + ${
+      median(anvilCpu["Deno floor"]).toFixed(1)
     }; bridge / nginx, both: ${(median(both("bridge")) / median(both("nginx"))).toFixed(2)}x`,
   );
 } finally {

@@ -61,7 +61,9 @@ async function start(
   args: (dir: string, port: number) => Promise<string[]>,
   description: string,
 ): Promise<Proxy> {
-  const dir = await Deno.makeTempDir({ prefix: `bench-${name.toLowerCase()}-` });
+  const dir = await Deno.makeTempDir({
+    prefix: `bench-${name.toLowerCase().replace(/\W+/g, "-")}-`,
+  });
   const port = freePort();
   const child = new Deno.Command(binary, {
     args: await args(dir, port),
@@ -143,4 +145,26 @@ backend node
     );
     return ["-db", "-f", `${dir}/haproxy.cfg`];
   }, "HAProxy, 1 thread, http-reuse always");
+}
+
+/**
+ * The runtime's floor in front of `upstreamPort`: `deno_forwarder.ts` (the
+ * smallest Deno forwarder, through the bridge's node client), run by this Deno.
+ */
+export function startDenoForwarder(upstreamPort: number): Promise<Proxy> {
+  const script = new URL("./deno_forwarder.ts", import.meta.url).pathname;
+  return start(
+    "Deno floor",
+    Deno.execPath(),
+    (_dir, port) =>
+      Promise.resolve([
+        "run",
+        "--allow-net",
+        "--no-prompt",
+        script,
+        `http://127.0.0.1:${upstreamPort}/`,
+        String(port),
+      ]),
+    "Deno.serve + the bridge's node client, nothing else",
+  );
 }

@@ -78,7 +78,8 @@ export const resendAllCommand = leaf({
       default: 4,
       min: 1,
       max: 32,
-      description: "One by one: resends in flight at once.",
+      description:
+        "One by one: resends in flight at once (--dryRun resends nothing and ignores it).",
     },
   },
   examples: [

@@ -103,9 +103,36 @@ export const RUNTIME_FLAGS: readonly string[] = ["--unstable-no-legacy-abort"];
  * 10 s peaked at 93.6-96.0 MB instead of 105.6-117.4, but the emulator's
  * webhook deliveries were 5-18% slower in three `bench:gate` runs (9% with the
  * flag alone changed), and set at run time by the bridge alone (`node:v8`) it
- * did not lower the peak. Not adopted.
+ * did not lower the peak. So only `rpc` gets it, from the package's launcher:
+ * {@linkcode RPC_V8_FLAGS}.
  */
 export const V8_FLAGS: readonly string[] = ["--max-semi-space-size=2"];
+
+/**
+ * V8 flags of `rpc` (the bridge) in place of {@linkcode V8_FLAGS}, where the
+ * program is started per command: the npm package's launcher picks them
+ * when the command is `rpc` (also as `service-json-rpc`). The release binary
+ * carries one set of flags for every command (`deno compile --v8-flags`), so
+ * its bridge runs with {@linkcode V8_FLAGS}.
+ *
+ * Why (issue 31): fanning a block out to 1,000 WebSocket subscribers starts
+ * 1,000 socket writes at once; their promises (Deno's and ours) are alive at
+ * the young-generation collections of the burst, and 0.2-0.45 MB per poll of
+ * the node is promoted (V8's `--trace-gc-nvp`): the old generation grows by
+ * ~2 MB/s of garbage while the live heap stays ~15 MB (measured with forced
+ * collections), and V8's first limit after start-up is ~63 MB, so nothing
+ * collects it within a 10 s run. `--heap-growing-percent=20` at start-up
+ * lowers that limit; set at run time it did not do the same (one run: 102
+ * MB). `--max-semi-space-size=1` beside it peaked lower (91-93 MB) but cost
+ * the bridge's HTTP pass-through 16% (`bench:gate --only fanout,http` with
+ * `BRIDGE_V8_FLAGS`, all 6 pairs worse). Measured on the fan-out
+ * (`scripts/bench/ws_fanout.ts 1000 10`, bridge peak RSS): see docs/rpc.md's
+ * "Memory". The emulator keeps {@linkcode V8_FLAGS}.
+ */
+export const RPC_V8_FLAGS: readonly string[] = [
+  "--max-semi-space-size=2",
+  "--heap-growing-percent=20",
+];
 
 /**
 /**

@@ -28,6 +28,7 @@ import {
   type ProductionAddresses,
   productionAddresses,
   ROOT,
+  RPC_V8_FLAGS,
   RUNTIME_FLAGS,
   V8_FLAGS,
 } from "./bundle.ts";
@@ -110,6 +111,7 @@ export async function pack(
   const launcher = (await Deno.readTextFile(`${ROOT}scripts/npm/launch.cjs`))
     .replace("__PERMISSIONS__", JSON.stringify(PERMISSIONS))
     .replace("__V8_FLAGS__", JSON.stringify(V8_FLAGS))
+    .replace("__RPC_V8_FLAGS__", JSON.stringify(RPC_V8_FLAGS))
     .replace("__LAUNCH_FLAGS__", JSON.stringify([...LAUNCH_FLAGS, ...RUNTIME_FLAGS]));
   await Deno.writeTextFile(`${dir}lib/launch.cjs`, launcher);
   await Deno.writeTextFile(`${dir}bin/service.cjs`, binScript([]), { mode: 0o755 });

@@ -219,7 +219,7 @@ async function bridgeOf(
   side: Side,
   args: string[],
 ): Promise<BridgeProcess & { close(): Promise<void> }> {
-  const b = await startBridgeProcess(args, {}, side.program.args);
+  const b = await startBridgeProcess(args, {}, side.program.rpcArgs);
   return { ...b, close: own(() => b.stop()) };
 }
 
@@ -356,9 +356,9 @@ async function startupFigure(sides: readonly [Side, Side]): Promise<Figure[]> {
   const key = await tempPrivateKey();
   own(() => Deno.remove(key));
   const args = ["rpc", "--http", ...offlineBridgeFlags(key, anvil.url), "--", "true"];
-  for (const s of sides) await wallMs(s.program.args, args); // warm Deno's caches
+  for (const s of sides) await wallMs(s.program.rpcArgs, args); // warm Deno's caches
   const { pairs, repeat } = SIZES.startup;
-  const result = await paired(sides, pairs, "lower", (s) => wallMs(s.program.args, args), {
+  const result = await paired(sides, pairs, "lower", (s) => wallMs(s.program.rpcArgs, args), {
     repeat,
   });
   return [{
@@ -550,6 +550,7 @@ async function main(): Promise<number> {
     own(() => nowProgram.cleanup());
     console.log(`program REF: deno ${refProgram.args.join(" ")}`);
     console.log(`program now: deno ${nowProgram.args.join(" ")}`);
+    console.log(`rpc's V8 flags: REF ${refProgram.rpcV8Flags}, now ${nowProgram.rpcV8Flags}`);
     console.log(
       `pairs alternate the order (REF first, then now first, ...); load average ${
         load0.toFixed(1)

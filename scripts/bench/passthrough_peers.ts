@@ -89,7 +89,7 @@ try {
   const bridge = await startBridgeProcess(
     [...offlineBridgeFlags(key, anvil.url), "--http"],
     {},
-    program.args,
+    program.rpcArgs,
   );
   peers.push(
     { name: "anvil alone", url: anvil.url, pid: anvil.process.pid, stop: () => Promise.resolve() },

@@ -119,7 +119,7 @@ async function main(): Promise<void> {
         const b = await startBridgeProcess(
           [...stack.flags, "--http", "--quiet", "--vaultAccountIds", "0"],
           {},
-          program.args,
+          program.rpcArgs,
         );
         try {
           const t0 = performance.now();

@@ -56,8 +56,11 @@ async function main(): Promise<void> {
   const anvil = await startAnvil();
   const key = await tempPrivateKey();
   const flags = [...offlineBridgeFlags(key, anvil.url)];
-  const argv = (args: string[]) => [...program.args, ...args];
-  const wall = (args: string[]) => wallMs(program.args, args);
+  // as the package's launcher runs them: rpc with its own V8 flags
+  const argv = (
+    args: string[],
+  ) => [...(args[0] === "rpc" ? program.rpcArgs : program.args), ...args];
+  const wall = (args: string[]) => wallMs(args[0] === "rpc" ? program.rpcArgs : program.args, args);
 
   /** Spawn to first answer through the bridge, and its RSS once idle. */
   async function firstAnswer(): Promise<{ ms: number; rssMb: number }> {

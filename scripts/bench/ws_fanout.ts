@@ -13,7 +13,7 @@
  *    backpressure work an IPC client took it from 127 MB to 898 MB).
  *
  * The bridge runs as the npm package runs it (`program.ts`: the bundle, the
- * package's permissions and V8 flags; `BRIDGE_SOURCE=1` and `BRIDGE_V8_FLAGS`
+ * package's permissions and `rpc`'s V8 flags; `BRIDGE_SOURCE=1` and `BRIDGE_V8_FLAGS`
  * change that), started once first to warm Deno's caches.
  *
  * Usage: deno run -A scripts/bench/ws_fanout.ts [subscribers=1000] [seconds=10]
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
   const anvil = await startAnvil(["--block-time", "0.1"]);
   const key = await tempPrivateKey();
   const prog = await benchProgram();
-  const program = prog.args;
+  const program = prog.rpcArgs;
   // A first run of new code fills Deno's caches (dependency analysis, V8's code cache) and peaks
   // higher (measured: 74 MB idle against 58 MB); users run warm after their first start.
   await (await startBridgeProcess([...offlineBridgeFlags(key, anvil.url), "--http"], {}, program))
@@ -160,7 +160,7 @@ async function main(): Promise<void> {
     await direct.close();
     console.log(
       `newHeads fan-out: ${subscribers} subscribers, blocks ${from}..${to}, bridge: ${prog.description}, V8 flags: ${
-        prog.v8Flags || "V8's defaults"
+        prog.rpcV8Flags || "V8's defaults"
       }`,
     );
     console.table([{

@@ -53,9 +53,9 @@ const program = await benchProgram();
 const bridge = await startBridgeProcess(
   [...offlineBridgeFlags(key, anvil.url), "--http"],
   {},
-  program.args,
+  program.rpcArgs,
 );
-console.log(`bridge: ${program.description}, V8 flags: ${program.v8Flags || "V8's defaults"}`);
+console.log(`bridge: ${program.description}, V8 flags: ${program.rpcV8Flags || "V8's defaults"}`);
 const anvilWs = `ws://127.0.0.1:${anvil.port}`;
 const bridgeWs = bridge.address.replace(/^http:/, "ws:");
 try {

@@ -3,7 +3,8 @@
  * runtime that npm installed from the registry as this package's optional
  * dependency for this platform (`@deno/<platform>`), and runs the bundled
  * program (`program/service.js`, beside this file, with its chunks) with it: the same permissions
- * and V8 flags as the release binary, arguments as given, standard streams inherited, the
+ * and V8 flags as the release binary (but `rpc`'s own V8 flags for `rpc`: RPC_V8_FLAGS in
+ * scripts/bundle.ts), arguments as given, standard streams inherited, the
  * child's exit code returned, and SIGINT/SIGTERM/SIGHUP passed on. Nothing is
  * fetched at run time. Copied into the package by `scripts/pack.ts`.
  */
@@ -27,6 +28,9 @@ const PERMISSIONS = __PERMISSIONS__;
 
 /** Same list as V8_FLAGS in scripts/bundle.ts (pack.ts fills it in). */
 const V8_FLAGS = __V8_FLAGS__;
+
+/** Same list as RPC_V8_FLAGS in scripts/bundle.ts: the V8 flags of `rpc` (pack.ts fills it in). */
+const RPC_V8_FLAGS = __RPC_V8_FLAGS__;
 
 /** LAUNCH_FLAGS and RUNTIME_FLAGS of scripts/bundle.ts (pack.ts fills them in). */
 const LAUNCH_FLAGS = __LAUNCH_FLAGS__;
@@ -64,9 +68,12 @@ function denoBinary() {
 /** Runs the program with `prefix` (e.g. `["rpc"]`) before the user's arguments. */
 function launch(prefix) {
   const program = path.join(__dirname, "program", "service.js");
-  const v8 = V8_FLAGS.length ? [`--v8-flags=${V8_FLAGS.join(",")}`] : [];
+  const argv = [...prefix, ...process.argv.slice(2)];
+  // the command is the first argument
+  const flags = argv[0] === "rpc" ? RPC_V8_FLAGS : V8_FLAGS;
+  const v8 = flags.length ? [`--v8-flags=${flags.join(",")}`] : [];
   const args = ["run", ...PERMISSIONS, ...v8, ...LAUNCH_FLAGS, program];
-  const child = spawn(denoBinary(), [...args, ...prefix, ...process.argv.slice(2)], {
+  const child = spawn(denoBinary(), [...args, ...argv], {
     stdio: "inherit",
     env: { DENO_NO_UPDATE_CHECK: "1", ...process.env },
   });

@@ -17,6 +17,7 @@ export { BadRequestError, ConflictError, NotFoundError } from "./errors.ts";
 export { hostnameOf, isLoopbackBind, isLoopbackHost, sameText } from "./loopback.ts";
 export { blockedPortReason } from "./blocked_ports.ts";
 export { MinHeap } from "./min_heap.ts";
+export { nextMacrotask } from "./macrotask.ts";
 export { signalExitCode } from "./signals.ts";
 export { RsaSigner, RsaVerifier } from "./rsa.ts";
 export type { RsaAlg } from "./rsa.ts";

@@ -13,7 +13,7 @@
  * @module
  */
 
-import { concatBytes } from "../../core/mod.ts";
+import { concatBytes, nextMacrotask } from "../../core/mod.ts";
 import { CsvReader, splitCsvLine } from "./csv.ts";
 import { DeliveryLogError, InvalidLineError } from "./delivery_log_error.ts";
 import { decompressIfGzip } from "./gzip.ts";
@@ -174,7 +174,7 @@ export async function readDeliveryLog(
   for await (const chunk of decompressIfGzip(chunks)) {
     if (performance.now() >= nextYield) {
       // a macrotask turn: signal listeners run (a read of a huge input is stoppable)
-      await new Promise((r) => setTimeout(r, 0));
+      await nextMacrotask();
       nextYield = performance.now() + YIELD_EVERY_MS;
     }
     let start = 0;

@@ -149,11 +149,10 @@ class HttpConnection extends NodeConnection {
 
   /**
    * Sends `prefix` (the head up to `Content-Length: `), the body's length and
-   * `body` in one write from the reused buffer; `undefined` when the body is
-   * too large for it (the caller then sends it in parts).
+   * `body` (at most {@linkcode SMALL_REQUEST_UNITS} long) in one write from the
+   * reused buffer.
    */
-  sendSmall(prefix: string, prefixBytes: number, body: string): Promise<string> | undefined {
-    if (body.length > SMALL_REQUEST_UNITS) return undefined;
+  sendSmall(prefix: string, prefixBytes: number, body: string): Promise<string> {
     const room = headRoom(prefixBytes);
     const out = this.#out ??= new Uint8Array(room + SMALL_REQUEST_UNITS * 3);
     const written = encoder.encodeInto(body, out.subarray(room)).written;
@@ -532,7 +531,7 @@ export class UpstreamClient extends PooledUpstream<HttpConnection> {
       const prefix = this.#headPrefix;
       const prefixBytes = this.#headPrefixBytes;
       return await this.exchange(
-        (c) => c.sendSmall(prefix, prefixBytes, body)!,
+        (c) => c.sendSmall(prefix, prefixBytes, body),
         (c) => c.uses > 1,
       );
     }

@@ -38,21 +38,10 @@
  */
 
 import { parseArgs } from "node:util";
+import { seededRandom } from "../../tests/support/seeded_random.ts";
 import { benchProgram, type Program } from "./program.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
-
-/** Deterministic pseudo-random numbers (no Math.random: the same log each run). */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The size of a generated log, and the optional file of its first lines. */
 export interface LogShape {
@@ -72,7 +61,7 @@ export async function generate(path: string, shape: LogShape): Promise<void> {
   const LINES = shape.lines;
   const ENDPOINTS = shape.endpoints;
   const SMALL = shape.small ? Math.min(shape.small.lines, LINES) : 0;
-  const rnd = rng(42);
+  const rnd = seededRandom(42); // the same log each run
   const enc = new TextEncoder();
   const big = await Deno.open(path, { write: true, create: true, truncate: true });
   const small = shape.small

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { httpRpc } from "../support/rpc.ts";
 import { anvilCall, type Stack, startStack, VAULT0 } from "../support/rpc_stack.ts";
 import * as admin from "../support/slow_custody.ts";
+import { seededRandom } from "../support/seeded_random.ts";
 
 let stack: Stack;
 
@@ -24,17 +25,6 @@ const faultsInForce = () => admin.faultsInForce(stack);
 const clearFaults = () => admin.clearFaults(stack);
 /** Platform transactions whose externalTxId starts with `prefix`. */
 const platformTransactions = (prefix: string) => admin.transactionsWithPrefix(stack, prefix);
-
-/** A deterministic PRNG (mulberry32) so a failure can be replayed. */
-function rng(seed: number): () => number {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 Deno.test("50 sends under 30% 5xx/429 and dropped-after-commit creates: exactly 50 transactions", async () => {
   const prefix = `faults-${crypto.randomUUID().slice(0, 8)}-`;
@@ -53,7 +43,7 @@ Deno.test("50 sends under 30% 5xx/429 and dropped-after-commit creates: exactly 
     await anvilCall(stack.anvil.url, "eth_getTransactionCount", [VAULT0, "latest"]),
   );
   const balanceBefore = BigInt(await anvilCall(stack.anvil.url, "eth_getBalance", [to, "latest"]));
-  const random = rng(20261122);
+  const random = seededRandom(20261122); // a failure can be replayed
   let injected5xx = 0;
   let injectedDrops = 0;
   try {

@@ -27,20 +27,14 @@ import { DeliveryLogError, InvalidLineError } from "../../lib/webhooks/log/deliv
 import { parseFlags } from "../../lib/cli/flags.ts";
 import { run, UsageError } from "../../lib/cli/mod.ts";
 import { memoryIo } from "../support/memory_io.ts";
+import { seededRandom } from "../support/seeded_random.ts";
 import { concatBytes } from "../../lib/core/mod.ts";
 
 const SEED = Number(Deno.env.get("SERVICE_FUZZ_SEED") ?? 0x5eed14);
 
-/** mulberry32: a small seeded PRNG (independent of Math.random). */
+/** A seeded generator (`seededRandom`) with its helpers. */
 function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   const int = (n: number) => Math.floor(next() * n);
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)];
   return { next, int, pick };

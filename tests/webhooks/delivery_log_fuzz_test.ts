@@ -11,37 +11,20 @@ import assert from "node:assert/strict";
 import {
   copyRecord,
   emptyRecord,
+  LOG_FIELDS,
   type LogRecord,
   parseJsonLine,
 } from "../../lib/webhooks/log/log_record.ts";
 import { NdjsonScanner } from "../../lib/webhooks/log/ndjson_scanner.ts";
 import { readDeliveryLog } from "../../lib/webhooks/log/delivery_log.ts";
 import type { InvalidLineError } from "../../lib/webhooks/log/delivery_log_error.ts";
+import { seededRandom } from "../support/seeded_random.ts";
 
 const enc = new TextEncoder();
 const utf8 = new TextDecoder();
 
-/** Deterministic pseudo-random numbers in [0, 1). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const KEYS = [
-  "webhookId",
-  "sentTime",
-  "time",
-  "responseCode",
-  "failureReason",
-  "notificationId",
-  "action",
-  "duration",
+  ...LOG_FIELDS,
   // keys one byte off a known key, and others
   "webhookI",
   "webhookIdx",
@@ -247,7 +230,7 @@ function scanned(bytes: Uint8Array, line: number): { got: LogRecord | string; by
 }
 
 function generated(seed: number, n: number): Uint8Array[] {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const lines: Uint8Array[] = [];
   for (let i = 0; i < n; i++) {
     const line = enc.encode(oddLine(r));

@@ -29,7 +29,7 @@ import {
   upstreamRequest,
   upstreamText,
 } from "./protocol.ts";
-import { messageOf, toHex } from "../core/mod.ts";
+import { messageOf, nextMacrotask, toHex } from "../core/mod.ts";
 import { type Upstream, UpstreamError } from "./upstream.ts";
 import { UpstreamBatcher } from "./upstream_batcher.ts";
 
@@ -430,7 +430,7 @@ export class Dispatcher {
     ]);
     clearTimeout(timer);
     // the transports write each answer once its promise resolves: let them
-    await new Promise((r) => setTimeout(r, 0));
+    await nextMacrotask();
   }
 
   async #batch(

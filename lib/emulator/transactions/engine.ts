@@ -31,6 +31,7 @@ import {
   BadRequestError,
   ConflictError,
   isFinalTransactionStatus,
+  nextMacrotask,
   NotFoundError,
 } from "../../core/mod.ts";
 import { transactionFault } from "../faults/apply.ts";
@@ -217,7 +218,8 @@ export class TransactionEngine {
 
   #schedule(id: string): void {
     if (this.#stopped) return;
-    const task: Promise<void> = new Promise<void>((r) => setTimeout(r, 0))
+    // one event-loop turn, not `setTimeout(0)` (~2 ms in Deno 2.9, paid at every step of every walk)
+    const task: Promise<void> = nextMacrotask()
       .then(() => this.#advance(id))
       .catch((e) => {
         this.#ctx.log(`transaction ${id}: internal error: ${(e as Error)?.stack ?? e}`);

@@ -82,6 +82,15 @@ export interface RequestInfo {
    */
   readonly clientGone: AbortSignal;
   /**
+   * Resolves when the next request on this request's connection starts;
+   * never, if none comes. HTTP/1.1 answers a connection's requests in order,
+   * and both servers here start a request only once the answer before it is
+   * written whole: so then this request's answer was written to a client
+   * still connected (a client that gives up closes its connection). Made
+   * only when read.
+   */
+  readonly nextRequest: Promise<void>;
+  /**
    * Whether one more WebSocket may be opened: WebSockets may hold at most
    * three quarters of the connection cap (they are not shed: one is closed
    * only after a ping goes unanswered), which keeps room for plain
@@ -138,15 +147,23 @@ const lateUpgrade: RequestInfo["upgradeWebSocket"] = () => {
  */
 class LaterRequestInfo implements RequestInfo {
   readonly #request: Request;
+  readonly #connection: Guarded;
+  readonly #turn: number;
   /** See {@linkcode RequestInfo.canUpgrade}. */
   readonly canUpgrade: () => boolean;
-  constructor(request: Request, canUpgrade: () => boolean) {
+  constructor(request: Request, canUpgrade: () => boolean, connection: Guarded) {
     this.#request = request;
     this.canUpgrade = canUpgrade;
+    this.#connection = connection;
+    this.#turn = connection.turns;
   }
   /** See {@linkcode RequestInfo.clientGone}. */
   get clientGone(): AbortSignal {
     return this.#request.signal;
+  }
+  /** See {@linkcode RequestInfo.nextRequest}. */
+  get nextRequest(): Promise<void> {
+    return nextRequestOf(this.#connection, this.#turn);
   }
   /** Never called: a later request cannot be upgraded ({@linkcode lateUpgrade}). */
   upgraded(): UpgradedConnection {
@@ -154,6 +171,17 @@ class LaterRequestInfo implements RequestInfo {
   }
   /** See {@linkcode lateUpgrade}. */
   upgradeWebSocket = lateUpgrade;
+}
+
+/**
+ * {@linkcode RequestInfo.nextRequest} of the request of turn `turn` (its
+ * number on connection `g`): resolved if a later one started, else one
+ * promise per connection for its next turn.
+ */
+function nextRequestOf(g: Guarded, turn: number): Promise<void> {
+  if (g.turns > turn) return Promise.resolve();
+  g.nextRequest ??= Promise.withResolvers<void>();
+  return g.nextRequest.promise;
 }
 
 /** What a WebSocket's handler tells the server about its connection. */
@@ -195,10 +223,15 @@ export function serveBounded(
   const onError = options.onError ??
     (() => new Response("Internal server error.", { status: 500 }));
 
-  /** Marks a request's start on `g`. */
+  /** Marks a request's start on `g` (and tells who waits for it: {@linkcode RequestInfo.nextRequest}). */
   const begin = (g: Guarded) => {
     g.inflight++;
     g.lastActive = Date.now();
+    g.turns++;
+    if (g.nextRequest !== undefined) {
+      g.nextRequest.resolve();
+      g.nextRequest = undefined;
+    }
   };
   /** Marks its end: the connection is served and idle from now on (if nothing else is in flight). */
   const end = (g: Guarded) => {
@@ -210,44 +243,50 @@ export function serveBounded(
   let webSockets = 0;
   const canUpgrade = () => webSockets < maxWebSockets;
   /** The info of a connection's first requests on `g` (served by `http1.ts`). */
-  const infoOf = (g: Guarded, { clientGone, upgradeWebSocket }: Http1Request): RequestInfo => ({
-    clientGone,
-    upgradeWebSocket,
-    canUpgrade,
-    upgraded(socket) {
-      // Not shed, not timed out: Deno pings it and closes it when no pong comes.
-      g.exempt = true;
-      g.pinned = true;
-      webSockets++;
-      let counted = true;
-      const gone = () => {
-        if (!counted) return;
-        counted = false;
-        webSockets--;
-        guard.forget(g);
-      };
-      if (socket.readyState === WebSocket.CLOSED) gone();
-      else {
-        socket.addEventListener("close", gone, { once: true });
-        // an upgrade that fails (the client left first) ends with an error and no close event
-        socket.addEventListener("error", () => {
-          if (socket.readyState !== WebSocket.OPEN && socket.readyState !== WebSocket.CLOSING) {
-            gone();
-          }
-        });
-      }
-      g.close = () => {
-        try {
-          socket.close(1001, "closed by the server (too many connections, or stopping)");
-        } catch { /* closing */ }
-      };
-      return {
-        touch: () => {
-          g.lastActive = Date.now();
-        },
-      };
-    },
-  });
+  const infoOf = (g: Guarded, { clientGone, upgradeWebSocket }: Http1Request): RequestInfo => {
+    const turn = g.turns;
+    return {
+      clientGone,
+      upgradeWebSocket,
+      canUpgrade,
+      get nextRequest() {
+        return nextRequestOf(g, turn);
+      },
+      upgraded(socket) {
+        // Not shed, not timed out: Deno pings it and closes it when no pong comes.
+        g.exempt = true;
+        g.pinned = true;
+        webSockets++;
+        let counted = true;
+        const gone = () => {
+          if (!counted) return;
+          counted = false;
+          webSockets--;
+          guard.forget(g);
+        };
+        if (socket.readyState === WebSocket.CLOSED) gone();
+        else {
+          socket.addEventListener("close", gone, { once: true });
+          // an upgrade that fails (the client left first) ends with an error and no close event
+          socket.addEventListener("error", () => {
+            if (socket.readyState !== WebSocket.OPEN && socket.readyState !== WebSocket.CLOSING) {
+              gone();
+            }
+          });
+        }
+        g.close = () => {
+          try {
+            socket.close(1001, "closed by the server (too many connections, or stopping)");
+          } catch { /* closing */ }
+        };
+        return {
+          touch: () => {
+            g.lastActive = Date.now();
+          },
+        };
+      },
+    };
+  };
 
   // Closing a connection aborts its server's signal. When the client has just gone and its
   // server has not yet said so, the runtime's abort listener throws BadResource, reported as
@@ -278,7 +317,7 @@ export function serveBounded(
       begin(g);
       let response: Response;
       try {
-        response = await handler(request, new LaterRequestInfo(request, canUpgrade));
+        response = await handler(request, new LaterRequestInfo(request, canUpgrade, g));
       } catch (e) {
         response = onError(e);
       }
@@ -362,6 +401,9 @@ export function serveBounded(
   });
 }
 
+/** A promise that never settles. */
+const NEVER = new Promise<void>(() => {});
+
 /** `Deno.serve`, for a runtime without either per-connection server: no connection bounds. */
 function serveUnbounded(
   handler: BoundedHandler,
@@ -384,6 +426,7 @@ function serveUnbounded(
       }, (request) =>
         handler(request, {
           clientGone: request.signal,
+          nextRequest: NEVER, // not known here
           canUpgrade: () => true,
           upgraded: () => ({ touch() {} }),
           upgradeWebSocket: denoUpgrade,

@@ -59,6 +59,13 @@ export interface Guarded {
   closed: boolean;
   /** Closes the connection. */
   close: () => void;
+  /** Requests started on it (`bounded_server.ts`: the turn of each request). */
+  turns: number;
+  /**
+   * Resolved when the connection's next request starts (made only when asked
+   * for: `bounded_server.ts`'s `RequestInfo.nextRequest`).
+   */
+  nextRequest?: PromiseWithResolvers<void>;
 }
 
 /** Options of {@linkcode ConnectionGuard}. */
@@ -106,6 +113,7 @@ export class ConnectionGuard {
       served: false,
       exempt: false,
       pinned: false,
+      turns: 0,
       closed: false,
       close,
     };

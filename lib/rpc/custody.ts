@@ -32,7 +32,7 @@ import {
   type PlatformTransactionOptions,
   PlatformTransactions,
 } from "./platform_transaction.ts";
-import { SendBook, type SendWatch } from "./send_book.ts";
+import { SendBook, type SendClient, type SendWatch } from "./send_book.ts";
 import { SendProgress } from "./send_progress.ts";
 
 /**
@@ -163,12 +163,12 @@ export class CustodySigner implements Signer {
   /**
    * `eth_sendTransaction`: resolves with the transaction hash. A request
    * identical to a send under way joins it (see `send_book.ts`);
-   * `clientGone` is aborted when the client that asked has gone.
+   * `client` tells when the client that asked has gone.
    */
   async sendTransaction(
     tx: Record<string, unknown>,
     signal?: AbortSignal,
-    clientGone?: AbortSignal,
+    client?: SendClient,
   ): Promise<string> {
     let from = tx.from;
     if (from === undefined || from === null) {
@@ -192,7 +192,7 @@ export class CustodySigner implements Signer {
     const identity = sendIdentity(this.#o.chainId, from, nonce, body);
     return await this.#book.send(
       identity,
-      clientGone,
+      client,
       (watch) => this.#send(identity, body, watch, signal),
     );
   }

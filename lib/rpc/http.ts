@@ -205,9 +205,9 @@ export function createHttpHandler(
     const invalid = Array.isArray(value)
       ? value.length === 0 || value.length > options.dispatcher.maxBatch
       : validateRequest(value) instanceof RpcError;
-    // What tells that the client gave up is read only by a send (see send_book.ts).
-    // A bounded server's RequestInfo tells when the client has gone; Deno.serve's info does not:
-    // then the request's signal.
+    // What tells that the client gave up (or read the answer) is read only by a send (see
+    // send_book.ts). A bounded server's RequestInfo tells when the client has gone and when its
+    // connection carries the next request; Deno.serve's info does not: then the request's signal.
     const bounded = info as Partial<RequestInfo> | undefined;
     const answer = await options.dispatcher.handleValue(
       value,

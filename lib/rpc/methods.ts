@@ -32,19 +32,20 @@ import {
 import { messageOf, nextMacrotask, toHex } from "../core/mod.ts";
 import { type Upstream, UpstreamError } from "./upstream.ts";
 import { UpstreamBatcher } from "./upstream_batcher.ts";
+import type { SendClient } from "./send_book.ts";
 
 /** What signs and sends through the platform (see `custody.ts`). */
 export interface Signer {
   /** The exposed addresses, checksummed, in vault-account order. */
   accounts(signal?: AbortSignal): Promise<string[]>;
   /**
-   * Sends a transaction through custody; resolves with its hash. `clientGone`
-   * is aborted when the client that asked has gone (a repeat may then join it).
+   * Sends a transaction through custody; resolves with its hash. `client`
+   * tells when the client that asked has gone (a repeat may then join it).
    */
   sendTransaction(
     tx: Record<string, unknown>,
     signal?: AbortSignal,
-    clientGone?: AbortSignal,
+    client?: SendClient,
   ): Promise<string>;
   /** Lines describing the sends still under way (printed when the bridge stops); optional. */
   unfinished?(): string[];
@@ -85,15 +86,13 @@ function traceText(text: string): string {
     : `${text.slice(0, TRACE_CHARS)}… (${text.length} characters)`;
 }
 
-/** What a transport knows of one request besides its message. */
-export interface CallContext {
-  /**
-   * Aborted when the client that sent the request has gone: its HTTP request
-   * was abandoned, or its IPC/WebSocket connection closed. Read only by the
-   * methods that need it (a send that a repeat may join).
-   */
-  readonly clientGone?: AbortSignal;
-}
+/**
+ * What a transport knows of one request besides its message: when its
+ * client has gone, and (HTTP) when its connection carries the next request
+ * (`send_book.ts`'s {@linkcode SendClient}). Read only by the methods that
+ * need it (a send that a repeat may join).
+ */
+export type CallContext = SendClient;
 
 /**
  * A method answered by the bridge itself: gets the params array, the
@@ -209,7 +208,7 @@ export const LOCAL_METHODS: Readonly<Record<string, LocalMethod>> = {
     if (!tx || typeof tx !== "object" || Array.isArray(tx)) {
       throw badParams("eth_sendTransaction: expected [transaction object].");
     }
-    return needSigner(d).sendTransaction(tx as Record<string, unknown>, d.signal, call?.clientGone);
+    return needSigner(d).sendTransaction(tx as Record<string, unknown>, d.signal, call);
   },
   personal_sign: signMessage("personal_sign", 1),
   eth_sign: signMessage("eth_sign", 0),

@@ -21,7 +21,11 @@
  *   the answer, a further identical request is a new intent. A repeat that
  *   finds the earlier request's client still there waits up to
  *   {@linkcode REPEAT_GRACE_MS} to see it leave (a timed-out client sends
- *   again before its old connection is seen closed). `joinAbandoned: false`
+ *   again before its old connection is seen closed). An answer counts as
+ *   received when that grace has passed without the client leaving, or at
+ *   once when the client's HTTP/1.1 connection carries its next request
+ *   ({@linkcode SendClient.nextRequest}): a script sending the same transfer
+ *   twice in a row does not wait. `joinAbandoned: false`
  *   (`--joinRetries false`) turns this off.
  * - A send that failed before any platform transaction was created (a refused
  *   request, a stale nonce) is forgotten at once: its repeat tries again.
@@ -45,6 +49,21 @@ export const DEFAULT_KEEP_MS = 10 * 60_000;
  * identical send whose twin is still awaited starts this much later.
  */
 export const REPEAT_GRACE_MS = 250;
+
+/** What the transport knows of the client that asked for a send. */
+export interface SendClient {
+  /**
+   * Aborted when the client has gone before its answer was written: its
+   * HTTP request was abandoned, or its IPC/WebSocket connection closed.
+   */
+  readonly clientGone?: AbortSignal;
+  /**
+   * HTTP/1.1: resolves when the client's connection carries its next
+   * request. Answers go in order on a connection, so the answer before was
+   * then written whole to a client still connected: it counts as received.
+   */
+  readonly nextRequest?: Promise<void>;
+}
 
 /** Options of {@linkcode SendBook}. */
 export interface SendBookOptions {
@@ -101,7 +120,7 @@ interface Entry extends SendWatch {
  * declare function createAndWait(): Promise<string>; // creates the transaction, waits for its hash
  * const book = new SendBook();
  * const gone = new AbortController();
- * const first = book.send(identity, gone.signal, () => createAndWait());
+ * const first = book.send(identity, { clientGone: gone.signal }, () => createAndWait());
  * gone.abort(); // the client timed out and closed its connection
  * const repeat = book.send(identity, undefined, () => createAndWait()); // joins: same hash
  * ```
@@ -134,12 +153,12 @@ export class SendBook {
   /**
    * The hash of the send `identity`: a joinable send of the book's, or a
    * new one made by `start` (which gets the send's {@linkcode SendWatch}).
-   * `clientGone` is aborted when the client that asked has gone (none: it
-   * stays until the answer).
+   * `client` is what the transport knows of the client that asked (none:
+   * it stays until the answer, which it receives).
    */
   async send(
     identity: SendIdentity,
-    clientGone: AbortSignal | undefined,
+    client: SendClient | undefined,
     start: (watch: SendWatch) => Promise<string>,
   ): Promise<string> {
     this.#purge();
@@ -150,7 +169,7 @@ export class SendBook {
     }
     const joinable = this.#joinable(identity);
     if (joinable) {
-      const answer = this.#wait(joinable, clientGone);
+      const answer = this.#wait(joinable, client);
       joinable.onJoin?.();
       return answer;
     }
@@ -180,7 +199,7 @@ export class SendBook {
     const list = this.#entries.get(identity.key);
     if (list) list.push(entry);
     else this.#entries.set(identity.key, [entry]);
-    return this.#wait(entry, clientGone);
+    return this.#wait(entry, client);
   }
 
   /** The send of the book `identity` joins, if any. */
@@ -219,7 +238,8 @@ export class SendBook {
   }
 
   /** One client's wait for `entry`, counted while the client is there. */
-  #wait(entry: Entry, clientGone: AbortSignal | undefined): Promise<string> {
+  #wait(entry: Entry, client: SendClient | undefined): Promise<string> {
+    const clientGone = client?.clientGone;
     if (clientGone?.aborted) {
       return entry.outcome; // gone already: nobody is counted, nothing is delivered
     }
@@ -238,7 +258,7 @@ export class SendBook {
     clientGone?.addEventListener("abort", onGone, { once: true });
     const done = () => {
       clientGone?.removeEventListener("abort", onGone);
-      if (here) this.#deliver(entry, clientGone);
+      if (here) this.#deliver(entry, clientGone, client?.nextRequest);
       leave();
     };
     return entry.outcome.finally(done);
@@ -249,16 +269,25 @@ export class SendBook {
    * counts as received unless the client is seen gone within the grace: a
    * client that gives up at the very moment its answer is written never
    * reads it, and its repeat must still join (the transports abort
-   * `clientGone` only while the request's answer is unwritten).
+   * `clientGone` only while the request's answer is unwritten). It counts
+   * as received at once when `nextRequest` (see {@linkcode SendClient})
+   * resolves first.
    */
-  #deliver(entry: Entry, clientGone: AbortSignal | undefined): void {
+  #deliver(
+    entry: Entry,
+    clientGone: AbortSignal | undefined,
+    nextRequest: Promise<void> | undefined,
+  ): void {
     if (!clientGone) {
       entry.delivered = true;
       changed(entry);
       return;
     }
     entry.delivering++;
+    let settled = false;
     const settle = (received: boolean) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       clientGone.removeEventListener("abort", lost);
       entry.delivering--;
@@ -268,6 +297,7 @@ export class SendBook {
     const lost = () => settle(false);
     const timer = setTimeout(() => settle(true), this.#graceMs);
     clientGone.addEventListener("abort", lost, { once: true });
+    nextRequest?.then(() => settle(!clientGone.aborted));
   }
 
   /** Forgets the sends that can no longer be joined. */

@@ -3,7 +3,8 @@
  * after its client gave up (curl --max-time, a fetch aborted by its
  * AbortSignal) joins the send in flight, one platform transaction, one
  * transfer; a left send is joined once; two identical sends that are both
- * still awaited are two intents and make two transactions, as on a node.
+ * still awaited are two intents and make two transactions, as on a node, and so are two sent
+ * one after the other on one connection (the second shows that the first answer was read).
  */
 import assert from "node:assert/strict";
 import { type BridgeProcess, httpRpc } from "../support/rpc.ts";
@@ -141,4 +142,27 @@ Deno.test("two identical sends without a nonce, both awaited while held: two tra
     await approver.stop();
     await clearFaults(stack);
   }
+});
+
+Deno.test("the same transfer twice in a row on one keep-alive connection (fetch): two transactions", async () => {
+  // the second request on the connection shows that the first answer was read: a new intent
+  // (it starts at once, without the 250 ms wait for a leaving client: bench:gate's send figure)
+  const counts = await counting(async () => {
+    const hashes: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const r = await fetch(bridge.address, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: send("0x6004"),
+      });
+      const j = await r.json() as { result?: string };
+      assert.match(j.result ?? "", /^0x[0-9a-f]{64}$/, JSON.stringify(j));
+      hashes.push(j.result!);
+    }
+    assert.notEqual(hashes[0], hashes[1]);
+    for (const h of hashes) {
+      assert.equal(BigInt((await anvilTransaction(stack.anvil.url, h)).value), 0x6004n);
+    }
+  });
+  assert.deepEqual(counts, { platform: 2, mined: 2 });
 });

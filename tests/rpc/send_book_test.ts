@@ -83,7 +83,7 @@ Deno.test("without a nonce: two identical sends both awaited are two; a repeat a
   const book = new SendBook({ repeatGraceMs: 20 });
   const s = controlled();
   const gone = new AbortController();
-  const first = book.send(identity(), gone.signal, s.start);
+  const first = book.send(identity(), { clientGone: gone.signal }, s.start);
   // both awaited: a second intent (once the grace has passed with the first's client still there)
   const t = controlled();
   const second = book.send(identity(), undefined, t.start);
@@ -107,11 +107,49 @@ Deno.test("without a nonce: two identical sends both awaited are two; a repeat a
   assert.equal(await again, "0xcc");
 });
 
+Deno.test("without a nonce: the next request on the answered client's connection proves the answer read: the identical send after it starts without the grace", async () => {
+  const book = new SendBook({ repeatGraceMs: 60_000 });
+  const s = controlled();
+  const next = Promise.withResolvers<void>();
+  const client = { clientGone: new AbortController().signal, nextRequest: next.promise };
+  const first = book.send(identity(), client, s.start);
+  s.finish("0xaa");
+  assert.equal(await first, "0xaa");
+  next.resolve(); // its HTTP/1.1 connection carries the next request: the answer was written whole
+  const t = controlled();
+  const second = book.send(identity(), { clientGone: new AbortController().signal }, t.start);
+  // a new intent: it starts now (before, it waited out the grace, here 60 s, to see the first
+  // client leave), and it is a second transaction
+  await waitFor("the identical send to start", () => t.starts === 1, 5_000, 10);
+  t.finish("0xbb");
+  assert.equal(await second, "0xbb");
+  assert.equal(s.starts, 1);
+});
+
+Deno.test("without a nonce: an answer with no next request on its connection waits the grace before it counts as read", async () => {
+  const book = new SendBook({ repeatGraceMs: 300 });
+  const s = controlled();
+  const gone = new AbortController();
+  const first = book.send(identity(), {
+    clientGone: gone.signal,
+    nextRequest: new Promise(() => {}),
+  }, s.start);
+  s.finish("0xaa");
+  assert.equal(await first, "0xaa");
+  const t = controlled();
+  const second = book.send(identity(), undefined, t.start);
+  await Promise.resolve();
+  assert.equal(t.starts, 0); // still in the grace: the first client may yet be seen leaving
+  gone.abort(); // it is: the answer never reached it, and this request is its repeat
+  assert.equal(await second, "0xaa");
+  assert.equal(t.starts, 0);
+});
+
 Deno.test("without a nonce: a repeat that arrives just before its client is seen leaving still joins (the grace)", async () => {
   const book = new SendBook({ repeatGraceMs: 60_000 });
   const s = controlled();
   const gone = new AbortController();
-  const first = book.send(identity(), gone.signal, s.start);
+  const first = book.send(identity(), { clientGone: gone.signal }, s.start);
   const t = controlled();
   const repeat = book.send(identity(), undefined, t.start); // the old connection's close not seen yet
   gone.abort(); // now it is: the repeat joins at once, without waiting for the grace
@@ -125,7 +163,7 @@ Deno.test("without a nonce: a send finished while nobody waited is joined by its
   const book = new SendBook();
   const s = controlled();
   const gone = new AbortController();
-  const first = book.send(identity(), gone.signal, s.start);
+  const first = book.send(identity(), { clientGone: gone.signal }, s.start);
   gone.abort();
   s.finish("0xaa");
   assert.equal(await first, "0xaa");
@@ -143,7 +181,7 @@ Deno.test("joinAbandoned false (--joinRetries false): every no-nonce request is 
   const book = new SendBook({ joinAbandoned: false });
   const s = controlled();
   const gone = new AbortController();
-  const first = book.send(identity(), gone.signal, s.start);
+  const first = book.send(identity(), { clientGone: gone.signal }, s.start);
   gone.abort();
   const t = controlled();
   const repeat = book.send(identity(), undefined, t.start);
@@ -174,7 +212,7 @@ Deno.test("failures: the joined get the same error; one before any creation is f
   // refused before creation: the repeat tries again even though nobody received the error
   const u = controlled();
   const gone = new AbortController();
-  const refused = book.send(identity(2n), gone.signal, u.start);
+  const refused = book.send(identity(2n), { clientGone: gone.signal }, u.start);
   gone.abort();
   u.fail(new Error("nonce too low"));
   await assert.rejects(refused);
@@ -205,12 +243,12 @@ Deno.test("the book tells the send when its last client left and when a repeat j
   const s = controlled();
   const a = new AbortController();
   const b = new AbortController();
-  const first = book.send(identity(7n), a.signal, (watch) => {
+  const first = book.send(identity(7n), { clientGone: a.signal }, (watch) => {
     watch.onAllGone = () => events.push(`gone`);
     watch.onJoin = () => events.push(`joined ${watch.waiting}`);
     return s.start();
   });
-  const second = book.send(identity(7n), b.signal, s.start);
+  const second = book.send(identity(7n), { clientGone: b.signal }, s.start);
   a.abort();
   assert.deepEqual(events, ["joined 2"]);
   b.abort();

@@ -261,7 +261,7 @@ export function testPlan(
         : []),
     ],
     // its files wait on forge's 45 s timeouts and 70 s approvals, not on the CPU: one job each,
-    // from the start (forge_resume_test waits out forge's five 45 s attempts: the longest file)
+    // from the start (the approval tests, about 75 s each, are the longest)
     beside: slow.length
       ? [{ args: [...test, "--parallel", ...slow], env: { DENO_JOBS: String(slow.length) } }]
       : [],

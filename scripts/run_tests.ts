@@ -7,7 +7,7 @@
  * warning from test peers.
  *
  * Without arguments (see {@linkcode testPlan}): tests/slow/ (files that
- * wait minutes on forge, in parallel with each other) starts at once, and
+ * wait a minute or more on forge, in parallel with each other) starts at once, and
  * beside it one `deno check --doc` of every test file and of every module of
  * `lib/` with `mod.ts`, their `@example`s included (the only type check:
  * one program, so `lib/` is checked once; a failure fails the run, counted
@@ -123,24 +123,26 @@ export function combineSummaries(runs: TestSummary[]): TestSummary {
  * (`SERVICE_TEST_JUNIT`, `scripts/test_profile.ts`).
  */
 export const LONG_FIRST: readonly string[] = [
-  "tests/e2e/readme_commands_test.ts",
-  "tests/emulator/webhooks_paging_test.ts",
+  "tests/scripts/pack_fresh_clone_test.ts",
   "tests/e2e/notifications_cli_test.ts",
   "tests/package/npm_package_test.ts",
-  "tests/scripts/pack_fresh_clone_test.ts",
-  "tests/emulator/api_test.ts",
-  "tests/emulator/cli_test.ts",
-  "tests/e2e/readme_commands_webhooks_test.ts",
-  "tests/emulator/api_users_test.ts",
-  "tests/e2e/rpc_clients_test.ts",
-  "tests/breaker/hostile_platform_test.ts",
   "tests/cli/hostile_peer_test.ts",
   "tests/e2e/rpc_slow_clients_test.ts",
+  "tests/emulator/api_test.ts",
+  "tests/e2e/readme_commands_test.ts",
+  "tests/breaker/hostile_platform_test.ts",
+  "tests/e2e/rpc_clients_test.ts",
+  "tests/emulator/cli_test.ts",
+  "tests/emulator/api_users_test.ts",
+  "tests/emulator/webhooks_paging_test.ts",
+  "tests/torture/flood_test.ts",
   "tests/rpc/bridge_flags_test.ts",
+  "tests/e2e/rpc_faults_test.ts",
+  "tests/e2e/readme_commands_webhooks_test.ts",
+  "tests/emulator/breaker_from_platform_test.ts",
+  "tests/e2e/console_browser_test.ts",
   "tests/e2e/readme_commands_rpc_test.ts",
   "tests/cli/terminal_test.ts",
-  "tests/e2e/console_browser_test.ts",
-  "tests/e2e/webhooks_verify_test.ts",
 ];
 
 /**
@@ -149,14 +151,15 @@ export const LONG_FIRST: readonly string[] = [
  * `--timeScale 3600`, retries at `--timeScale 10000`), which a 2-core machine busy with five
  * other test files misses; they failed in a parallel run and pass alone. rpc_ws_clients_test's
  * ethers subscription lost its event beside the main group on a loaded machine (not understood;
- * it passes alone). They run {@linkcode ALONE_JOBS} at once: they mostly wait on timers.
+ * it passes alone). They run {@linkcode ALONE_JOBS} at once: they mostly wait on timers. In
+ * this order, the longest first (alone: 16, 10, 7, 7, 6 and 4 s).
  */
 export const ALONE: readonly string[] = [
-  "tests/emulator/custody_delays_test.ts",
+  "tests/e2e/rpc_slow_faults_test.ts",
   "tests/emulator/custody_delays_cli_test.ts",
   "tests/emulator/webhooks_breaker_test.ts",
   "tests/emulator/webhooks_retry_test.ts",
-  "tests/e2e/rpc_slow_faults_test.ts",
+  "tests/emulator/custody_delays_test.ts",
   "tests/e2e/rpc_ws_clients_test.ts",
 ];
 
@@ -261,7 +264,7 @@ export function testPlan(
         : []),
     ],
     // its files wait on forge's 45 s timeouts and 70 s approvals, not on the CPU: one job each,
-    // from the start (forge_resume_test waits out forge's five 45 s attempts: the longest file)
+    // from the start (the approval tests, about 75 s each, are the longest)
     beside: slow.length
       ? [{ args: [...test, "--parallel", ...slow], env: { DENO_JOBS: String(slow.length) } }]
       : [],

@@ -14,8 +14,11 @@ import { VAULT0 } from "./rpc_stack.ts";
 export interface ForgeProject {
   /** The project's directory (forge's working directory). */
   dir: string;
-  /** The forge command line (program first), ending with `--rpc-url {}`. */
-  command(extra?: string[]): string[];
+  /**
+   * The forge command line (program first), `extra` before its last two arguments,
+   * `--rpc-url {}` (or `rpcUrl`: another address than the bridge's own).
+   */
+  command(extra?: string[], rpcUrl?: string): string[];
   /** forge's record of the last broadcast (`broadcast/Deploy.s.sol/31337/run-latest.json`). */
   lastRun(): Promise<{
     transactions: { hash: string; contractAddress?: string; transaction: { nonce: string } }[];
@@ -35,7 +38,7 @@ export async function forgeProject(): Promise<ForgeProject> {
   }
   return {
     dir,
-    command: (extra = []) => [
+    command: (extra = [], rpcUrl = "{}") => [
       foundryBin("forge"),
       "script",
       "script/Deploy.s.sol",
@@ -49,7 +52,7 @@ export async function forgeProject(): Promise<ForgeProject> {
       VAULT0,
       ...extra,
       "--rpc-url",
-      "{}",
+      rpcUrl,
     ],
     async lastRun() {
       return JSON.parse(

@@ -50,6 +50,7 @@ export type { ChildOptions } from "./supervisor.ts";
 export { addressFlags, resumeHint } from "./resume_hint.ts";
 // Types the exports above name, re-exported so that this barrel documents them.
 export type { CallContext } from "./methods.ts";
+export type { SendClient } from "./send_book.ts";
 export type { BaseError } from "../core/mod.ts";
 export type {
   AnswerSchema,

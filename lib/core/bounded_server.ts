@@ -401,9 +401,6 @@ export function serveBounded(
   });
 }
 
-/** A promise that never settles. */
-const NEVER = new Promise<void>(() => {});
-
 /** `Deno.serve`, for a runtime without either per-connection server: no connection bounds. */
 function serveUnbounded(
   handler: BoundedHandler,
@@ -426,7 +423,10 @@ function serveUnbounded(
       }, (request) =>
         handler(request, {
           clientGone: request.signal,
-          nextRequest: NEVER, // not known here
+          // not known here: one that never settles, per request (what waits on it goes with it)
+          get nextRequest() {
+            return new Promise<void>(() => {});
+          },
           canUpgrade: () => true,
           upgraded: () => ({ touch() {} }),
           upgradeWebSocket: denoUpgrade,

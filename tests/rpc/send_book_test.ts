@@ -4,7 +4,7 @@
  * clients, the emulator and anvil is in tests/e2e/rpc_slow_custody_test.ts.
  */
 import assert from "node:assert/strict";
-import { SendBook } from "../../lib/rpc/send_book.ts";
+import { SendBook, type SendClient } from "../../lib/rpc/send_book.ts";
 import { type SendIdentity, sendIdentity } from "../../lib/rpc/send_identity.ts";
 import type { TransactionRequest } from "../../lib/platform/mod.ts";
 import { toTransactionRequest } from "../../lib/rpc/transaction_request.ts";
@@ -41,6 +41,15 @@ function controlled() {
     finish: (hash: string) => resolve(hash),
     fail: (e: Error) => reject(e),
   };
+}
+
+/** A send for `client` answered `0xaa`, once `client` has its answer; the send's control. */
+async function answered(book: SendBook, client: SendClient) {
+  const s = controlled();
+  const first = book.send(identity(), client, s.start);
+  s.finish("0xaa");
+  assert.equal(await first, "0xaa");
+  return s;
 }
 
 Deno.test("identity: spellings of the same transaction are one identity; a field changed is another", () => {
@@ -109,12 +118,11 @@ Deno.test("without a nonce: two identical sends both awaited are two; a repeat a
 
 Deno.test("without a nonce: the next request on the answered client's connection proves the answer read: the identical send after it starts without the grace", async () => {
   const book = new SendBook({ repeatGraceMs: 60_000 });
-  const s = controlled();
   const next = Promise.withResolvers<void>();
-  const client = { clientGone: new AbortController().signal, nextRequest: next.promise };
-  const first = book.send(identity(), client, s.start);
-  s.finish("0xaa");
-  assert.equal(await first, "0xaa");
+  const s = await answered(book, {
+    clientGone: new AbortController().signal,
+    nextRequest: next.promise,
+  });
   next.resolve(); // its HTTP/1.1 connection carries the next request: the answer was written whole
   const t = controlled();
   const second = book.send(identity(), { clientGone: new AbortController().signal }, t.start);
@@ -128,14 +136,8 @@ Deno.test("without a nonce: the next request on the answered client's connection
 
 Deno.test("without a nonce: an answer with no next request on its connection waits the grace before it counts as read", async () => {
   const book = new SendBook({ repeatGraceMs: 300 });
-  const s = controlled();
   const gone = new AbortController();
-  const first = book.send(identity(), {
-    clientGone: gone.signal,
-    nextRequest: new Promise(() => {}),
-  }, s.start);
-  s.finish("0xaa");
-  assert.equal(await first, "0xaa");
+  await answered(book, { clientGone: gone.signal, nextRequest: new Promise(() => {}) });
   const t = controlled();
   const second = book.send(identity(), undefined, t.start);
   await Promise.resolve();

@@ -18,6 +18,7 @@ import {
   type RequestInfo,
   serveBounded,
 } from "../core/bounded_server.ts";
+import { bufferedText } from "../core/http_engine.ts";
 import { BodyBudget, BodyRefused, readBody, textWithin } from "../core/read_body.ts";
 
 /** Default largest request body: 64 MiB (far above the largest contract deployment). */
@@ -143,13 +144,18 @@ export function createHttpHandler(
         "Not found: use the exact address the bridge printed (it includes a per-run path).",
       );
     }
-    if (options.upgrade && request.headers.get("upgrade")?.toLowerCase() === "websocket") {
+    const method = request.method;
+    // a WebSocket handshake is a GET (RFC 6455): a POST's headers are not looked at for it
+    if (
+      method !== "POST" && options.upgrade &&
+      request.headers.get("upgrade")?.toLowerCase() === "websocket"
+    ) {
       const bounded = (info as Partial<RequestInfo> | undefined)?.upgraded
         ? info as RequestInfo
         : undefined;
       return options.upgrade(request, bounded);
     }
-    if (request.method === "OPTIONS" && cors) {
+    if (method === "OPTIONS" && cors) {
       return new Response(null, {
         status: 204,
         headers: {
@@ -160,7 +166,7 @@ export function createHttpHandler(
         },
       });
     }
-    if (request.method !== "POST") {
+    if (method !== "POST") {
       return rpcErrorResponse(
         405,
         RpcErrorCode.invalidRequest,
@@ -178,7 +184,7 @@ export function createHttpHandler(
     let text: string;
     try {
       text = declared <= SMALL_BODY_BYTES
-        ? await textWithin(request, SMALL_BODY_TIMEOUT_MS)
+        ? bufferedText(request) ?? await textWithin(request, SMALL_BODY_TIMEOUT_MS)
         : await readLarge(request, max, bodyTimeout, budget);
     } catch (e) {
       if (e instanceof BodyRefused) {

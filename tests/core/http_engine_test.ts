@@ -7,6 +7,7 @@
 
 import assert from "node:assert/strict";
 import {
+  bufferedText,
   describeEngine,
   engineFor,
   engineWarning,
@@ -36,4 +37,52 @@ Deno.test("http engine: the fast server answers, counts and closes its connectio
     await server.close();
   }
   assert.equal(server.connections, 0);
+});
+
+/** Sends `parts` on one raw connection (a pause between them) and returns the whole answer. */
+async function rawExchange(port: number, parts: Uint8Array[]): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    for (const [i, p] of parts.entries()) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 100));
+      await conn.write(p);
+    }
+    let text = "";
+    const buf = new Uint8Array(4096);
+    const dec = new TextDecoder();
+    while (!/\r\n\r\n[\s\S]*\$$/.test(text)) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+      text += dec.decode(buf.subarray(0, n));
+    }
+    return text;
+  } finally {
+    conn.close();
+  }
+}
+
+Deno.test("http engine: a small body the runtime read whole is taken in one call (bufferedText)", async () => {
+  const server = await serveBounded(async (request) => {
+    const taken = bufferedText(request);
+    const text = taken ?? await request.text();
+    return new Response(`${taken === undefined ? "streamed" : "buffered"}:${text}$`);
+  }, { hostname: "127.0.0.1", port: 0 });
+  const enc = new TextEncoder();
+  const head = (length: number) =>
+    enc.encode(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${length}\r\n\r\n`);
+  try {
+    // head and body in one write: read whole by the runtime, taken without a stream
+    const body = new Uint8Array([...enc.encode("héllo "), 0xff, 0x21]);
+    const one = await rawExchange(server.port, [new Uint8Array([...head(body.length), ...body])]);
+    assert.match(
+      one,
+      /buffered:héllo \uFFFD!\$$/,
+      "the runtime's inner request lost consumeTextBody",
+    );
+    // the body after a pause: not all there when the handler starts, read as a stream instead
+    const late = await rawExchange(server.port, [head(5), enc.encode("later")]);
+    assert.match(late, /streamed:later\$$/);
+  } finally {
+    await server.close();
+  }
 });

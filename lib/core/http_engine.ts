@@ -79,21 +79,44 @@ export function engineWarning(engine: EngineName): string | undefined {
 /** The key of a `Request`'s inner request in this Deno (found on the first request that has one). */
 let innerKey: symbol | undefined;
 
-/** The runtime's inner request of `request`, if it offers `consumeTextBody`. */
-function innerOf(request: Request): { consumeTextBody(): string | null } | undefined {
-  const r = request as unknown as Record<symbol, { consumeTextBody?: unknown } | undefined>;
+/** What this program uses of the runtime's inner request (Deno 2.9's `InnerRequest`). */
+interface InnerRequest {
+  consumeTextBody(): string | null;
+  header(name: string): string | null;
+}
+
+/** The runtime's inner request of `request`, if it offers `consumeTextBody` and `header`. */
+function innerOf(request: Request): InnerRequest | undefined {
+  const r = request as unknown as Record<symbol, Partial<InnerRequest> | undefined>;
   if (innerKey === undefined) {
     for (const s of Object.getOwnPropertySymbols(request)) {
-      if (s.description === "request" && typeof r[s]?.consumeTextBody === "function") {
-        innerKey = s;
-      }
+      if (s.description === "request" && isInner(r[s])) innerKey = s;
     }
     if (innerKey === undefined) return undefined;
   }
   const inner = r[innerKey];
-  return typeof inner?.consumeTextBody === "function"
-    ? inner as { consumeTextBody(): string | null }
-    : undefined;
+  return isInner(inner) ? inner : undefined;
+}
+
+function isInner(inner: Partial<InnerRequest> | undefined): inner is InnerRequest {
+  return typeof inner?.consumeTextBody === "function" && typeof inner.header === "function";
+}
+
+/**
+ * One header of `request` (`name` in lower case), or `null`: read straight
+ * from the runtime's server when it made the request (one call, no `Headers`
+ * object: what Deno's own `Headers.get` does for `host`), else with
+ * `request.headers.get`.
+ *
+ * @example
+ * ```ts
+ * declare const request: Request;
+ * requestHeader(request, "content-length"); // "62"
+ * ```
+ */
+export function requestHeader(request: Request, name: string): string | null {
+  const inner = innerOf(request);
+  return inner ? inner.header(name) : request.headers.get(name);
 }
 
 /**

@@ -18,7 +18,7 @@ import {
   type RequestInfo,
   serveBounded,
 } from "../core/bounded_server.ts";
-import { bufferedText } from "../core/http_engine.ts";
+import { bufferedText, requestHeader } from "../core/http_engine.ts";
 import { BodyBudget, BodyRefused, readBody, textWithin } from "../core/read_body.ts";
 
 /** Default largest request body: 64 MiB (far above the largest contract deployment). */
@@ -98,7 +98,7 @@ export function createHttpHandler(
 
   const okHosts = new Set<string>(); // Host header values already accepted (hot path)
   return async (request, info) => {
-    const host = request.headers.get("host");
+    const host = requestHeader(request, "host");
     if (host === null) {
       return refuse(403, RpcErrorCode.invalidRequest, "Refused: the request has no Host header.");
     }
@@ -115,7 +115,7 @@ export function createHttpHandler(
       }
       if (okHosts.size < 64) okHosts.add(host);
     }
-    const origin = request.headers.get("origin");
+    const origin = requestHeader(request, "origin");
     let cors: Record<string, string> | undefined;
     if (origin !== null) {
       if (!anyOrigin && !origins.has(origin)) {
@@ -148,7 +148,7 @@ export function createHttpHandler(
     // a WebSocket handshake is a GET (RFC 6455): a POST's headers are not looked at for it
     if (
       method !== "POST" && options.upgrade &&
-      request.headers.get("upgrade")?.toLowerCase() === "websocket"
+      requestHeader(request, "upgrade")?.toLowerCase() === "websocket"
     ) {
       const bounded = (info as Partial<RequestInfo> | undefined)?.upgraded
         ? info as RequestInfo
@@ -173,7 +173,7 @@ export function createHttpHandler(
         "Method not allowed: send JSON-RPC as an HTTP POST.",
       );
     }
-    const declared = Number(request.headers.get("content-length") ?? "NaN");
+    const declared = Number(requestHeader(request, "content-length") ?? "NaN");
     if (declared > max) {
       return rpcErrorResponse(
         413,

@@ -138,6 +138,72 @@ Deno.test("a non-loopback Host (DNS rebinding) is refused", async () => {
   assert.match(text, /loopback/);
 });
 
+/**
+ * Requests one after another on one raw keep-alive connection: the answers' status lines and
+ * bodies, in order (each answer read whole by its Content-Length before the next is sent).
+ */
+async function onOneConnection(port: number, requests: string[]): Promise<[string, string][]> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  const enc = new TextEncoder();
+  const dec = new TextDecoder();
+  const out: [string, string][] = [];
+  let buf = "";
+  const buffer = new Uint8Array(65536);
+  try {
+    for (const request of requests) {
+      await conn.write(enc.encode(request));
+      for (;;) {
+        const end = buf.indexOf("\r\n\r\n");
+        const length = end === -1
+          ? NaN
+          : Number(/content-length: *(\d+)/i.exec(buf.slice(0, end))?.[1]);
+        if (end !== -1 && buf.length >= end + 4 + length) {
+          out.push([buf.slice(0, buf.indexOf("\r\n")), buf.slice(end + 4, end + 4 + length)]);
+          buf = buf.slice(end + 4 + length);
+          break;
+        }
+        const n = await conn.read(buffer);
+        if (n === null) throw new Error(`the connection closed after ${out.length} answers`);
+        buf += dec.decode(buffer.subarray(0, n));
+      }
+    }
+    return out;
+  } finally {
+    conn.close();
+  }
+}
+
+Deno.test("a kept-alive connection's later requests get the same checks (Host, Origin, path) and ids", async () => {
+  // The first request of a connection is served by the bridge's own HTTP/1.1, the later ones by
+  // the runtime's server, whose headers and body the bridge reads another way (http_engine.ts).
+  const u = new URL(http.address);
+  const post = (path: string, body: string, extra = "", host = `127.0.0.1:${u.port}`) =>
+    `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n${extra}` +
+    `Content-Length: ${new TextEncoder().encode(body).length}\r\n\r\n${body}`;
+  const chainId = (id: unknown) => JSON.stringify(req("eth_chainId", [], id));
+  const answers = await onOneConnection(Number(u.port), [
+    post(u.pathname, chainId(1)),
+    post(u.pathname, chainId(2), "", `attacker.example:${u.port}`),
+    post(u.pathname, chainId(3), "Origin: https://evil.example\r\n"),
+    post("/", chainId(4)),
+    post(u.pathname, '{"jsonrpc":"2.0","id":5,'),
+    post(u.pathname, '{"jsonrpc":"2.0","id":1e400,"method":"eth_chainId","params":[],"x":"ü"}'),
+    post(u.pathname, chainId("seven")),
+  ]);
+  const [ok1, host, origin, path, broken, exact, ok7] = answers;
+  assert.equal(ok1[0], "HTTP/1.1 200 OK");
+  assert.equal(JSON.parse(ok1[1]).result, "0x7a69");
+  assert.match(host[0], /^HTTP\/1\.1 403/);
+  assert.match(host[1], /not a loopback name/);
+  assert.match(origin[0], /^HTTP\/1\.1 403/);
+  assert.match(origin[1], /--allowOrigin/);
+  assert.match(path[0], /^HTTP\/1\.1 404/);
+  assert.match(broken[0], /^HTTP\/1\.1 400/);
+  assert.equal(JSON.parse(broken[1]).error.code, -32700);
+  assert.match(exact[1], /^\{"jsonrpc":"2\.0","id":1e400,"result":"0x7a69"\}$/);
+  assert.deepEqual(JSON.parse(ok7[1]), { jsonrpc: "2.0", id: "seven", result: "0x7a69" });
+});
+
 Deno.test("a wrong path is refused with a JSON error", async () => {
   const u = new URL(http.address);
   const r = await httpRpc(`${u.origin}/`, req("eth_chainId"));

@@ -166,7 +166,20 @@ class HttpConnection extends NodeConnection {
     super(conn, onClose);
     this.readAll(async () => {
       for (;;) {
-        const res = await this.#readResponse();
+        // An answer already whole in the buffer is taken with no further async step (the hot
+        // path: a small answer comes in one read); a chunked one, or one read to its end, by
+        // #readResponse.
+        let res = this.#takeWhole();
+        while (res === undefined) {
+          const n = await this.#readMore();
+          if (n === null) {
+            if (indexOf(this.#buf, this.#len, CRLFCRLF) === -1) return; // closed between answers
+            throw new Error("the node closed the connection mid-answer");
+          }
+          this.#len += n;
+          res = this.#takeWhole();
+        }
+        if (res === STREAMED) res = await this.#readResponse();
         if (res === undefined) return;
         const w = this.take();
         if (!w) throw new Error("unexpected data from the node");
@@ -178,15 +191,43 @@ class HttpConnection extends NodeConnection {
   }
 
   async #fill(): Promise<boolean> {
+    const n = await this.#readMore();
+    if (n === null) return false;
+    this.#len += n;
+    return true;
+  }
+
+  /** Reads into the buffer after what it holds (grown when full); the caller counts the bytes. */
+  #readMore(): Promise<number | null> {
     if (this.#len === this.#buf.length) {
       const bigger = new Uint8Array(this.#buf.length * 2);
       bigger.set(this.#buf.subarray(0, this.#len));
       this.#buf = bigger;
     }
-    const n = await this.conn.read(this.#buf.subarray(this.#len));
-    if (n === null) return false;
-    this.#len += n;
-    return true;
+    return this.conn.read(this.#buf.subarray(this.#len));
+  }
+
+  /**
+   * The answer at the start of the buffer when it is there whole with a
+   * `Content-Length` (or no body), taken out of the buffer; `undefined` when
+   * more must be read first; {@linkcode STREAMED} for a chunked answer or one
+   * that ends with the connection (then `#readResponse` reads it).
+   */
+  #takeWhole(): Answer | undefined | typeof STREAMED {
+    const headEnd = indexOf(this.#buf, this.#len, CRLFCRLF);
+    if (headEnd === -1) return undefined;
+    const head = parseHead(this.#buf, headEnd);
+    const start = headEnd + 4;
+    if (!hasBody(head.status)) {
+      this.#consume(start);
+      return answerOf("", head);
+    }
+    if (head.chunked || head.length < 0) return STREAMED;
+    if (this.#len < start + head.length) return undefined;
+    // decoded in place: no copy of the body (hot path)
+    const text = decoder.decode(this.#buf.subarray(start, start + head.length));
+    this.#consume(start + head.length);
+    return answerOf(text, head);
   }
 
   #consume(n: number): void {
@@ -194,59 +235,33 @@ class HttpConnection extends NodeConnection {
     this.#len -= n;
   }
 
-  async #readResponse(): Promise<{ text: string; keepAlive: boolean } | undefined> {
+  async #readResponse(): Promise<Answer | undefined> {
     let headEnd = -1;
     for (;;) {
       headEnd = indexOf(this.#buf, this.#len, CRLFCRLF);
       if (headEnd !== -1) break;
       if (!(await this.#fill())) return undefined;
     }
-    const head = decoder.decode(this.#buf.subarray(0, headEnd));
+    const head = parseHead(this.#buf, headEnd);
     this.#consume(headEnd + 4);
-    let lineEnd = head.indexOf("\r\n");
-    if (lineEnd === -1) lineEnd = head.length;
-    const status = Number(head.slice(head.indexOf(" ") + 1, head.indexOf(" ") + 4));
-    let length = -1;
-    let chunked = false;
-    let keepAlive = !head.startsWith("HTTP/1.0");
-    // Only the lines that may be one of the three headers read are cut out (hot path).
-    for (let start = lineEnd + 2; start < head.length;) {
-      let end = head.indexOf("\r\n", start);
-      if (end === -1) end = head.length;
-      const first = head.charCodeAt(start) | 0x20; // lower case
-      if (first === 0x63 /* c */ || first === 0x74 /* t */) {
-        const line = head.slice(start, end);
-        const colon = line.indexOf(":");
-        const name = line.slice(0, colon).trim().toLowerCase();
-        const value = line.slice(colon + 1).trim().toLowerCase();
-        if (name === "content-length") length = Number(value);
-        else if (name === "transfer-encoding") chunked = value.includes("chunked");
-        else if (name === "connection") keepAlive = value !== "close";
-      }
-      start = end + 2;
-    }
     let body: Uint8Array;
-    if (status === 204 || status === 304 || (status >= 100 && status < 200)) {
+    if (!hasBody(head.status)) {
       body = new Uint8Array(); // no body by definition (anvil answers notifications with 204)
-    } else if (chunked) body = await this.#readChunked();
-    else if (length >= 0) {
-      while (this.#len < length) {
+    } else if (head.chunked) body = await this.#readChunked();
+    else if (head.length >= 0) {
+      while (this.#len < head.length) {
         if (!(await this.#fill())) throw new Error("the node closed the connection mid-answer");
       }
-      // decoded in place: no copy of the body (hot path)
-      const text = decoder.decode(this.#buf.subarray(0, length));
-      this.#consume(length);
-      return status >= 200 && status < 300 ? { text, keepAlive } : okJson(text, status, keepAlive);
+      const text = decoder.decode(this.#buf.subarray(0, head.length));
+      this.#consume(head.length);
+      return answerOf(text, head);
     } else {
       while (await this.#fill()) { /* read to end */ }
       body = this.#buf.slice(0, this.#len);
       this.#len = 0;
-      keepAlive = false;
+      head.keepAlive = false;
     }
-    const text = decoder.decode(body);
-    return status === 204 || (status >= 200 && status < 300)
-      ? { text, keepAlive }
-      : okJson(text, status, keepAlive);
+    return answerOf(decoder.decode(body), head);
   }
 
   async #readChunked(): Promise<Uint8Array> {
@@ -274,12 +289,113 @@ class HttpConnection extends NodeConnection {
   }
 }
 
-/** An answer with an error status: kept when its body is JSON (nodes answer JSON-RPC errors with 4xx/5xx). */
-function okJson(
-  text: string,
-  status: number,
-  keepAlive: boolean,
-): { text: string; keepAlive: boolean } {
+/** A node's answer: its text, and whether the connection stays open after it. */
+interface Answer {
+  text: string;
+  keepAlive: boolean;
+}
+
+/** {@linkcode HttpConnection}'s marker for an answer read by its slower path. */
+const STREAMED = Symbol("streamed");
+
+/** What an answer's head says about its body and its connection. */
+interface Head {
+  status: number;
+  /** `Content-Length`, or -1 when there is none. */
+  length: number;
+  chunked: boolean;
+  keepAlive: boolean;
+}
+
+/**
+ * The status and the three headers read of an answer's head (the first
+ * `headEnd` bytes of `buf`, before its blank line), read from the bytes:
+ * no string is made of the head (decoding it and cutting its lines cost
+ * about 5 µs of each pass-through request; `scripts/bench/passthrough_peers.ts`).
+ */
+function parseHead(buf: Uint8Array, headEnd: number): Head {
+  // "HTTP/1.x NNN ...": the version's minor digit at 7, the status at 9-11
+  const status = (buf[9] - 48) * 100 + (buf[10] - 48) * 10 + (buf[11] - 48);
+  const out: Head = {
+    status: buf[8] === 32 && status >= 100 && status <= 999 ? status : NaN,
+    length: -1,
+    chunked: false,
+    keepAlive: buf[7] !== 48, // HTTP/1.0 closes unless told otherwise
+  };
+  let line = buf.indexOf(10) + 1; // the first header line (after the status line's LF)
+  while (line > 0 && line < headEnd) {
+    let next = buf.indexOf(10, line) + 1;
+    if (next === 0 || next > headEnd) next = headEnd + 2; // the last line ends at the blank line
+    const first = buf[line] | 0x20; // lower case
+    if (first === 0x63 /* c */ || first === 0x74 /* t */) {
+      const colon = buf.indexOf(58, /* : */ line);
+      if (colon !== -1 && colon < next) {
+        const name = nameOf(buf, line, colon);
+        if (name !== undefined) readHeader(out, name, buf, colon + 1, next);
+      }
+    }
+    line = next;
+  }
+  return out;
+}
+
+/** The three header names read, as {@linkcode nameOf} tells them. */
+const HEADER_NAMES = ["content-length", "transfer-encoding", "connection"] as const;
+
+/** Which of {@linkcode HEADER_NAMES} the bytes `[from, to)` are (any case), if any. */
+function nameOf(
+  buf: Uint8Array,
+  from: number,
+  to: number,
+): typeof HEADER_NAMES[number] | undefined {
+  while (to > from && (buf[to - 1] === 32 || buf[to - 1] === 9)) to--;
+  outer: for (const name of HEADER_NAMES) {
+    if (to - from !== name.length) continue;
+    for (let i = 0; i < name.length; i++) {
+      if ((buf[from + i] | 0x20) !== name.charCodeAt(i)) continue outer;
+    }
+    return name;
+  }
+  return undefined;
+}
+
+/** Reads the value `[from, to)` (to: after its line's end) of header `name` into `out`. */
+function readHeader(
+  out: Head,
+  name: typeof HEADER_NAMES[number],
+  buf: Uint8Array,
+  from: number,
+  to: number,
+): void {
+  const value = latin1Lower(buf, from, to);
+  if (name === "content-length") out.length = Number(value);
+  else if (name === "transfer-encoding") out.chunked = value.includes("chunked");
+  else out.keepAlive = value !== "close";
+}
+
+/** The bytes `[from, to)` as text in lower case, without the spaces and CR/LF around it. */
+function latin1Lower(buf: Uint8Array, from: number, to: number): string {
+  while (from < to && (buf[from] === 32 || buf[from] === 9)) from++;
+  while (to > from && (buf[to - 1] <= 32)) to--;
+  let text = "";
+  for (let i = from; i < to; i++) {
+    text += String.fromCharCode(buf[i] | (buf[i] >= 65 && buf[i] <= 90 ? 0x20 : 0));
+  }
+  return text;
+}
+
+/** Whether an answer with `status` has a body (204, 304 and 1xx have none). */
+const hasBody = (status: number) =>
+  !(status === 204 || status === 304 || (status >= 100 && status < 200));
+
+/**
+ * The answer of `text` under `head`: a 2xx (or a 204) as it is; an error
+ * status kept when its body is JSON (nodes answer JSON-RPC errors with
+ * 4xx/5xx), else an {@linkcode UpstreamError}.
+ */
+function answerOf(text: string, head: Head): Answer {
+  const { status, keepAlive } = head;
+  if (status === 204 || (status >= 200 && status < 300)) return { text, keepAlive };
   const t = text.trimStart();
   if (!(t.startsWith("{") || t.startsWith("["))) {
     throw new UpstreamError(`the node answered HTTP ${status}`);
@@ -384,29 +500,67 @@ export abstract class PooledUpstream<C extends NodeConnection> extends Upstream 
    * connection; `retryOnce(c)` true lets a first failure on `c` (e.g. a kept-alive connection
    * the node closed while idle) be tried again on another connection.
    */
-  protected async exchange(
+  protected exchange(
     send: (c: C) => Promise<string>,
     retryOnce: (c: C) => boolean = () => false,
   ): Promise<string> {
-    for (let attempt = 0;; attempt++) {
-      // An idle connection without a further async step (the hot path).
-      const conn = (!this.#closed && this.#idle.pop()) || await this.#acquire();
-      try {
-        const pending = send(conn);
-        this.#arm();
-        const answer = await pending;
-        this.#release(conn);
-        return answer;
-      } catch (e) {
-        conn.close();
-        if (e instanceof UpstreamError) throw e;
-        if (attempt === 0 && retryOnce(conn) && !this.#closed) continue;
-        throw new UpstreamError(
-          `the node at ${this.shownUrl} failed: ${e instanceof Error ? e.message : String(e)}`,
-          { cause: e },
-        );
-      }
+    // An idle connection, and the answer handed on in one step (the hot path).
+    const conn = !this.#closed && this.#idle.pop();
+    if (!conn) return this.#exchangeAfterWait(send, retryOnce);
+    let pending: Promise<string>;
+    try {
+      pending = send(conn);
+    } catch (e) {
+      return this.#failed(conn, e, 0, send, retryOnce);
     }
+    this.#arm();
+    return pending.then((answer) => {
+      this.#release(conn);
+      return answer;
+    }, (e) => this.#failed(conn, e, 0, send, retryOnce));
+  }
+
+  /** {@linkcode exchange} when no connection is idle: opened, or waited for. */
+  async #exchangeAfterWait(
+    send: (c: C) => Promise<string>,
+    retryOnce: (c: C) => boolean,
+    attempt = 0,
+  ): Promise<string> {
+    const conn = await this.#acquire();
+    try {
+      const pending = send(conn);
+      this.#arm();
+      const answer = await pending;
+      this.#release(conn);
+      return answer;
+    } catch (e) {
+      return this.#failed(conn, e, attempt, send, retryOnce);
+    }
+  }
+
+  /**
+   * A failed exchange on `conn`: the connection is closed; the error is the
+   * node's, or one first failure on a reused connection (the node may have
+   * closed it while idle) is tried once more on another connection.
+   */
+  #failed(
+    conn: C,
+    e: unknown,
+    attempt: number,
+    send: (c: C) => Promise<string>,
+    retryOnce: (c: C) => boolean,
+  ): Promise<string> {
+    conn.close();
+    if (e instanceof UpstreamError) return Promise.reject(e);
+    if (attempt === 0 && retryOnce(conn) && !this.#closed) {
+      return this.#exchangeAfterWait(send, retryOnce, 1);
+    }
+    return Promise.reject(
+      new UpstreamError(
+        `the node at ${this.shownUrl} failed: ${e instanceof Error ? e.message : String(e)}`,
+        { cause: e },
+      ),
+    );
   }
 
   /** Closes every connection and fails every waiter; later sends fail. */
@@ -526,20 +680,24 @@ export class UpstreamClient extends PooledUpstream<HttpConnection> {
    * answer text. Throws {@linkcode UpstreamError} when the node cannot be
    * reached or does not answer in time.
    */
-  async send(body: string | Uint8Array): Promise<string> {
+  send(body: string | Uint8Array): Promise<string> {
     if (typeof body === "string" && body.length <= SMALL_REQUEST_UNITS) {
+      // the exchange's own promise, with no further async step (the hot path)
       const prefix = this.#headPrefix;
       const prefixBytes = this.#headPrefixBytes;
-      return await this.exchange(
-        (c) => c.sendSmall(prefix, prefixBytes, body),
-        (c) => c.uses > 1,
-      );
+      return this.exchange((c) => c.sendSmall(prefix, prefixBytes, body), retryIfReused);
     }
+    return this.#sendLarge(body);
+  }
+
+  async #sendLarge(body: string | Uint8Array): Promise<string> {
     const bytes = typeof body === "string" ? encoder.encode(body) : body;
     const head = encoder.encode(this.#headPrefix + bytes.length + "\r\n\r\n");
     // A small body goes in the same write as the head.
     const parts = bytes.length < 256 * 1024 ? [concatBytes([head, bytes])] : [head, bytes];
-    // One retry on a reused connection that the node closed while idle.
-    return await this.exchange((c) => c.send(...parts), (c) => c.uses > 1);
+    return await this.exchange((c) => c.send(...parts), retryIfReused);
   }
 }
+
+/** One retry on a reused connection (the node may have closed it while idle). */
+const retryIfReused = (c: NodeConnection) => c.uses > 1;

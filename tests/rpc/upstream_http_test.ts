@@ -76,6 +76,15 @@ Deno.test("upstream: Content-Length in any letter case, and other headers around
   assert.deepEqual(await threeAnswers(n), [BODY, BODY, BODY]);
 });
 
+Deno.test("upstream: an answer arriving in pieces (the head cut mid-line, the body cut), then whole again", async () => {
+  const whole = `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n` +
+    `Content-Length:\t${BODY.length}\r\nX-Note: connection close\r\n\r\n${BODY}`;
+  const pieces: string[] = [];
+  for (let i = 0; i < whole.length; i += 7) pieces.push(whole.slice(i, i + 7));
+  const n = node((i) => (i === 1 ? pieces : [whole]));
+  assert.deepEqual(await threeAnswers(n), [BODY, BODY, BODY]);
+});
+
 Deno.test("upstream: a chunked answer, its chunks arriving separately", async () => {
   const half = BODY.length >> 1;
   const n = node(() => [

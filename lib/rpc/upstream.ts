@@ -186,6 +186,12 @@ class HttpConnection extends NodeConnection {
         if (!res.keepAlive) this.close();
         w.resolve(res.text);
         if (!res.keepAlive) return;
+        // The next read starts once this answer has gone on its way to the client (its steps
+        // through the exchange, the batcher, the transport and the server are about six microtask
+        // turns): starting it first put a call into the runtime before them (~3 µs per
+        // pass-through request at one connection, measured in-process). The node answers nothing
+        // before it is asked again, so nothing waits on this read meanwhile.
+        if (this.#len === 0) { for (let i = 0; i < ANSWER_TURNS; i++) await undefined; }
       }
     });
   }
@@ -294,6 +300,9 @@ interface Answer {
   text: string;
   keepAlive: boolean;
 }
+
+/** Microtask turns an answer takes to reach the client's server (see `HttpConnection`). */
+const ANSWER_TURNS = 6;
 
 /** {@linkcode HttpConnection}'s marker for an answer read by its slower path. */
 const STREAMED = Symbol("streamed");

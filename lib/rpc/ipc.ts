@@ -37,7 +37,7 @@ import { FramingError, JsonStreamDecoder } from "./json_stream.ts";
 import type { Dispatcher } from "./methods.ts";
 import { errorText, exactIds, RpcErrorCode } from "./protocol.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
-import { writeFull } from "./upstream.ts";
+import { writeFull } from "./node_connection.ts";
 
 /** Default bound of unsent answer bytes per connection before reading pauses: 4 MiB. */
 export const DEFAULT_IPC_MAX_UNSENT_BYTES = 4 * 1024 * 1024;

@@ -9,13 +9,8 @@
  */
 
 import { readJsonFrames } from "./json_stream.ts";
-import {
-  NodeConnection,
-  PooledUpstream,
-  type Upstream,
-  UpstreamClient,
-  type UpstreamOptions,
-} from "./upstream.ts";
+import { NodeConnection } from "./node_connection.ts";
+import { PooledUpstream, type Upstream, UpstreamClient, type UpstreamOptions } from "./upstream.ts";
 import { WsUpstreamClient } from "./node_stream.ts";
 
 const encoder = new TextEncoder();

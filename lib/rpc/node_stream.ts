@@ -11,7 +11,8 @@
 
 import { closeQuietly } from "../core/connection_guard.ts";
 import { readJsonFrames } from "./json_stream.ts";
-import { redactUrl, Upstream, UpstreamError, writeFull } from "./upstream.ts";
+import { UpstreamError, writeFull } from "./node_connection.ts";
+import { redactUrl, Upstream } from "./upstream.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

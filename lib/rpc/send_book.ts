@@ -258,7 +258,7 @@ export class SendBook {
     clientGone?.addEventListener("abort", onGone, { once: true });
     const done = () => {
       clientGone?.removeEventListener("abort", onGone);
-      if (here) this.#deliver(entry, clientGone, client?.nextRequest);
+      if (here) this.#deliver(entry, client);
       leave();
     };
     return entry.outcome.finally(done);
@@ -273,11 +273,8 @@ export class SendBook {
    * as received at once when `nextRequest` (see {@linkcode SendClient})
    * resolves first.
    */
-  #deliver(
-    entry: Entry,
-    clientGone: AbortSignal | undefined,
-    nextRequest: Promise<void> | undefined,
-  ): void {
+  #deliver(entry: Entry, client: SendClient | undefined): void {
+    const clientGone = client?.clientGone;
     if (!clientGone) {
       entry.delivered = true;
       changed(entry);
@@ -297,7 +294,7 @@ export class SendBook {
     const lost = () => settle(false);
     const timer = setTimeout(() => settle(true), this.#graceMs);
     clientGone.addEventListener("abort", lost, { once: true });
-    nextRequest?.then(() => settle(!clientGone.aborted));
+    client?.nextRequest?.then(() => settle(!clientGone.aborted));
   }
 
   /** Forgets the sends that can no longer be joined. */

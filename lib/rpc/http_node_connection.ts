@@ -54,7 +54,7 @@ export class HttpConnection extends NodeConnection {
       for (;;) {
         // An answer already whole in the buffer is taken with no further async step (the hot
         // path: a small answer comes in one read); a chunked one, or one read to its end, by
-        // #readResponse.
+        // #readStreamed.
         let res = this.#takeWhole();
         while (res === undefined) {
           const n = await this.#readMore();
@@ -65,8 +65,7 @@ export class HttpConnection extends NodeConnection {
           this.#len += n;
           res = this.#takeWhole();
         }
-        if (res === STREAMED) res = await this.#readResponse();
-        if (res === undefined) return;
+        if (res === STREAMED) res = await this.#readStreamed();
         const w = this.take();
         if (!w) throw new Error("unexpected data from the node");
         if (!res.keepAlive) this.close();
@@ -103,7 +102,7 @@ export class HttpConnection extends NodeConnection {
    * The answer at the start of the buffer when it is there whole with a
    * `Content-Length` (or no body), taken out of the buffer; `undefined` when
    * more must be read first; {@linkcode STREAMED} for a chunked answer or one
-   * that ends with the connection (then `#readResponse` reads it).
+   * that ends with the connection (then `#readStreamed` reads it).
    */
   #takeWhole(): Answer | undefined | typeof STREAMED {
     const headEnd = indexOf(this.#buf, this.#len, CRLFCRLF);
@@ -127,27 +126,18 @@ export class HttpConnection extends NodeConnection {
     this.#len -= n;
   }
 
-  async #readResponse(): Promise<Answer | undefined> {
-    let headEnd = -1;
-    for (;;) {
-      headEnd = indexOf(this.#buf, this.#len, CRLFCRLF);
-      if (headEnd !== -1) break;
-      if (!(await this.#fill())) return undefined;
-    }
+  /**
+   * A chunked answer, or one that ends with the connection, whose head
+   * `#takeWhole` found whole at the start of the buffer (parsed
+   * again here: these answers are rare).
+   */
+  async #readStreamed(): Promise<Answer> {
+    const headEnd = indexOf(this.#buf, this.#len, CRLFCRLF);
     const head = parseHead(this.#buf, headEnd);
     this.#consume(headEnd + 4);
     let body: Uint8Array;
-    if (!hasBody(head.status)) {
-      body = new Uint8Array(); // no body by definition (anvil answers notifications with 204)
-    } else if (head.chunked) body = await this.#readChunked();
-    else if (head.length >= 0) {
-      while (this.#len < head.length) {
-        if (!(await this.#fill())) throw new Error("the node closed the connection mid-answer");
-      }
-      const text = decoder.decode(this.#buf.subarray(0, head.length));
-      this.#consume(head.length);
-      return answerOf(text, head);
-    } else {
+    if (head.chunked) body = await this.#readChunked();
+    else {
       while (await this.#fill()) { /* read to end */ }
       body = this.#buf.slice(0, this.#len);
       this.#len = 0;
